@@ -1,0 +1,70 @@
+// The operation language: a scenario is a profile plus a sequence of
+// task-level operations and expectations, one a line (see
+// docs/scenario-language.md). This header is the in-memory form shared by the
+// parser, the printer, the byte decoder, the executor and the shrinker.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/kernel_types.hpp"
+#include "model/sched.hpp"
+
+namespace eevdf::fuzz {
+
+enum class OpKind : std::uint8_t {
+  // task operations (kernel entry points)
+  create,    // task NAME [nice=N] [policy=normal|batch|idle] [slice=DUR]
+  fork,      // fork PARENT -> CHILD
+  wake,      // wake NAME [sync]
+  sleep,     // sleep NAME          (NAME must be on the CPU)
+  run,       // run DUR             (ticks at every TICK_NSEC boundary)
+  tick,      // tick                (to the next tick boundary)
+  schedule,  // schedule
+  yield,     // yield NAME          (NAME must be on the CPU)
+  nice,      // nice NAME N
+  policy,    // policy NAME normal|batch|idle
+  slice,     // slice NAME DUR      (sched_setattr runtime; 0 = base slice)
+  exit,      // exit NAME           (NAME must be on the CPU)
+  // positional expectations, checked after the previous operation
+  expect_curr,   // expect curr NAME|idle
+  expect_field,  // expect field NAME.FIELD OP VALUE
+};
+
+enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
+
+struct Op {
+  OpKind kind = OpKind::schedule;
+  std::string task;      // the task the operation acts on ("idle" for expect_curr idle)
+  std::string child;     // fork: the child's name
+  s64 value = 0;         // nice level; duration / slice in ns; expect_field value
+  Policy policy = Policy::normal;  // create, policy
+  bool sync = false;     // wake
+  std::string field;     // expect_field: vruntime, deadline, vlag, slice, weight, vprot, on_rq, sched_delayed, ...
+  CmpOp cmp = CmpOp::eq; // expect_field
+  int line = 0;          // 1-based source line, 0 when generated
+};
+
+// Whole-run expectations.
+struct Expectation {
+  enum class Kind : std::uint8_t { violation, no_violation } kind = Kind::no_violation;
+  std::string invariant;  // "I-DL" for a violation
+  int at_line = 0;        // expect violation I-X at LINE: the op on that line raises it (0 = anywhere)
+  int line = 0;           // where the expect line is
+};
+
+struct Scenario {
+  std::string title;              // from a leading "# ..." comment line, if any
+  std::string profile = "mainline";
+  std::string features;           // debugfs syntax as written: "NO_NEXT_BUDDY,PARANOID_AVG"
+  std::string bug;                // bug=ID (later issue); empty = none
+  unsigned cpus = 8;              // tunable: online CPUs (base slice factor; WF_RQ_SELECTED)
+  unsigned hz = 1000;
+  std::optional<s64> base_slice;  // normalized base slice in ns, if set
+  std::vector<Op> ops;
+  std::vector<Expectation> expectations;
+};
+
+}  // namespace eevdf::fuzz

@@ -1,0 +1,72 @@
+// The fair class functions of kernel/sched/fair.c, one model function per
+// kernel function, with the kernel's names. Kernel names with a leading "__"
+// lose it and get a suffix (C++ reserves "__"): see docs/model.md.
+// All follow the newest mainline (≈ v7.1) unless a comment says otherwise.
+#pragma once
+
+#include "model/rq.hpp"
+#include "model/sched.hpp"
+
+namespace eevdf {
+
+// ---- weighted average V (fair_avg.cpp) ----
+u64 avg_vruntime_weight(const CfsRq& cfs_rq, u64 w);
+s64 entity_key(const CfsRq& cfs_rq, const SchedEntity& se);
+void sum_w_vruntime_add(CfsRq& cfs_rq, SchedEntity& se);
+void sum_w_vruntime_sub(CfsRq& cfs_rq, SchedEntity& se);
+void update_zero_vruntime(CfsRq& cfs_rq, s64 delta);
+u64 avg_vruntime(CfsRq& cfs_rq);
+bool vruntime_eligible(CfsRq& cfs_rq, u64 vruntime);
+bool entity_eligible(CfsRq& cfs_rq, const SchedEntity& se);
+s64 entity_lag(CfsRq& cfs_rq, SchedEntity& se, u64 avruntime);
+bool update_entity_lag(CfsRq& cfs_rq, SchedEntity& se);
+u64 cfs_rq_min_slice(const CfsRq& cfs_rq);
+u64 cfs_rq_max_slice(const CfsRq& cfs_rq);
+bool min_vruntime_update(SchedEntity* se);
+void enqueue_entity_rb(CfsRq& cfs_rq, SchedEntity& se);  // __enqueue_entity
+void dequeue_entity_rb(CfsRq& cfs_rq, SchedEntity& se);  // __dequeue_entity
+u64 calc_delta_fair(u64 delta, SchedEntity& se, const CfsRq& cfs_rq);
+
+// ---- the running entity (fair_curr.cpp) ----
+void update_curr(CfsRq& cfs_rq);
+bool update_deadline(CfsRq& cfs_rq, SchedEntity& se);
+void set_protect_slice(CfsRq& cfs_rq, SchedEntity& se);
+void update_protect_slice(CfsRq& cfs_rq, SchedEntity& se);
+bool protect_slice(const SchedEntity& se);
+void cancel_protect_slice(SchedEntity& se);
+
+// ---- placement, enqueue, dequeue (fair_enqueue.cpp) ----
+void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags);
+void enqueue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags);
+bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags);
+void requeue_delayed_entity(SchedEntity& se);
+void set_delayed(SchedEntity& se);
+void clear_delayed(SchedEntity& se);
+
+// ---- pick, buddies (fair_pick.cpp) ----
+SchedEntity* pick_eevdf(CfsRq& cfs_rq, bool protect, PickCaller caller);
+SchedEntity* pick_next_entity(Rq& rq, CfsRq& cfs_rq, bool protect, PickCaller caller);
+void set_next_entity(CfsRq& cfs_rq, SchedEntity& se, bool first);
+void put_prev_entity(CfsRq& cfs_rq, SchedEntity& prev);
+void set_next_buddy(SchedEntity& se);
+void clear_buddies(CfsRq& cfs_rq, SchedEntity& se);
+
+// ---- reweight (fair_reweight.cpp) ----
+void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight);
+void rescale_entity(SchedEntity& se, u64 weight, bool rel_vprot, Observer& obs);
+
+// ---- class callbacks (fair_class.cpp) ----
+void enqueue_task_fair(Rq& rq, Task& p, int flags);
+bool dequeue_task_fair(Rq& rq, Task& p, int flags);
+int dequeue_entities(Rq& rq, SchedEntity& se, int flags);
+Task* pick_task_fair(Rq& rq);
+void put_prev_task_fair(Rq& rq, Task& prev);
+void set_next_task_fair(Rq& rq, Task& p, bool first);
+void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags);
+void yield_task_fair(Rq& rq);
+void task_tick_fair(Rq& rq, Task& curr);
+void reweight_task_fair(Rq& rq, Task& p, const LoadWeight& lw);
+void prio_changed_fair(Rq& rq, Task& p, int old_prio);
+void setparam_fair(Task& p, u64 sched_runtime, u64 sysctl_base_slice);  // __setparam_fair
+
+}  // namespace eevdf

@@ -1,0 +1,191 @@
+// The fair class callbacks for a task on the root cfs_rq (fair.c, newest
+// mainline ≈ v7.1; one hierarchy level: no task groups yet).
+#include "model/fair.hpp"
+
+namespace eevdf {
+
+namespace {
+bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
+bool normal_policy(const Task& p) { return p.policy == Policy::normal; }
+}  // namespace
+
+void enqueue_task_fair(Rq& rq, Task& p, int flags) {
+  SchedEntity& se = p.se;
+  if (flags & enqueue_flags::DELAYED) {
+    requeue_delayed_entity(se);
+    return;
+  }
+  const bool task_new = !(flags & enqueue_flags::WAKEUP);
+  const unsigned h_nr_runnable = (task_new && se.sched_delayed) ? 0 : 1;
+  CfsRq& cfs_rq = *se.cfs_rq;
+  if (se.on_rq) {
+    if (se.sched_delayed) requeue_delayed_entity(se);
+  } else {
+    enqueue_entity(cfs_rq, se, flags);
+    cfs_rq.h_nr_runnable += h_nr_runnable;
+    cfs_rq.h_nr_queued++;
+    if (task_is_idle(p)) cfs_rq.h_nr_idle++;
+  }
+  rq.nr_running++;  // add_nr_running()
+}
+
+// dequeue_entities(): 1 when dequeued, -1 when the task stays queued as delayed.
+int dequeue_entities(Rq& rq, SchedEntity& se, int flags) {
+  const bool task_sleep = flags & dequeue_flags::SLEEP;
+  const bool task_delayed = flags & dequeue_flags::DELAYED;
+  Task& p = rq.task_of(se);
+  const unsigned h_nr_idle = task_is_idle(p) ? 1 : 0;
+  const unsigned h_nr_runnable = (task_sleep || task_delayed || !se.sched_delayed) ? 1 : 0;
+  CfsRq& cfs_rq = *se.cfs_rq;
+
+  if (!dequeue_entity(cfs_rq, se, flags)) return -1;
+  cfs_rq.h_nr_runnable -= h_nr_runnable;
+  cfs_rq.h_nr_queued--;
+  cfs_rq.h_nr_idle -= h_nr_idle;
+  rq.nr_running--;  // sub_nr_running()
+  if (task_delayed) p.on_rq = false;  // __block_task()
+  return 1;
+}
+
+bool dequeue_task_fair(Rq& rq, Task& p, int flags) { return dequeue_entities(rq, p.se, flags) >= 0; }
+
+Task* pick_task_fair(Rq& rq) {
+  CfsRq& cfs_rq = rq.cfs;
+  while (true) {
+    if (!cfs_rq.nr_queued) return nullptr;
+    if (cfs_rq.curr && cfs_rq.curr->on_rq) update_curr(cfs_rq);
+    SchedEntity* se = pick_next_entity(rq, cfs_rq, true, PickCaller::schedule);
+    if (rq.oops) return nullptr;
+    if (se) return &rq.task_of(*se);
+  }
+}
+
+void put_prev_task_fair(Rq&, Task& prev) { put_prev_entity(*prev.se.cfs_rq, prev.se); }
+
+void set_next_task_fair(Rq& rq, Task& p, bool first) {
+  if (p.se.sched_delayed) rq.obs().on_warn(Warn::set_next_task_delayed, &p.se);
+  set_next_entity(*p.se.cfs_rq, p.se, first);
+}
+
+namespace {
+
+enum class PreemptAction { none, short_, pick, resched };
+
+// set_preempt_buddy(): keep an earlier-deadline buddy, else make pse the buddy.
+bool set_preempt_buddy(CfsRq& cfs_rq, SchedEntity& pse) {
+  if (cfs_rq.next && vruntime_before(cfs_rq.next->deadline, pse.deadline)) return false;
+  set_next_buddy(pse);
+  return true;
+}
+
+// preempt_sync(): a sync wakee with an earlier deadline preempts once the
+// waker ran at least the migration cost (a quarter of it if the rq was selected).
+PreemptAction preempt_sync(Rq& rq, int wake_flags, SchedEntity& pse, SchedEntity& se) {
+  if (!(wake_flags & wake_flags::TTWU)) rq.obs().on_warn(Warn::preempt_sync_without_ttwu, &se);
+  u64 threshold = rq.profile().tunables.migration_cost;
+  u64 delta = rq.clock_task - se.exec_start;
+  if (as_s64(delta) < 0) delta = 0;
+  if (wake_flags & wake_flags::RQ_SELECTED) threshold >>= 2;
+  if (vruntime_before(pse.deadline, se.deadline) && delta >= threshold) return PreemptAction::resched;
+  return PreemptAction::none;
+}
+
+}  // namespace
+
+void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
+  Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
+  SchedEntity& se = donor.se;
+  SchedEntity& pse = p.se;
+  CfsRq& cfs_rq = *se.cfs_rq;
+  const Profile& profile = rq.profile();
+  PreemptAction action = PreemptAction::pick;
+
+  if (&se == &pse) return;
+  if (rq.need_resched) return;
+  if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
+
+  const bool cse_is_idle = task_is_idle(donor);
+  const bool pse_is_idle = task_is_idle(p);
+  if (cse_is_idle && !pse_is_idle) {
+    action = PreemptAction::short_;
+  } else {
+    if (cse_is_idle != pse_is_idle) return;
+    if (!normal_policy(p)) return;
+    update_curr(cfs_rq);
+    if (profile.feat(Feature::PREEMPT_SHORT) && pse.slice < se.slice) {
+      action = PreemptAction::short_;
+    } else {
+      if ((wake_flags & wake_flags::FORK) || pse.sched_delayed) return;
+      if (profile.feat(Feature::NEXT_BUDDY) && set_preempt_buddy(cfs_rq, pse)) {
+        if (wake_flags & wake_flags::SYNC) action = preempt_sync(rq, wake_flags, pse, se);
+      }
+      if (action == PreemptAction::none) return;
+    }
+    if (action != PreemptAction::resched) {
+      // pick: would EEVDF run the wakee now?
+      while (true) {
+        SchedEntity* nse =
+            pick_next_entity(rq, cfs_rq, action != PreemptAction::short_, PickCaller::wakeup_preempt);
+        if (rq.oops) return;
+        if (nse == &pse) break;  // preempt
+        if (!nse && cfs_rq.nr_queued) continue;
+        if (profile.feat(Feature::RUN_TO_PARITY)) update_protect_slice(cfs_rq, se);
+        return;
+      }
+    }
+  }
+  // preempt:
+  if (action == PreemptAction::short_) {
+    cancel_protect_slice(se);
+    clear_buddies(cfs_rq, se);
+  }
+  rq.resched_curr();
+}
+
+void yield_task_fair(Rq& rq) {
+  Task& curr = rq.tasks[static_cast<std::size_t>(rq.curr)];
+  SchedEntity& se = curr.se;
+  CfsRq& cfs_rq = *se.cfs_rq;
+  if (rq.nr_running == 1) return;
+  clear_buddies(cfs_rq, se);
+  update_curr(cfs_rq);
+  if (entity_eligible(cfs_rq, se)) {
+    se.vruntime = se.deadline;  // forfeit the rest of the request
+    update_deadline(cfs_rq, se);
+  }
+}
+
+// task_tick_fair() -> entity_tick(): update_curr() on the running entity.
+void task_tick_fair(Rq&, Task& curr) { update_curr(*curr.se.cfs_rq); }
+
+void reweight_task_fair(Rq&, Task& p, const LoadWeight& lw) {
+  reweight_entity(*p.se.cfs_rq, p.se, lw.weight);
+  p.se.load.inv_weight = lw.inv_weight;
+}
+
+void prio_changed_fair(Rq& rq, Task& p, int old_prio) {
+  if (!p.on_rq) return;
+  if (120 + p.nice == old_prio) return;
+  if (rq.cfs.nr_queued == 1) return;
+  if (rq.curr >= 0 && &rq.tasks[static_cast<std::size_t>(rq.curr)] == &p) {
+    if (120 + p.nice > old_prio) rq.resched_curr();
+  } else {
+    // core wakeup_preempt(): the donor is fair (or idle, which any fair task preempts)
+    if (rq.curr < 0)
+      rq.resched_curr();
+    else
+      wakeup_preempt_fair(rq, p, 0);
+  }
+}
+
+void setparam_fair(Task& p, u64 sched_runtime, u64 sysctl_base_slice) {
+  if (sched_runtime) {
+    p.se.custom_slice = true;
+    p.se.slice = sched_runtime < 100000 ? 100000 : (sched_runtime > 100000000 ? 100000000 : sched_runtime);
+  } else {
+    p.se.custom_slice = false;
+    p.se.slice = sysctl_base_slice;
+  }
+}
+
+}  // namespace eevdf

@@ -1,0 +1,70 @@
+// The running entity: update_curr(), update_deadline() and slice protection
+// (fair.c, newest mainline ≈ v7.1: 1319ea57529e, bcd74b2ffdd0).
+#include "model/fair.hpp"
+
+namespace eevdf {
+
+namespace {
+
+// update_se(): charge the time since exec_start; returns the signed delta.
+s64 update_se(Rq& rq, SchedEntity& se) {
+  const u64 now = rq.clock_task;
+  const s64 delta_exec = as_s64(now - se.exec_start);
+  if (delta_exec <= 0) return delta_exec;
+  se.exec_start = now;
+  se.sum_exec_runtime += as_u64(delta_exec);
+  return delta_exec;
+}
+
+}  // namespace
+
+// update_deadline(): once v reaches the deadline, refresh the slice, set the
+// next deadline one virtual slice ahead, and re-base zero_vruntime.
+bool update_deadline(CfsRq& cfs_rq, SchedEntity& se) {
+  if (vruntime_before(se.vruntime, se.deadline)) return false;
+  if (!se.custom_slice) se.slice = cfs_rq.rq->profile().sysctl_sched_base_slice();
+  se.deadline = se.vruntime + calc_delta_fair(se.slice, se, cfs_rq);
+  avg_vruntime(cfs_rq);
+  return true;
+}
+
+void update_curr(CfsRq& cfs_rq) {
+  SchedEntity* curr = cfs_rq.curr;
+  if (!curr) return;
+  Rq& rq = *cfs_rq.rq;
+  const s64 delta = update_se(rq, *curr);
+  if (delta <= 0) return;
+  curr->vruntime += calc_delta_fair(as_u64(delta), *curr, cfs_rq);
+  const bool resched = update_deadline(cfs_rq, *curr);
+  if (cfs_rq.nr_queued == 1) return;
+  if (resched || !protect_slice(*curr)) {
+    rq.resched_curr();
+    clear_buddies(cfs_rq, *curr);
+  }
+}
+
+// set_protect_slice(): at a real pick, protect se until the shortest slice of
+// the other queued entities (RUN_TO_PARITY) or one normalized base slice.
+void set_protect_slice(CfsRq& cfs_rq, SchedEntity& se) {
+  const Profile& profile = cfs_rq.rq->profile();
+  u64 slice = profile.tunables.normalized_base_slice;
+  u64 vprot = se.deadline;
+  if (profile.feat(Feature::RUN_TO_PARITY)) slice = cfs_rq_min_slice(cfs_rq);
+  if (se.slice < slice) slice = se.slice;
+  if (slice != se.slice) vprot = min_vruntime(vprot, se.vruntime + calc_delta_fair(slice, se, cfs_rq));
+  se.vprot = vprot;
+}
+
+// update_protect_slice(): only ever shortens the protection.
+void update_protect_slice(CfsRq& cfs_rq, SchedEntity& se) {
+  const u64 slice = cfs_rq_min_slice(cfs_rq);
+  se.vprot = min_vruntime(se.vprot, se.vruntime + calc_delta_fair(slice, se, cfs_rq));
+}
+
+bool protect_slice(const SchedEntity& se) { return vruntime_before(se.vruntime, se.vprot); }
+
+void cancel_protect_slice(SchedEntity& se) {
+  if (protect_slice(se)) se.vprot = se.vruntime;
+}
+
+}  // namespace eevdf

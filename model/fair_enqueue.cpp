@@ -1,0 +1,122 @@
+// Placement, enqueue, dequeue and delayed dequeue (fair.c, newest mainline
+// ≈ v7.1: place_entity with the heavy-entity zero shift, bool
+// update_entity_lag with the delayed clamps, requeue_delayed_entity).
+#include "model/fair.hpp"
+
+namespace eevdf {
+
+void set_delayed(SchedEntity& se) {
+  se.sched_delayed = true;
+  se.cfs_rq->h_nr_runnable--;  // task entity: every level (one level here)
+}
+
+void clear_delayed(SchedEntity& se) {
+  se.sched_delayed = false;
+  se.cfs_rq->h_nr_runnable++;
+}
+
+// place_entity(): put se at V minus its saved lag, inflated by (W + w) / W so
+// that the lag observed after the insertion equals the saved one.
+void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
+  Rq& rq = *cfs_rq.rq;
+  const Profile& profile = rq.profile();
+  Observer& obs = rq.obs();
+  const u64 vruntime = avg_vruntime(cfs_rq);
+  if (!se.custom_slice) se.slice = profile.sysctl_sched_base_slice();
+  u64 vslice = calc_delta_fair(se.slice, se, cfs_rq);
+  s64 lag = 0;
+  bool update_zero = false;
+
+  if (profile.feat(Feature::PLACE_LAG) && cfs_rq.nr_queued && se.vlag) {
+    const SchedEntity* curr = cfs_rq.curr;
+    lag = se.vlag;
+    s64 load = as_s64(cfs_rq.sum_weight);
+    if (curr && curr->on_rq) load = as_s64(as_u64(load) + avg_vruntime_weight(cfs_rq, curr->load.weight));
+    const s64 weight = as_s64(avg_vruntime_weight(cfs_rq, se.load.weight));
+    lag = mul_s64(lag, as_s64(as_u64(load) + as_u64(weight)), Site::place_entity_lag_x_load, obs);
+    if (load == 0) {
+      obs.on_warn(Warn::place_entity_zero_load, &se);
+      load = 1;
+    }
+    lag = div64_long(lag, load);
+    if (weight > load) update_zero = true;
+  }
+
+  se.vruntime = vruntime - as_u64(lag);
+  if (update_zero) update_zero_vruntime(cfs_rq, as_s64(u64{0} - as_u64(lag)));
+
+  if (profile.feat(Feature::PLACE_REL_DEADLINE) && se.rel_deadline) {
+    se.deadline += se.vruntime;
+    se.rel_deadline = false;
+    return;
+  }
+  if (profile.feat(Feature::PLACE_DEADLINE_INITIAL) && (flags & enqueue_flags::INITIAL)) vslice /= 2;
+  se.deadline = se.vruntime + vslice;
+}
+
+void enqueue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
+  const bool curr = cfs_rq.curr == &se;
+  if (curr) place_entity(cfs_rq, se, flags);
+  update_curr(cfs_rq);
+  if (!curr) place_entity(cfs_rq, se, flags);
+  // account_entity_enqueue()
+  cfs_rq.load.weight += se.load.weight;
+  cfs_rq.load.inv_weight = 0;
+  cfs_rq.nr_queued++;
+  if (flags & enqueue_flags::MIGRATED) se.exec_start = 0;
+  if (!curr) enqueue_entity_rb(cfs_rq, se);
+  se.on_rq = true;
+}
+
+// dequeue_entity(): false if the entity stays queued as sched_delayed.
+bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
+  Rq& rq = *cfs_rq.rq;
+  const Profile& profile = rq.profile();
+  const bool sleep = flags & dequeue_flags::SLEEP;
+  update_curr(cfs_rq);
+  clear_buddies(cfs_rq, se);
+
+  if (flags & dequeue_flags::DELAYED) {
+    if (!se.sched_delayed) rq.obs().on_warn(Warn::dequeue_delayed_not_delayed, &se);
+  } else {
+    const bool delay = sleep && !(flags & (dequeue_flags::SPECIAL | dequeue_flags::THROTTLE));
+    if (delay && se.sched_delayed) rq.obs().on_warn(Warn::dequeue_sleep_already_delayed, &se);
+    if (profile.feat(Feature::DELAY_DEQUEUE) && delay && !entity_eligible(cfs_rq, se)) {
+      update_entity_lag(cfs_rq, se);
+      set_delayed(se);
+      return false;
+    }
+  }
+
+  update_entity_lag(cfs_rq, se);
+  if (profile.feat(Feature::PLACE_REL_DEADLINE) && !sleep) {
+    se.deadline -= se.vruntime;
+    se.rel_deadline = true;
+  }
+  if (&se != cfs_rq.curr) dequeue_entity_rb(cfs_rq, se);
+  se.on_rq = false;
+  // account_entity_dequeue()
+  cfs_rq.load.weight -= se.load.weight;
+  cfs_rq.load.inv_weight = 0;
+  cfs_rq.nr_queued--;
+  if (flags & dequeue_flags::DELAYED) clear_delayed(se);
+  return true;
+}
+
+// requeue_delayed_entity(): a delayed entity is woken while still queued;
+// re-place it if its lag was clamped.
+void requeue_delayed_entity(SchedEntity& se) {
+  CfsRq& cfs_rq = *se.cfs_rq;
+  Observer& obs = cfs_rq.rq->obs();
+  if (!se.sched_delayed || !se.on_rq) obs.on_warn(Warn::requeue_delayed_not_delayed, &se);
+  if (update_entity_lag(cfs_rq, se)) {
+    cfs_rq.nr_queued--;
+    if (&se != cfs_rq.curr) dequeue_entity_rb(cfs_rq, se);
+    place_entity(cfs_rq, se, 0);
+    if (&se != cfs_rq.curr) enqueue_entity_rb(cfs_rq, se);
+    cfs_rq.nr_queued++;
+  }
+  clear_delayed(se);
+}
+
+}  // namespace eevdf

@@ -1,0 +1,104 @@
+// Picking, set_next/put_prev and buddies (fair.c, newest mainline ≈ v7.1:
+// ac8e69e69363 pick_next_entity, 78cde54ea5f0 PICK_BUDDY gated by protect).
+#include "model/fair.hpp"
+
+namespace eevdf {
+
+namespace {
+
+SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
+  SchedEntity* node = cfs_rq.tasks_timeline.root();
+  SchedEntity* se = cfs_rq.tasks_timeline.leftmost();
+  SchedEntity* curr = cfs_rq.curr;
+  SchedEntity* best = nullptr;
+
+  if (cfs_rq.nr_queued == 1) return curr && curr->on_rq ? curr : se;
+
+  const Profile& profile = cfs_rq.rq->profile();
+  if (profile.feat(Feature::PICK_BUDDY) && protect && cfs_rq.next && entity_eligible(cfs_rq, *cfs_rq.next)) {
+    if (cfs_rq.next->sched_delayed) cfs_rq.rq->obs().on_warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
+    return cfs_rq.next;
+  }
+  if (curr && (!curr->on_rq || !entity_eligible(cfs_rq, *curr))) curr = nullptr;
+  if (curr && protect && protect_slice(*curr)) return curr;
+
+  if (se && entity_eligible(cfs_rq, *se)) {
+    best = se;
+  } else {
+    // heap search: a left subtree holding an eligible entity has only earlier deadlines
+    while (node) {
+      SchedEntity* left = node->rb_left;
+      if (left && vruntime_eligible(cfs_rq, left->min_vruntime)) {
+        node = left;
+        continue;
+      }
+      if (entity_eligible(cfs_rq, *node)) {
+        best = node;
+        break;
+      }
+      node = node->rb_right;
+    }
+  }
+  if (!best || (curr && vruntime_before(curr->deadline, best->deadline))) best = curr;
+  return best;
+}
+
+}  // namespace
+
+SchedEntity* pick_eevdf(CfsRq& cfs_rq, bool protect, PickCaller caller) {
+  SchedEntity* best = pick_eevdf_search(cfs_rq, protect);
+  cfs_rq.rq->obs().on_pick(cfs_rq, best, protect, caller);
+  return best;
+}
+
+// pick_next_entity(): a delayed pick is dequeued for good and NULL returned
+// (the caller retries). A NULL from pick_eevdf() is a kernel NULL dereference;
+// the model reports it and marks the runqueue as oopsed.
+SchedEntity* pick_next_entity(Rq& rq, CfsRq& cfs_rq, bool protect, PickCaller caller) {
+  SchedEntity* se = pick_eevdf(cfs_rq, protect, caller);
+  if (!se) {
+    rq.obs().on_warn(Warn::pick_next_entity_null, nullptr);
+    rq.oops = true;
+    return nullptr;
+  }
+  if (se->sched_delayed) {
+    dequeue_entities(rq, *se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
+    return nullptr;
+  }
+  return se;
+}
+
+void set_next_entity(CfsRq& cfs_rq, SchedEntity& se, bool first) {
+  clear_buddies(cfs_rq, se);
+  if (se.on_rq) {
+    dequeue_entity_rb(cfs_rq, se);
+    if (first) set_protect_slice(cfs_rq, se);
+  }
+  se.exec_start = cfs_rq.rq->clock_task;
+  cfs_rq.curr = &se;
+  se.prev_sum_exec_runtime = se.sum_exec_runtime;
+}
+
+void put_prev_entity(CfsRq& cfs_rq, SchedEntity& prev) {
+  if (prev.on_rq) {
+    update_curr(cfs_rq);
+    enqueue_entity_rb(cfs_rq, prev);
+  }
+  cfs_rq.curr = nullptr;
+}
+
+void set_next_buddy(SchedEntity& se) {
+  Rq& rq = *se.cfs_rq->rq;
+  if (!se.on_rq) {
+    rq.obs().on_warn(Warn::set_next_buddy_not_on_rq, &se);
+    return;
+  }
+  if (rq.task_of(se).policy == Policy::idle) return;  // se_is_idle()
+  se.cfs_rq->next = &se;
+}
+
+void clear_buddies(CfsRq& cfs_rq, SchedEntity& se) {
+  if (cfs_rq.next == &se) cfs_rq.next = nullptr;
+}
+
+}  // namespace eevdf

@@ -1,0 +1,159 @@
+// Kernel integer types and the wrap-around arithmetic of kernel/sched/fair.c.
+//
+// Every multiplication and addition on the EEVDF path that can overflow goes
+// through one of the helpers below. Each returns the value the kernel computes
+// (two's-complement wrap, done in unsigned arithmetic so that C++ never sees a
+// signed overflow) and, when the exact value differs, tells the observer which
+// site wrapped, with both operands and both results.
+#pragma once
+
+#include <cstdint>
+
+namespace eevdf {
+
+using u32 = std::uint32_t;
+using s32 = std::int32_t;
+using u64 = std::uint64_t;
+using s64 = std::int64_t;
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+// Unsigned -> signed conversion is modular since C++20: this is the kernel's
+// "(s64)x" cast.
+constexpr s64 as_s64(u64 v) { return static_cast<s64>(v); }
+constexpr u64 as_u64(s64 v) { return static_cast<u64>(v); }
+
+// vruntime_cmp(A, "<", B) and friends: ordering of wrapping u64 virtual times
+// through their signed difference.
+constexpr s64 vruntime_diff(u64 a, u64 b) { return as_s64(a - b); }
+constexpr bool vruntime_before(u64 a, u64 b) { return vruntime_diff(a, b) < 0; }
+constexpr u64 min_vruntime(u64 min, u64 v) { return vruntime_before(v, min) ? v : min; }
+constexpr u64 max_vruntime(u64 max, u64 v) { return vruntime_diff(v, max) > 0 ? v : max; }
+
+// The arithmetic sites of the EEVDF path, named after the kernel function and
+// the operation (see docs/model.md for the table).
+enum class Site : std::uint8_t {
+  sum_w_vruntime_add_key_x_weight,
+  sum_w_vruntime_add_accumulate,
+  sum_w_vruntime_sub_key_x_weight,
+  sum_w_vruntime_sub_accumulate,
+  update_zero_vruntime_weight_x_delta,
+  update_zero_vruntime_accumulate,
+  avg_vruntime_curr_key_x_weight,
+  avg_vruntime_accumulate,
+  avg_vruntime_floor_adjust,
+  vruntime_eligible_curr_key_x_weight,
+  vruntime_eligible_accumulate,
+  vruntime_eligible_key_x_load,
+  place_entity_lag_x_load,
+  rescale_entity_vlag_x_weight,
+  rescale_entity_deadline_x_weight,
+  rescale_entity_vprot_x_weight,
+  calc_delta_delta_x_weight,
+  calc_delta_mul_u64_u32_shr,
+  count_
+};
+
+const char* site_name(Site s);
+
+// Kernel warnings of the modelled code (WARN_ON_ONCE / BUG_ON).
+enum class Warn : std::uint8_t {
+  sum_w_vruntime_add_product_over_62_bits,  // (p >> 63) != (p >> 62)
+  paranoid_avg_sum_shift_limit,             // BUG_ON(sum_shift >= 10)
+  place_entity_zero_load,                   // WARN_ON_ONCE(!load)
+  pick_eevdf_next_buddy_delayed,            // WARN_ON_ONCE(next->sched_delayed)
+  update_entity_lag_not_on_rq,              // WARN_ON_ONCE(!se->on_rq)
+  set_next_buddy_not_on_rq,                 // WARN_ON_ONCE(!se->on_rq)
+  dequeue_delayed_not_delayed,              // WARN_ON_ONCE(!se->sched_delayed)
+  dequeue_sleep_already_delayed,            // WARN_ON_ONCE(delay && se->sched_delayed)
+  set_next_task_delayed,                    // WARN_ON_ONCE(se->sched_delayed) in set_next_task_fair
+  requeue_delayed_not_delayed,              // WARN_ON_ONCE(!sched_delayed || !on_rq)
+  sched_fork_delayed,                       // WARN_ON_ONCE(p->se.sched_delayed)
+  preempt_sync_without_ttwu,                // WARN_ON_ONCE(!(wake_flags & WF_TTWU))
+  pick_next_entity_null,                    // pick on a non-empty queue returned NULL
+  count_
+};
+
+const char* warn_name(Warn w);
+
+struct SchedEntity;
+struct CfsRq;
+
+// Who asked pick_eevdf() for an entity.
+enum class PickCaller : std::uint8_t { schedule, wakeup_preempt };
+
+struct OverflowEvent {
+  Site site;
+  i128 lhs;        // first operand
+  i128 rhs;        // second operand
+  i128 exact;      // the mathematically exact result
+  i128 kernel;     // what the kernel's type holds (as a signed or unsigned value)
+};
+
+// Receives what the model reports while it computes. The default does nothing.
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_overflow(const OverflowEvent&) {}
+  virtual void on_warn(Warn, const SchedEntity*) {}
+  // pick_eevdf() returned `result` for the queue as it was at that moment.
+  virtual void on_pick(const CfsRq&, const SchedEntity* /*result*/, bool /*protect*/, PickCaller) {}
+  // reweight_entity() is about to change se's weight (called before any change).
+  virtual void on_reweight_begin(const CfsRq&, const SchedEntity&, u64 /*new_weight*/) {}
+  // reweight_entity() finished.
+  virtual void on_reweight_end(const CfsRq&, const SchedEntity&) {}
+};
+
+Observer& null_observer();
+
+// key * weight and friends: an s64 times an unsigned long, computed by the
+// kernel in u64 and stored to s64.
+inline s64 mul_s64(s64 a, s64 b, Site site, Observer& obs) {
+  const s64 r = as_s64(as_u64(a) * as_u64(b));
+  const i128 exact = static_cast<i128>(a) * b;
+  if (exact != r) [[unlikely]]
+    obs.on_overflow({site, a, b, exact, r});
+  return r;
+}
+
+inline s64 add_s64(s64 a, s64 b, Site site, Observer& obs) {
+  const s64 r = as_s64(as_u64(a) + as_u64(b));
+  const i128 exact = static_cast<i128>(a) + b;
+  if (exact != r) [[unlikely]]
+    obs.on_overflow({site, a, b, exact, r});
+  return r;
+}
+
+inline s64 sub_s64(s64 a, s64 b, Site site, Observer& obs) {
+  const s64 r = as_s64(as_u64(a) - as_u64(b));
+  const i128 exact = static_cast<i128>(a) - b;
+  if (exact != r) [[unlikely]]
+    obs.on_overflow({site, a, b, exact, r});
+  return r;
+}
+
+inline u64 mul_u64(u64 a, u64 b, Site site, Observer& obs) {
+  const u64 r = a * b;
+  const u128 exact = static_cast<u128>(a) * b;
+  if (exact != r) [[unlikely]]
+    obs.on_overflow({site, static_cast<i128>(a), static_cast<i128>(b), static_cast<i128>(exact),
+                     static_cast<i128>(r)});
+  return r;
+}
+
+// div_s64(): s64 dividend, s32 divisor (a wider argument is truncated to 32
+// bits, as the kernel's prototype does), truncation toward zero.
+s64 div_s64(s64 dividend, s64 divisor_as_passed);
+// div64_long() on 64-bit: s64 / s64, truncation toward zero.
+s64 div64_long(s64 dividend, s64 divisor);
+
+// mul_u64_u32_shr(a, mul, shift) = floor(a * mul / 2^shift) mod 2^64.
+inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned shift) {
+  return static_cast<u64>((static_cast<u128>(a) * mul) >> shift);
+}
+
+// fls(): 1-based index of the most significant set bit, 0 for 0.
+constexpr int fls64(u64 x) { return x == 0 ? 0 : 64 - __builtin_clzll(x); }
+constexpr int ilog2(u64 x) { return fls64(x) - 1; }
+
+}  // namespace eevdf

@@ -1,0 +1,289 @@
+// kernel/sched/core.c and syscalls.c entry points for one CPU (newest
+// mainline ≈ v7.1): sched_fork, wake_up_new_task, try_to_wake_up, __schedule,
+// sched_tick, set_user_nice, __sched_setscheduler / sched_setattr, do_exit.
+#include "model/rq.hpp"
+
+#include "model/fair.hpp"
+
+namespace eevdf {
+
+const char* policy_name(Policy p) {
+  switch (p) {
+    case Policy::normal: return "normal";
+    case Policy::batch: return "batch";
+    case Policy::idle: return "idle";
+  }
+  return "?";
+}
+
+const char* refusal_text(Refusal r) {
+  switch (r) {
+    case Refusal::none: return "ok";
+    case Refusal::no_such_task: return "no such task";
+    case Refusal::too_many_tasks: return "too many tasks";
+    case Refusal::task_not_running_on_cpu: return "the task is not the one running on the CPU";
+    case Refusal::task_dead: return "the task has exited";
+    case Refusal::task_already_awake: return "the task is already awake";
+    case Refusal::task_is_new: return "the task has never been woken";
+    case Refusal::bad_argument: return "argument out of range";
+    case Refusal::kernel_oopsed: return "the modelled kernel crashed earlier (NULL pick)";
+  }
+  return "?";
+}
+
+MinVruntimeCallbacks& augment_callbacks(CfsRq& cfs_rq) { return cfs_rq.rq->callbacks_; }
+
+Rq::Rq(Profile profile, Observer* obs) : profile_(std::move(profile)), obs_(obs ? obs : &null_observer()) {
+  callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
+  cfs.rq = this;
+  tasks.reserve(kMaxTasks);
+}
+
+int Rq::find_task(std::string_view name) const {
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// set_load_weight(): the table weight, through reweight_task_fair() when the
+// task is already known to the class.
+void Rq::set_load_weight(Task& p, bool update_load) {
+  const LoadWeight lw = task_load_weight(p.nice, p.policy == Policy::idle);
+  if (update_load)
+    reweight_task_fair(*this, p, lw);
+  else
+    p.se.load = lw;
+}
+
+// __sched_fork() + the sched_reset_on_fork part of sched_fork().
+void Rq::sched_fork(Task& p) {
+  SchedEntity& se = p.se;
+  if (se.sched_delayed) obs_->on_warn(Warn::sched_fork_delayed, &se);
+  p.on_rq = false;
+  se.on_rq = false;
+  se.exec_start = 0;
+  se.sum_exec_runtime = 0;
+  se.prev_sum_exec_runtime = 0;
+  se.vruntime = 0;
+  se.vlag = 0;
+  se.rel_deadline = false;  // 3da56dc063cd
+  se.rb_parent = se.rb_left = se.rb_right = nullptr;
+  se.cfs_rq = &cfs;
+  p.state = TaskState::new_;
+  if (p.sched_reset_on_fork) {
+    if (p.nice < 0) p.nice = 0;
+    set_load_weight(p, false);
+    se.custom_slice = false;
+    se.slice = profile_.sysctl_sched_base_slice();
+    p.sched_reset_on_fork = false;
+  }
+}
+
+int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns) {
+  if (oops || tasks.size() >= kMaxTasks || nice < -20 || nice > 19) return -1;
+  Task& p = tasks.emplace_back();
+  p.name = std::string(name);
+  p.nice = nice;
+  p.policy = policy;
+  p.se.task_id = static_cast<int>(tasks.size() - 1);
+  sched_fork(p);
+  set_load_weight(p, false);
+  setparam_fair(p, custom_slice_ns, profile_.sysctl_sched_base_slice());
+  return p.se.task_id;
+}
+
+int Rq::fork_task(int parent, std::string_view child_name) {
+  if (oops || tasks.size() >= kMaxTasks) return -1;
+  const Task* parent_task = task(parent);
+  if (!parent_task || parent_task->state == TaskState::dead) return -1;
+  Task child = *parent_task;  // dup_task_struct()
+  child.name = std::string(child_name);
+  child.se.task_id = static_cast<int>(tasks.size());
+  Task& p = tasks.emplace_back(std::move(child));
+  sched_fork(p);
+  return p.se.task_id;
+}
+
+Refusal Rq::wake(int id, bool sync) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->state == TaskState::running) return Refusal::task_already_awake;
+
+  auto preempt = [&](int flags) {  // core wakeup_preempt()
+    if (curr < 0)
+      resched_curr();  // the fair class is above idle
+    else
+      wakeup_preempt_fair(*this, *p, flags);
+  };
+
+  if (p->state == TaskState::new_) {  // wake_up_new_task()
+    p->state = TaskState::running;
+    enqueue_task_fair(*this, *p, enqueue_flags::NOCLOCK | enqueue_flags::INITIAL);
+    p->on_rq = true;
+    preempt(wake_flags::FORK);
+    return Refusal::none;
+  }
+
+  int flags = wake_flags::TTWU | (sync ? wake_flags::SYNC : 0);
+  if (profile_.tunables.ncpus > 1) flags |= wake_flags::RQ_SELECTED;  // select_task_rq() ran
+  if (p->on_rq) {  // ttwu_runnable(): still queued as delayed
+    if (p->se.sched_delayed) enqueue_task_fair(*this, *p, enqueue_flags::NOCLOCK | enqueue_flags::DELAYED);
+    if (&tasks[static_cast<std::size_t>(id)] != task(curr)) preempt(flags);
+  } else {  // ttwu_do_activate()
+    enqueue_task_fair(*this, *p, enqueue_flags::WAKEUP | enqueue_flags::NOCLOCK);
+    p->on_rq = true;
+    preempt(flags);
+  }
+  p->state = TaskState::running;
+  return Refusal::none;
+}
+
+// The second half of __schedule(): pick, then put_prev/set_next unless
+// the same task was picked again.
+void Rq::switch_to_next() {
+  Task* prev = task(curr);
+  Task* next = pick_task_fair(*this);
+  need_resched = false;
+  if (oops) return;
+  if (next == prev) return;
+  if (prev) put_prev_task_fair(*this, *prev);
+  if (next) set_next_task_fair(*this, *next, true);
+  curr = next ? next->se.task_id : -1;
+}
+
+void Rq::schedule() {
+  if (oops) return;
+  switch_to_next();
+}
+
+Refusal Rq::sleep(int id) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (id != curr) return Refusal::task_not_running_on_cpu;
+  p->state = TaskState::sleeping;
+  if (dequeue_task_fair(*this, *p, dequeue_flags::SLEEP | dequeue_flags::NOCLOCK)) p->on_rq = false;
+  switch_to_next();
+  return Refusal::none;
+}
+
+Refusal Rq::exit_task(int id) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (id != curr) return Refusal::task_not_running_on_cpu;
+  // TASK_DEAD is a special state: block_task() adds DEQUEUE_SPECIAL, no delay.
+  p->state = TaskState::dead;
+  if (dequeue_task_fair(*this, *p, dequeue_flags::SLEEP | dequeue_flags::NOCLOCK | dequeue_flags::SPECIAL))
+    p->on_rq = false;
+  switch_to_next();
+  // task_dead_fair(): a task that is somehow still delayed is dequeued now.
+  if (p->se.sched_delayed && !oops)
+    dequeue_entities(*this, p->se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
+  return Refusal::none;
+}
+
+Refusal Rq::yield(int id) {
+  if (oops) return Refusal::kernel_oopsed;
+  if (!task(id)) return Refusal::no_such_task;
+  if (id != curr) return Refusal::task_not_running_on_cpu;
+  yield_task_fair(*this);
+  schedule();
+  return Refusal::none;
+}
+
+void Rq::do_tick() {
+  Task* p = task(curr);
+  if (p) task_tick_fair(*this, *p);
+}
+
+void Rq::run(u64 ns) {
+  if (oops) return;
+  if (need_resched || (curr < 0 && cfs.nr_queued)) schedule();
+  const u64 tick = profile_.tick_nsec();
+  const u64 end = clock_task + ns;
+  while (!oops) {
+    const u64 next_tick = (clock_task / tick + 1) * tick;
+    if (next_tick > end) {
+      clock_task = end;
+      break;
+    }
+    clock_task = next_tick;
+    do_tick();
+    if (need_resched) schedule();
+  }
+}
+
+void Rq::tick() {
+  const u64 tick = profile_.tick_nsec();
+  run((clock_task / tick + 1) * tick - clock_task);
+}
+
+// The sched_change guard: dequeue (and put_prev) around a parameter change,
+// then enqueue (and set_next with first = false).
+template <class Change>
+void Rq::sched_change(Task& p, int flags, Change change) {
+  const bool queued = p.on_rq;
+  const bool running = curr >= 0 && &tasks[static_cast<std::size_t>(curr)] == &p;
+  if (queued) dequeue_task_fair(*this, p, flags);
+  if (running) put_prev_task_fair(*this, p);
+  change();
+  if (queued) {
+    int eflags = enqueue_flags::RESTORE | enqueue_flags::NOCLOCK;
+    if (flags & dequeue_flags::MOVE) eflags |= enqueue_flags::MOVE;
+    enqueue_task_fair(*this, p, eflags);
+  }
+  if (running) set_next_task_fair(*this, p, false);
+}
+
+Refusal Rq::set_nice(int id, int nice) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (nice < -20 || nice > 19) return Refusal::bad_argument;
+  if (p->nice == nice) return Refusal::none;
+  const int old_prio = 120 + p->nice;
+  sched_change(*p, dequeue_flags::SAVE | dequeue_flags::NOCLOCK, [&] {
+    p->nice = nice;
+    set_load_weight(*p, true);
+  });
+  prio_changed_fair(*this, *p, old_prio);
+  return Refusal::none;
+}
+
+// __sched_setscheduler() / sched_setattr() for a fair policy: the
+// sched_change guard around __setparam_fair() and set_load_weight(p, true).
+// The nice level is kept, so prio_changed_fair() has nothing to do.
+void Rq::change_fair_params(Task& p, Policy policy, u64 runtime) {
+  sched_change(p, dequeue_flags::SAVE | dequeue_flags::MOVE | dequeue_flags::NOCLOCK, [&] {
+    p.policy = policy;
+    setparam_fair(p, runtime, profile_.sysctl_sched_base_slice());
+    set_load_weight(p, true);
+  });
+}
+
+Refusal Rq::set_policy(int id, Policy policy) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  const u64 runtime = p->se.custom_slice ? p->se.slice : 0;  // _sched_setscheduler keeps a custom slice
+  if (policy == p->policy && runtime == p->se.slice) return Refusal::none;
+  change_fair_params(*p, policy, runtime);
+  return Refusal::none;
+}
+
+Refusal Rq::set_slice(int id, u64 slice_ns) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (slice_ns == p->se.slice) return Refusal::none;
+  change_fair_params(*p, p->policy, slice_ns);
+  return Refusal::none;
+}
+
+}  // namespace eevdf

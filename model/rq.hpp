@@ -1,0 +1,105 @@
+// One CPU's runqueue (struct rq) with its fair queue, its clock and its tasks,
+// and the task-level entry points of kernel/sched/core.c that drive it. The
+// entry points are the only way operations change the model.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/profile.hpp"
+#include "model/sched.hpp"
+
+namespace eevdf {
+
+inline constexpr std::size_t kMaxTasks = 512;
+
+// Why an entry point refused to run (the operation is not possible in this
+// state). The model is unchanged when an entry point refuses.
+enum class Refusal : std::uint8_t {
+  none,
+  no_such_task,
+  too_many_tasks,
+  task_not_running_on_cpu,  // sleep/yield of a task that is not current
+  task_dead,
+  task_already_awake,
+  task_is_new,              // operation needs a task that has been woken once
+  bad_argument,
+  kernel_oopsed,            // an earlier operation crashed the modelled kernel
+};
+const char* refusal_text(Refusal r);
+
+class Rq {
+ public:
+  explicit Rq(Profile profile, Observer* obs = nullptr);
+  Rq(const Rq&) = delete;
+  Rq& operator=(const Rq&) = delete;
+
+  const Profile& profile() const { return profile_; }
+  Observer& obs() const { return *obs_; }
+  void set_observer(Observer* obs) { obs_ = obs ? obs : &null_observer(); }
+
+  // ---- task-level entry points (kernel/sched/core.c) ----
+  // sched_fork() of a fresh task: creates it in TASK_NEW. Returns its id or -1.
+  int create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns);
+  // copy_process() + sched_fork(): the child copies the parent, then is reset.
+  int fork_task(int parent, std::string_view child_name);
+  // wake_up_new_task() for a new task, try_to_wake_up() for a sleeping one.
+  Refusal wake(int task, bool sync);
+  // The current task blocks: __schedule() with a non-running state.
+  Refusal sleep(int task);
+  // __schedule(): put the current task back and pick the next one.
+  void schedule();
+  // sys_sched_yield(): yield_task_fair() then schedule().
+  Refusal yield(int task);
+  // Advance the clock by `ns`, with a tick at every TICK_NSEC boundary.
+  void run(u64 ns);
+  // Advance to the next tick boundary and tick.
+  void tick();
+  // set_user_nice()
+  Refusal set_nice(int task, int nice);
+  // sched_setscheduler() between SCHED_NORMAL, SCHED_BATCH and SCHED_IDLE.
+  Refusal set_policy(int task, Policy policy);
+  // sched_setattr() with sched_runtime = slice_ns (0 = back to the base slice).
+  Refusal set_slice(int task, u64 slice_ns);
+  // do_exit(): a running task exits (schedule() follows).
+  Refusal exit_task(int task);
+
+  // ---- state ----
+  CfsRq cfs;
+  u64 clock_task = 0;     // rq_clock_task(), ns
+  int curr = -1;          // task on the CPU, -1 = idle
+  bool need_resched = false;
+  bool oops = false;      // the kernel would have crashed (NULL pick); entry points refuse
+  unsigned nr_running = 0;  // fair tasks queued, delayed ones included
+  std::vector<Task> tasks;
+
+  Task* task(int id) { return id >= 0 && static_cast<std::size_t>(id) < tasks.size() ? &tasks[id] : nullptr; }
+  const Task* task(int id) const {
+    return id >= 0 && static_cast<std::size_t>(id) < tasks.size() ? &tasks[id] : nullptr;
+  }
+  int find_task(std::string_view name) const;
+  Task& task_of(const SchedEntity& se) { return tasks[static_cast<std::size_t>(se.task_id)]; }
+
+  // resched_curr() / resched_curr_lazy(): one flag (preemption model "full";
+  // lazy mode is not modelled).
+  void resched_curr() { need_resched = true; }
+
+ private:
+  Profile profile_;
+  Observer* obs_;
+  MinVruntimeCallbacks callbacks_;
+  friend MinVruntimeCallbacks& augment_callbacks(CfsRq&);
+
+  void sched_fork(Task& p);
+  void set_load_weight(Task& p, bool update_load);
+  void do_tick();
+  void switch_to_next();  // pick_next_task() + put_prev_set_next_task()
+  template <class Change>
+  void sched_change(Task& p, int dequeue_flags, Change change);
+  void change_fair_params(Task& p, Policy policy, u64 runtime);
+};
+
+MinVruntimeCallbacks& augment_callbacks(CfsRq& cfs_rq);
+
+}  // namespace eevdf

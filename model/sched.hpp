@@ -1,0 +1,139 @@
+// The model's runqueue state: struct sched_entity, struct cfs_rq, the task and
+// the CPU runqueue, with the kernel's field names (include/linux/sched.h,
+// kernel/sched/sched.h, newest mainline ≈ v7.1).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/kernel_types.hpp"
+#include "model/profile.hpp"
+#include "model/rbtree.hpp"
+#include "model/weights.hpp"
+
+namespace eevdf {
+
+struct CfsRq;
+
+struct SchedEntity {
+  LoadWeight load;
+  // run_node
+  SchedEntity* rb_parent = nullptr;
+  SchedEntity* rb_left = nullptr;
+  SchedEntity* rb_right = nullptr;
+  bool rb_red = false;
+
+  u64 deadline = 0;      // absolute, or relative (d - v, d - V in reweight) iff rel_deadline
+  u64 min_vruntime = 0;  // augment: subtree min vruntime
+  u64 min_slice = 0;     // augment: subtree min slice
+  u64 max_slice = 0;     // augment: subtree max slice
+
+  bool on_rq = false;
+  bool sched_delayed = false;
+  bool rel_deadline = false;
+  bool custom_slice = false;
+
+  u64 exec_start = 0;
+  u64 sum_exec_runtime = 0;
+  u64 prev_sum_exec_runtime = 0;
+  u64 vruntime = 0;
+  s64 vlag = 0;
+  u64 vprot = 0;
+  u64 slice = 0;
+
+  CfsRq* cfs_rq = nullptr;  // the queue this entity is (or will be) queued on
+  int task_id = -1;         // index of the owning task (single-level model)
+};
+
+// RB_DECLARE_CALLBACKS(min_vruntime_cb, ...) with RBCOMPUTE =
+// min_vruntime_update(); copy/rotate carry only min_vruntime unless the profile
+// has the multi-field fix.
+struct MinVruntimeCallbacks {
+  bool copy_all_fields = true;
+
+  static bool compute(SchedEntity* se);  // min_vruntime_update(): true if unchanged
+  void copy(SchedEntity* from, SchedEntity* to) const {
+    to->min_vruntime = from->min_vruntime;
+    if (copy_all_fields) {
+      to->min_slice = from->min_slice;
+      to->max_slice = from->max_slice;
+    }
+  }
+  void rotate(SchedEntity* old, SchedEntity* new_) const {
+    copy(old, new_);
+    compute(old);
+  }
+};
+
+class Rq;
+
+struct CfsRq {
+  LoadWeight load;           // Σ load.weight of queued entities, curr included
+  unsigned nr_queued = 0;    // entities on this level, curr and delayed included
+  unsigned h_nr_queued = 0;
+  unsigned h_nr_runnable = 0;  // excludes delayed tasks
+  unsigned h_nr_idle = 0;
+
+  s64 sum_w_vruntime = 0;  // Σ entity_key * avg_vruntime_weight over the tree
+  u64 sum_weight = 0;      // Σ avg_vruntime_weight over the tree
+  u64 zero_vruntime = static_cast<u64>(-(s64{1} << 20));  // init_cfs_rq()
+  unsigned sum_shift = 0;
+
+  RbTree<SchedEntity> tasks_timeline;
+  SchedEntity* curr = nullptr;
+  SchedEntity* next = nullptr;
+
+  Rq* rq = nullptr;
+};
+
+enum class Policy : std::uint8_t { normal, batch, idle };
+const char* policy_name(Policy p);
+
+enum class TaskState : std::uint8_t {
+  new_,      // created, never woken (TASK_NEW)
+  running,   // TASK_RUNNING: queued or on the CPU
+  sleeping,  // blocked; may still be sched_delayed on the queue
+  dead,
+};
+
+struct Task {
+  std::string name;
+  SchedEntity se;
+  int nice = 0;
+  Policy policy = Policy::normal;
+  bool sched_reset_on_fork = false;
+  TaskState state = TaskState::new_;
+  bool on_rq = false;  // p->on_rq: queued in the class (includes delayed)
+};
+
+// Enqueue / dequeue / wake flags (kernel/sched/sched.h); values are the model's own.
+namespace enqueue_flags {
+inline constexpr int WAKEUP = 1 << 0;
+inline constexpr int RESTORE = 1 << 1;
+inline constexpr int MOVE = 1 << 2;
+inline constexpr int NOCLOCK = 1 << 3;
+inline constexpr int MIGRATED = 1 << 4;
+inline constexpr int INITIAL = 1 << 5;
+inline constexpr int DELAYED = 1 << 6;
+}  // namespace enqueue_flags
+namespace dequeue_flags {
+inline constexpr int SLEEP = 1 << 0;
+inline constexpr int SAVE = 1 << 1;
+inline constexpr int MOVE = 1 << 2;
+inline constexpr int NOCLOCK = 1 << 3;
+inline constexpr int SPECIAL = 1 << 4;
+inline constexpr int MIGRATING = 1 << 5;
+inline constexpr int DELAYED = 1 << 6;
+inline constexpr int THROTTLE = 1 << 7;
+}  // namespace dequeue_flags
+namespace wake_flags {
+inline constexpr int FORK = 1 << 0;
+inline constexpr int TTWU = 1 << 1;
+inline constexpr int SYNC = 1 << 2;
+inline constexpr int MIGRATED = 1 << 3;
+inline constexpr int RQ_SELECTED = 1 << 4;
+}  // namespace wake_flags
+
+}  // namespace eevdf
