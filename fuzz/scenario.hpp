@@ -45,6 +45,7 @@ struct Op {
   std::string field;     // expect_field: vruntime, deadline, vlag, slice, weight, vprot, on_rq, sched_delayed, ...
   CmpOp cmp = CmpOp::eq; // expect_field
   int line = 0;          // 1-based source line, 0 when generated
+  s64 slice = 0;         // create: slice=DUR in ns (0 = base slice); added for the parser
 };
 
 // Whole-run expectations.

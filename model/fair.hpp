@@ -16,7 +16,9 @@ void sum_w_vruntime_add(CfsRq& cfs_rq, SchedEntity& se);
 void sum_w_vruntime_sub(CfsRq& cfs_rq, SchedEntity& se);
 void update_zero_vruntime(CfsRq& cfs_rq, s64 delta);
 u64 avg_vruntime(CfsRq& cfs_rq);
+s64 avg_vruntime_offset(const CfsRq& cfs_rq, Observer& obs);  // what avg_vruntime() adds, reads only
 bool vruntime_eligible(CfsRq& cfs_rq, u64 vruntime);
+bool vruntime_eligible(const CfsRq& cfs_rq, u64 vruntime, Observer& obs);  // reads only
 bool entity_eligible(CfsRq& cfs_rq, const SchedEntity& se);
 s64 entity_lag(CfsRq& cfs_rq, SchedEntity& se, u64 avruntime);
 bool update_entity_lag(CfsRq& cfs_rq, SchedEntity& se);

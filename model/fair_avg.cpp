@@ -95,12 +95,11 @@ void update_zero_vruntime(CfsRq& cfs_rq, s64 delta) {
   cfs_rq.zero_vruntime += as_u64(delta);
 }
 
-// avg_vruntime(): V = v0 + floor(Σ key·w / Σ w) with curr, and zero_vruntime := V.
-u64 avg_vruntime(CfsRq& cfs_rq) {
-  Observer& obs = obs_of(cfs_rq);
+// The offset avg_vruntime() moves zero_vruntime by: floor(Σ key·w / Σ w)
+// with curr, or curr's own key when the tree is empty. Reads only.
+s64 avg_vruntime_offset(const CfsRq& cfs_rq, Observer& obs) {
   const SchedEntity* curr = cfs_rq.curr;
   s64 weight = as_s64(cfs_rq.sum_weight);
-  s64 delta = 0;
   if (curr && !curr->on_rq) curr = nullptr;
   if (weight) {
     s64 runtime = cfs_rq.sum_w_vruntime;
@@ -112,17 +111,20 @@ u64 avg_vruntime(CfsRq& cfs_rq) {
     }
     // the sign flips truncation into a floor
     if (runtime < 0) runtime = sub_s64(runtime, weight - 1, Site::avg_vruntime_floor_adjust, obs);
-    delta = div64_long(runtime, weight);
-  } else if (curr) {
-    delta = as_s64(curr->vruntime - cfs_rq.zero_vruntime);
+    return div64_long(runtime, weight);
   }
-  update_zero_vruntime(cfs_rq, delta);
+  if (curr) return as_s64(curr->vruntime - cfs_rq.zero_vruntime);
+  return 0;
+}
+
+// avg_vruntime(): V = v0 + floor(Σ key·w / Σ w) with curr, and zero_vruntime := V.
+u64 avg_vruntime(CfsRq& cfs_rq) {
+  update_zero_vruntime(cfs_rq, avg_vruntime_offset(cfs_rq, obs_of(cfs_rq)));
   return cfs_rq.zero_vruntime;
 }
 
-// vruntime_eligible(): (Σ key·w) >= (v - v0)·(Σ w), no division.
-bool vruntime_eligible(CfsRq& cfs_rq, u64 vruntime) {
-  Observer& obs = obs_of(cfs_rq);
+// vruntime_eligible(): (Σ key·w) >= (v - v0)·(Σ w), no division. Reads only.
+bool vruntime_eligible(const CfsRq& cfs_rq, u64 vruntime, Observer& obs) {
   const SchedEntity* curr = cfs_rq.curr;
   s64 avg = cfs_rq.sum_w_vruntime;
   s64 load = as_s64(cfs_rq.sum_weight);
@@ -136,6 +138,8 @@ bool vruntime_eligible(CfsRq& cfs_rq, u64 vruntime) {
   if (profile_of(cfs_rq).behaviour.eligible_int128) return static_cast<i128>(avg) >= static_cast<i128>(key) * load;
   return avg >= mul_s64(key, load, Site::vruntime_eligible_key_x_load, obs);
 }
+
+bool vruntime_eligible(CfsRq& cfs_rq, u64 vruntime) { return vruntime_eligible(cfs_rq, vruntime, obs_of(cfs_rq)); }
 
 bool entity_eligible(CfsRq& cfs_rq, const SchedEntity& se) { return vruntime_eligible(cfs_rq, se.vruntime); }
 

@@ -77,6 +77,7 @@ void set_next_entity(CfsRq& cfs_rq, SchedEntity& se, bool first) {
   se.exec_start = cfs_rq.rq->clock_task;
   cfs_rq.curr = &se;
   se.prev_sum_exec_runtime = se.sum_exec_runtime;
+  cfs_rq.rq->obs().on_set_next(se, first);
 }
 
 void put_prev_entity(CfsRq& cfs_rq, SchedEntity& prev) {

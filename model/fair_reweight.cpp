@@ -19,13 +19,13 @@ void rescale_entity(SchedEntity& se, u64 weight, bool rel_vprot, Observer& obs) 
 
 void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
   Observer& obs = cfs_rq.rq->obs();
-  obs.on_reweight_begin(cfs_rq, se, weight);
   const bool curr = cfs_rq.curr == &se;
   bool rel_vprot = false;
   u64 avruntime = 0;
 
+  if (se.on_rq) update_curr(cfs_rq);
+  obs.on_reweight_begin(cfs_rq, se, weight);
   if (se.on_rq) {
-    update_curr(cfs_rq);
     avruntime = avg_vruntime(cfs_rq);
     se.vlag = entity_lag(cfs_rq, se, avruntime);
     se.deadline -= avruntime;

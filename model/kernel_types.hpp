@@ -98,8 +98,10 @@ class Observer {
   virtual void on_warn(Warn, const SchedEntity*) {}
   // pick_eevdf() returned `result` for the queue as it was at that moment.
   virtual void on_pick(const CfsRq&, const SchedEntity* /*result*/, bool /*protect*/, PickCaller) {}
-  // reweight_entity() is about to change se's weight (called before any change).
+  // reweight_entity() is about to change se's weight (after update_curr, before any change).
   virtual void on_reweight_begin(const CfsRq&, const SchedEntity&, u64 /*new_weight*/) {}
+  // set_next_entity(): se becomes curr; first = a real pick (arms vprot).
+  virtual void on_set_next(const SchedEntity&, bool /*first*/) {}
   // reweight_entity() finished.
   virtual void on_reweight_end(const CfsRq&, const SchedEntity&) {}
 };

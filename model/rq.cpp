@@ -95,7 +95,7 @@ int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_s
 int Rq::fork_task(int parent, std::string_view child_name) {
   if (oops || tasks.size() >= kMaxTasks) return -1;
   const Task* parent_task = task(parent);
-  if (!parent_task || parent_task->state == TaskState::dead) return -1;
+  if (!parent_task || parent != curr) return -1;  // only the running task forks
   Task child = *parent_task;  // dup_task_struct()
   child.name = std::string(child_name);
   child.se.task_id = static_cast<int>(tasks.size());

@@ -42,7 +42,8 @@ class Rq {
   // ---- task-level entry points (kernel/sched/core.c) ----
   // sched_fork() of a fresh task: creates it in TASK_NEW. Returns its id or -1.
   int create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns);
-  // copy_process() + sched_fork(): the child copies the parent, then is reset.
+  // copy_process() + sched_fork() by the running task: the child copies the
+  // parent, then is reset. Returns -1 if parent is not on the CPU.
   int fork_task(int parent, std::string_view child_name);
   // wake_up_new_task() for a new task, try_to_wake_up() for a sleeping one.
   Refusal wake(int task, bool sync);

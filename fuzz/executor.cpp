@@ -1,0 +1,262 @@
+#include "fuzz/executor.hpp"
+
+#include <fmt/format.h>
+
+#include "model/fair.hpp"
+#include "model/rq.hpp"
+
+namespace eevdf::fuzz {
+
+std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error) {
+  const std::string& name = o.profile.empty() ? s.profile : o.profile;
+  auto profile = profile_by_name(name);
+  if (!profile) {
+    error = fmt::format("unknown profile '{}'", name);
+    return std::nullopt;
+  }
+  for (const std::string& list : {s.features, o.features}) {
+    if (list.empty()) continue;
+    if (std::string err = apply_features(profile->features, list); !err.empty()) {
+      error = err;
+      return std::nullopt;
+    }
+  }
+  if (!s.bug.empty()) {
+    error = fmt::format("bug switch '{}' is not available in this version", s.bug);
+    return std::nullopt;
+  }
+  profile->tunables.ncpus = s.cpus;
+  profile->tunables.hz = s.hz;
+  if (s.base_slice) profile->tunables.normalized_base_slice = static_cast<u64>(*s.base_slice);
+  return profile;
+}
+
+namespace {
+
+inv::OpClass op_class(OpKind k) {
+  switch (k) {
+    case OpKind::run:
+    case OpKind::tick:
+    case OpKind::schedule:
+    case OpKind::sleep:
+    case OpKind::exit:
+    case OpKind::expect_curr:
+    case OpKind::expect_field:
+      return inv::OpClass::running;
+    default:
+      return inv::OpClass::placement;
+  }
+}
+
+const char* task_state_name(const Rq& rq, const Task& t) {
+  if (t.state == TaskState::dead) return "dead";
+  if (t.state == TaskState::new_) return "new";
+  if (rq.curr == t.se.task_id) return "running";
+  if (t.se.sched_delayed) return "delayed";
+  if (t.se.on_rq) return "queued";
+  return "sleeping";
+}
+
+StepTrace trace_step(const Rq& rq, int op_index) {
+  StepTrace t;
+  t.op_index = op_index;
+  t.clock = rq.clock_task;
+  t.curr = rq.curr >= 0 ? rq.tasks[static_cast<std::size_t>(rq.curr)].name : "idle";
+  t.avg_vruntime = rq.cfs.zero_vruntime + as_u64(avg_vruntime_offset(rq.cfs, null_observer()));
+  t.sum_w_vruntime = rq.cfs.sum_w_vruntime;
+  t.sum_weight = rq.cfs.sum_weight;
+  t.zero_vruntime = rq.cfs.zero_vruntime;
+  t.nr_queued = rq.cfs.nr_queued;
+  t.need_resched = rq.need_resched;
+  for (const Task& task : rq.tasks) {
+    t.tasks.push_back(inv::snapshot(rq, task.se));
+    t.task_state.push_back(task_state_name(rq, task));
+  }
+  return t;
+}
+
+std::optional<i128> field_value(const Task& t, const std::string& field) {
+  const SchedEntity& se = t.se;
+  if (field == "vruntime") return se.vruntime;
+  if (field == "deadline") return se.deadline;
+  if (field == "vlag") return se.vlag;
+  if (field == "vprot") return se.vprot;
+  if (field == "slice") return se.slice;
+  if (field == "weight") return se.load.weight;
+  if (field == "min_vruntime") return se.min_vruntime;
+  if (field == "min_slice") return se.min_slice;
+  if (field == "max_slice") return se.max_slice;
+  if (field == "on_rq") return se.on_rq;
+  if (field == "sched_delayed") return se.sched_delayed;
+  if (field == "rel_deadline") return se.rel_deadline;
+  if (field == "custom_slice") return se.custom_slice;
+  if (field == "sum_exec_runtime") return se.sum_exec_runtime;
+  if (field == "exec_start") return se.exec_start;
+  return std::nullopt;
+}
+
+const char* op_verb(OpKind k) {
+  switch (k) {
+    case OpKind::create: return "create task";
+    case OpKind::fork: return "fork";
+    case OpKind::wake: return "wake";
+    case OpKind::sleep: return "sleep";
+    case OpKind::run: return "run";
+    case OpKind::tick: return "tick";
+    case OpKind::schedule: return "schedule";
+    case OpKind::yield: return "yield";
+    case OpKind::nice: return "renice";
+    case OpKind::policy: return "change the policy of";
+    case OpKind::slice: return "change the slice of";
+    case OpKind::exit: return "exit";
+    case OpKind::expect_curr:
+    case OpKind::expect_field: return "check";
+  }
+  return "?";
+}
+
+bool compare(i128 a, CmpOp op, i128 b) {
+  switch (op) {
+    case CmpOp::eq: return a == b;
+    case CmpOp::ne: return a != b;
+    case CmpOp::lt: return a < b;
+    case CmpOp::le: return a <= b;
+    case CmpOp::gt: return a > b;
+    case CmpOp::ge: return a >= b;
+  }
+  return false;
+}
+
+const char* cmp_text(CmpOp op) {
+  switch (op) {
+    case CmpOp::eq: return "==";
+    case CmpOp::ne: return "!=";
+    case CmpOp::lt: return "<";
+    case CmpOp::le: return "<=";
+    case CmpOp::gt: return ">";
+    case CmpOp::ge: return ">=";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Executor::Executor(const Profile& profile, ExecOptions options) : profile_(profile), options_(options) {}
+
+ExecResult Executor::run(const Scenario& s) {
+  ExecResult r;
+  Rq rq(profile_);
+  inv::Checker checker(options_.selection);
+  checker.attach(rq);
+
+  // Task names resolve to slots in the order tasks are created; a slot maps
+  // to the runqueue's task id once the create or fork has run.
+  std::vector<std::string> slot_names;
+  std::vector<int> slot_task;
+  auto slot_of = [&](const std::string& name) -> int {
+    for (std::size_t i = 0; i < slot_names.size(); ++i)
+      if (slot_names[i] == name) return static_cast<int>(i);
+    return -1;
+  };
+  auto task_of = [&](const std::string& name) -> int {
+    const int slot = slot_of(name);
+    return slot < 0 ? -1 : slot_task[static_cast<std::size_t>(slot)];
+  };
+  if (options_.trace) r.trace.push_back(trace_step(rq, -1));
+
+  for (std::size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    const int index = static_cast<int>(i);
+    checker.begin_op(index, op_class(op.kind));
+    Refusal refusal = Refusal::none;
+    const int id = op.task.empty() ? -1 : task_of(op.task);
+    switch (op.kind) {
+      case OpKind::create: {
+        const int t = rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice));
+        if (t < 0) refusal = Refusal::too_many_tasks;
+        slot_names.push_back(op.task);
+        slot_task.push_back(t);
+        break;
+      }
+      case OpKind::fork: {
+        const int t = id < 0 ? -1 : rq.fork_task(id, op.child);
+        if (t < 0)
+          refusal = id < 0 ? Refusal::no_such_task
+                : id != rq.curr ? Refusal::task_not_running_on_cpu
+                                : Refusal::too_many_tasks;
+        slot_names.push_back(op.child);
+        slot_task.push_back(t);
+        break;
+      }
+      case OpKind::wake: refusal = rq.wake(id, op.sync); break;
+      case OpKind::sleep: refusal = rq.sleep(id); break;
+      case OpKind::run: rq.run(static_cast<u64>(op.value)); break;
+      case OpKind::tick: rq.tick(); break;
+      case OpKind::schedule: rq.schedule(); break;
+      case OpKind::yield: refusal = rq.yield(id); break;
+      case OpKind::nice: refusal = rq.set_nice(id, static_cast<int>(op.value)); break;
+      case OpKind::policy: refusal = rq.set_policy(id, op.policy); break;
+      case OpKind::slice: refusal = rq.set_slice(id, static_cast<u64>(op.value)); break;
+      case OpKind::exit: refusal = rq.exit_task(id); break;
+      case OpKind::expect_curr: {
+        const std::string actual = rq.curr >= 0 ? rq.tasks[static_cast<std::size_t>(rq.curr)].name : "idle";
+        if (actual != op.task)
+          r.expectation_failures.push_back(
+              fmt::format("line {}: expected {} on the CPU, found {}", op.line, op.task, actual));
+        break;
+      }
+      case OpKind::expect_field: {
+        const Task* t = rq.task(id);
+        const auto value = t ? field_value(*t, op.field) : std::nullopt;
+        if (!value)
+          r.expectation_failures.push_back(fmt::format("line {}: no field {}.{}", op.line, op.task, op.field));
+        else if (!compare(*value, op.cmp, op.value))
+          r.expectation_failures.push_back(fmt::format("line {}: expected {}.{} {} {}, found {}", op.line, op.task,
+                                                       op.field, cmp_text(op.cmp), op.value,
+                                                       inv::format_i128(*value)));
+        break;
+      }
+    }
+    if (refusal != Refusal::none) {
+      if (options_.strict) {
+        r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_verb(op.kind), op.task, refusal_text(refusal));
+        r.error_op = index;
+        return r;
+      }
+      ++r.skipped;
+    } else {
+      ++r.executed;
+    }
+    checker.end_op();
+    if (options_.trace) r.trace.push_back(trace_step(rq, index));
+    if (rq.oops) r.oops = true;
+    if ((checker.violated() && !options_.keep_going) || rq.oops) break;
+  }
+  r.violations = checker.violations();
+
+  for (const Expectation& e : s.expectations) {
+    if (e.kind == Expectation::Kind::no_violation) {
+      if (!r.violations.empty())
+        r.expectation_failures.push_back(fmt::format("line {}: expected no violation, found {}", e.line,
+                                                     inv::id_name(r.violations.front().id)));
+      continue;
+    }
+    bool found = false;
+    for (const auto& v : r.violations) {
+      if (inv::id_name(v.id) != e.invariant) continue;
+      const int op_line = v.op_index >= 0 ? s.ops[static_cast<std::size_t>(v.op_index)].line : 0;
+      if (e.at_line == 0 || op_line == e.at_line) found = true;
+    }
+    if (!found)
+      r.expectation_failures.push_back(
+          e.at_line ? fmt::format("line {}: expected violation {} at line {}", e.line, e.invariant, e.at_line)
+                    : fmt::format("line {}: expected violation {}", e.line, e.invariant));
+  }
+  return r;
+}
+
+ExecResult execute(const Scenario& s, const Profile& profile, const ExecOptions& options) {
+  return Executor(profile, options).run(s);
+}
+
+}  // namespace eevdf::fuzz

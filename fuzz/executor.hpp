@@ -1,0 +1,79 @@
+// The executor: runs a scenario on a profile, checks the invariants after
+// every operation, and reports violations, failed expectations and (on
+// request) a per-operation trace. Deterministic; no allocation per operation
+// when tracing is off.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fuzz/scenario.hpp"
+#include "invariants/checker.hpp"
+#include "model/profile.hpp"
+
+namespace eevdf::fuzz {
+
+// The profile a scenario asks for (profile, features, cpus, hz, base_slice),
+// with an optional override from the command line. Error text on failure.
+struct ProfileOverride {
+  std::string profile;   // empty: the scenario's
+  std::string features;  // applied after the scenario's
+};
+std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
+
+struct ExecOptions {
+  // Text scenarios are strict: an operation the kernel cannot perform in the
+  // current state (sleep of a task that is not running, ...) is an error.
+  // Generated scenarios skip such operations.
+  bool strict = true;
+  bool keep_going = false;  // continue after the first operation with a violation
+  bool trace = false;       // record a StepTrace after every operation
+  inv::Selection selection;
+};
+
+struct EntityTrace {
+  inv::EntitySnapshot e;
+};
+
+struct StepTrace {
+  int op_index = -1;  // -1: the initial state
+  u64 clock = 0;
+  std::string curr;  // task on the CPU or "idle"
+  u64 avg_vruntime = 0;  // V as avg_vruntime() would return it (not applied)
+  s64 sum_w_vruntime = 0;
+  u64 sum_weight = 0;
+  u64 zero_vruntime = 0;
+  unsigned nr_queued = 0;
+  bool need_resched = false;
+  std::vector<inv::EntitySnapshot> tasks;  // every task, queued or not
+  std::vector<std::string> task_state;     // "running", "queued", "delayed", "sleeping", "new", "dead"
+};
+
+struct ExecResult {
+  std::string error;  // a refused operation in strict mode, or a bad profile
+  int error_op = -1;
+  std::vector<inv::Violation> violations;
+  std::vector<std::string> expectation_failures;
+  int executed = 0;  // operations that ran
+  int skipped = 0;   // operations refused and skipped (non-strict)
+  bool oops = false; // the modelled kernel crashed (NULL pick)
+  std::vector<StepTrace> trace;
+  bool ok() const { return error.empty() && violations.empty() && expectation_failures.empty(); }
+};
+
+// Runs s on profile. The expectations of s are evaluated.
+ExecResult execute(const Scenario& s, const Profile& profile, const ExecOptions& options);
+
+// Executes on an existing runqueue (for benchmarks and engines that keep one).
+class Executor {
+ public:
+  Executor(const Profile& profile, ExecOptions options);
+  ExecResult run(const Scenario& s);
+
+ private:
+  Profile profile_;
+  ExecOptions options_;
+};
+
+}  // namespace eevdf::fuzz

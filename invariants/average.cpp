@@ -1,0 +1,85 @@
+// I-ELIG, I-AVG0, I-NULLPICK (state part) and I-KEY: the weighted average V,
+// eligibility against exact arithmetic, and the zero point.
+#include <fmt/format.h>
+
+#include "invariants/checker.hpp"
+#include "model/fair.hpp"
+
+namespace eevdf::inv {
+
+namespace {
+
+template <class F>
+void for_each_queued(const CfsRq& cfs, F f) {
+  for (const SchedEntity* n = cfs.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n)))
+    f(*n);
+  if (cfs.curr && cfs.curr->on_rq) f(*cfs.curr);
+}
+
+}  // namespace
+
+void check_average(const CheckScope& s) {
+  const CfsRq& cfs = s.rq.cfs;
+  if (cfs.nr_queued == 0) return;
+  Observer& quiet = null_observer();
+
+  bool any_eligible = false;
+  bool elig_reported = false;
+  for_each_queued(cfs, [&](const SchedEntity& se) {
+    const bool kernel = vruntime_eligible(cfs, se.vruntime, quiet);
+    any_eligible = any_eligible || kernel;
+    if (s.on(Id::ELIG) && !elig_reported && s.avg.weight > 0) {
+      const bool exact = exactly_eligible(cfs, s.avg, se.vruntime);
+      if (kernel != exact) {
+        elig_reported = true;
+        s.report(Id::ELIG, "vruntime_eligible",
+                 fmt::format("the kernel says {} is {}eligible; exactly, key·W = {} and Σ key·w = {}", 
+                             s.rq.task_of(const_cast<SchedEntity&>(se)).name, kernel ? "" : "not ",
+                             format_i128(static_cast<i128>(entity_key(cfs, se)) * s.avg.weight), format_i128(s.avg.sum)),
+                 {&se});
+      }
+    }
+  });
+  if (s.on(Id::NULLPICK) && !any_eligible)
+    s.report(Id::NULLPICK, "vruntime_eligible",
+             fmt::format("{} entities are queued and none is eligible: the next pick_eevdf() returns NULL",
+                         cfs.nr_queued),
+             {cfs.tasks_timeline.leftmost(), cfs.curr});
+
+  if (s.on(Id::AVG0) && s.avg.weight > 0) {
+    const s64 offset = avg_vruntime_offset(cfs, quiet);
+    const u64 v = cfs.zero_vruntime + as_u64(offset);
+    if (!vruntime_eligible(cfs, v, quiet)) {
+      s.report(Id::AVG0, "avg_vruntime",
+               fmt::format("an entity placed at V = avg_vruntime() = {} would not be eligible", v), {});
+    } else {
+      // W·floor(S/W) - S must lie in (-W, 0]
+      const i128 rem = static_cast<i128>(offset) * s.avg.weight - s.avg.sum;
+      if (rem > 0 || rem <= -s.avg.weight)
+        s.report(Id::AVG0, "avg_vruntime",
+                 fmt::format("avg_vruntime() offset {} is not floor(S/W) for S = {}, W = {}", offset,
+                             format_i128(s.avg.sum), format_i128(s.avg.weight)),
+                 {});
+    }
+  }
+
+  if (s.on(Id::KEY)) {
+    const i128 light = lag_bound(s.rq, s.max_slice_seen, s.avg.min_weight);
+    bool done = false;
+    for_each_queued(cfs, [&](const SchedEntity& se) {
+      if (done) return;
+      const i128 key = entity_key(cfs, se);
+      const i128 bound = 4 * (static_cast<i128>(lag_bound(s.rq, s.max_slice_seen, se.load.weight)) + light);
+      if (key > bound || key < -bound) {
+        done = true;
+        s.report(Id::KEY, "avg_vruntime / update_zero_vruntime",
+                 fmt::format("entity_key = {} is beyond {} (4 lag bounds of this and of the lightest entity): "
+                             "zero_vruntime {} no longer tracks V",
+                             format_i128(key), format_i128(bound), cfs.zero_vruntime),
+                 {&se});
+      }
+    });
+  }
+}
+
+}  // namespace eevdf::inv

@@ -1,0 +1,215 @@
+#include "invariants/checker.hpp"
+
+#include <fmt/format.h>
+
+#include "model/fair.hpp"
+
+namespace eevdf::inv {
+
+ExactAverage exact_average(const CfsRq& cfs_rq) {
+  ExactAverage a;
+  auto add = [&](const SchedEntity& se) {
+    const u64 w = avg_vruntime_weight(cfs_rq, se.load.weight);
+    a.sum += static_cast<i128>(entity_key(cfs_rq, se)) * static_cast<i128>(w);
+    a.weight += static_cast<i128>(w);
+    if (a.min_weight == 0 || se.load.weight < a.min_weight) a.min_weight = se.load.weight;
+  };
+  for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n)))
+    add(*n);
+  if (cfs_rq.curr && cfs_rq.curr->on_rq) add(*cfs_rq.curr);
+  return a;
+}
+
+bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime) {
+  const i128 key = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
+  return key * avg.weight <= avg.sum;
+}
+
+u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
+  if (weight == 0) return 0;
+  const u128 num = static_cast<u128>(max_slice + rq.profile().tick_nsec()) * kNice0Load;
+  const u128 q = num / weight;
+  return q > ~u64{0} ? ~u64{0} : static_cast<u64>(q);
+}
+
+void CheckScope::report(Id id, std::string where, std::string what, std::vector<const SchedEntity*> entities) const {
+  Violation v;
+  v.id = id;
+  v.where = std::move(where);
+  v.what = std::move(what);
+  for (const SchedEntity* se : entities)
+    if (se) v.entities.push_back(snapshot(rq, *se));
+  checker.add(std::move(v));
+}
+
+void Checker::attach(Rq& rq) {
+  rq_ = &rq;
+  rq.set_observer(this);
+}
+
+void Checker::add(Violation v) {
+  if (violations_.size() >= kMaxViolations) return;
+  if (v.op_index < 0) v.op_index = op_index_;
+  // one report per invariant and operation is enough
+  for (const auto& old : violations_)
+    if (old.id == v.id && old.op_index == v.op_index) return;
+  violations_.push_back(std::move(v));
+}
+
+void Checker::note_max_slice() {
+  for (const SchedEntity* n = rq_->cfs.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n)))
+    if (n->slice > max_slice_seen_) max_slice_seen_ = n->slice;
+  const SchedEntity* curr = rq_->cfs.curr;
+  if (curr && curr->on_rq && curr->slice > max_slice_seen_) max_slice_seen_ = curr->slice;
+}
+
+void Checker::begin_op(int op_index, OpClass cls) {
+  op_index_ = op_index;
+  op_class_ = cls;
+  note_max_slice();
+  for (std::size_t i = 0; i < rq_->tasks.size(); ++i) vruntime_before_[i] = rq_->tasks[i].se.vruntime;
+}
+
+void Checker::end_op() {
+  Rq& rq = *rq_;
+  note_max_slice();
+  const ExactAverage avg = exact_average(rq.cfs);
+  const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this};
+  check_accounting(scope);
+  check_tree(scope);
+  check_average(scope);
+  check_lag(scope);
+  check_deadline(scope);
+  check_delay(scope);
+
+  const std::size_t n = rq.tasks.size();
+  // I-MONO: running only moves vruntime forward.
+  if (selection_[Id::MONO] && op_class_ == OpClass::running) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const SchedEntity& se = rq.tasks[i].se;
+      const s64 moved = vruntime_diff(se.vruntime, vruntime_before_[i]);
+      if (moved < 0)
+        scope.report(Id::MONO, "update_curr",
+                     fmt::format("vruntime of {} moved backwards by {} ns while the CPU only ran", rq.tasks[i].name,
+                                 format_i128(-static_cast<i128>(moved))),
+                     {&se});
+    }
+  }
+  // I-DELAY: lag may not sink while delayed (service units, rounding of a reweight allowed).
+  for (std::size_t i = 0; i < n; ++i) {
+    const SchedEntity& se = rq.tasks[i].se;
+    const i128 service_lag = static_cast<i128>(se.vlag) * static_cast<i128>(se.load.weight);
+    if (!delayed_before_[i] && se.sched_delayed) {
+      lag_at_delay_[i] = service_lag;
+    } else if (delayed_before_[i] && !se.sched_delayed && selection_[Id::DELAY] &&
+               service_lag < lag_at_delay_[i] - static_cast<i128>(se.load.weight)) {
+      scope.report(Id::DELAY, "update_entity_lag",
+                   fmt::format("{} left the delayed state with w·vlag = {}, below the {} it had when delayed "
+                               "(a delayed entity's debt may not grow)",
+                               rq.tasks[i].name, format_i128(service_lag), format_i128(lag_at_delay_[i])),
+                   {&se});
+    }
+    delayed_before_[i] = se.sched_delayed;
+  }
+}
+
+void Checker::on_overflow(const OverflowEvent& e) {
+  if (!selection_[Id::OVF]) return;
+  Violation v;
+  v.id = Id::OVF;
+  v.where = site_name(e.site);
+  v.what = fmt::format("{} x {} wraps: exact {} but the kernel's type holds {}", format_i128(e.lhs), format_i128(e.rhs),
+                       format_i128(e.exact), format_i128(e.kernel));
+  if (e.site == Site::sum_w_vruntime_add_accumulate || e.site == Site::sum_w_vruntime_sub_accumulate ||
+      e.site == Site::update_zero_vruntime_accumulate || e.site == Site::avg_vruntime_accumulate ||
+      e.site == Site::vruntime_eligible_accumulate || e.site == Site::avg_vruntime_floor_adjust)
+    v.what = fmt::format("{} + {} wraps: exact {} but the kernel's type holds {}", format_i128(e.lhs),
+                         format_i128(e.rhs), format_i128(e.exact), format_i128(e.kernel));
+  add(std::move(v));
+}
+
+void Checker::on_warn(Warn w, const SchedEntity* se) {
+  if (!selection_[Id::WARN]) return;
+  Violation v;
+  v.id = w == Warn::pick_next_entity_null ? Id::NULLPICK : Id::WARN;
+  v.where = warn_name(w);
+  v.what = w == Warn::pick_next_entity_null ? "pick_eevdf() returned NULL with entities queued; the kernel dereferences it"
+                                            : "the kernel's warning condition holds";
+  if (se && rq_) v.entities.push_back(snapshot(*rq_, *se));
+  if (v.id == Id::NULLPICK && !selection_[Id::NULLPICK]) return;
+  add(std::move(v));
+}
+
+void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller) {
+  if (!selection_[Id::PICKOPT] && !selection_[Id::NULLPICK]) return;
+  const ExactAverage avg = exact_average(cfs_rq);
+  const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this};
+  check_pick(scope, result, protect);
+}
+
+bool Checker::vprot_stale(const SchedEntity& se) const {
+  const auto i = static_cast<std::size_t>(se.task_id);
+  return tolerances_.f1_unscaled_vprot && vprot_stale_[i];
+}
+
+void Checker::on_set_next(const SchedEntity& se, bool first) {
+  if (first) vprot_stale_[static_cast<std::size_t>(se.task_id)] = false;
+}
+
+void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
+  if (!se.on_rq) {
+    const auto i = static_cast<std::size_t>(se.task_id);
+    vprot_stale_[i] = true;
+  }
+  rw_ = {};
+  if (!selection_[Id::RW]) return;
+  rw_.active = true;
+  rw_.on_rq = se.on_rq;
+  rw_.old_weight = se.load.weight;
+  rw_.new_weight = new_weight;
+  rw_.vlag = se.vlag;
+  if (!se.on_rq) return;
+  const ExactAverage avg = exact_average(cfs_rq);
+  rw_.v_sum = avg.sum;
+  rw_.v_weight = avg.weight;
+  rw_.zero = cfs_rq.zero_vruntime;
+  rw_.rest_weight = avg.weight - avg_vruntime_weight(cfs_rq, se.load.weight);
+  // the lag reweight_entity() will compute, and whether entity_lag() clamps it
+  const u64 v_floor = cfs_rq.zero_vruntime + as_u64(avg_vruntime_offset(cfs_rq, null_observer()));
+  const i128 raw = vruntime_diff(v_floor, se.vruntime);
+  const i128 limit = static_cast<i128>(lag_bound(*rq_, cfs_rq_max_slice(cfs_rq), se.load.weight));
+  rw_.clamped = raw > limit || raw < -limit;
+}
+
+void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
+  if (!rw_.active) return;
+  rw_.active = false;
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};
+  if (!rw_.on_rq) {
+    // w'·vlag' = trunc(w·vlag / w')·w': within one w' of w·vlag
+    const i128 before = static_cast<i128>(rw_.vlag) * static_cast<i128>(rw_.old_weight);
+    const i128 after = static_cast<i128>(se.vlag) * static_cast<i128>(se.load.weight);
+    const i128 diff = after > before ? after - before : before - after;
+    if (diff >= static_cast<i128>(se.load.weight))
+      scope.report(Id::RW, "rescale_entity",
+                   fmt::format("w·vlag changed from {} to {} (weight {} -> {}); allowed: less than one new weight",
+                               format_i128(before), format_i128(after), rw_.old_weight, rw_.new_weight),
+                   {&se});
+    return;
+  }
+  if (rw_.clamped) return;  // V moves legitimately when the lag is clamped
+  const ExactAverage& after = scope.avg;
+  // V' - V = (v0' - v0) + S'/W' - S/W; allowed |V' - V| <= W/W' + 2 (see id_documentation(I-RW)).
+  const i128 W = rw_.v_weight, W2 = after.weight;
+  if (W == 0 || W2 == 0) return;
+  const i128 dz = vruntime_diff(cfs_rq.zero_vruntime, rw_.zero);
+  const i128 num = dz * W * W2 + after.sum * W - rw_.v_sum * W2;
+  const i128 bound = W * W + 2 * W * W2;
+  if (num > bound || num < -bound)
+    scope.report(Id::RW, "reweight_entity",
+                 fmt::format("V moved by about {} ns (virtual) while reweighting {} -> {}; allowed {} (rounding)",
+                             format_i128(num / (W * W2)), rw_.old_weight, rw_.new_weight, format_i128(W / W2 + 2)),
+                 {&se});
+}
+
+}  // namespace eevdf::inv

@@ -1,0 +1,122 @@
+// The invariant checker: an Observer of the model that records what happens
+// during an operation (overflows, warnings, picks, reweights) and checks the
+// whole state from scratch after it.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "invariants/ids.hpp"
+#include "invariants/violation.hpp"
+#include "model/rq.hpp"
+
+namespace eevdf::inv {
+
+// What kind of operation is about to run: only placement-class operations may
+// move an entity's vruntime other than by running (I-MONO).
+enum class OpClass : std::uint8_t { running, placement };
+
+// Exact (128-bit) Σ key·w' and Σ w' over the tree and an on_rq curr.
+struct ExactAverage {
+  i128 sum = 0;     // Σ key_i · w'_i
+  i128 weight = 0;  // Σ w'_i
+  u64 min_weight = 0;  // lightest full weight on the queue (0 if empty)
+};
+ExactAverage exact_average(const CfsRq& cfs_rq);
+// Exact v <= V, i.e. key·W <= S.
+bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime);
+// The kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
+u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight);
+
+class Checker;
+
+// Handed to every family check: the state, the run-long memory and a sink.
+struct CheckScope {
+  Rq& rq;
+  const Selection& selection;
+  const ExactAverage& avg;
+  u64 max_slice_seen;
+  Checker& checker;
+  bool on(Id id) const { return selection[id]; }
+  void report(Id id, std::string where, std::string what, std::vector<const SchedEntity*> entities) const;
+};
+
+// One function per family (one file each).
+void check_accounting(const CheckScope& s);  // I-SUM, I-CNT
+void check_tree(const CheckScope& s);        // I-AUG
+void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KEY
+void check_lag(const CheckScope& s);         // I-LAG
+void check_deadline(const CheckScope& s);    // I-DL, I-PROT, I-SLICE
+void check_delay(const CheckScope& s);       // I-DELAY (state part)
+void check_pick(const CheckScope& s, const SchedEntity* result, bool protect);  // I-PICKOPT, I-NULLPICK
+
+// Findings on the newest kernel (docs/findings.md) that the checker tolerates
+// by default, so that fuzzing goes on finding other things. Each tolerance is
+// exactly the documented staleness, nothing wider.
+struct Tolerances {
+  // F1: set_user_nice / sched_setscheduler / sched_setattr on the running task
+  // go through sched_change: the task is dequeued, reweighted off the queue and
+  // re-placed, but se->vprot keeps its old absolute value (and the old
+  // weight's scale) until it is re-armed.
+  bool f1_unscaled_vprot = true;
+};
+
+class Checker final : public Observer {
+ public:
+  explicit Checker(Selection selection = {}, Tolerances tolerances = {})
+      : selection_(selection), tolerances_(tolerances) {
+    violations_.reserve(kMaxViolations);
+  }
+  // F1: se->vprot is derived from a value an off-queue reweight left stale
+  // (set at the reweight, cleared when a real pick re-arms vprot).
+  bool vprot_stale(const SchedEntity& se) const;
+
+  // Becomes the runqueue's observer.
+  void attach(Rq& rq);
+  void begin_op(int op_index, OpClass cls);
+  void end_op();
+
+  const std::vector<Violation>& violations() const { return violations_; }
+  bool violated() const { return !violations_.empty(); }
+  const Selection& selection() const { return selection_; }
+  void add(Violation v);
+
+  // Observer
+  void on_overflow(const OverflowEvent& e) override;
+  void on_warn(Warn w, const SchedEntity* se) override;
+  void on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) override;
+  void on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) override;
+  void on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) override;
+  void on_set_next(const SchedEntity& se, bool first) override;
+
+  static constexpr std::size_t kMaxViolations = 32;
+
+ private:
+  Rq* rq_ = nullptr;
+  Selection selection_;
+  Tolerances tolerances_;
+  std::array<bool, kMaxTasks> vprot_stale_{};
+
+  int op_index_ = -1;
+  OpClass op_class_ = OpClass::running;
+  u64 max_slice_seen_ = 0;
+  std::vector<Violation> violations_;
+  std::array<u64, kMaxTasks> vruntime_before_{};
+  std::array<bool, kMaxTasks> delayed_before_{};
+  std::array<i128, kMaxTasks> lag_at_delay_{};  // w·vlag when the entity was delayed
+
+  struct ReweightRecord {
+    bool active = false;
+    bool on_rq = false;
+    bool clamped = false;
+    u64 old_weight = 0, new_weight = 0;
+    i128 v_sum = 0, v_weight = 0;  // exact V before, as S/W, absolute via zero point
+    u64 zero = 0;
+    s64 vlag = 0;
+    i128 rest_weight = 0;  // Σ w' of the other queued entities
+  } rw_;
+
+  void note_max_slice();
+};
+
+}  // namespace eevdf::inv

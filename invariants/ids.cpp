@@ -1,0 +1,173 @@
+#include "invariants/ids.hpp"
+
+#include <string>
+
+namespace eevdf::inv {
+
+namespace {
+
+struct Entry {
+  std::string_view name;
+  std::string_view statement;
+  std::string_view doc;
+};
+
+constexpr std::array<Entry, kIdCount> kEntries = {{
+    {"I-NULLPICK",
+     "a pick on a non-empty cfs_rq returns an entity, and some queued entity is eligible",
+     "pick_eevdf() returns the earliest-deadline eligible entity. With at least one entity queued,\n"
+     "some entity has v <= V (the weighted average lies between the smallest and the largest\n"
+     "vruntime), so a NULL pick means the arithmetic behind eligibility is broken. The kernel\n"
+     "dereferences the NULL result in pick_next_entity() and crashes.\n"
+     "Checked at every pick (inside pick_eevdf) and after every operation using the kernel-typed\n"
+     "vruntime_eligible() over all queued entities. No tolerance: exact."},
+    {"I-SUM",
+     "sum_w_vruntime and sum_weight equal the sums recomputed over the tree",
+     "cfs_rq->sum_w_vruntime = Σ (v_i - zero_vruntime)·w'_i and cfs_rq->sum_weight = Σ w'_i over\n"
+     "the entities in the tree (curr excluded), w' = avg_vruntime_weight(w) (full weight, or\n"
+     "max(2, w >> sum_shift) after PARANOID_AVG shifted). Both are maintained incrementally by\n"
+     "__enqueue_entity/__dequeue_entity and re-based by update_zero_vruntime(). Recomputed from\n"
+     "scratch after every operation in the kernel's wrapping u64 arithmetic: equality is exact\n"
+     "(mod 2^64). An overflow is reported separately by I-OVF."},
+    {"I-OVF",
+     "no kernel s64/u64 multiplication or addition on the EEVDF path wraps",
+     "Every multiplication and addition that can overflow (key·w in the sums and in the curr\n"
+     "terms, the Σ accumulations, sum_weight·d in update_zero_vruntime, key·load in\n"
+     "vruntime_eligible, lag·(load+w) in place_entity, vlag/deadline/vprot·w_old in\n"
+     "rescale_entity, delta·weight in __calc_delta) is computed in 128 bits beside the kernel's\n"
+     "type. The first site where they differ is reported with operands and both results; the\n"
+     "model then keeps the wrapped value, as the kernel does, so the consequences show too."},
+    {"I-KEY",
+     "every queued entity's entity_key stays within a few lag bounds: zero_vruntime tracks V",
+     "Keys are relative to zero_vruntime so that key·w fits in 64 bits. The kernel's own comment\n"
+     "bounds |key| by about two lag bounds ((slice + TICK_NSEC) << NICE_0_LOAD_SHIFT / w). The\n"
+     "check allows 4·(B(w_i) + B(w_min)), where B(w) = calc_delta(max_slice + TICK_NSEC,\n"
+     "NICE_0_LOAD, w) is the lag clamp of weight w, max_slice the largest slice ever queued on\n"
+     "this cfs_rq and w_min the lightest queued weight: |v_i - V| and |V - zero_vruntime| are each\n"
+     "at most two lag bounds (lag theorem with tick granularity; V moves by at most one\n"
+     "lag bound of the lightest entity between two re-basings). Growth without bound (a frozen\n"
+     "zero point, a drifting min_vruntime) crosses it within a few slices."},
+    {"I-ELIG",
+     "the kernel-typed eligibility test agrees with the exact test v <= V",
+     "entity_eligible() decides (Σ key·w) >= key_i·(Σ w) in kernel types. The check recomputes\n"
+     "Σ key·w exactly in 128 bits from the tree and curr and compares the answers for every\n"
+     "queued entity. No tolerance: the exact test has no rounding."},
+    {"I-AVG0",
+     "an entity placed at V (zero lag) is eligible: avg_vruntime() rounds down",
+     "V must have a left bias: avg_vruntime() floors Σ key·w / Σ w (the `S -= W-1` step turns\n"
+     "truncation into a floor for negative sums). The check computes the offset avg_vruntime()\n"
+     "would apply, without applying it, and asks vruntime_eligible() about zero_vruntime +\n"
+     "offset. It also checks that W·floor(S/W) - S lies in (-W, 0] (the floor's only rounding)."},
+    {"I-PICKOPT",
+     "every pick equals a brute-force pick with exact arithmetic",
+     "At every pick_eevdf() (from schedule and from wakeup preemption) the result is compared\n"
+     "with: the single queued entity if nr_queued == 1; else the next buddy if PICK_BUDDY,\n"
+     "protect and it is eligible; else curr if protect and its slice is protected; else the\n"
+     "earliest deadline among the eligible tree entities (ties: tree order) and curr if it is\n"
+     "eligible with a strictly earlier deadline. Eligibility is exact (128-bit)."},
+    {"I-AUG",
+     "the tree is a red-black tree ordered by deadline and every augment equals its subtree value",
+     "Every node's min_vruntime (signed-difference minimum), min_slice and max_slice must equal\n"
+     "the values recomputed from its subtree; in-order deadlines must not decrease; colours and\n"
+     "parent links must be consistent; leftmost must be the first node. The kernel's callbacks\n"
+     "recompute on the insertion path and copy augments on rotations; v7.1's single-field\n"
+     "RB_DECLARE_CALLBACKS copied only min_vruntime (fixed by 51b0e68cfa0a) and\n"
+     "__enqueue_entity left max_slice stale (fixed by 9a8bc9bb4c3f). No tolerance."},
+    {"I-LAG",
+     "saved lags respect the clamp, and the lags of queued entities sum to zero up to the floor of V",
+     "update_entity_lag() clamps V - v to ±calc_delta_fair(max_slice + TICK_NSEC) (mainline).\n"
+     "Every sleeping task's saved vlag must lie within that bound for the largest slice ever\n"
+     "queued (reweight rescales both vlag and the bound by w_old/w_new). For queued entities,\n"
+     "Σ w_i·(V - v_i) with the kernel's floored V must lie in (-Σw, 0]: the only rounding is the\n"
+     "floor of the average."},
+    {"I-RW",
+     "reweight keeps V and preserves w·(V - v) up to the rounding of its divisions",
+     "reweight_entity() rescales lag and relative deadline by w_old/w_new around V. V before and\n"
+     "after may differ only by the floor of V before (< 1, amplified by (W_rest + w)/(W_rest + w'))\n"
+     "plus the truncation of the lag division (< 1): |ΔV| <= (W_rest+w)/(W_rest+w') + 2. When the\n"
+     "lag was clamped V moves legitimately and only the clamp is checked. For a sleeping entity\n"
+     "|w'·vlag' - w·vlag| < w' (one truncation)."},
+    {"I-DL",
+     "every queued entity's deadline lies after its vruntime and at most one virtual slice ahead",
+     "0 <= d - v <= calc_delta_fair(max_slice) + 2 for every queued entity, with max_slice the\n"
+     "largest slice ever queued on this cfs_rq (a slice change keeps the old request until it\n"
+     "expires). Rounding: reweight truncates the relative deadline (d - v)·w/w' toward zero, so\n"
+     "a deadline 1 ns ahead can become d == v (hence >= 0), and the two truncations of the\n"
+     "queued path lose at most 2 ns. A deadline set from a stale relative deadline, or pushed\n"
+     "forward repeatedly without vruntime following, fails it."},
+    {"I-DELAY",
+     "a delayed entity is never curr nor next, and its lag does not sink while delayed",
+     "With DELAY_DEQUEUE an ineligible sleeper stays queued as sched_delayed until it is picked\n"
+     "(then dequeued) or woken (requeued). It must never become cfs_rq->curr or cfs_rq->next, a\n"
+     "wakeup-preemption decision must not end on it, and (mainline) its saved vlag when it\n"
+     "leaves the delayed state is not below the vlag it had when it was delayed."},
+    {"I-PROT",
+     "slice protection never extends past the deadline",
+     "set_protect_slice() arms vprot = min(deadline, v + calc_delta_fair(min_slice)) at a real\n"
+     "pick; update_protect_slice() only shortens it; reweight rescales it with the deadline. While\n"
+     "curr is protected (v < vprot), vprot must not be after its deadline. No tolerance."},
+    {"I-SLICE",
+     "every slice is the base slice or a custom slice in 0.1 .. 100 ms",
+     "A task without a custom slice has slice == sysctl_sched_base_slice once placed; a custom\n"
+     "slice is clamped by __setparam_fair() to [100 us, 100 ms]. No U64_MAX or zero slices."},
+    {"I-CNT",
+     "nr_queued, load.weight, h_nr_queued, h_nr_runnable, h_nr_idle and nr_running are exact",
+     "nr_queued = tree entities + on_rq curr; load.weight = Σ queued weights; h_nr_queued = tasks\n"
+     "on the queue; h_nr_runnable excludes delayed tasks; h_nr_idle counts SCHED_IDLE tasks;\n"
+     "rq->nr_running = h_nr_queued; p->on_rq agrees with se->on_rq. Exact."},
+    {"I-MONO",
+     "vruntime moves only through the operations allowed to move it, and never backwards by running",
+     "Running (run, tick, schedule, sleep, exit) only advances the running entity's vruntime; no\n"
+     "other entity's vruntime changes and none decreases. Placement (wake, fork), yield's forfeit\n"
+     "and reweight (nice, policy, slice) may move it. Exact."},
+    {"I-FAIR",
+     "over a run where all tasks stay runnable, service stays within the lag bound of the ideal share",
+     "Not checked after every operation: measured by the fairness test over long runs (see\n"
+     "tests/invariants_fair_test.cpp) against the EEVDF lag bound derived from the largest slice\n"
+     "and the tick."},
+    {"I-WARN",
+     "no WARN_ON_ONCE / BUG_ON of the modelled code fires",
+     "The modelled kernel functions raise their WARN_ON_ONCE and BUG_ON conditions as events;\n"
+     "on a fixed kernel none may fire (e.g. __sum_w_vruntime_add's 62-bit tripwire, place_entity's\n"
+     "zero load, a delayed next buddy, the NULL pick that the kernel dereferences)."},
+}};
+
+}  // namespace
+
+std::string_view id_name(Id id) { return kEntries[static_cast<std::size_t>(id)].name; }
+std::string_view id_statement(Id id) { return kEntries[static_cast<std::size_t>(id)].statement; }
+std::string_view id_documentation(Id id) { return kEntries[static_cast<std::size_t>(id)].doc; }
+
+std::optional<Id> id_from_name(std::string_view name) {
+  for (std::size_t i = 0; i < kIdCount; ++i) {
+    const std::string_view n = kEntries[i].name;
+    if (name == n || name == n.substr(2)) return static_cast<Id>(i);
+  }
+  return std::nullopt;
+}
+
+namespace {
+std::string for_each_name(std::string_view list, bool value, Selection& out) {
+  std::size_t pos = 0;
+  while (pos < list.size()) {
+    std::size_t end = list.find(',', pos);
+    if (end == std::string_view::npos) end = list.size();
+    const std::string_view item = list.substr(pos, end - pos);
+    const auto id = id_from_name(item);
+    if (!id) return "unknown invariant '" + std::string(item) + "' (see `eevdf-check explain --list`)";
+    out.set(*id, value);
+    pos = end + 1;
+  }
+  return {};
+}
+}  // namespace
+
+std::string parse_selection(std::string_view only, std::string_view skip, Selection& out) {
+  if (!only.empty()) {
+    out.on.fill(false);
+    if (auto err = for_each_name(only, true, out); !err.empty()) return err;
+  }
+  return for_each_name(skip, false, out);
+}
+
+}  // namespace eevdf::inv

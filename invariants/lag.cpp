@@ -1,0 +1,36 @@
+// I-LAG: saved lags within the clamp; queued lags sum to zero up to the floor of V.
+#include <fmt/format.h>
+
+#include "invariants/checker.hpp"
+#include "model/fair.hpp"
+
+namespace eevdf::inv {
+
+void check_lag(const CheckScope& s) {
+  if (!s.on(Id::LAG)) return;
+  const Rq& rq = s.rq;
+  for (const Task& t : rq.tasks) {
+    const SchedEntity& se = t.se;
+    const bool saved = (t.state == TaskState::sleeping && !se.on_rq) || se.sched_delayed;
+    if (!saved) continue;
+    const i128 limit = lag_bound(rq, s.max_slice_seen, se.load.weight);
+    if (se.vlag > limit || se.vlag < -limit) {
+      s.report(Id::LAG, "update_entity_lag / entity_lag",
+               fmt::format("saved vlag of {} is {}, beyond the clamp ±{} (calc_delta_fair(max_slice {} + TICK_NSEC))",
+                           t.name, se.vlag, format_i128(limit), s.max_slice_seen),
+               {&se});
+      return;
+    }
+  }
+  const CfsRq& cfs = rq.cfs;
+  if (s.avg.weight == 0) return;
+  const s64 offset = avg_vruntime_offset(cfs, null_observer());
+  const i128 total = static_cast<i128>(offset) * s.avg.weight - s.avg.sum;  // Σ w'_i (V - v_i)
+  if (total > 0 || total <= -s.avg.weight)
+    s.report(Id::LAG, "avg_vruntime",
+             fmt::format("the queued lags Σ w·(V - v) = {} are not within (-{}, 0] (the floor of V)",
+                         format_i128(total), format_i128(s.avg.weight)),
+             {});
+}
+
+}  // namespace eevdf::inv
