@@ -1,1 +1,223 @@
-int main() { return 0; }
+// eevdf-check: the command that ties the model, the invariants and the
+// engines together. Exit codes: 0 all expectations met / nothing found,
+// 1 a violation or a failed expectation, 2 bad input or usage.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <variant>
+
+#include "cli/campaign.hpp"
+#include "cli/demo.hpp"
+#include "cli/load.hpp"
+#include "cli/report.hpp"
+#include "fuzz/bytes.hpp"
+#include "fuzz/executor.hpp"
+#include "fuzz/minimize.hpp"
+#include "fuzz/scenario_parse.hpp"
+#include "fuzz/scenario_print.hpp"
+#include "invariants/ids.hpp"
+
+namespace {
+
+using namespace eevdf;
+
+struct RunArgs {
+  std::string file;
+  fuzz::ProfileOverride profile;
+  std::string only, skip;
+  bool json = false, keep_going = false, detail = false, quiet = false, no_tolerance = false;
+  std::string trace_out;
+};
+
+int bad_input(const std::string& message) {
+  std::cerr << "eevdf-check: " << message << "\n";
+  return 2;
+}
+
+std::string profile_args(const fuzz::ProfileOverride& o) {
+  std::string out;
+  if (!o.profile.empty()) out += " --profile " + o.profile;
+  if (!o.features.empty()) out += " --features " + o.features;
+  return out;
+}
+
+int run_loaded(const cli::Loaded& loaded, const RunArgs& a) {
+  std::string error;
+  const auto profile = fuzz::build_profile(loaded.scenario, a.profile, error);
+  if (!profile) return bad_input(a.file + ": " + error);
+  fuzz::ExecOptions options;
+  options.strict = !loaded.from_bytes;
+  options.keep_going = a.keep_going;
+  options.trace = true;
+  if (a.no_tolerance) options.tolerances = inv::Tolerances{false};
+  if (auto err = inv::parse_selection(a.only, a.skip, options.selection); !err.empty()) return bad_input(err);
+  const auto r = fuzz::execute(loaded.scenario, *profile, options);
+  if (!r.error.empty()) return bad_input(a.file + ":" + r.error);
+  if (!a.trace_out.empty() && !cli::write_trace(a.trace_out, loaded.scenario, r, error)) return bad_input(error);
+  if (a.json) {
+    cli::print_json(std::cout, loaded.scenario, r, *profile);
+  } else {
+    if (!loaded.scenario.title.empty()) std::cout << loaded.scenario.title << "\n";
+    std::cout << fmt::format("profile {}: {}\n", profile->name, profile->description);
+    if (!a.quiet) cli::print_table(std::cout, loaded.scenario, r, a.detail);
+    cli::print_findings(std::cout, loaded.scenario, r, *profile);
+    std::cout << fmt::format("\n{} operations, {} skipped, {} violation(s), {} failed expectation(s): {}\n",
+                             r.executed, r.skipped, r.violations.size(), r.expectation_failures.size(),
+                             r.ok() ? "OK" : "FAILED");
+  }
+  return r.ok() ? 0 : 1;
+}
+
+void add_run_options(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("--profile", a.profile.profile, "kernel profile (overrides the scenario's)");
+  cmd->add_option("--features", a.profile.features, "scheduler features, debugfs syntax: NO_NEXT_BUDDY,PARANOID_AVG");
+  cmd->add_option("--invariants", a.only, "check only these invariants: I-SUM,I-OVF");
+  cmd->add_option("--skip", a.skip, "do not check these invariants: I-KEY");
+  cmd->add_flag("--json", a.json, "JSON lines on stdout");
+  cmd->add_flag("--keep-going", a.keep_going, "continue after the first violation");
+  cmd->add_flag("--detail", a.detail, "print every task's fields after every step");
+  cmd->add_flag("--quiet", a.quiet, "no per-step table");
+  cmd->add_option("--trace-out", a.trace_out, "write a Chrome/Perfetto trace-event file");
+  cmd->add_flag("--no-tolerance", a.no_tolerance,
+                "also report the documented findings the checker tolerates by default (docs/findings.md)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"eevdf-check: checks the arithmetic and invariants of the Linux kernel's EEVDF scheduler"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "eevdf-check 0.1 (model: mainline ≈ v7.1)");
+
+  RunArgs run_args;
+  auto* run = app.add_subcommand("run", "run a scenario file and check every invariant after every operation");
+  run->add_option("file", run_args.file, "scenario (.scn)")->required();
+  add_run_options(run, run_args);
+
+  RunArgs replay_args;
+  auto* replay = app.add_subcommand("replay", "replay a scenario or a libFuzzer crash file");
+  replay->add_option("file", replay_args.file, "scenario text or crash bytes")->required();
+  add_run_options(replay, replay_args);
+
+  RunArgs demo_args;
+  auto* demo = app.add_subcommand("demo", "run the built-in demo scenario and print every step");
+  add_run_options(demo, demo_args);
+
+  cli::CampaignOptions campaign;
+  fuzz::ProfileOverride fuzz_profile{"mainline", ""};
+  long time_s = 30, minimize_s = 30;
+  auto* fuzzcmd = app.add_subcommand("fuzz", "random campaign: find and minimize invariant violations");
+  fuzzcmd->add_option("--profile", fuzz_profile.profile, "kernel profile")->capture_default_str();
+  fuzzcmd->add_option("--features", fuzz_profile.features, "scheduler features, debugfs syntax");
+  fuzzcmd->add_option("--time", time_s, "seconds to fuzz")->capture_default_str()->check(CLI::Range(1L, 86400L));
+  fuzzcmd->add_option("--seed", campaign.seed, "random seed")->capture_default_str();
+  fuzzcmd->add_option("--runs", campaign.max_runs, "stop after this many runs (0: time only)");
+  fuzzcmd->add_option("--findings", campaign.findings_dir, "where minimized findings go")->capture_default_str();
+  fuzzcmd->add_option("--minimize-time", minimize_s, "seconds to minimize each finding")->capture_default_str()
+      ->check(CLI::Range(1L, 3600L));
+
+  std::string min_file, min_out;
+  fuzz::ProfileOverride min_profile;
+  long min_budget = 30;
+  auto* mincmd = app.add_subcommand("minimize", "shrink a failing scenario or crash file to the fewest operations");
+  mincmd->add_option("file", min_file, "scenario or crash file")->required();
+  mincmd->add_option("-o,--output", min_out, "write the minimized scenario here (default: stdout)");
+  mincmd->add_option("--profile", min_profile.profile, "kernel profile");
+  mincmd->add_option("--features", min_profile.features, "scheduler features");
+  mincmd->add_option("--time", min_budget, "seconds")->capture_default_str()->check(CLI::Range(1L, 3600L));
+
+  std::string explain_id;
+  bool explain_list = false;
+  auto* explain = app.add_subcommand("explain", "print an invariant's documentation");
+  explain->add_option("id", explain_id, "invariant id, e.g. I-SUM");
+  explain->add_flag("--list", explain_list, "list every invariant");
+
+  auto* profiles = app.add_subcommand("profiles", "list the kernel profiles and their feature defaults");
+
+  std::string decode_file;
+  auto* decode = app.add_subcommand("decode", "print a libFuzzer input as a text scenario");
+  decode->add_option("file", decode_file, "crash or corpus file")->required();
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (run->parsed() || replay->parsed()) {
+    RunArgs& a = run->parsed() ? run_args : replay_args;
+    std::string error;
+    const auto loaded = cli::load_scenario(a.file, run->parsed(), error);
+    if (!loaded) return bad_input(error);
+    return run_loaded(*loaded, a);
+  }
+  if (demo->parsed()) {
+    auto parsed = fuzz::parse_scenario(cli::demo_scenario(), "<demo>");
+    demo_args.file = "<demo>";
+    return run_loaded(cli::Loaded{std::get<fuzz::Scenario>(std::move(parsed)), false}, demo_args);
+  }
+  if (fuzzcmd->parsed()) {
+    fuzz::Scenario empty;
+    std::string error;
+    const auto profile = fuzz::build_profile(empty, fuzz_profile, error);
+    if (!profile) return bad_input(error);
+    campaign.time = std::chrono::seconds(time_s);
+    campaign.minimize_budget = std::chrono::seconds(minimize_s);
+    return cli::run_campaign(*profile, profile_args(fuzz_profile), campaign) > 0 ? 1 : 0;
+  }
+  if (mincmd->parsed()) {
+    std::string error;
+    const auto loaded = cli::load_scenario(min_file, false, error);
+    if (!loaded) return bad_input(error);
+    const auto profile = fuzz::build_profile(loaded->scenario, min_profile, error);
+    if (!profile) return bad_input(min_file + ": " + error);
+    fuzz::ExecOptions options;
+    options.strict = false;
+    const auto r = fuzz::execute(loaded->scenario, *profile, options);
+    if (r.violations.empty()) return bad_input(min_file + ": no invariant is violated; nothing to minimize");
+    const auto m = fuzz::minimize(loaded->scenario, *profile, r.violations.front(), std::chrono::seconds(min_budget));
+    fuzz::Scenario out = m.scenario;
+    out.title = fmt::format("{} in {} (minimized from {} to {} operations)", inv::id_name(m.violation.id),
+                            m.violation.where, loaded->scenario.ops.size(), out.ops.size());
+    const std::string text = fuzz::print_scenario(out);
+    if (min_out.empty())
+      std::cout << text;
+    else
+      std::ofstream(min_out) << text;
+    std::cerr << fmt::format("minimized {} -> {} operations in {} runs{}\n", loaded->scenario.ops.size(),
+                             out.ops.size(), m.runs, m.complete ? "" : " (budget ran out)");
+    return 0;
+  }
+  if (explain->parsed()) {
+    if (explain_list || explain_id.empty()) {
+      for (std::size_t i = 0; i < inv::kIdCount; ++i)
+        std::cout << fmt::format("{:<11} {}\n", inv::id_name(static_cast<inv::Id>(i)),
+                                 inv::id_statement(static_cast<inv::Id>(i)));
+      return 0;
+    }
+    const auto id = inv::id_from_name(explain_id);
+    if (!id) return bad_input(fmt::format("unknown invariant '{}' (see `eevdf-check explain --list`)", explain_id));
+    std::cout << fmt::format("{}: {}\n\n{}\n", inv::id_name(*id), inv::id_statement(*id), inv::id_documentation(*id));
+    return 0;
+  }
+  if (profiles->parsed()) {
+    for (const auto name : profile_names()) {
+      const auto p = *profile_by_name(name);
+      std::cout << fmt::format("{}\n  {}\n  features:", p.name, p.description);
+      for (std::size_t i = 0; i < kFeatureCount; ++i)
+        std::cout << " " << (p.features.on[i] ? "" : "NO_") << feature_name(static_cast<Feature>(i));
+      std::cout << "\n";
+    }
+    return 0;
+  }
+  if (decode->parsed()) {
+    std::string error;
+    const auto data = cli::read_file(decode_file, error);
+    if (!data) return bad_input(error);
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(data->data());
+    if (!fuzz::bytes_version_supported(bytes, data->size()))
+      return bad_input(fmt::format("{}: unsupported byte-format version (supported: {})", decode_file,
+                                   fuzz::kBytesFormatVersion));
+    std::cout << fuzz::print_scenario(fuzz::decode_bytes(bytes, data->size()));
+    return 0;
+  }
+  return 2;
+}

@@ -146,7 +146,7 @@ Executor::Executor(const Profile& profile, ExecOptions options) : profile_(profi
 ExecResult Executor::run(const Scenario& s) {
   ExecResult r;
   Rq rq(profile_);
-  inv::Checker checker(options_.selection);
+  inv::Checker checker(options_.selection, options_.tolerances);
   checker.attach(rq);
 
   // Task names resolve to slots in the order tasks are created; a slot maps
@@ -234,7 +234,10 @@ ExecResult Executor::run(const Scenario& s) {
   }
   r.violations = checker.violations();
 
+  const std::size_t failures_before = r.expectation_failures.size();
+  bool expects_violation = false;
   for (const Expectation& e : s.expectations) {
+    if (e.kind == Expectation::Kind::violation) expects_violation = true;
     if (e.kind == Expectation::Kind::no_violation) {
       if (!r.violations.empty())
         r.expectation_failures.push_back(fmt::format("line {}: expected no violation, found {}", e.line,
@@ -252,6 +255,7 @@ ExecResult Executor::run(const Scenario& s) {
           e.at_line ? fmt::format("line {}: expected violation {} at line {}", e.line, e.invariant, e.at_line)
                     : fmt::format("line {}: expected violation {}", e.line, e.invariant));
   }
+  r.violations_expected = expects_violation && r.expectation_failures.size() == failures_before;
   return r;
 }
 

@@ -30,6 +30,7 @@ struct ExecOptions {
   bool keep_going = false;  // continue after the first operation with a violation
   bool trace = false;       // record a StepTrace after every operation
   inv::Selection selection;
+  inv::Tolerances tolerances;  // documented findings tolerated by default (docs/findings.md)
 };
 
 struct EntityTrace {
@@ -59,7 +60,12 @@ struct ExecResult {
   int skipped = 0;   // operations refused and skipped (non-strict)
   bool oops = false; // the modelled kernel crashed (NULL pick)
   std::vector<StepTrace> trace;
-  bool ok() const { return error.empty() && violations.empty() && expectation_failures.empty(); }
+  bool violations_expected = false;  // the scenario expects violations and every one it expects occurred
+  // Everything as the scenario expects: no error, no failed expectation, and no
+  // violation unless the scenario expects violations.
+  bool ok() const {
+    return error.empty() && expectation_failures.empty() && (violations.empty() || violations_expected);
+  }
 };
 
 // Runs s on profile. The expectations of s are evaluated.

@@ -127,11 +127,11 @@ Refusal Rq::wake(int id, bool sync) {
   }
 
   int flags = wake_flags::TTWU | (sync ? wake_flags::SYNC : 0);
-  if (profile_.tunables.ncpus > 1) flags |= wake_flags::RQ_SELECTED;  // select_task_rq() ran
   if (p->on_rq) {  // ttwu_runnable(): still queued as delayed
     if (p->se.sched_delayed) enqueue_task_fair(*this, *p, enqueue_flags::NOCLOCK | enqueue_flags::DELAYED);
     if (&tasks[static_cast<std::size_t>(id)] != task(curr)) preempt(flags);
-  } else {  // ttwu_do_activate()
+  } else {  // select_task_rq() ran (more than one CPU allowed), then ttwu_do_activate()
+    if (profile_.tunables.ncpus > 1) flags |= wake_flags::RQ_SELECTED;
     enqueue_task_fair(*this, *p, enqueue_flags::WAKEUP | enqueue_flags::NOCLOCK);
     p->on_rq = true;
     preempt(flags);

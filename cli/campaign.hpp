@@ -1,0 +1,27 @@
+// `eevdf-check fuzz`: a random campaign over the byte encoding (every byte
+// string is a valid scenario), with progress, minimization of each distinct
+// finding (invariant + site) and a summary. Coverage-guided fuzzing with
+// libFuzzer is a separate build target.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "model/profile.hpp"
+
+namespace eevdf::cli {
+
+struct CampaignOptions {
+  std::chrono::seconds time{30};
+  std::uint64_t seed = 1;
+  std::uint64_t max_runs = 0;  // 0: until the time is up
+  std::string findings_dir = "findings";
+  std::chrono::seconds minimize_budget{30};
+  bool progress = true;
+};
+
+// Returns the number of distinct findings.
+int run_campaign(const Profile& profile, const std::string& profile_args, const CampaignOptions& options);
+
+}  // namespace eevdf::cli

@@ -1,0 +1,5 @@
+#pragma once
+
+namespace eevdf::cli {
+const char* demo_scenario();
+}

@@ -1,0 +1,54 @@
+#include "cli/load.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <variant>
+
+#include "fuzz/bytes.hpp"
+#include "fuzz/scenario_parse.hpp"
+
+namespace eevdf::cli {
+
+std::optional<std::string> read_file(const std::string& path, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = fmt::format("{}: cannot open file", path);
+    return std::nullopt;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+namespace {
+bool looks_like_text(const std::string& data) {
+  for (unsigned char c : data)
+    if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t')) return false;
+  return true;
+}
+}  // namespace
+
+std::optional<Loaded> load_scenario(const std::string& path, bool text_only, std::string& error) {
+  auto data = read_file(path, error);
+  if (!data) return std::nullopt;
+  if (text_only || looks_like_text(*data)) {
+    auto parsed = fuzz::parse_scenario(*data, path);
+    if (auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
+      error = fuzz::format_parse_error(*e);
+      return std::nullopt;
+    }
+    return Loaded{std::get<fuzz::Scenario>(std::move(parsed)), false};
+  }
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(data->data());
+  if (!fuzz::bytes_version_supported(bytes, data->size())) {
+    error = fmt::format("{}: not a scenario: binary data whose first byte {} is not a supported byte-format version "
+                        "(supported: {})",
+                        path, data->empty() ? -1 : static_cast<int>(bytes[0]), fuzz::kBytesFormatVersion);
+    return std::nullopt;
+  }
+  return Loaded{fuzz::decode_bytes(bytes, data->size()), true};
+}
+
+}  // namespace eevdf::cli

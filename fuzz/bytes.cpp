@@ -1,0 +1,254 @@
+#include "fuzz/bytes.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+namespace eevdf::fuzz {
+
+namespace {
+
+constexpr OpKind kOpcodeKinds[kBytesOpKinds] = {
+    OpKind::create, OpKind::fork,     OpKind::wake,  OpKind::sleep, OpKind::run,    OpKind::tick,
+    OpKind::schedule, OpKind::yield, OpKind::nice, OpKind::policy, OpKind::slice, OpKind::exit,
+};
+
+constexpr Policy kPolicies[3] = {Policy::normal, Policy::batch, Policy::idle};
+
+std::string task_name(std::size_t i) { return "T" + std::to_string(i); }
+
+class Reader {
+ public:
+  Reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  bool done() const { return pos_ >= size_; }
+  std::uint8_t next() { return pos_ < size_ ? data_[pos_++] : 0; }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t pos_ = 0;
+};
+
+int opcode_of(OpKind k) {
+  for (std::size_t i = 0; i < kBytesOpKinds; ++i)
+    if (kOpcodeKinds[i] == k) return static_cast<int>(i);
+  return -1;
+}
+
+// Task index of a name "T<n>" with n < count, or -1.
+int task_index(std::string_view name, std::size_t count) {
+  if (name.size() < 2 || name.size() > 3 || name[0] != 'T') return -1;
+  int n = 0;
+  for (char c : name.substr(1)) {
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+  }
+  if (name.size() == 3 && name[1] == '0') return -1;  // "T05" is not T5
+  return static_cast<std::size_t>(n) < count ? n : -1;
+}
+
+}  // namespace
+
+std::size_t bytes_arg_count(OpKind kind) {
+  switch (kind) {
+    case OpKind::create: return 3;
+    case OpKind::fork: return 1;
+    case OpKind::wake: return 2;
+    case OpKind::sleep: return 1;
+    case OpKind::run: return 3;
+    case OpKind::tick: return 0;
+    case OpKind::schedule: return 0;
+    case OpKind::yield: return 1;
+    case OpKind::nice: return 2;
+    case OpKind::policy: return 2;
+    case OpKind::slice: return 2;
+    case OpKind::exit: return 1;
+    case OpKind::expect_curr:
+    case OpKind::expect_field: return 0;
+  }
+  return 0;
+}
+
+bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
+  return size == 0 || (data != nullptr && data[0] == kBytesFormatVersion);
+}
+
+Scenario decode_bytes(const std::uint8_t* data, std::size_t size) {
+  Scenario s;
+  if (data == nullptr) size = 0;
+  Reader r(data, size);
+  if (size > 0 && data[0] == kBytesFormatVersion) r.next();
+  std::size_t ntasks = 0;
+  auto pick = [&](std::uint8_t b) { return task_name(b % ntasks); };
+  while (!r.done() && s.ops.size() < kMaxBytesOps) {
+    const OpKind kind = kOpcodeKinds[r.next() % kBytesOpKinds];
+    std::uint8_t a[3] = {0, 0, 0};
+    for (std::size_t i = 0; i < bytes_arg_count(kind); ++i) a[i] = r.next();
+    Op op;
+    op.kind = kind;
+    const bool needs_task = kind != OpKind::create && kind != OpKind::run && kind != OpKind::tick &&
+                            kind != OpKind::schedule;
+    if (needs_task && ntasks == 0) {
+      op.kind = OpKind::create;  // nice 0, policy normal, slice 0
+      op.task = task_name(ntasks++);
+      s.ops.push_back(std::move(op));
+      continue;
+    }
+    switch (kind) {
+      case OpKind::create:
+        if (ntasks >= kMaxBytesTasks) {
+          op.kind = OpKind::schedule;
+          break;
+        }
+        op.task = task_name(ntasks++);
+        op.value = static_cast<s64>(a[0] % 40) - 20;
+        op.policy = kPolicies[a[1] % 3];
+        op.slice = kBytesSlices[a[2] % kBytesSlices.size()];
+        break;
+      case OpKind::fork:
+        if (ntasks >= kMaxBytesTasks) {
+          op.kind = OpKind::schedule;
+          break;
+        }
+        op.task = pick(a[0]);
+        op.child = task_name(ntasks++);
+        break;
+      case OpKind::wake:
+        op.task = pick(a[0]);
+        op.sync = (a[1] & 1) != 0;
+        break;
+      case OpKind::sleep:
+      case OpKind::yield:
+      case OpKind::exit: op.task = pick(a[0]); break;
+      case OpKind::run:
+        if (a[0] % 16 < kBytesDurations.size())
+          op.value = kBytesDurations[a[0] % 16];
+        else
+          op.value = static_cast<s64>((unsigned{a[1]} << 8) | a[2]) * 1000;
+        break;
+      case OpKind::nice:
+        op.task = pick(a[0]);
+        op.value = static_cast<s64>(a[1] % 40) - 20;
+        break;
+      case OpKind::policy:
+        op.task = pick(a[0]);
+        op.policy = kPolicies[a[1] % 3];
+        break;
+      case OpKind::slice:
+        op.task = pick(a[0]);
+        op.value = kBytesSlices[a[1] % kBytesSlices.size()];
+        break;
+      case OpKind::tick:
+      case OpKind::schedule:
+      case OpKind::expect_curr:
+      case OpKind::expect_field: break;
+    }
+    s.ops.push_back(std::move(op));
+  }
+  return s;
+}
+
+std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool ops_only, std::string* why) {
+  auto refuse = [&](std::string msg) -> std::optional<std::vector<std::uint8_t>> {
+    if (why) *why = std::move(msg);
+    return std::nullopt;
+  };
+  if (!ops_only) {
+    if (!s.title.empty()) return refuse("the byte format has no title");
+    if (s.profile != "mainline" || !s.features.empty() || !s.bug.empty())
+      return refuse("the byte format has no profile, features or bug (they come from the command line)");
+    if (s.cpus != 8 || s.hz != 1000 || s.base_slice)
+      return refuse("the byte format has no cpus, hz or base_slice directive");
+    if (!s.expectations.empty()) return refuse("the byte format has no expectations");
+  }
+  std::vector<std::uint8_t> out{kBytesFormatVersion};
+  std::size_t ntasks = 0;
+  std::size_t nops = 0;
+  auto task_arg = [&](const std::string& name, std::uint8_t& b) {
+    const int i = task_index(name, ntasks);
+    if (i < 0) return false;
+    b = static_cast<std::uint8_t>(i);
+    return true;
+  };
+  auto slice_arg = [](s64 v, std::uint8_t& b) {
+    const auto it = std::find(kBytesSlices.begin(), kBytesSlices.end(), v);
+    if (it == kBytesSlices.end()) return false;
+    b = static_cast<std::uint8_t>(it - kBytesSlices.begin());
+    return true;
+  };
+  auto nice_arg = [](s64 v, std::uint8_t& b) {
+    if (v < -20 || v > 19) return false;
+    b = static_cast<std::uint8_t>(v + 20);
+    return true;
+  };
+  auto policy_arg = [](Policy p, std::uint8_t& b) {
+    for (std::uint8_t i = 0; i < 3; ++i)
+      if (kPolicies[i] == p) {
+        b = i;
+        return true;
+      }
+    return false;
+  };
+  for (std::size_t k = 0; k < s.ops.size(); ++k) {
+    const Op& op = s.ops[k];
+    const std::string where = "operation " + std::to_string(k + 1) + ": ";
+    if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) {
+      if (ops_only) continue;
+      return refuse(where + "the byte format has no expect operations");
+    }
+    if (++nops > kMaxBytesOps) return refuse("more than 256 operations");
+    std::uint8_t a[3] = {0, 0, 0};
+    bool ok = true;
+    switch (op.kind) {
+      case OpKind::create:
+        ok = ntasks < kMaxBytesTasks && op.task == task_name(ntasks) && nice_arg(op.value, a[0]) &&
+             policy_arg(op.policy, a[1]) && slice_arg(op.slice, a[2]);
+        if (ok) ++ntasks;
+        else return refuse(where + "a created task must be T<n> in creation order (at most 16), with a slice "
+                                   "from the table");
+        break;
+      case OpKind::fork:
+        ok = ntasks < kMaxBytesTasks && task_arg(op.task, a[0]) && op.child == task_name(ntasks);
+        if (ok) ++ntasks;
+        else return refuse(where + "fork needs an existing parent and the child T<n> in creation order");
+        break;
+      case OpKind::wake:
+        ok = task_arg(op.task, a[0]);
+        a[1] = op.sync ? 1 : 0;
+        break;
+      case OpKind::sleep:
+      case OpKind::yield:
+      case OpKind::exit: ok = task_arg(op.task, a[0]); break;
+      case OpKind::run: {
+        const auto it = std::find(kBytesDurations.begin(), kBytesDurations.end(), op.value);
+        if (it != kBytesDurations.end()) {
+          a[0] = static_cast<std::uint8_t>(it - kBytesDurations.begin());
+        } else if (op.value >= 0 && op.value % 1000 == 0 && op.value / 1000 <= 65535) {
+          a[0] = 12;
+          a[1] = static_cast<std::uint8_t>((op.value / 1000) >> 8);
+          a[2] = static_cast<std::uint8_t>((op.value / 1000) & 0xff);
+        } else {
+          return refuse(where + "run duration is neither in the table nor a whole number of us up to 65535us");
+        }
+        break;
+      }
+      case OpKind::tick:
+      case OpKind::schedule: break;
+      case OpKind::nice: ok = task_arg(op.task, a[0]) && nice_arg(op.value, a[1]); break;
+      case OpKind::policy: ok = task_arg(op.task, a[0]) && policy_arg(op.policy, a[1]); break;
+      case OpKind::slice:
+        ok = task_arg(op.task, a[0]) && slice_arg(op.value, a[1]);
+        if (!ok) return refuse(where + "slice must name an existing T<n> and be in the slice table");
+        break;
+      case OpKind::expect_curr:
+      case OpKind::expect_field: break;
+    }
+    if (!ok) return refuse(where + "task must be an existing T<n> (and values in range)");
+    const int opcode = opcode_of(op.kind);
+    if (opcode < 0) return refuse(where + "invalid operation kind");
+    out.push_back(static_cast<std::uint8_t>(opcode));
+    for (std::size_t i = 0; i < bytes_arg_count(op.kind); ++i) out.push_back(a[i]);
+  }
+  return out;
+}
+
+}  // namespace eevdf::fuzz

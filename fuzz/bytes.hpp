@@ -1,0 +1,93 @@
+// Compact byte encoding of scenarios for libFuzzer. Every byte string decodes
+// to a valid scenario (the decoder never fails); encode_bytes() writes seeds
+// from text scenarios whose operations it can represent.
+//
+// Format, version 1
+// -----------------
+//   byte 0      format version, 1. If the first byte is anything else, the
+//               whole input (byte 0 included) is read as a version-1 payload;
+//               bytes_version_supported() lets a caller refuse such input.
+//   then        operations, at most kMaxBytesOps (256); the rest is ignored.
+//
+// Each operation is an opcode byte followed by a fixed number of argument
+// bytes that depends only on the opcode (bytes missing at the end read as 0):
+//
+//   opcode % 12  op        argument bytes
+//   0            create    nice, policy, slice
+//   1            fork      parent
+//   2            wake      task, flags        (flags bit 0: sync)
+//   3            sleep     task
+//   4            run       dur, hi, lo
+//   5            tick      -
+//   6            schedule  -
+//   7            yield     task
+//   8            nice      task, nice
+//   9            policy    task, policy
+//   10           slice     task, slice
+//   11           exit      task
+//
+// Tasks are named T0..T15 in creation order (`create` and the child of `fork`
+// take the next free name). A task byte selects task (byte % number of tasks
+// created so far). nice: byte % 40 - 20. policy: byte % 3 (normal, batch,
+// idle). slice: kBytesSlices[byte % 7]. dur: if dur % 16 < 12,
+// kBytesDurations[dur % 16], else (hi << 8 | lo) microseconds (0..65535us).
+//
+// Substitutions keep every decoded sequence valid: an operation that names a
+// task when no task exists becomes `create` with nice 0, policy normal and
+// slice 0 (a fork creates its child under the same rule); `create` and `fork`
+// when 16 tasks exist become `schedule`. The argument bytes of the original
+// opcode are consumed in all cases, so a mutation of one operation does not
+// shift the others.
+//
+// Only operations are encoded: the decoded scenario has no title, profile
+// "mainline" (the profile and the features come from the command line), the
+// default tunables, and no expectations. Whether an operation is applicable
+// in the model's state (e.g. `sleep` of a task that is not running) is the
+// executor's business: it skips the ones that are not.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fuzz/scenario.hpp"
+
+namespace eevdf::fuzz {
+
+inline constexpr std::uint8_t kBytesFormatVersion = 1;
+inline constexpr std::size_t kMaxBytesOps = 256;
+inline constexpr std::size_t kMaxBytesTasks = 16;
+inline constexpr std::size_t kBytesOpKinds = 12;  // create .. exit (no expect kinds)
+
+inline constexpr std::array<s64, 12> kBytesDurations = {
+    1'000,   100'000,   500'000,   700'000,    999'999,    1'000'000,
+    1'000'001, 2'000'000, 3'000'000, 4'000'000, 10'000'000, 100'000'000};
+inline constexpr std::array<s64, 7> kBytesSlices = {0, 100'000, 700'000, 1'000'000, 3'000'000, 20'000'000,
+                                                    100'000'000};
+
+// Number of argument bytes that follow an opcode of this kind (0 for the
+// expect kinds, which the format does not have).
+std::size_t bytes_arg_count(OpKind kind);
+
+// True for an empty input and for one whose first byte is kBytesFormatVersion.
+bool bytes_version_supported(const std::uint8_t* data, std::size_t size);
+
+// Never fails; see the format above.
+Scenario decode_bytes(const std::uint8_t* data, std::size_t size);
+inline Scenario decode_bytes(const std::vector<std::uint8_t>& b) { return decode_bytes(b.data(), b.size()); }
+
+// The version-1 bytes of `s`, or nullopt (with the reason in *why) when `s` is
+// not representable: a task not named T<n> in creation order, a duration or
+// slice outside the tables and not a whole number of microseconds up to
+// 65535us, more than 256 operations, an expect operation, or (unless
+// ops_only) a title, a non-default directive or a whole-run expectation.
+// With ops_only, the header, positional expect operations and whole-run
+// expectations are dropped and the rest is encoded. For a representable s,
+// same_scenario(decode_bytes(*encode_bytes(s)), s).
+std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool ops_only = false,
+                                                      std::string* why = nullptr);
+
+}  // namespace eevdf::fuzz

@@ -1,0 +1,23 @@
+// Operation-level delta debugging: the smallest sub-sequence of operations
+// that still raises the same invariant at the same site.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+
+#include "fuzz/executor.hpp"
+
+namespace eevdf::fuzz {
+
+struct MinimizeResult {
+  Scenario scenario;       // the minimized scenario, with an `expect violation` line
+  inv::Violation violation;
+  int runs = 0;            // executions spent
+  bool complete = false;   // 1-minimal (false: the budget ran out first)
+};
+
+// Shrinks s, which must raise `target` (same id and site) on profile.
+MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
+                        std::chrono::milliseconds budget);
+
+}  // namespace eevdf::fuzz

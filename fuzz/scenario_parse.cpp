@@ -1,0 +1,729 @@
+#include "fuzz/scenario_parse.hpp"
+
+#include <climits>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "fuzz/duration.hpp"
+#include "model/profile.hpp"
+
+namespace eevdf::fuzz {
+
+namespace {
+
+constexpr std::string_view kDirectives = "profile, features, bug, cpus, hz, base_slice";
+constexpr std::string_view kOperations =
+    "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit";
+constexpr std::string_view kTaskNameRule =
+    "a task name: a letter or '_', then letters, digits or '_', at most 32 characters";
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+// Digits only, no sign; nullopt when empty, not all digits, or above `max`.
+std::optional<u64> parse_uint(std::string_view s, u64 max) {
+  if (s.empty() || s.size() > 64) return std::nullopt;
+  u64 v = 0;
+  for (char c : s) {
+    if (!is_digit(c)) return std::nullopt;
+    const u64 d = static_cast<u64>(c - '0');
+    if (v > (max - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!is_digit(c)) return false;
+  return true;
+}
+
+// [+-]digits within s64.
+std::optional<s64> parse_int(std::string_view s) {
+  bool neg = false;
+  if (!s.empty() && (s.front() == '-' || s.front() == '+')) {
+    neg = s.front() == '-';
+    s.remove_prefix(1);
+  }
+  const u64 max = neg ? (u64{1} << 63) : (u64{1} << 63) - 1;
+  const auto v = parse_uint(s, max);
+  if (!v) return std::nullopt;
+  return neg ? static_cast<s64>(u64{0} - *v) : static_cast<s64>(*v);
+}
+
+std::optional<Policy> policy_from(std::string_view s) {
+  if (s == "normal") return Policy::normal;
+  if (s == "batch") return Policy::batch;
+  if (s == "idle") return Policy::idle;
+  return std::nullopt;
+}
+
+std::optional<CmpOp> cmp_from(std::string_view s) {
+  if (s == "==") return CmpOp::eq;
+  if (s == "!=") return CmpOp::ne;
+  if (s == "<") return CmpOp::lt;
+  if (s == "<=") return CmpOp::le;
+  if (s == ">") return CmpOp::gt;
+  if (s == ">=") return CmpOp::ge;
+  return std::nullopt;
+}
+
+std::string q(std::string_view s) { return quote_input(s); }
+
+struct Token {
+  std::string_view text;
+  int col = 0;
+};
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::string_view file) : text_(text), file_(file) {}
+
+  ParseResult run() {
+    if (text_.size() > kMaxScenarioBytes) {
+      fail_at(1, 1, "expected a scenario of at most " + std::to_string(kMaxScenarioBytes >> 20) +
+                        " MiB, found " + std::to_string(text_.size()) + " bytes");
+      return *err_;
+    }
+    std::string_view rest = text_;
+    if (rest.substr(0, 3) == "\xEF\xBB\xBF") rest.remove_prefix(3);  // UTF-8 byte order mark
+    for (;;) {
+      const std::size_t nl = rest.find('\n');
+      ++line_;
+      line(rest.substr(0, nl));
+      if (err_) return *err_;
+      if (nl == std::string_view::npos) break;
+      rest.remove_prefix(nl + 1);
+    }
+    check_at_refs();
+    if (err_) return *err_;
+    return std::move(sc_);
+  }
+
+ private:
+  std::string_view text_;
+  std::string_view file_;
+  Scenario sc_;
+  std::optional<ParseError> err_;
+  int line_ = 0;
+  std::vector<Token> toks_;
+  int eol_col_ = 1;
+  bool title_possible_ = true;
+  int first_op_line_ = 0;
+  std::unordered_map<std::string, int> tasks_;       // name -> line of creation
+  std::map<std::string, int, std::less<>> directives_;  // directive -> line
+  std::unordered_set<int> op_lines_;                 // lines holding a task operation
+  int no_violation_line_ = 0;
+  int violation_line_ = 0;
+  struct AtRef {
+    int target;
+    int line;
+    int col;
+  };
+  std::vector<AtRef> at_refs_;
+
+  // ---- errors ----
+  bool fail_at(int line, int col, std::string msg) {
+    if (!err_) err_ = ParseError{std::string(file_), line, col, std::move(msg)};
+    return false;
+  }
+  bool fail(int col, std::string msg) { return fail_at(line_, col, std::move(msg)); }
+  int col(std::size_t i) const { return i < toks_.size() ? toks_[i].col : eol_col_; }
+  bool has(std::size_t i) const { return i < toks_.size(); }
+  std::string_view tok(std::size_t i) const { return i < toks_.size() ? toks_[i].text : std::string_view{}; }
+  std::string found(std::size_t i) const { return has(i) ? "found " + q(toks_[i].text) : "found end of line"; }
+  bool expect_end(std::size_t i, std::string_view after) {
+    if (!has(i)) return true;
+    return fail(col(i), "expected end of line after " + std::string(after) + ", " + found(i));
+  }
+
+  // ---- lines ----
+  void line(std::string_view text) {
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    const std::size_t hash = text.find('#');
+    const std::string_view code = text.substr(0, hash);
+    toks_.clear();
+    eol_col_ = 1;
+    std::size_t i = 0;
+    while (i < code.size()) {
+      while (i < code.size() && (code[i] == ' ' || code[i] == '\t')) ++i;
+      if (i >= code.size()) break;
+      const std::size_t start = i;
+      while (i < code.size() && code[i] != ' ' && code[i] != '\t') ++i;
+      toks_.push_back(Token{code.substr(start, i - start), static_cast<int>(start) + 1});
+      eol_col_ = static_cast<int>(i) + 1;
+    }
+    if (toks_.empty()) {
+      if (hash != std::string_view::npos && title_possible_) {
+        std::string_view t = text.substr(hash + 1);
+        if (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+        while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\r')) t.remove_suffix(1);
+        sc_.title = std::string(t);
+        title_possible_ = false;
+      }
+      return;
+    }
+    title_possible_ = false;
+    item();
+  }
+
+  void item() {
+    const std::string_view kw = toks_[0].text;
+    if (kw == "profile") return directive_profile();
+    if (kw == "features") return directive_features();
+    if (kw == "bug" || kw.substr(0, 4) == "bug=") return directive_bug();
+    if (kw == "cpus") return directive_cpus();
+    if (kw == "hz") return directive_hz();
+    if (kw == "base_slice") return directive_base_slice();
+    if (kw == "expect") {
+      begin_op(false);
+      return expect();
+    }
+    static constexpr std::string_view kOps[] = {"task",  "fork",   "wake",  "sleep", "run",
+                                                "tick",  "schedule", "yield", "nice",  "policy",
+                                                "slice", "exit"};
+    for (std::string_view op : kOps) {
+      if (kw == op) {
+        begin_op(true);
+        return operation(kw);
+      }
+    }
+    if (first_op_line_ == 0)
+      fail(col(0), "expected a directive (" + std::string(kDirectives) + "), an operation (" +
+                       std::string(kOperations) + ") or 'expect', " + found(0));
+    else
+      fail(col(0), "expected an operation (" + std::string(kOperations) + ") or 'expect', " + found(0));
+  }
+
+  void begin_op(bool task_op) {
+    if (first_op_line_ == 0) first_op_line_ = line_;
+    if (task_op) op_lines_.insert(line_);
+  }
+
+  // ---- directives ----
+  bool directive_ok(std::string_view name, int c) {
+    if (first_op_line_ != 0)
+      return fail(c, "expected an operation or 'expect', found the directive '" + std::string(name) +
+                         "' (directives must come before the first operation, which is on line " +
+                         std::to_string(first_op_line_) + ")");
+    return true;
+  }
+  bool note_directive(std::string_view name, int c) {
+    const auto it = directives_.find(name);
+    if (it != directives_.end())
+      return fail(c, "expected each directive at most once, found a second '" + std::string(name) +
+                         "' (the first is on line " + std::to_string(it->second) + ")");
+    directives_.emplace(std::string(name), line_);
+    return true;
+  }
+
+  std::string profile_list() const {
+    std::string s;
+    for (std::string_view n : profile_names()) {
+      if (!s.empty()) s += ", ";
+      s += n;
+    }
+    return s;
+  }
+
+  void directive_profile() {
+    if (!directive_ok("profile", col(0)) || !note_directive("profile", col(0))) return;
+    if (!has(1) || !profile_by_name(tok(1))) {
+      fail(col(1), "expected a profile name (" + profile_list() + "), " + found(1));
+      return;
+    }
+    sc_.profile = std::string(tok(1));
+    if (has(2)) {
+      if (tok(2).substr(0, 4) != "bug=") {
+        fail(col(2), "expected 'bug=ID' or end of line after the profile name, " + found(2));
+        return;
+      }
+      if (!note_directive("bug", col(2)) || !bug_id(tok(2).substr(4), col(2) + 4)) return;
+      expect_end(3, "'bug=ID'");
+    }
+  }
+
+  bool bug_id(std::string_view id, int c) {
+    if (!valid_bug_id(id))
+      return fail(c, "expected a bug id (1 to 64 letters, digits, '_', '-' or '.', e.g. B01), found " +
+                         (id.empty() ? std::string("nothing") : q(id)));
+    sc_.bug = std::string(id);
+    return true;
+  }
+
+  void directive_bug() {
+    if (!directive_ok("bug", col(0)) || !note_directive("bug", col(0))) return;
+    if (tok(0) == "bug") {
+      if (!has(1)) {
+        fail(col(1), "expected a bug id after 'bug' (e.g. B01), found end of line");
+        return;
+      }
+      if (!bug_id(tok(1), col(1))) return;
+      expect_end(2, "the bug id");
+    } else {
+      if (!bug_id(tok(0).substr(4), col(0) + 4)) return;
+      expect_end(1, "'bug=ID'");
+    }
+  }
+
+  void directive_features() {
+    if (!directive_ok("features", col(0)) || !note_directive("features", col(0))) return;
+    if (!has(1)) {
+      fail(col(1), "expected a comma-separated list of scheduler features (e.g. NO_NEXT_BUDDY,PARANOID_AVG), "
+                   "found end of line");
+      return;
+    }
+    const std::string_view list = tok(1);
+    std::size_t pos = 0;
+    for (;;) {
+      std::size_t end = list.find(',', pos);
+      if (end == std::string_view::npos) end = list.size();
+      const std::string_view item = list.substr(pos, end - pos);
+      FeatureSet scratch;
+      const int c = col(1) + static_cast<int>(pos);
+      if (item.empty() && end == list.size() && pos > 0 && has(2)) {
+        fail(col(2), "expected the feature list as one word (names separated by commas, without spaces), found " +
+                         q(tok(2)) + " after a space");
+        return;
+      }
+      if (item.empty()) {
+        fail(c, "expected a scheduler feature name (e.g. NEXT_BUDDY or NO_NEXT_BUDDY) in the feature list, found an "
+                "empty name");
+        return;
+      }
+      const std::string why = apply_features(scratch, item);
+      if (!why.empty()) {
+        std::string names;
+        for (std::size_t f = 0; f < kFeatureCount; ++f) {
+          if (!names.empty()) names += ", ";
+          names += feature_name(static_cast<Feature>(f));
+        }
+        fail(c, "expected a scheduler feature, optionally prefixed with NO_ (" + names + "), found " + q(item));
+        return;
+      }
+      if (end == list.size()) break;
+      pos = end + 1;
+    }
+    sc_.features = std::string(list);
+    if (has(2))
+      fail(col(2), "expected end of line after the feature list (features are separated by commas, without "
+                   "spaces), " + found(2));
+  }
+
+  void directive_cpus() {
+    if (!directive_ok("cpus", col(0)) || !note_directive("cpus", col(0))) return;
+    const auto v = parse_uint(tok(1), kMaxCpus);
+    if (!has(1) || !v || *v < 1) {
+      fail(col(1), "expected a CPU count between 1 and " + std::to_string(kMaxCpus) + ", " + found(1));
+      return;
+    }
+    sc_.cpus = static_cast<unsigned>(*v);
+    expect_end(2, "the CPU count");
+  }
+
+  void directive_hz() {
+    if (!directive_ok("hz", col(0)) || !note_directive("hz", col(0))) return;
+    const auto v = parse_uint(tok(1), 100000);
+    bool ok = false;
+    for (unsigned hz : kAllowedHz)
+      if (v && *v == hz) ok = true;
+    if (!ok) {
+      fail(col(1), "expected HZ of 100, 250, 300 or 1000, " + found(1));
+      return;
+    }
+    sc_.hz = static_cast<unsigned>(*v);
+    expect_end(2, "HZ");
+  }
+
+  void directive_base_slice() {
+    if (!directive_ok("base_slice", col(0)) || !note_directive("base_slice", col(0))) return;
+    if (!has(1)) {
+      fail(col(1), "expected a base slice between 0.1ms and 100ms (e.g. 700us), found end of line");
+      return;
+    }
+    std::string why;
+    const auto d = parse_duration(tok(1), &why);
+    if (!d) {
+      fail(col(1), why);
+      return;
+    }
+    if (*d < kMinSliceNs || *d > kMaxSliceNs) {
+      fail(col(1), "expected a base slice between 0.1ms and 100ms, " + found(1));
+      return;
+    }
+    sc_.base_slice = *d;
+    expect_end(2, "the base slice");
+  }
+
+  // ---- task names ----
+  bool task_ref(std::size_t i, std::string& out, std::string_view after, bool allow_idle = false) {
+    if (!has(i))
+      return fail(col(i), "expected a task name after " + std::string(after) + ", found end of line");
+    const std::string_view t = tok(i);
+    if (allow_idle && t == "idle") {
+      out = "idle";
+      return true;
+    }
+    if (!valid_task_name(t)) {
+      if (t == "idle")
+        return fail(col(i), "expected the name of a task, found 'idle' (the idle task can only be named in "
+                            "'expect curr idle')");
+      return fail(col(i), "expected " + std::string(kTaskNameRule) + ", " + found(i));
+    }
+    if (!tasks_.count(std::string(t)))
+      return fail(col(i), "expected the name of a task created earlier with 'task' or 'fork', found " + q(t) +
+                              ", which does not exist");
+    out = std::string(t);
+    return true;
+  }
+
+  bool new_task(std::size_t i, std::string& out, std::string_view after) {
+    if (!has(i))
+      return fail(col(i), "expected a new task name after " + std::string(after) + ", found end of line");
+    const std::string_view t = tok(i);
+    if (t == "idle")
+      return fail(col(i), "expected a new task name, found 'idle' (reserved for the idle task)");
+    if (!valid_task_name(t)) return fail(col(i), "expected " + std::string(kTaskNameRule) + ", " + found(i));
+    const auto it = tasks_.find(std::string(t));
+    if (it != tasks_.end())
+      return fail(col(i), "expected a new task name, found " + q(t) + ", which already exists (created on line " +
+                              std::to_string(it->second) + ")");
+    if (tasks_.size() >= kMaxScenarioTasks)
+      return fail(col(i), "expected at most " + std::to_string(kMaxScenarioTasks) + " tasks, found task number " +
+                              std::to_string(tasks_.size() + 1) + " " + q(t));
+    tasks_.emplace(std::string(t), line_);
+    out = std::string(t);
+    return true;
+  }
+
+  // ---- values ----
+  bool nice_value(std::string_view v, int c, s64& out, std::string_view after) {
+    const auto n = parse_int(v);
+    if (!n || *n < kMinNice || *n > kMaxNice)
+      return fail(c, "expected a nice level between -20 and 19 after " + std::string(after) + ", found " +
+                         (v.empty() ? std::string("nothing") : q(v)));
+    out = *n;
+    return true;
+  }
+
+  bool policy_value(std::string_view v, int c, Policy& out, std::string_view after) {
+    const auto p = policy_from(v);
+    if (!p)
+      return fail(c, "expected a policy (normal, batch or idle) after " + std::string(after) + ", found " +
+                         (v.empty() ? std::string("nothing") : q(v)));
+    out = *p;
+    return true;
+  }
+
+  bool slice_value(std::string_view v, int c, s64& out, std::string_view after) {
+    if (v.empty())
+      return fail(c, "expected a slice (0, or 0.1ms to 100ms) after " + std::string(after) + ", found nothing");
+    std::string why;
+    const auto d = parse_duration(v, &why);
+    if (!d) return fail(c, why);
+    if (*d != 0 && (*d < kMinSliceNs || *d > kMaxSliceNs))
+      return fail(c, "expected a slice of 0 (the base slice) or between 0.1ms and 100ms, found " + q(v));
+    out = *d;
+    return true;
+  }
+
+  // ---- operations ----
+  void push(Op op) {
+    op.line = line_;
+    sc_.ops.push_back(std::move(op));
+  }
+
+  void operation(std::string_view kw) {
+    Op op;
+    if (kw == "task") {
+      op.kind = OpKind::create;
+      if (!new_task(1, op.task, "'task'")) return;
+      bool seen_nice = false, seen_policy = false, seen_slice = false;
+      for (std::size_t i = 2; i < toks_.size(); ++i) {
+        const std::string_view t = tok(i);
+        const std::size_t eq = t.find('=');
+        const std::string_view key = t.substr(0, eq);
+        const std::string_view val = eq == std::string_view::npos ? std::string_view{} : t.substr(eq + 1);
+        const int vc = col(i) + static_cast<int>(key.size()) + 1;
+        bool* seen = nullptr;
+        if (eq != std::string_view::npos) {
+          if (key == "nice") seen = &seen_nice;
+          if (key == "policy") seen = &seen_policy;
+          if (key == "slice") seen = &seen_slice;
+        }
+        if (!seen) {
+          fail(col(i), "expected nice=N, policy=normal|batch|idle or slice=DUR, " + found(i));
+          return;
+        }
+        if (*seen) {
+          fail(col(i), "expected each of nice=, policy= and slice= at most once, found a second '" +
+                           std::string(key) + "='");
+          return;
+        }
+        *seen = true;
+        if (key == "nice" && !nice_value(val, vc, op.value, "'nice='")) return;
+        if (key == "policy" && !policy_value(val, vc, op.policy, "'policy='")) return;
+        if (key == "slice" && !slice_value(val, vc, op.slice, "'slice='")) return;
+      }
+    } else if (kw == "fork") {
+      op.kind = OpKind::fork;
+      if (!task_ref(1, op.task, "'fork'")) return;
+      if (tok(2) != "->") {
+        fail(col(2), "expected '->' after the parent's name (fork PARENT -> CHILD), " + found(2));
+        return;
+      }
+      if (!new_task(3, op.child, "'->'")) return;
+      if (!expect_end(4, "the child's name")) return;
+    } else if (kw == "wake") {
+      op.kind = OpKind::wake;
+      if (!task_ref(1, op.task, "'wake'")) return;
+      if (has(2)) {
+        if (tok(2) != "sync") {
+          fail(col(2), "expected 'sync' or end of line after the task name, " + found(2));
+          return;
+        }
+        op.sync = true;
+      }
+      if (!expect_end(3, "'sync'")) return;
+    } else if (kw == "sleep" || kw == "yield" || kw == "exit") {
+      op.kind = kw == "sleep" ? OpKind::sleep : kw == "yield" ? OpKind::yield : OpKind::exit;
+      if (!task_ref(1, op.task, "'" + std::string(kw) + "'")) return;
+      if (!expect_end(2, "the task name")) return;
+    } else if (kw == "run") {
+      op.kind = OpKind::run;
+      if (!has(1)) {
+        fail(col(1), "expected a duration after 'run' (e.g. 3ms), found end of line");
+        return;
+      }
+      std::string why;
+      const auto d = parse_duration(tok(1), &why);
+      if (!d) {
+        fail(col(1), why);
+        return;
+      }
+      op.value = *d;
+      if (!expect_end(2, "the duration")) return;
+    } else if (kw == "tick" || kw == "schedule") {
+      op.kind = kw == "tick" ? OpKind::tick : OpKind::schedule;
+      if (!expect_end(1, "'" + std::string(kw) + "'")) return;
+    } else if (kw == "nice") {
+      op.kind = OpKind::nice;
+      if (!task_ref(1, op.task, "'nice'")) return;
+      if (!has(2)) {
+        fail(col(2), "expected a nice level between -20 and 19 after the task name, found end of line");
+        return;
+      }
+      if (!nice_value(tok(2), col(2), op.value, "the task name")) return;
+      if (!expect_end(3, "the nice level")) return;
+    } else if (kw == "policy") {
+      op.kind = OpKind::policy;
+      if (!task_ref(1, op.task, "'policy'")) return;
+      if (!has(2)) {
+        fail(col(2), "expected a policy (normal, batch or idle) after the task name, found end of line");
+        return;
+      }
+      if (!policy_value(tok(2), col(2), op.policy, "the task name")) return;
+      if (!expect_end(3, "the policy")) return;
+    } else if (kw == "slice") {
+      op.kind = OpKind::slice;
+      if (!task_ref(1, op.task, "'slice'")) return;
+      if (!has(2)) {
+        fail(col(2), "expected a slice (0, or 0.1ms to 100ms) after the task name, found end of line");
+        return;
+      }
+      if (!slice_value(tok(2), col(2), op.value, "the task name")) return;
+      if (!expect_end(3, "the slice")) return;
+    }
+    push(std::move(op));
+  }
+
+  // ---- expectations ----
+  void expect() {
+    const std::string_view what = tok(1);
+    if (what == "violation") {
+      if (no_violation_line_ != 0) {
+        fail(col(1), "expected either 'expect violation' or 'expect no-violation', found both "
+                     "('expect no-violation' is on line " + std::to_string(no_violation_line_) + ")");
+        return;
+      }
+      Expectation e;
+      e.kind = Expectation::Kind::violation;
+      e.line = line_;
+      if (!has(2) || !valid_invariant_id(tok(2))) {
+        fail(col(2), "expected an invariant id (I- followed by uppercase letters or digits, e.g. I-DL), " +
+                         found(2));
+        return;
+      }
+      e.invariant = std::string(tok(2));
+      if (has(3)) {
+        if (tok(3) != "at") {
+          fail(col(3), "expected 'at LINE' or end of line after the invariant id, " + found(3));
+          return;
+        }
+        const auto n = parse_uint(tok(4), INT_MAX);
+        if (!has(4) || !n || *n < 1) {
+          fail(col(4), "expected a line number after 'at', " + found(4));
+          return;
+        }
+        e.at_line = static_cast<int>(*n);
+        at_refs_.push_back(AtRef{e.at_line, line_, col(4)});
+        if (!expect_end(5, "the line number")) return;
+      }
+      if (violation_line_ == 0) violation_line_ = line_;
+      sc_.expectations.push_back(std::move(e));
+    } else if (what == "no-violation") {
+      if (violation_line_ != 0) {
+        fail(col(1), "expected either 'expect violation' or 'expect no-violation', found both "
+                     "('expect violation' is on line " + std::to_string(violation_line_) + ")");
+        return;
+      }
+      if (no_violation_line_ != 0) {
+        fail(col(1), "expected 'expect no-violation' at most once, found a second one (the first is on line " +
+                         std::to_string(no_violation_line_) + ")");
+        return;
+      }
+      if (!expect_end(2, "'expect no-violation'")) return;
+      no_violation_line_ = line_;
+      Expectation e;
+      e.kind = Expectation::Kind::no_violation;
+      e.line = line_;
+      sc_.expectations.push_back(std::move(e));
+    } else if (what == "curr" || what == "pick") {
+      Op op;
+      op.kind = OpKind::expect_curr;
+      if (!task_ref(2, op.task, "'expect " + std::string(what) + "'", true)) return;
+      if (!expect_end(3, "the task name")) return;
+      push(std::move(op));
+    } else if (what == "field") {
+      expect_field();
+    } else {
+      fail(col(1), "expected violation, no-violation, curr, pick or field after 'expect', " + found(1));
+    }
+  }
+
+  void expect_field() {
+    Op op;
+    op.kind = OpKind::expect_field;
+    const std::string_view t = tok(2);
+    const std::size_t dot = t.find('.');
+    if (!has(2) || dot == std::string_view::npos) {
+      fail(col(2), "expected NAME.FIELD (e.g. A.vruntime) after 'expect field', " + found(2));
+      return;
+    }
+    const std::string_view name = t.substr(0, dot);
+    const std::string_view field = t.substr(dot + 1);
+    if (!valid_task_name(name)) {
+      fail(col(2), "expected " + std::string(kTaskNameRule) + " before '.', found " +
+                       (name.empty() ? std::string("nothing") : q(name)));
+      return;
+    }
+    if (!tasks_.count(std::string(name))) {
+      fail(col(2), "expected the name of a task created earlier with 'task' or 'fork', found " + q(name) +
+                       ", which does not exist");
+      return;
+    }
+    bool known = false;
+    for (std::string_view f : kExpectFields)
+      if (field == f) known = true;
+    if (!known) {
+      std::string names;
+      for (std::string_view f : kExpectFields) {
+        if (!names.empty()) names += ", ";
+        names += f;
+      }
+      fail(col(2) + static_cast<int>(dot) + 1,
+           "expected a field (" + names + "), found " + (field.empty() ? std::string("nothing") : q(field)));
+      return;
+    }
+    op.task = std::string(name);
+    op.field = std::string(field);
+    const auto cmp = cmp_from(tok(3));
+    if (!has(3) || !cmp) {
+      fail(col(3), "expected a comparison (==, !=, <, <=, >, >=) after " + q(t) + ", " + found(3));
+      return;
+    }
+    op.cmp = *cmp;
+    if (!has(4)) {
+      fail(col(4), "expected a value (an integer such as -5, or a duration such as 3ms) after the comparison, "
+                   "found end of line");
+      return;
+    }
+    if (!field_value(tok(4), col(4), op.value)) return;
+    if (!expect_end(5, "the value")) return;
+    push(std::move(op));
+  }
+
+  bool field_value(std::string_view v, int c, s64& out) {
+    if (const auto n = parse_int(v)) {
+      out = *n;
+      return true;
+    }
+    std::string_view body = v;
+    bool neg = false;
+    if (!body.empty() && (body.front() == '-' || body.front() == '+')) {
+      neg = body.front() == '-';
+      body.remove_prefix(1);
+    }
+    if (all_digits(body))
+      return fail(c, "expected an integer between -2^63 and 2^63-1, found " + q(v) + " (out of range)");
+    if (body.empty() || !is_digit(body.front()))
+      return fail(c, "expected a value (an integer such as -5, or a duration such as 3ms), found " + q(v));
+    std::string why;
+    const auto d = parse_duration(body, &why);
+    if (!d) return fail(c, why);
+    out = neg ? -*d : *d;
+    return true;
+  }
+
+  void check_at_refs() {
+    for (const AtRef& r : at_refs_) {
+      if (!op_lines_.count(r.target)) {
+        fail_at(r.line, r.col,
+                "expected the line number of an operation after 'at', found " + std::to_string(r.target) +
+                    (r.target > line_ ? " (the file has " + std::to_string(line_) + " lines)"
+                                      : " (line " + std::to_string(r.target) + " holds no operation)"));
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+bool valid_task_name(std::string_view name) {
+  if (name.empty() || name.size() > kMaxTaskNameLen || name == "idle") return false;
+  if (!is_alpha(name.front()) && name.front() != '_') return false;
+  for (char c : name)
+    if (!is_alpha(c) && !is_digit(c) && c != '_') return false;
+  return true;
+}
+
+bool valid_invariant_id(std::string_view id) {
+  if (id.size() < 3 || id.size() > 32 || id.substr(0, 2) != "I-") return false;
+  for (char c : id.substr(2))
+    if (!is_upper(c) && !is_digit(c)) return false;
+  return true;
+}
+
+bool valid_bug_id(std::string_view id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (char c : id)
+    if (!is_alpha(c) && !is_digit(c) && c != '_' && c != '-' && c != '.') return false;
+  return true;
+}
+
+ParseResult parse_scenario(std::string_view text, std::string_view file_name) {
+  return Parser(text, file_name).run();
+}
+
+std::string format_parse_error(const ParseError& e) {
+  return e.file + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": error: " + e.message;
+}
+
+}  // namespace eevdf::fuzz

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: install, build, run every test (unit tests, RapidCheck
+# properties, regression scenarios), then the same tests built with
+# AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+scripts/setup.sh build
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+scripts/setup.sh build-asan -DEEVDF_SANITIZE=ON -DEEVDF_BENCH=OFF
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"

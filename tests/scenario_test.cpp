@@ -1,0 +1,717 @@
+// Scenario language: durations, parser (examples and exact error positions),
+// printer round trip, byte encoding.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <climits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fuzz/bytes.hpp"
+#include "fuzz/duration.hpp"
+#include "fuzz/scenario_parse.hpp"
+#include "fuzz/scenario_print.hpp"
+#include "model/profile.hpp"
+
+namespace eevdf::fuzz {
+
+// RapidCheck prints counterexamples through this.
+inline void showValue(const Scenario& s, std::ostream& os) { os << "\n" << print_scenario(s); }
+
+namespace {
+
+Scenario parse_ok(std::string_view text) {
+  ParseResult r = parse_scenario(text, "t.scn");
+  if (auto* e = std::get_if<ParseError>(&r)) {
+    ADD_FAILURE() << "unexpected parse error: " << format_parse_error(*e) << "\n--- input ---\n" << text;
+    return {};
+  }
+  return std::get<Scenario>(std::move(r));
+}
+
+ParseError parse_err(std::string_view text) {
+  ParseResult r = parse_scenario(text, "t.scn");
+  if (auto* e = std::get_if<ParseError>(&r)) return *e;
+  ADD_FAILURE() << "expected a parse error for:\n" << text;
+  return {};
+}
+
+// ---------------------------------------------------------------- durations
+
+TEST(scenario_duration, ParsesUnitsAndDecimals) {
+  EXPECT_EQ(parse_duration("700us"), 700'000);
+  EXPECT_EQ(parse_duration("3ms"), 3'000'000);
+  EXPECT_EQ(parse_duration("2s"), 2'000'000'000);
+  EXPECT_EQ(parse_duration("1500ns"), 1500);
+  EXPECT_EQ(parse_duration("1500"), 1500);
+  EXPECT_EQ(parse_duration("0"), 0);
+  EXPECT_EQ(parse_duration("1.5ms"), 1'500'000);
+  EXPECT_EQ(parse_duration("0.1ms"), 100'000);
+  EXPECT_EQ(parse_duration("0.000000001s"), 1);
+  EXPECT_EQ(parse_duration("1.250us"), 1250);
+  EXPECT_EQ(parse_duration("2.0"), 2);
+  EXPECT_EQ(parse_duration("4611686018427387904"), s64{1} << 62);
+  EXPECT_EQ(parse_duration("4611686018.427387904s"), s64{1} << 62);
+}
+
+TEST(scenario_duration, RejectsNegativeOverflowAndGarbage) {
+  for (const char* bad : {"", "-1", "-3ms", "1.5", "1.5ns", "0.0001us", "1.", ".5ms", "3 ms", "3h", "ms", "1e3",
+                          "+3ms", "3msx", "4611686018427387905", "4611686019s", "99999999999999999999999999999",
+                          "0x10", "3MS", "1..5ms", "\xff"}) {
+    std::string why;
+    EXPECT_FALSE(parse_duration(bad, &why).has_value()) << bad;
+    EXPECT_NE(why.find("expected"), std::string::npos) << bad << ": " << why;
+  }
+  std::string why;
+  parse_duration("1.5ns", &why);
+  EXPECT_NE(why.find("whole number of nanoseconds"), std::string::npos) << why;
+  parse_duration("-3ms", &why);
+  EXPECT_NE(why.find("not negative"), std::string::npos) << why;
+  parse_duration("5000000000s", &why);
+  EXPECT_NE(why.find("2^62"), std::string::npos) << why;
+  parse_duration("3h", &why);
+  EXPECT_NE(why.find("unit"), std::string::npos) << why;
+}
+
+TEST(scenario_duration, PrintsInTheLargestExactUnit) {
+  EXPECT_EQ(format_duration(0), "0");
+  EXPECT_EQ(format_duration(3'000'000), "3ms");
+  EXPECT_EQ(format_duration(700'000), "700us");
+  EXPECT_EQ(format_duration(1500), "1500ns");
+  EXPECT_EQ(format_duration(1'500'000), "1500us");
+  EXPECT_EQ(format_duration(2'000'000'000), "2s");
+  EXPECT_EQ(format_duration(999'999), "999999ns");
+  EXPECT_EQ(format_duration(-3'000'000), "-3ms");
+  EXPECT_EQ(format_duration(INT64_MIN), "-9223372036854775808ns");
+}
+
+RC_GTEST_PROP(scenario_duration, PrintParseRoundTrip, ()) {
+  const s64 ns = *rc::gen::oneOf(rc::gen::inRange<s64>(0, kMaxDurationNs + 1),
+                                 rc::gen::map(rc::gen::inRange<s64>(0, 5000),
+                                              [](s64 v) { return v * 1000; }),
+                                 rc::gen::map(rc::gen::inRange<s64>(0, 5000),
+                                              [](s64 v) { return v * 1'000'000; }));
+  const auto back = parse_duration(format_duration(ns));
+  RC_ASSERT(back.has_value());
+  RC_ASSERT(*back == ns);
+}
+
+// ---------------------------------------------------------------- parsing
+
+TEST(scenario_parse, ArchitectureExample) {
+  const Scenario s = parse_ok(
+      "# rel_deadline survives fork (B01)\n"
+      "profile v7.1 bug=B01\n"
+      "cpus 8\n"
+      "task A nice=0\n"
+      "wake A\n"
+      "run 3ms\n"
+      "fork A -> B\n"
+      "wake B\n"
+      "schedule\n"
+      "yield B\n"
+      "wake A\n"
+      "expect violation I-DL\n");
+  EXPECT_EQ(s.title, "rel_deadline survives fork (B01)");
+  EXPECT_EQ(s.profile, "v7.1");
+  EXPECT_EQ(s.bug, "B01");
+  EXPECT_EQ(s.cpus, 8u);
+  ASSERT_EQ(s.ops.size(), 8u);
+  EXPECT_EQ(s.ops[0].kind, OpKind::create);
+  EXPECT_EQ(s.ops[0].task, "A");
+  EXPECT_EQ(s.ops[0].line, 4);
+  EXPECT_EQ(s.ops[2].kind, OpKind::run);
+  EXPECT_EQ(s.ops[2].value, 3'000'000);
+  EXPECT_EQ(s.ops[3].kind, OpKind::fork);
+  EXPECT_EQ(s.ops[3].task, "A");
+  EXPECT_EQ(s.ops[3].child, "B");
+  EXPECT_EQ(s.ops[5].kind, OpKind::schedule);
+  EXPECT_EQ(s.ops[6].kind, OpKind::yield);
+  ASSERT_EQ(s.expectations.size(), 1u);
+  EXPECT_EQ(s.expectations[0].kind, Expectation::Kind::violation);
+  EXPECT_EQ(s.expectations[0].invariant, "I-DL");
+  EXPECT_EQ(s.expectations[0].at_line, 0);
+  EXPECT_EQ(s.expectations[0].line, 12);
+}
+
+TEST(scenario_parse, EveryOperationAndDirective) {
+  const Scenario s = parse_ok(
+      "\n"
+      "  # title with  spaces  \t\n"
+      "# second comment is not the title\n"
+      "profile mainline\n"
+      "features NO_NEXT_BUDDY,PARANOID_AVG\n"
+      "bug B05\n"
+      "cpus 4096\n"
+      "hz 250\n"
+      "base_slice 1.5ms   # trailing comment\n"
+      "\ttask A nice=-20 policy=batch slice=0.1ms\n"
+      "task _b2 slice=0 nice=+19 policy=idle\n"
+      "fork A -> C\n"
+      "wake A sync\n"
+      "wake C\n"
+      "sleep A\n"
+      "run 1500\n"
+      "tick\n"
+      "schedule\n"
+      "yield C\n"
+      "nice C -3\n"
+      "policy C normal\n"
+      "slice C 0\n"
+      "slice C 100ms\n"
+      "expect curr idle\n"
+      "expect pick C\n"
+      "expect field C.vlag >= -3ms\n"
+      "expect field C.weight != 1024\n"
+      "expect field C.vruntime < -9223372036854775808\n"
+      "exit C\r\n"
+      "expect violation I-AVG0 at 16\n"
+      "expect violation I-KEY\n");
+  EXPECT_EQ(s.title, "title with  spaces");
+  EXPECT_EQ(s.profile, "mainline");
+  EXPECT_EQ(s.features, "NO_NEXT_BUDDY,PARANOID_AVG");
+  EXPECT_EQ(s.bug, "B05");
+  EXPECT_EQ(s.cpus, 4096u);
+  EXPECT_EQ(s.hz, 250u);
+  EXPECT_EQ(s.base_slice, 1'500'000);
+  ASSERT_EQ(s.ops.size(), 20u);
+  const Op& a = s.ops[0];
+  EXPECT_EQ(a.kind, OpKind::create);
+  EXPECT_EQ(a.value, -20);
+  EXPECT_EQ(a.policy, Policy::batch);
+  EXPECT_EQ(a.slice, 100'000);
+  EXPECT_EQ(a.line, 10);
+  EXPECT_EQ(s.ops[1].task, "_b2");
+  EXPECT_EQ(s.ops[1].value, 19);
+  EXPECT_EQ(s.ops[1].policy, Policy::idle);
+  EXPECT_EQ(s.ops[1].slice, 0);
+  EXPECT_EQ(s.ops[3].kind, OpKind::wake);
+  EXPECT_TRUE(s.ops[3].sync);
+  EXPECT_FALSE(s.ops[4].sync);
+  EXPECT_EQ(s.ops[5].kind, OpKind::sleep);
+  EXPECT_EQ(s.ops[6].value, 1500);
+  EXPECT_EQ(s.ops[7].kind, OpKind::tick);
+  EXPECT_EQ(s.ops[8].kind, OpKind::schedule);
+  EXPECT_EQ(s.ops[9].kind, OpKind::yield);
+  EXPECT_EQ(s.ops[10].kind, OpKind::nice);
+  EXPECT_EQ(s.ops[10].value, -3);
+  EXPECT_EQ(s.ops[11].kind, OpKind::policy);
+  EXPECT_EQ(s.ops[11].policy, Policy::normal);
+  EXPECT_EQ(s.ops[12].kind, OpKind::slice);
+  EXPECT_EQ(s.ops[12].value, 0);
+  EXPECT_EQ(s.ops[13].value, 100'000'000);
+  EXPECT_EQ(s.ops[14].kind, OpKind::expect_curr);
+  EXPECT_EQ(s.ops[14].task, "idle");
+  EXPECT_EQ(s.ops[15].kind, OpKind::expect_curr);
+  EXPECT_EQ(s.ops[15].task, "C");
+  EXPECT_EQ(s.ops[16].kind, OpKind::expect_field);
+  EXPECT_EQ(s.ops[16].field, "vlag");
+  EXPECT_EQ(s.ops[16].cmp, CmpOp::ge);
+  EXPECT_EQ(s.ops[16].value, -3'000'000);
+  EXPECT_EQ(s.ops[17].cmp, CmpOp::ne);
+  EXPECT_EQ(s.ops[18].cmp, CmpOp::lt);
+  EXPECT_EQ(s.ops[18].value, INT64_MIN);
+  EXPECT_EQ(s.ops[19].kind, OpKind::exit);
+  ASSERT_EQ(s.expectations.size(), 2u);
+  EXPECT_EQ(s.expectations[0].invariant, "I-AVG0");
+  EXPECT_EQ(s.expectations[0].at_line, 16);
+  EXPECT_EQ(s.expectations[1].at_line, 0);
+
+  // Printing renumbers `at 16` (the `run 1500` line) to its printed line.
+  const std::string text = print_scenario(s);
+  const Scenario back = parse_ok(text);
+  EXPECT_TRUE(same_scenario(s, back)) << text;
+  EXPECT_EQ(print_scenario(back), text);
+  EXPECT_NE(text.find("run 1500ns\n"), std::string::npos) << text;
+}
+
+TEST(scenario_parse, TitleOnlyFromTheFirstCommentBeforeAnything) {
+  EXPECT_EQ(parse_ok("profile mainline\n# late\ntask A\n").title, "");
+  EXPECT_EQ(parse_ok("#no space\n").title, "no space");
+  EXPECT_EQ(parse_ok("#\n# second\n").title, "");
+  EXPECT_EQ(parse_ok("cpus 2 # not a title\n").title, "");
+  EXPECT_EQ(parse_ok("").title, "");
+  EXPECT_EQ(parse_ok("\xEF\xBB\xBF# bom\r\n").title, "bom");
+}
+
+TEST(scenario_parse, ErrorPositions) {
+  struct Case {
+    const char* text;
+    int line;
+    int column;
+    const char* expected;  // substring of the message
+    const char* found;     // substring of the message
+  };
+  const Case cases[] = {
+      {"profile v6.18\n", 1, 9, "expected a profile name", "found 'v6.18'"},
+      {"profile\n", 1, 8, "expected a profile name", "found end of line"},
+      {"task A\nwake B\n", 2, 6, "expected the name of a task created earlier", "found 'B'"},
+      {"task A\ntask A\n", 2, 6, "expected a new task name", "already exists (created on line 1)"},
+      {"task A\ncpus 4\n", 2, 1, "expected an operation or 'expect'", "found the directive 'cpus'"},
+      {"task A nice=25\n", 1, 13, "expected a nice level between -20 and 19", "found '25'"},
+      {"task A nice=1 nice=2\n", 1, 15, "at most once", "nice="},
+      {"task A slice=50us\n", 1, 14, "between 0.1ms and 100ms", "found '50us'"},
+      {"task A prio=3\n", 1, 8, "expected nice=N, policy=normal|batch|idle or slice=DUR", "found 'prio=3'"},
+      {"task idle\n", 1, 6, "expected a new task name", "found 'idle'"},
+      {"\ttask 1A\n", 1, 7, "expected a task name", "found '1A'"},
+      {"task ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456\n", 1, 6, "at most 32 characters", "found 'ABCDEF"},
+      {"task A\nrun 1.5ns\n", 2, 5, "whole number of nanoseconds", "found '1.5ns'"},
+      {"run -3ms\n", 1, 5, "not negative", "found '-3ms'"},
+      {"run\n", 1, 4, "expected a duration", "found end of line"},
+      {"task A\nfork A B\n", 2, 8, "expected '->'", "found 'B'"},
+      {"task A\nfork A -> A\n", 2, 11, "expected a new task name", "already exists"},
+      {"task A\nfork X -> B\n", 2, 6, "created earlier", "found 'X'"},
+      {"wake\n", 1, 5, "expected a task name", "found end of line"},
+      {"task A\nwake A now\n", 2, 8, "expected 'sync' or end of line", "found 'now'"},
+      {"tick extra\n", 1, 6, "expected end of line", "found 'extra'"},
+      {"task A\nexpect field A.foo == 1\n", 2, 16, "expected a field (vruntime", "found 'foo'"},
+      {"task A\nexpect field A.vruntime = 1\n", 2, 25, "expected a comparison", "found '='"},
+      {"task A\nexpect field A.vruntime == 1.5\n", 2, 28, "whole number of nanoseconds", "found '1.5'"},
+      {"task A\nexpect field A.vruntime == 9223372036854775808\n", 2, 28, "expected an integer", "out of range"},
+      {"task A\nexpect field A.vruntime ==\n", 2, 27, "expected a value", "found end of line"},
+      {"task A\nexpect field vruntime == 1\n", 2, 14, "expected NAME.FIELD", "found 'vruntime'"},
+      {"task A\nexpect curr B\n", 2, 13, "created earlier", "found 'B'"},
+      {"expect nothing\n", 1, 8, "expected violation, no-violation, curr, pick or field", "found 'nothing'"},
+      {"hz 200\n", 1, 4, "expected HZ of 100, 250, 300 or 1000", "found '200'"},
+      {"cpus 0\n", 1, 6, "expected a CPU count between 1 and 4096", "found '0'"},
+      {"cpus 4097\n", 1, 6, "expected a CPU count", "found '4097'"},
+      {"cpus 2\ncpus 3\n", 2, 1, "at most once", "the first is on line 1"},
+      {"base_slice 200ms\n", 1, 12, "between 0.1ms and 100ms", "found '200ms'"},
+      {"features NO_NEXT_BUDDY,FOO\n", 1, 24, "expected a scheduler feature", "found 'FOO'"},
+      {"features NEXT_BUDDY,,PICK_BUDDY\n", 1, 21, "expected a scheduler feature name", "found an empty name"},
+      {"features NEXT_BUDDY, PICK_BUDDY\n", 1, 22, "without spaces", "found 'PICK_BUDDY'"},
+      {"features NEXT_BUDDY PICK_BUDDY\n", 1, 21, "expected end of line after the feature list",
+       "found 'PICK_BUDDY'"},
+      {"features NEXT_BUDDY,\n", 1, 21, "expected a scheduler feature name", "found an empty name"},
+      {"bug=\n", 1, 5, "expected a bug id", "found nothing"},
+      {"profile mainline bug=B01\nbug B02\n", 2, 1, "at most once", "'bug'"},
+      {"profile mainline cpus=3\n", 1, 18, "expected 'bug=ID' or end of line", "found 'cpus=3'"},
+      {"expect violation DL\n", 1, 18, "expected an invariant id", "found 'DL'"},
+      {"expect violation I-dl\n", 1, 18, "expected an invariant id", "found 'I-dl'"},
+      {"expect violation I-DL on 3\n", 1, 23, "expected 'at LINE'", "found 'on'"},
+      {"expect violation I-DL at x\n", 1, 26, "expected a line number", "found 'x'"},
+      {"task A\nexpect violation I-DL at 5\n", 2, 26, "expected the line number of an operation", "found 5"},
+      {"task A\n# c\nexpect violation I-DL at 2\n", 3, 26, "expected the line number of an operation",
+       "line 2 holds no operation"},
+      {"expect no-violation\nexpect violation I-X\n", 2, 8, "either 'expect violation' or 'expect no-violation'",
+       "found both"},
+      {"expect no-violation\nexpect no-violation\n", 2, 8, "at most once", "found a second one"},
+      {"task A\n\nwake A\n  bogus 1\n", 4, 3, "expected an operation (task, fork", "found 'bogus'"},
+      {"bogus\n", 1, 1, "expected a directive (profile", "found 'bogus'"},
+      {std::string_view("\x00\xff\n", 3).data(), 1, 1, "expected a directive", "found '\\x00\\xff'"},
+      {"task A\nnice A -21\n", 2, 8, "between -20 and 19", "found '-21'"},
+      {"task A\npolicy A fifo\n", 2, 10, "expected a policy (normal, batch or idle)", "found 'fifo'"},
+      {"task A\nslice A 200ms\n", 2, 9, "between 0.1ms and 100ms", "found '200ms'"},
+      {"task A\nslice A\n", 2, 8, "expected a slice", "found end of line"},
+      {"task A\nsleep A A\n", 2, 9, "expected end of line", "found 'A'"},
+  };
+  for (const Case& c : cases) {
+    // The NUL case needs its explicit length.
+    const std::string_view text =
+        c.text[0] == '\0' ? std::string_view("\x00\xff\n", 3) : std::string_view(c.text);
+    const ParseError e = parse_err(text);
+    SCOPED_TRACE(std::string(text));
+    EXPECT_EQ(e.file, "t.scn");
+    EXPECT_EQ(e.line, c.line) << e.message;
+    EXPECT_EQ(e.column, c.column) << e.message;
+    EXPECT_NE(e.message.find(c.expected), std::string::npos) << e.message;
+    EXPECT_NE(e.message.find(c.found), std::string::npos) << e.message;
+  }
+}
+
+TEST(scenario_parse, ErrorFormat) {
+  const ParseError e = parse_err("task A\nwake B\n");
+  EXPECT_EQ(format_parse_error(e).rfind("t.scn:2:6: error: expected ", 0), 0u) << format_parse_error(e);
+}
+
+TEST(scenario_parse, HostileInputDoesNotCrash) {
+  const std::string long_line(1 << 20, 'x');
+  EXPECT_EQ(parse_err(long_line).column, 1);
+  EXPECT_LT(parse_err(long_line).message.size(), 400u);
+  std::string many_tasks;
+  for (int i = 0; i < 600; ++i) many_tasks += "task t" + std::to_string(i) + "\n";
+  const ParseError e = parse_err(many_tasks);
+  EXPECT_EQ(e.line, 513);
+  EXPECT_NE(e.message.find("at most 512 tasks"), std::string::npos) << e.message;
+  std::string all_bytes;
+  for (int i = 0; i < 256; ++i) all_bytes += static_cast<char>(i);
+  (void)parse_scenario(all_bytes, "bytes");
+  (void)parse_scenario(std::string(1000, '\n') + "# x", "nl");
+  EXPECT_EQ(parse_err(std::string(1000, '\n') + "run x").line, 1001);
+}
+
+RC_GTEST_PROP(scenario_parse, ArbitraryTextNeverCrashes, (const std::string& text)) {
+  const ParseResult r = parse_scenario(text, "rc");
+  if (const auto* e = std::get_if<ParseError>(&r)) {
+    RC_ASSERT(e->line >= 1);
+    RC_ASSERT(e->column >= 1);
+    RC_ASSERT(e->message.rfind("expected", 0) == 0);
+  } else {
+    const Scenario& s = std::get<Scenario>(r);
+    const ParseResult again = parse_scenario(print_scenario(s), "rc2");
+    RC_ASSERT(std::holds_alternative<Scenario>(again));
+    RC_ASSERT(same_scenario(std::get<Scenario>(again), s));
+  }
+}
+
+// ---------------------------------------------------------------- generators
+
+std::string gen_task_name(std::set<std::string>& used, int& counter) {
+  static const std::string first = "ABCTXYZabcxyz_";
+  static const std::string rest = "ABCabc0123456789_";
+  std::string name(1, *rc::gen::elementOf(first));
+  const auto tail = *rc::gen::container<std::string>(rc::gen::elementOf(rest));
+  name += tail.substr(0, kMaxTaskNameLen - 1);
+  while (used.count(name) || !valid_task_name(name)) name = "_n" + std::to_string(counter++);
+  used.insert(name);
+  return name;
+}
+
+s64 gen_duration() {
+  return *rc::gen::oneOf(rc::gen::inRange<s64>(0, kMaxDurationNs + 1),
+                         rc::gen::map(rc::gen::inRange<s64>(0, 100000), [](s64 v) { return v * 1000; }),
+                         rc::gen::map(rc::gen::inRange<s64>(0, 1000), [](s64 v) { return v * 1'000'000; }),
+                         rc::gen::element<s64>(0, 1, 999'999, 1'000'001, kMaxDurationNs));
+}
+
+s64 gen_slice() {
+  return *rc::gen::oneOf(rc::gen::just<s64>(0), rc::gen::inRange<s64>(kMinSliceNs, kMaxSliceNs + 1),
+                         rc::gen::map(rc::gen::inRange<s64>(100, 100001), [](s64 v) { return v * 1000; }));
+}
+
+Policy gen_policy() { return *rc::gen::element(Policy::normal, Policy::batch, Policy::idle); }
+
+Scenario gen_scenario_now() {
+  Scenario s;
+  if (*rc::gen::arbitrary<bool>()) {
+    std::string t = *rc::gen::container<std::string>(rc::gen::inRange<char>(0x20, 0x7f));
+    while (!t.empty() && t.back() == ' ') t.pop_back();
+    s.title = t;
+  }
+  s.profile = std::string(*rc::gen::elementOf(profile_names()));
+  if (*rc::gen::arbitrary<bool>()) {
+    const int n = *rc::gen::inRange(1, 5);
+    for (int i = 0; i < n; ++i) {
+      if (i) s.features += ",";
+      if (*rc::gen::arbitrary<bool>()) s.features += "NO_";
+      s.features += feature_name(static_cast<Feature>(*rc::gen::inRange<int>(0, kFeatureCount)));
+    }
+  }
+  if (*rc::gen::arbitrary<bool>()) s.bug = "B" + std::to_string(*rc::gen::inRange(0, 100));
+  s.cpus = *rc::gen::oneOf(rc::gen::just(8u), rc::gen::inRange(1u, kMaxCpus + 1));
+  s.hz = *rc::gen::elementOf(kAllowedHz);
+  if (*rc::gen::arbitrary<bool>()) s.base_slice = *rc::gen::inRange<s64>(kMinSliceNs, kMaxSliceNs + 1);
+
+  std::set<std::string> used;
+  std::vector<std::string> names;
+  int counter = 0;
+  const int nops = *rc::gen::inRange(0, 40);
+  for (int i = 0; i < nops; ++i) {
+    Op op;
+    op.kind = static_cast<OpKind>(*rc::gen::inRange(0, static_cast<int>(OpKind::expect_field) + 1));
+    const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
+                            op.kind != OpKind::schedule;
+    if (needs_task && names.empty()) op.kind = OpKind::create;
+    if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
+    auto some_task = [&] { return *rc::gen::elementOf(names); };
+    switch (op.kind) {
+      case OpKind::create:
+        op.task = gen_task_name(used, counter);
+        names.push_back(op.task);
+        op.value = *rc::gen::inRange(kMinNice, kMaxNice + 1);
+        op.policy = gen_policy();
+        op.slice = gen_slice();
+        break;
+      case OpKind::fork:
+        op.task = some_task();
+        op.child = gen_task_name(used, counter);
+        names.push_back(op.child);
+        break;
+      case OpKind::wake:
+        op.task = some_task();
+        op.sync = *rc::gen::arbitrary<bool>();
+        break;
+      case OpKind::sleep:
+      case OpKind::yield:
+      case OpKind::exit: op.task = some_task(); break;
+      case OpKind::run: op.value = gen_duration(); break;
+      case OpKind::tick:
+      case OpKind::schedule: break;
+      case OpKind::nice:
+        op.task = some_task();
+        op.value = *rc::gen::inRange(kMinNice, kMaxNice + 1);
+        break;
+      case OpKind::policy:
+        op.task = some_task();
+        op.policy = gen_policy();
+        break;
+      case OpKind::slice:
+        op.task = some_task();
+        op.value = gen_slice();
+        break;
+      case OpKind::expect_curr:
+        op.task = *rc::gen::arbitrary<bool>() ? std::string("idle") : some_task();
+        break;
+      case OpKind::expect_field:
+        op.task = some_task();
+        op.field = std::string(*rc::gen::elementOf(kExpectFields));
+        op.cmp = *rc::gen::element(CmpOp::eq, CmpOp::ne, CmpOp::lt, CmpOp::le, CmpOp::gt, CmpOp::ge);
+        op.value = *rc::gen::oneOf(rc::gen::arbitrary<s64>(), rc::gen::element<s64>(INT64_MIN, INT64_MAX, 0, -1),
+                                   rc::gen::map(rc::gen::inRange<s64>(-100000, 100000),
+                                                [](s64 v) { return v * 1000; }));
+        break;
+    }
+    op.line = 7 * i + 100;  // arbitrary source lines; the printer renumbers
+    s.ops.push_back(std::move(op));
+  }
+
+  std::vector<int> op_lines;
+  for (const Op& op : s.ops)
+    if (op.kind != OpKind::expect_curr && op.kind != OpKind::expect_field) op_lines.push_back(op.line);
+  switch (*rc::gen::inRange(0, 3)) {
+    case 0: break;
+    case 1: s.expectations.push_back(Expectation{Expectation::Kind::no_violation, "", 0, 0}); break;
+    default: {
+      const int n = *rc::gen::inRange(1, 4);
+      for (int i = 0; i < n; ++i) {
+        Expectation e;
+        e.kind = Expectation::Kind::violation;
+        e.invariant = "I-" + *rc::gen::nonEmpty(rc::gen::container<std::string>(
+                                 rc::gen::elementOf(std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))));
+        e.invariant = e.invariant.substr(0, 32);
+        if (!op_lines.empty() && *rc::gen::arbitrary<bool>()) e.at_line = *rc::gen::elementOf(op_lines);
+        s.expectations.push_back(std::move(e));
+      }
+    }
+  }
+  return s;
+}
+
+rc::Gen<Scenario> gen_scenario() { return rc::gen::exec(gen_scenario_now); }
+
+// ---------------------------------------------------------------- round trips
+
+RC_GTEST_PROP(scenario_print, ParsePrintRoundTrip, ()) {
+  const Scenario s = *gen_scenario();
+  RC_CLASSIFY(s.ops.size() >= 10, "10+ ops");
+  RC_CLASSIFY(!s.expectations.empty() && s.expectations[0].at_line != 0, "expect violation ... at");
+  const std::string text = print_scenario(s);
+  const ParseResult r = parse_scenario(text, "printed");
+  if (const auto* e = std::get_if<ParseError>(&r)) {
+    RC_LOG() << format_parse_error(*e) << "\n" << text;
+    RC_FAIL("printed scenario does not parse");
+  }
+  const Scenario& back = std::get<Scenario>(r);
+  RC_ASSERT(same_scenario(back, s));
+  RC_ASSERT(print_scenario(back) == text);
+}
+
+TEST(scenario_print, CanonicalText) {
+  Scenario s;
+  s.title = "demo";
+  Op a;
+  a.kind = OpKind::create;
+  a.task = "A";
+  a.value = -5;
+  a.slice = 3'000'000;
+  s.ops.push_back(a);
+  Op r;
+  r.kind = OpKind::run;
+  r.value = 1'000'001;
+  r.line = 42;
+  s.ops.push_back(r);
+  Op f;
+  f.kind = OpKind::expect_field;
+  f.task = "A";
+  f.field = "vlag";
+  f.cmp = CmpOp::le;
+  f.value = -700'000;
+  s.ops.push_back(f);
+  Op w;
+  w.kind = OpKind::expect_field;
+  w.task = "A";
+  w.field = "weight";
+  w.value = 3000;
+  s.ops.push_back(w);
+  s.expectations.push_back(Expectation{Expectation::Kind::violation, "I-LAG", 42, 0});
+  EXPECT_EQ(print_scenario(s),
+            "# demo\n"
+            "profile mainline\n"
+            "task A nice=-5 slice=3ms\n"
+            "run 1000001ns\n"
+            "expect field A.vlag <= -700us\n"
+            "expect field A.weight == 3000\n"
+            "expect violation I-LAG at 4\n");
+  Op k;
+  k.kind = OpKind::fork;
+  k.task = "A";
+  k.child = "B";
+  EXPECT_EQ(print_op(k), "fork A -> B");
+  k.kind = OpKind::wake;
+  k.sync = true;
+  EXPECT_EQ(print_op(k), "wake A sync");
+  k.kind = OpKind::policy;
+  k.policy = Policy::idle;
+  EXPECT_EQ(print_op(k), "policy A idle");
+  k.kind = OpKind::slice;
+  k.value = 0;
+  EXPECT_EQ(print_op(k), "slice A 0");
+}
+
+TEST(scenario_print, SameScenarioComparesMeaning) {
+  const Scenario a = parse_ok("task A\nwake A\nrun 1ms\nexpect violation I-DL at 3\n");
+  const Scenario b = parse_ok("\n\ntask A\nwake A\nrun 1ms\nexpect violation I-DL at 5\n");
+  const Scenario c = parse_ok("\n\ntask A\nwake A\nrun 1ms\nexpect violation I-DL at 4\n");
+  EXPECT_TRUE(same_scenario(a, b));
+  EXPECT_FALSE(same_scenario(a, c));
+  EXPECT_FALSE(same_scenario(a, parse_ok("task A\nwake A sync\nrun 1ms\nexpect violation I-DL at 3\n")));
+}
+
+// ---------------------------------------------------------------- bytes
+
+TEST(scenario_bytes, DecodesTheDocumentedFormat) {
+  const std::vector<std::uint8_t> b = {
+      1,                 // version
+      0, 15, 1, 4,       // create T0 nice -5, batch, slice 3ms
+      2, 0, 1,           // wake T0 sync
+      4, 8, 0, 0,        // run 3ms
+      4, 12, 0x01, 0x00, // run 256us (raw)
+      1, 7,              // fork T0 -> T1
+      10, 1, 0,          // slice T1 0
+      5,                 // tick
+      23,                // 23 % 12 = 11: exit T?, missing argument byte reads as 0 -> T0
+  };
+  const Scenario s = decode_bytes(b);
+  ASSERT_TRUE(bytes_version_supported(b.data(), b.size()));
+  EXPECT_EQ(print_scenario(s),
+            "profile mainline\n"
+            "task T0 nice=-5 policy=batch slice=3ms\n"
+            "wake T0 sync\n"
+            "run 3ms\n"
+            "run 256us\n"
+            "fork T0 -> T1\n"
+            "slice T1 0\n"
+            "tick\n"
+            "exit T0\n");
+  const auto enc = encode_bytes(s);
+  ASSERT_TRUE(enc.has_value());
+  EXPECT_TRUE(same_scenario(decode_bytes(*enc), s));
+}
+
+TEST(scenario_bytes, Substitutions) {
+  // wake with no task -> create T0 (defaults); its argument bytes are consumed.
+  const std::vector<std::uint8_t> b = {1, 2, 9, 9, 6};
+  EXPECT_EQ(print_scenario(decode_bytes(b)), "profile mainline\ntask T0\nschedule\n");
+  // 17 creates: the 17th becomes schedule.
+  std::vector<std::uint8_t> c = {1};
+  for (int i = 0; i < 17; ++i) c.insert(c.end(), {0, 20, 0, 0});
+  const Scenario s = decode_bytes(c);
+  ASSERT_EQ(s.ops.size(), 17u);
+  EXPECT_EQ(s.ops[15].task, "T15");
+  EXPECT_EQ(s.ops[16].kind, OpKind::schedule);
+  // Unsupported version: refused by the check, still decoded as payload.
+  const std::vector<std::uint8_t> v = {6};
+  EXPECT_FALSE(bytes_version_supported(v.data(), v.size()));
+  EXPECT_EQ(decode_bytes(v).ops.size(), 1u);
+  EXPECT_EQ(decode_bytes(v).ops[0].kind, OpKind::schedule);
+  EXPECT_TRUE(decode_bytes(nullptr, 0).ops.empty());
+  // 256 operations at most.
+  const std::vector<std::uint8_t> ticks(1000, 5);
+  EXPECT_EQ(decode_bytes(ticks).ops.size(), kMaxBytesOps);
+}
+
+TEST(scenario_bytes, EncodeRefusesWhatItCannotRepresent) {
+  std::string why;
+  EXPECT_FALSE(encode_bytes(parse_ok("task A\n"), false, &why).has_value());
+  EXPECT_NE(why.find("T<n>"), std::string::npos) << why;
+  EXPECT_FALSE(encode_bytes(parse_ok("task T1\n")).has_value());
+  EXPECT_FALSE(encode_bytes(parse_ok("task T0\nrun 1500ns\n")).has_value());
+  EXPECT_FALSE(encode_bytes(parse_ok("task T0 slice=2ms\n")).has_value());
+  EXPECT_FALSE(encode_bytes(parse_ok("profile v7.1\ntask T0\n")).has_value());
+  EXPECT_FALSE(encode_bytes(parse_ok("task T0\nexpect curr T0\n")).has_value());
+  const auto ops_only = encode_bytes(parse_ok("# t\nprofile v7.1\ntask T0\nexpect curr T0\nrun 65535us\n"
+                                              "expect no-violation\n"),
+                                     true);
+  ASSERT_TRUE(ops_only.has_value());
+  EXPECT_EQ(print_scenario(decode_bytes(*ops_only)), "profile mainline\ntask T0\nrun 65535us\n");
+}
+
+RC_GTEST_PROP(scenario_bytes, EveryByteStringDecodesToAValidScenario, (const std::vector<std::uint8_t>& b)) {
+  const Scenario s = decode_bytes(b.data(), b.size());
+  RC_ASSERT(s.ops.size() <= kMaxBytesOps);
+  RC_ASSERT(s.profile == "mainline");
+  const std::string text = print_scenario(s);
+  const ParseResult r = parse_scenario(text, "decoded");
+  if (const auto* e = std::get_if<ParseError>(&r)) {
+    RC_LOG() << format_parse_error(*e) << "\n" << text;
+    RC_FAIL("decoded scenario does not parse");
+  }
+  RC_ASSERT(same_scenario(std::get<Scenario>(r), s));
+  // Decoded scenarios are always representable, and encoding is the inverse.
+  const auto enc = encode_bytes(s);
+  RC_ASSERT(enc.has_value());
+  RC_ASSERT(same_scenario(decode_bytes(*enc), s));
+  // The encoding is canonical: encoding its decoding gives it back.
+  RC_ASSERT(encode_bytes(decode_bytes(*enc)) == enc);
+}
+
+RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()) {
+  Scenario s;
+  std::size_t ntasks = 0;
+  const int n = *rc::gen::inRange(0, 80);
+  for (int i = 0; i < n; ++i) {
+    Op op;
+    op.kind = static_cast<OpKind>(*rc::gen::inRange(0, 12));
+    const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
+                            op.kind != OpKind::schedule;
+    if (needs_task && ntasks == 0) op.kind = OpKind::create;
+    if ((op.kind == OpKind::create || op.kind == OpKind::fork) && ntasks >= kMaxBytesTasks)
+      op.kind = OpKind::tick;
+    auto some = [&] { return "T" + std::to_string(*rc::gen::inRange<std::size_t>(0, ntasks)); };
+    switch (op.kind) {
+      case OpKind::create:
+        op.task = "T" + std::to_string(ntasks++);
+        op.value = *rc::gen::inRange(-20, 20);
+        op.policy = gen_policy();
+        op.slice = *rc::gen::elementOf(kBytesSlices);
+        break;
+      case OpKind::fork:
+        op.task = some();
+        op.child = "T" + std::to_string(ntasks++);
+        break;
+      case OpKind::wake:
+        op.task = some();
+        op.sync = *rc::gen::arbitrary<bool>();
+        break;
+      case OpKind::run:
+        op.value = *rc::gen::oneOf(rc::gen::elementOf(kBytesDurations),
+                                   rc::gen::map(rc::gen::inRange<s64>(0, 65536), [](s64 v) { return v * 1000; }));
+        break;
+      case OpKind::nice:
+        op.task = some();
+        op.value = *rc::gen::inRange(-20, 20);
+        break;
+      case OpKind::policy:
+        op.task = some();
+        op.policy = gen_policy();
+        break;
+      case OpKind::slice:
+        op.task = some();
+        op.value = *rc::gen::elementOf(kBytesSlices);
+        break;
+      case OpKind::tick:
+      case OpKind::schedule: break;
+      default: op.task = some(); break;
+    }
+    s.ops.push_back(std::move(op));
+  }
+  const auto enc = encode_bytes(s);
+  RC_ASSERT(enc.has_value());
+  RC_ASSERT(bytes_version_supported(enc->data(), enc->size()));
+  RC_ASSERT(same_scenario(decode_bytes(*enc), s));
+}
+
+}  // namespace
+}  // namespace eevdf::fuzz
