@@ -77,13 +77,14 @@ StepTrace trace_step(const Rq& rq, int op_index) {
 
 std::optional<i128> field_value(const Task& t, const std::string& field) {
   const SchedEntity& se = t.se;
-  if (field == "vruntime") return se.vruntime;
-  if (field == "deadline") return se.deadline;
+  // virtual times are u64 that wrap by design; compare them as the kernel's (s64)
+  if (field == "vruntime") return as_s64(se.vruntime);
+  if (field == "deadline") return as_s64(se.deadline);
   if (field == "vlag") return se.vlag;
-  if (field == "vprot") return se.vprot;
+  if (field == "vprot") return as_s64(se.vprot);
   if (field == "slice") return se.slice;
   if (field == "weight") return se.load.weight;
-  if (field == "min_vruntime") return se.min_vruntime;
+  if (field == "min_vruntime") return as_s64(se.min_vruntime);
   if (field == "min_slice") return se.min_slice;
   if (field == "max_slice") return se.max_slice;
   if (field == "on_rq") return se.on_rq;

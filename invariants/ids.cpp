@@ -122,9 +122,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "and reweight (nice, policy, slice) may move it. Exact."},
     {"I-FAIR",
      "over a run where all tasks stay runnable, service stays within the lag bound of the ideal share",
-     "Not checked after every operation: measured by the fairness test over long runs (see\n"
-     "tests/invariants_fair_test.cpp) against the EEVDF lag bound derived from the largest slice\n"
-     "and the tick."},
+     "Not implemented yet: it needs a long run in which every task stays runnable, comparing\n"
+     "each task's service with its weighted share against the EEVDF lag bound (largest slice\n"
+     "plus the tick). Until then nothing checks it; selecting it has no effect."},
     {"I-WARN",
      "no WARN_ON_ONCE / BUG_ON of the modelled code fires",
      "The modelled kernel functions raise their WARN_ON_ONCE and BUG_ON conditions as events;\n"
