@@ -1,5 +1,7 @@
 #include "fuzz/executor.hpp"
 
+#include "fuzz/scenario_print.hpp"
+
 #include <fmt/format.h>
 
 #include "model/fair.hpp"
@@ -128,18 +130,6 @@ bool compare(i128 a, CmpOp op, i128 b) {
   return false;
 }
 
-const char* cmp_text(CmpOp op) {
-  switch (op) {
-    case CmpOp::eq: return "==";
-    case CmpOp::ne: return "!=";
-    case CmpOp::lt: return "<";
-    case CmpOp::le: return "<=";
-    case CmpOp::gt: return ">";
-    case CmpOp::ge: return ">=";
-  }
-  return "?";
-}
-
 }  // namespace
 
 Executor::Executor(const Profile& profile, ExecOptions options) : profile_(profile), options_(options) {}
@@ -213,7 +203,7 @@ ExecResult Executor::run(const Scenario& s) {
           r.expectation_failures.push_back(fmt::format("line {}: no field {}.{}", op.line, op.task, op.field));
         else if (!compare(*value, op.cmp, op.value))
           r.expectation_failures.push_back(fmt::format("line {}: expected {}.{} {} {}, found {}", op.line, op.task,
-                                                       op.field, cmp_text(op.cmp), op.value,
+                                                       op.field, fuzz::cmp_keyword(op.cmp), op.value,
                                                        inv::format_i128(*value)));
         break;
       }

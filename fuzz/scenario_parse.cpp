@@ -138,6 +138,10 @@ class Parser {
   bool has(std::size_t i) const { return i < toks_.size(); }
   std::string_view tok(std::size_t i) const { return i < toks_.size() ? toks_[i].text : std::string_view{}; }
   std::string found(std::size_t i) const { return has(i) ? "found " + q(toks_[i].text) : "found end of line"; }
+  // Token i must exist: otherwise "expected WHAT, found end of line".
+  bool need(std::size_t i, std::string_view what) {
+    return has(i) || fail(col(i), "expected " + std::string(what) + ", found end of line");
+  }
   bool expect_end(std::size_t i, std::string_view after) {
     if (!has(i)) return true;
     return fail(col(i), "expected end of line after " + std::string(after) + ", " + found(i));
@@ -260,10 +264,7 @@ class Parser {
   void directive_bug() {
     if (!directive_ok("bug", col(0)) || !note_directive("bug", col(0))) return;
     if (tok(0) == "bug") {
-      if (!has(1)) {
-        fail(col(1), "expected a bug id after 'bug' (e.g. B01), found end of line");
-        return;
-      }
+      if (!need(1, "a bug id after 'bug' (e.g. B01)")) return;
       if (!bug_id(tok(1), col(1))) return;
       expect_end(2, "the bug id");
     } else {
@@ -274,11 +275,7 @@ class Parser {
 
   void directive_features() {
     if (!directive_ok("features", col(0)) || !note_directive("features", col(0))) return;
-    if (!has(1)) {
-      fail(col(1), "expected a comma-separated list of scheduler features (e.g. NO_NEXT_BUDDY,PARANOID_AVG), "
-                   "found end of line");
-      return;
-    }
+    if (!need(1, "a comma-separated list of scheduler features (e.g. NO_NEXT_BUDDY,PARANOID_AVG)")) return;
     const std::string_view list = tok(1);
     std::size_t pos = 0;
     for (;;) {
@@ -343,10 +340,7 @@ class Parser {
 
   void directive_base_slice() {
     if (!directive_ok("base_slice", col(0)) || !note_directive("base_slice", col(0))) return;
-    if (!has(1)) {
-      fail(col(1), "expected a base slice between 0.1ms and 100ms (e.g. 700us), found end of line");
-      return;
-    }
+    if (!need(1, "a base slice between 0.1ms and 100ms (e.g. 700us)")) return;
     std::string why;
     const auto d = parse_duration(tok(1), &why);
     if (!d) {
@@ -497,10 +491,7 @@ class Parser {
       if (!expect_end(2, "the task name")) return;
     } else if (kw == "run") {
       op.kind = OpKind::run;
-      if (!has(1)) {
-        fail(col(1), "expected a duration after 'run' (e.g. 3ms), found end of line");
-        return;
-      }
+      if (!need(1, "a duration after 'run' (e.g. 3ms)")) return;
       std::string why;
       const auto d = parse_duration(tok(1), &why);
       if (!d) {
@@ -515,28 +506,19 @@ class Parser {
     } else if (kw == "nice") {
       op.kind = OpKind::nice;
       if (!task_ref(1, op.task, "'nice'")) return;
-      if (!has(2)) {
-        fail(col(2), "expected a nice level between -20 and 19 after the task name, found end of line");
-        return;
-      }
+      if (!need(2, "a nice level between -20 and 19 after the task name")) return;
       if (!nice_value(tok(2), col(2), op.value, "the task name")) return;
       if (!expect_end(3, "the nice level")) return;
     } else if (kw == "policy") {
       op.kind = OpKind::policy;
       if (!task_ref(1, op.task, "'policy'")) return;
-      if (!has(2)) {
-        fail(col(2), "expected a policy (normal, batch or idle) after the task name, found end of line");
-        return;
-      }
+      if (!need(2, "a policy (normal, batch or idle) after the task name")) return;
       if (!policy_value(tok(2), col(2), op.policy, "the task name")) return;
       if (!expect_end(3, "the policy")) return;
     } else if (kw == "slice") {
       op.kind = OpKind::slice;
       if (!task_ref(1, op.task, "'slice'")) return;
-      if (!has(2)) {
-        fail(col(2), "expected a slice (0, or 0.1ms to 100ms) after the task name, found end of line");
-        return;
-      }
+      if (!need(2, "a slice (0, or 0.1ms to 100ms) after the task name")) return;
       if (!slice_value(tok(2), col(2), op.value, "the task name")) return;
       if (!expect_end(3, "the slice")) return;
     }
@@ -649,11 +631,7 @@ class Parser {
       return;
     }
     op.cmp = *cmp;
-    if (!has(4)) {
-      fail(col(4), "expected a value (an integer such as -5, or a duration such as 3ms) after the comparison, "
-                   "found end of line");
-      return;
-    }
+    if (!need(4, "a value (an integer such as -5, or a duration such as 3ms) after the comparison")) return;
     if (!field_value(tok(4), col(4), op.value)) return;
     if (!expect_end(5, "the value")) return;
     push(std::move(op));

@@ -11,11 +11,11 @@ namespace eevdf::inv {
 static void check_sums(const CheckScope& s) {
   const CfsRq& cfs = s.rq.cfs;
   u64 sum = 0, weight = 0;
-  for (const SchedEntity* n = cfs.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n))) {
-    const u64 w = avg_vruntime_weight(cfs, n->load.weight);
-    sum += as_u64(entity_key(cfs, *n)) * w;
+  for_each_in_tree(cfs, [&](const SchedEntity& se) {
+    const u64 w = avg_vruntime_weight(cfs, se.load.weight);
+    sum += as_u64(entity_key(cfs, se)) * w;
     weight += w;
-  }
+  });
   if (sum != as_u64(cfs.sum_w_vruntime) || weight != cfs.sum_weight)
     s.report(Id::SUM, "__sum_w_vruntime_add / sum_w_vruntime_sub / update_zero_vruntime",
              fmt::format("sum_w_vruntime = {} and sum_weight = {}, but the tree sums to {} and {} "
@@ -30,8 +30,7 @@ static void check_counters(const CheckScope& s) {
   const CfsRq& cfs = rq.cfs;
   unsigned tree = 0, queued = 0, runnable = 0, idle = 0;
   u64 load = 0;
-  for (const SchedEntity* n = cfs.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n)))
-    ++tree;
+  for_each_in_tree(cfs, [&](const SchedEntity&) { ++tree; });
   for (const Task& t : rq.tasks) {
     if (t.on_rq != t.se.on_rq) {
       s.report(Id::CNT, "__block_task / activate_task",

@@ -7,17 +7,6 @@
 
 namespace eevdf::inv {
 
-namespace {
-
-template <class F>
-void for_each_queued(const CfsRq& cfs, F f) {
-  for (const SchedEntity* n = cfs.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n)))
-    f(*n);
-  if (cfs.curr && cfs.curr->on_rq) f(*cfs.curr);
-}
-
-}  // namespace
-
 void check_average(const CheckScope& s) {
   const CfsRq& cfs = s.rq.cfs;
   if (cfs.nr_queued == 0) return;
@@ -34,7 +23,7 @@ void check_average(const CheckScope& s) {
         elig_reported = true;
         s.report(Id::ELIG, "vruntime_eligible",
                  fmt::format("the kernel says {} is {}eligible; exactly, key·W = {} and Σ key·w = {}", 
-                             s.rq.task_of(const_cast<SchedEntity&>(se)).name, kernel ? "" : "not ",
+                             s.rq.task_of(se).name, kernel ? "" : "not ",
                              format_i128(static_cast<i128>(entity_key(cfs, se)) * s.avg.weight), format_i128(s.avg.sum)),
                  {&se});
       }

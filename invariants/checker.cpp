@@ -14,9 +14,7 @@ ExactAverage exact_average(const CfsRq& cfs_rq) {
     a.weight += static_cast<i128>(w);
     if (a.min_weight == 0 || se.load.weight < a.min_weight) a.min_weight = se.load.weight;
   };
-  for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n)))
-    add(*n);
-  if (cfs_rq.curr && cfs_rq.curr->on_rq) add(*cfs_rq.curr);
+  for_each_queued(cfs_rq, add);
   return a;
 }
 
@@ -45,6 +43,7 @@ void CheckScope::report(Id id, std::string where, std::string what, std::vector<
 void Checker::attach(Rq& rq) {
   rq_ = &rq;
   rq.set_observer(this);
+  note_max_slice();
 }
 
 void Checker::add(Violation v) {
@@ -57,16 +56,14 @@ void Checker::add(Violation v) {
 }
 
 void Checker::note_max_slice() {
-  for (const SchedEntity* n = rq_->cfs.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n)))
-    if (n->slice > max_slice_seen_) max_slice_seen_ = n->slice;
-  const SchedEntity* curr = rq_->cfs.curr;
-  if (curr && curr->on_rq && curr->slice > max_slice_seen_) max_slice_seen_ = curr->slice;
+  for_each_queued(rq_->cfs, [&](const SchedEntity& se) {
+    if (se.slice > max_slice_seen_) max_slice_seen_ = se.slice;
+  });
 }
 
 void Checker::begin_op(int op_index, OpClass cls) {
   op_index_ = op_index;
-  op_class_ = cls;
-  note_max_slice();
+  op_class_ = cls;  // the previous end_op() already noted this state's slices
   for (std::size_t i = 0; i < rq_->tasks.size(); ++i) vruntime_before_[i] = rq_->tasks[i].se.vruntime;
 }
 
@@ -118,13 +115,11 @@ void Checker::on_overflow(const OverflowEvent& e) {
   Violation v;
   v.id = Id::OVF;
   v.where = site_name(e.site);
-  v.what = fmt::format("{} x {} wraps: exact {} but the kernel's type holds {}", format_i128(e.lhs), format_i128(e.rhs),
-                       format_i128(e.exact), format_i128(e.kernel));
-  if (e.site == Site::sum_w_vruntime_add_accumulate || e.site == Site::sum_w_vruntime_sub_accumulate ||
-      e.site == Site::update_zero_vruntime_accumulate || e.site == Site::avg_vruntime_accumulate ||
-      e.site == Site::vruntime_eligible_accumulate || e.site == Site::avg_vruntime_floor_adjust)
-    v.what = fmt::format("{} + {} wraps: exact {} but the kernel's type holds {}", format_i128(e.lhs),
-                         format_i128(e.rhs), format_i128(e.exact), format_i128(e.kernel));
+  const bool addition = e.site == Site::sum_w_vruntime_add_accumulate || e.site == Site::sum_w_vruntime_sub_accumulate ||
+                        e.site == Site::update_zero_vruntime_accumulate || e.site == Site::avg_vruntime_accumulate ||
+                        e.site == Site::vruntime_eligible_accumulate || e.site == Site::avg_vruntime_floor_adjust;
+  v.what = fmt::format("{} {} {} wraps: exact {} but the kernel's type holds {}", format_i128(e.lhs),
+                       addition ? "+" : "x", format_i128(e.rhs), format_i128(e.exact), format_i128(e.kernel));
   add(std::move(v));
 }
 

@@ -23,6 +23,18 @@ struct ExactAverage {
   u64 min_weight = 0;  // lightest full weight on the queue (0 if empty)
 };
 ExactAverage exact_average(const CfsRq& cfs_rq);
+
+// Calls f(se) for every entity in the tree, in deadline order.
+template <class F>
+void for_each_in_tree(const CfsRq& cfs_rq, F f) {
+  for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(n)) f(*n);
+}
+// ... and then for an on_rq curr: every entity counted in V.
+template <class F>
+void for_each_queued(const CfsRq& cfs_rq, F f) {
+  for_each_in_tree(cfs_rq, f);
+  if (cfs_rq.curr && cfs_rq.curr->on_rq) f(*cfs_rq.curr);
+}
 // Exact v <= V, i.e. key·W <= S.
 bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime);
 // The kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).

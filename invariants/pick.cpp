@@ -36,7 +36,7 @@ void check_pick(const CheckScope& s, const SchedEntity* result, bool protect) {
       rule = "curr, whose slice is protected";
     } else {
       const SchedEntity* best = nullptr;
-      for (const SchedEntity* n = leftmost; n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n)))
+      for (const SchedEntity* n = leftmost; n; n = RbTree<SchedEntity>::next(n))
         if (exactly_eligible(cfs, s.avg, n->vruntime)) {
           best = n;
           break;

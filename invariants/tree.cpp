@@ -73,8 +73,8 @@ void check_tree(const CheckScope& s) {
   while (first->rb_left) first = first->rb_left;
   if (tree.leftmost() != first) w.fail(tree.leftmost(), "the cached leftmost is not the first node");
   w.walk(root);
-  for (const SchedEntity* n = first; n; n = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n))) {
-    const SchedEntity* succ = RbTree<SchedEntity>::next(const_cast<SchedEntity*>(n));
+  for (const SchedEntity* n = first; n; n = RbTree<SchedEntity>::next(n)) {
+    const SchedEntity* succ = RbTree<SchedEntity>::next(n);
     if (succ && vruntime_before(succ->deadline, n->deadline)) {
       w.fail(succ, "in-order deadlines decrease: the tree is not sorted by deadline");
       break;

@@ -21,13 +21,15 @@ class RbTree {
   T* leftmost() const { return leftmost_; }
   bool empty() const { return root_ == nullptr; }
 
-  static T* next(T* node) {
+  // rb_next(); N is T or const T.
+  template <class N>
+  static N* next(N* node) {
     if (node->rb_right) {
       node = node->rb_right;
       while (node->rb_left) node = node->rb_left;
       return node;
     }
-    T* parent = node->rb_parent;
+    N* parent = node->rb_parent;
     while (parent && node == parent->rb_right) {
       node = parent;
       parent = node->rb_parent;

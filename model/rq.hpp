@@ -81,6 +81,7 @@ class Rq {
   }
   int find_task(std::string_view name) const;
   Task& task_of(const SchedEntity& se) { return tasks[static_cast<std::size_t>(se.task_id)]; }
+  const Task& task_of(const SchedEntity& se) const { return tasks[static_cast<std::size_t>(se.task_id)]; }
 
   // resched_curr() / resched_curr_lazy(): one flag (preemption model "full";
   // lazy mode is not modelled).
