@@ -78,6 +78,7 @@ void Checker::end_op() {
   check_lag(scope);
   check_deadline(scope);
   check_delay(scope);
+  fairness_.update(scope, op_class_ == OpClass::running);
 
   const std::size_t n = rq.tasks.size();
   // I-MONO: running only moves vruntime forward.

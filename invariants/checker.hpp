@@ -6,6 +6,7 @@
 #include <array>
 #include <vector>
 
+#include "invariants/fairness.hpp"
 #include "invariants/ids.hpp"
 #include "invariants/violation.hpp"
 #include "model/rq.hpp"
@@ -101,6 +102,9 @@ class Checker final : public Observer {
   void on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) override;
   void on_set_next(const SchedEntity& se, bool first) override;
 
+  // I-FAIR: the largest |service - weighted share| / (max_slice + TICK_NSEC) seen.
+  double fairness_worst_ratio() const { return fairness_.worst_ratio(); }
+
   static constexpr std::size_t kMaxViolations = 32;
 
  private:
@@ -108,6 +112,7 @@ class Checker final : public Observer {
   Selection selection_;
   Tolerances tolerances_;
   std::array<bool, kMaxTasks> vprot_stale_{};
+  FairnessWindow fairness_;
 
   int op_index_ = -1;
   OpClass op_class_ = OpClass::running;

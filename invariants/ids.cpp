@@ -122,9 +122,15 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "and reweight (nice, policy, slice) may move it. Exact."},
     {"I-FAIR",
      "over a run where all tasks stay runnable, service stays within the lag bound of the ideal share",
-     "Not implemented yet: it needs a long run in which every task stays runnable, comparing\n"
-     "each task's service with its weighted share against the EEVDF lag bound (largest slice\n"
-     "plus the tick). Until then nothing checks it; selecting it has no effect."},
+     "A window opens whenever the set of runnable tasks (queued, not delayed), their weights and\n"
+     "a busy CPU have stayed the same since the last operation that only let time pass (run,\n"
+     "tick, schedule); any wake-up, sleep, renice, yield or delayed entity starts a new one.\n"
+     "Within it, task i's service s_i (ns, including time not yet charged by update_curr) is\n"
+     "compared with its weighted share T·w_i/W of the total service T. The difference is task i's\n"
+     "lag at the window's start minus its lag now, and EEVDF keeps each lag within about one\n"
+     "request plus one quantum (-r_max - q < lag < r_max + q), so |s_i - T·w_i/W| <=\n"
+     "2·(max_slice + TICK_NSEC). Exact rational arithmetic; the worst measured ratio is reported\n"
+     "(tests/invariants_fair_test.cpp)."},
     {"I-WARN",
      "no WARN_ON_ONCE / BUG_ON of the modelled code fires",
      "The modelled kernel functions raise their WARN_ON_ONCE and BUG_ON conditions as events;\n"

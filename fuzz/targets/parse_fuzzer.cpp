@@ -3,9 +3,7 @@
 // parses the print again and aborts unless both mean the same scenario and the
 // print is a fixed point. Parse errors must carry a position and a message.
 //
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/scenario_fuzz_parse.cpp
-//     fuzz/scenario_parse.cpp fuzz/scenario_print.cpp fuzz/duration.cpp
-//     model/profile.cpp model/weights.cpp model/kernel_types.cpp -o parse_fuzzer
+// Built by the EEVDF_FUZZERS option (see README, "Fuzz targets").
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -20,7 +18,7 @@
 namespace {
 
 [[noreturn]] void die(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "scenario_fuzz_parse: %s\n%s\n", what, detail.c_str());
+  std::fprintf(stderr, "parse_fuzzer: %s\n%s\n", what, detail.c_str());
   std::abort();
 }
 

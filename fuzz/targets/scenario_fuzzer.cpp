@@ -1,0 +1,53 @@
+// libFuzzer target: the input bytes decode to an operation sequence (every
+// byte string is a valid one, fuzz/bytes.hpp), which runs on the profile given
+// by EEVDF_PROFILE / EEVDF_FEATURES (default mainline) with every invariant
+// checked after every operation. A violation prints its paragraph and the text
+// scenario, then aborts, so libFuzzer keeps the input as a crash file that
+// `eevdf-check replay` and `eevdf-check minimize` read.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "fuzz/bytes.hpp"
+#include "fuzz/executor.hpp"
+#include "fuzz/scenario_print.hpp"
+
+namespace {
+
+const eevdf::Profile& profile() {
+  static const eevdf::Profile p = [] {
+    eevdf::fuzz::ProfileOverride o;
+    if (const char* name = std::getenv("EEVDF_PROFILE")) o.profile = name;
+    if (const char* features = std::getenv("EEVDF_FEATURES")) o.features = features;
+    std::string error;
+    const auto built = eevdf::fuzz::build_profile(eevdf::fuzz::Scenario{}, o, error);
+    if (!built) {
+      std::fprintf(stderr, "scenario_fuzzer: %s\n", error.c_str());
+      std::exit(2);
+    }
+    return *built;
+  }();
+  return p;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace eevdf;
+  static fuzz::Executor executor(profile(), [] {
+    fuzz::ExecOptions o;
+    o.strict = false;
+    return o;
+  }());
+  const fuzz::Scenario s = fuzz::decode_bytes(data, size);
+  const fuzz::ExecResult r = executor.run(s);
+  if (r.violations.empty()) return 0;
+  const auto& v = r.violations.front();
+  fuzz::Scenario shown = s;
+  shown.profile = profile().name;
+  std::fprintf(stderr, "\n%s\n--- scenario ---\n%s--- end ---\n",
+               inv::format_violation(v, fuzz::print_op(s.ops[static_cast<std::size_t>(v.op_index)]), profile().name).c_str(),
+               fuzz::print_scenario(shown).c_str());
+  std::abort();
+}

@@ -1,0 +1,75 @@
+#include "invariants/fairness.hpp"
+
+#include <fmt/format.h>
+
+#include "invariants/checker.hpp"
+
+namespace eevdf::inv {
+
+namespace {
+bool runnable_member(const Task& t) { return t.se.on_rq && !t.se.sched_delayed; }
+}  // namespace
+
+u64 service_so_far(const Rq& rq, const Task& t) {
+  u64 s = t.se.sum_exec_runtime;
+  if (rq.curr == t.se.task_id && rq.cfs.curr == &t.se && rq.clock_task > t.se.exec_start)
+    s += rq.clock_task - t.se.exec_start;
+  return s;
+}
+
+void FairnessWindow::start(const Rq& rq) {
+  ntasks_ = rq.tasks.size();
+  active_ = rq.curr >= 0 && rq.cfs.h_nr_runnable == rq.cfs.nr_queued;
+  for (std::size_t i = 0; i < ntasks_; ++i) {
+    const Task& t = rq.tasks[i];
+    member_[i] = runnable_member(t);
+    weight_[i] = t.se.load.weight;
+    start_service_[i] = service_so_far(rq, t);
+  }
+}
+
+bool FairnessWindow::same_members(const Rq& rq) const {
+  if (rq.tasks.size() != ntasks_ || rq.curr < 0 || rq.cfs.h_nr_runnable != rq.cfs.nr_queued) return false;
+  for (std::size_t i = 0; i < ntasks_; ++i) {
+    const Task& t = rq.tasks[i];
+    if (runnable_member(t) != member_[i] || (member_[i] && t.se.load.weight != weight_[i])) return false;
+  }
+  return true;
+}
+
+void FairnessWindow::update(const CheckScope& s, bool running) {
+  const Rq& rq = s.rq;
+  if (!active_ || !running || !same_members(rq)) {
+    start(rq);
+    return;
+  }
+  // T = Σ service received in the window, W = Σ weights; task i's share is T·w_i/W.
+  i128 total = 0, weight = 0;
+  for (std::size_t i = 0; i < ntasks_; ++i) {
+    if (!member_[i]) continue;
+    total += service_so_far(rq, rq.tasks[i]) - start_service_[i];
+    weight += weight_[i];
+  }
+  if (weight == 0) return;
+  const i128 unit = static_cast<i128>(s.max_slice_seen + rq.profile().tick_nsec());
+  for (std::size_t i = 0; i < ntasks_; ++i) {
+    if (!member_[i]) continue;
+    const i128 got = service_so_far(rq, rq.tasks[i]) - start_service_[i];
+    const i128 scaled_dev = got * weight - total * weight_[i];  // deviation · W
+    const i128 abs_dev = scaled_dev < 0 ? -scaled_dev : scaled_dev;
+    const double ratio = static_cast<double>(abs_dev) / static_cast<double>(weight) / static_cast<double>(unit);
+    if (ratio > worst_ratio_) worst_ratio_ = ratio;
+    if (s.on(Id::FAIR) && abs_dev > 2 * unit * weight) {
+      s.report(Id::FAIR, "pick_eevdf / update_curr (EEVDF lag bound)",
+               fmt::format("{} received {} ns in a window of {} ns where its weighted share is {} ns; the lag bound "
+                           "allows 2·(max_slice {} + TICK_NSEC) = {} ns",
+                           rq.tasks[i].name, format_i128(got), format_i128(total),
+                           format_i128(total * weight_[i] / weight), s.max_slice_seen, format_i128(2 * unit)),
+               {&rq.tasks[i].se});
+      start(rq);  // report once per window
+      return;
+    }
+  }
+}
+
+}  // namespace eevdf::inv

@@ -1,0 +1,38 @@
+// I-FAIR: over a window in which the set of runnable tasks and their weights
+// stay the same (no wake-up, sleep, renice, delayed entity or idle CPU), every
+// task's service stays within the EEVDF lag bound of its weighted share.
+#pragma once
+
+#include <array>
+
+#include "model/rq.hpp"
+
+namespace eevdf::inv {
+
+struct CheckScope;
+
+class FairnessWindow {
+ public:
+  // Called after every operation: continues the window if `running` (only
+  // time passed) and the membership is unchanged, else starts a new one.
+  void update(const CheckScope& s, bool running);
+  // The largest |service - share| / (max_slice + TICK_NSEC) seen so far.
+  double worst_ratio() const { return worst_ratio_; }
+
+ private:
+  bool active_ = false;
+  std::size_t ntasks_ = 0;
+  std::array<bool, kMaxTasks> member_{};
+  std::array<u64, kMaxTasks> weight_{};
+  std::array<u64, kMaxTasks> start_service_{};
+  double worst_ratio_ = 0;
+
+  void start(const Rq& rq);
+  bool same_members(const Rq& rq) const;
+};
+
+// Service received by a task up to now, including the running task's time
+// not yet charged by update_curr().
+u64 service_so_far(const Rq& rq, const Task& t);
+
+}  // namespace eevdf::inv
