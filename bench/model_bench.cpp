@@ -1,7 +1,15 @@
 // Throughput of the model: operations per second of a deterministic
 // pseudo-random mixed stream (wake, sleep, run of a few hundred µs, tick,
-// schedule, yield, renice) on one runqueue with 4..256 tasks, mainline
-// profile, no observer and no invariant checks.
+// schedule, yield, renice) on one runqueue, mainline profile.
+//
+//   BM_MixedStream      4..256 tasks, no observer and no invariant checks.
+//   BM_checked          4, 16, 64 tasks, an inv::Checker attached and
+//                       begin_op()/end_op() around every operation as the
+//                       fuzz executor does, every invariant on.
+//   BM_checked_family/<family>
+//                       16 tasks, the checker attached with only one family
+//                       of invariants on; family "none" (every id off) is the
+//                       baseline. Cost of a family = its ns/op − none's ns/op.
 //
 // The stream is generated once, outside the timed loop, as intents: a kind,
 // a random selector and an argument. The few state-dependent choices are
@@ -9,14 +17,28 @@
 // sleep and yield act on rq.curr, wake picks one of the sleeping tasks (kept
 // in a small array, swap-remove), and a kind that is impossible in the
 // current state falls back to a tick. The Rq lives across iterations; nothing
-// is allocated per operation.
+// is allocated per operation. The checked runs see exactly the operations of
+// the unchecked run (same stream, same resolution); the operation class given
+// to begin_op() is that of the operation actually executed (a wake that falls
+// back to a tick is a running-class tick).
+//
+// A checked run that ends with a violation is reported as an error; the
+// operations up to the first violation are printed to stderr as a scenario
+// (eevdf-check run / replay reproduce it).
 #include <benchmark/benchmark.h>
 
+#include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <initializer_list>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "invariants/checker.hpp"
+#include "invariants/ids.hpp"
+#include "invariants/violation.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
 
@@ -25,8 +47,9 @@ namespace {
 using eevdf::Refusal;
 using eevdf::Rq;
 using eevdf::u64;
+namespace inv = eevdf::inv;
 
-enum class Kind : std::uint8_t { wake, sleep, run, tick, schedule, yield, renice };
+enum class Kind : std::uint8_t { wake, sleep, run, tick, schedule, yield, renice, create };
 
 struct Op {
   Kind kind;
@@ -35,8 +58,29 @@ struct Op {
   std::uint32_t ns;   // run length
 };
 
+// An operation as it is executed (after resolution): what the hooks see.
+struct Action {
+  Kind kind;
+  int task = -1;
+  int nice = 0;
+  u64 ns = 0;
+};
+
+inv::OpClass op_class(Kind k) {
+  switch (k) {
+    case Kind::run:
+    case Kind::tick:
+    case Kind::schedule:
+    case Kind::sleep:
+      return inv::OpClass::running;
+    default:  // wake, yield, renice, create
+      return inv::OpClass::placement;
+  }
+}
+
 constexpr std::size_t kStreamLen = std::size_t{1} << 16;
 constexpr std::size_t kBatch = 1024;  // operations per benchmark iteration
+constexpr unsigned kSeed = 0xEEFD2026u;
 
 std::vector<Op> make_stream(unsigned seed) {
   std::mt19937 rng(seed);
@@ -60,16 +104,57 @@ std::vector<Op> make_stream(unsigned seed) {
   return ops;
 }
 
+// No hooks: the unchecked benchmark (everything inlines away).
+struct NoHooks {
+  void attach(Rq&) {}
+  void begin(const Action&) {}
+  void end() {}
+};
+
+// The checker around every operation, as fuzz/executor.cpp drives it.
+class CheckHooks {
+ public:
+  explicit CheckHooks(inv::Selection selection, std::vector<Action>* log = nullptr)
+      : checker_(selection), log_(log) {}
+  void attach(Rq& rq) { checker_.attach(rq); }
+  void begin(const Action& a) {
+    checker_.begin_op(index_ < INT_MAX ? static_cast<int>(index_) : INT_MAX, op_class(a.kind));
+    if (log_) log_->push_back(a);
+  }
+  void end() {
+    checker_.end_op();
+    ++index_;
+  }
+  const inv::Checker& checker() const { return checker_; }
+  std::int64_t ops() const { return index_; }
+
+ private:
+  inv::Checker checker_;
+  std::vector<Action>* log_;
+  std::int64_t index_ = 0;
+};
+
+template <class Hooks>
 class Driver {
  public:
-  explicit Driver(int ntasks) : rq_(*eevdf::profile_by_name("mainline")), n_(ntasks) {
+  Driver(int ntasks, Hooks& hooks) : rq_(*eevdf::profile_by_name("mainline")), hooks_(hooks), n_(ntasks) {
+    hooks_.attach(rq_);
     sleeping_.reserve(static_cast<std::size_t>(ntasks));
     for (int i = 0; i < ntasks; ++i) {
-      const int id = rq_.create_task("t" + std::to_string(i), (i * 7) % 40 - 20, eevdf::Policy::normal, 0);
+      const int nice = (i * 7) % 40 - 20;
+      hooks_.begin({Kind::create, i, nice, 0});
+      const int id = rq_.create_task(task_name(i), nice, eevdf::Policy::normal, 0);
+      hooks_.end();
+      hooks_.begin({Kind::wake, id, 0, 0});
       rq_.wake(id, false);
+      hooks_.end();
     }
+    hooks_.begin({Kind::schedule});
     rq_.schedule();
+    hooks_.end();
   }
+
+  static std::string task_name(int i) { return "t" + std::to_string(i); }
 
   // Returns false if an entry point refused (an invalid operation slipped through).
   bool apply(const Op& op) {
@@ -81,29 +166,51 @@ class Driver {
           const int id = sleeping_[k];
           sleeping_[k] = sleeping_.back();
           sleeping_.pop_back();
-          return rq_.wake(id, false) == Refusal::none;
+          hooks_.begin({Kind::wake, id});
+          const Refusal r = rq_.wake(id, false);
+          hooks_.end();
+          return r == Refusal::none;
         }
       case Kind::sleep: {
         // Keep at least one task awake so that the CPU has work.
         if (rq_.curr < 0 || static_cast<int>(sleeping_.size()) >= n_ - 1) return tick();
         const int id = rq_.curr;
-        if (rq_.sleep(id) != Refusal::none) return false;
+        hooks_.begin({Kind::sleep, id});
+        const Refusal r = rq_.sleep(id);
+        hooks_.end();
+        if (r != Refusal::none) return false;
         sleeping_.push_back(id);
         return true;
       }
       case Kind::run:
+        hooks_.begin({Kind::run, -1, 0, op.ns});
         rq_.run(op.ns);
+        hooks_.end();
         return true;
       case Kind::tick:
         return tick();
       case Kind::schedule:
+        hooks_.begin({Kind::schedule});
         rq_.schedule();
+        hooks_.end();
         return true;
-      case Kind::yield:
+      case Kind::yield: {
         if (rq_.curr < 0) return tick();
-        return rq_.yield(rq_.curr) == Refusal::none;
-      case Kind::renice:
-        return rq_.set_nice(static_cast<int>(op.pick % static_cast<unsigned>(n_)), op.nice) == Refusal::none;
+        const int id = rq_.curr;
+        hooks_.begin({Kind::yield, id});
+        const Refusal r = rq_.yield(id);
+        hooks_.end();
+        return r == Refusal::none;
+      }
+      case Kind::renice: {
+        const int id = static_cast<int>(op.pick % static_cast<unsigned>(n_));
+        hooks_.begin({Kind::renice, id, op.nice});
+        const Refusal r = rq_.set_nice(id, op.nice);
+        hooks_.end();
+        return r == Refusal::none;
+      }
+      case Kind::create:
+        break;
     }
     return false;
   }
@@ -112,18 +219,22 @@ class Driver {
 
  private:
   bool tick() {
+    hooks_.begin({Kind::tick});
     rq_.tick();
+    hooks_.end();
     return true;
   }
   Rq rq_;
+  Hooks& hooks_;
   int n_;
   std::vector<int> sleeping_;
 };
 
 void BM_MixedStream(benchmark::State& state) {
   const int ntasks = static_cast<int>(state.range(0));
-  const std::vector<Op> ops = make_stream(0xEEFD2026u);
-  Driver driver(ntasks);
+  const std::vector<Op> ops = make_stream(kSeed);
+  NoHooks hooks;
+  Driver<NoHooks> driver(ntasks, hooks);
   std::size_t cursor = 0;
   bool ok = true;
   double queued_sum = 0;  // sampled once per batch: mean queue length
@@ -143,6 +254,131 @@ void BM_MixedStream(benchmark::State& state) {
 }
 
 BENCHMARK(BM_MixedStream)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64)->Arg(256);
+
+// ---- checked runs ----
+
+std::string action_text(const Action& a) {
+  const std::string t = a.task >= 0 ? Driver<NoHooks>::task_name(a.task) : std::string();
+  switch (a.kind) {
+    case Kind::create: return "task " + t + (a.nice ? " nice=" + std::to_string(a.nice) : std::string());
+    case Kind::wake: return "wake " + t;
+    case Kind::sleep: return "sleep " + t;
+    case Kind::run: return "run " + std::to_string(a.ns) + "ns";
+    case Kind::tick: return "tick";
+    case Kind::schedule: return "schedule";
+    case Kind::yield: return "yield " + t;
+    case Kind::renice: return "nice " + t + " " + std::to_string(a.nice);
+  }
+  return "?";
+}
+
+// Replays the same stream with the same selection, logging the executed
+// operations, up to and including the first violating one, and prints them as
+// a scenario on stderr.
+void print_reproducer(int ntasks, const inv::Selection& selection, const char* bench) {
+  const std::vector<Op> ops = make_stream(kSeed);
+  std::vector<Action> log;
+  CheckHooks hooks(selection, &log);
+  Driver<CheckHooks> driver(ntasks, hooks);
+  std::size_t cursor = 0;
+  // The violation happened within the benchmark's run; bound the replay generously.
+  for (std::int64_t n = 0; !hooks.checker().violated() && n < (std::int64_t{1} << 34); ++n) {
+    driver.apply(ops[cursor]);
+    cursor = (cursor + 1) & (kStreamLen - 1);
+  }
+  if (!hooks.checker().violated()) {
+    std::fprintf(stderr, "%s: the replay did not reproduce the violation\n", bench);
+    return;
+  }
+  const inv::Violation& v = hooks.checker().violations().front();
+  const auto last = static_cast<std::size_t>(v.op_index);
+  std::fprintf(stderr, "%s: %s at operation %d (%s)\n", bench, std::string(inv::id_name(v.id)).c_str(), v.op_index,
+               last < log.size() ? action_text(log[last]).c_str() : "?");
+  std::fprintf(stderr, "%s\n", inv::format_violation(v, last < log.size() ? action_text(log[last]) : "?",
+                                                     "mainline").c_str());
+  std::fprintf(stderr, "# reproducer: model_bench %s, seed 0x%X, %d tasks, ops 0..%d\nprofile mainline\n", bench,
+               kSeed, ntasks, v.op_index);
+  for (std::size_t i = 0; i <= last && i < log.size(); ++i) std::fprintf(stderr, "%s\n", action_text(log[i]).c_str());
+  std::fprintf(stderr, "expect violation %s\n", std::string(inv::id_name(v.id)).c_str());
+}
+
+void run_checked(benchmark::State& state, const inv::Selection& selection, const std::string& label) {
+  const int ntasks = static_cast<int>(state.range(0));
+  const std::vector<Op> ops = make_stream(kSeed);
+  CheckHooks hooks(selection);
+  Driver<CheckHooks> driver(ntasks, hooks);
+  std::size_t cursor = 0;
+  bool ok = true;
+  double queued_sum = 0;
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < kBatch; ++i) {
+      ok &= driver.apply(ops[cursor]);
+      cursor = (cursor + 1) & (kStreamLen - 1);
+    }
+    queued_sum += driver.rq().cfs.h_nr_runnable;
+    benchmark::DoNotOptimize(driver.rq().clock_task);
+  }
+  if (!ok) state.SkipWithError("an entry point refused an operation");
+  if (driver.rq().oops) state.SkipWithError("the modelled kernel oopsed");
+  if (hooks.checker().violated()) {
+    const inv::Violation& v = hooks.checker().violations().front();
+    const std::string msg = "invariant " + std::string(inv::id_name(v.id)) + " violated at operation " +
+                            std::to_string(v.op_index) + " (model/checker bug; reproducer on stderr)";
+    state.SkipWithError(msg.c_str());
+    print_reproducer(ntasks, selection, label.c_str());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(kBatch));
+  state.counters["runnable"] =
+      state.iterations() ? queued_sum / static_cast<double>(state.iterations()) : 0.0;
+}
+
+void BM_checked(benchmark::State& state) {
+  run_checked(state, inv::Selection{}, "BM_checked/tasks:" + std::to_string(state.range(0)));
+}
+
+BENCHMARK(BM_checked)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64);
+
+// One family of invariants at a time (invariants/checker.hpp lists them).
+struct Family {
+  const char* name;
+  std::initializer_list<inv::Id> ids;
+};
+const Family kFamilies[] = {
+    {"none", {}},
+    {"accounting", {inv::Id::SUM, inv::Id::CNT}},
+    {"tree", {inv::Id::AUG}},
+    {"average", {inv::Id::ELIG, inv::Id::AVG0, inv::Id::NULLPICK, inv::Id::KEY}},
+    {"lag", {inv::Id::LAG}},
+    {"deadline", {inv::Id::DL, inv::Id::PROT, inv::Id::SLICE}},
+    {"delay", {inv::Id::DELAY}},
+    {"pick", {inv::Id::PICKOPT}},
+    {"reweight", {inv::Id::RW}},
+    {"arithmetic", {inv::Id::OVF, inv::Id::WARN}},
+    {"mono", {inv::Id::MONO}},
+    // not in the list: I-FAIR (invariants/fairness.cpp, window-based)
+    {"fair", {inv::Id::FAIR}},
+};
+
+inv::Selection only(std::initializer_list<inv::Id> ids) {
+  inv::Selection s;
+  s.on.fill(false);
+  for (inv::Id id : ids) s.set(id, true);
+  return s;
+}
+
+const bool kFamiliesRegistered = [] {
+  for (const Family& f : kFamilies) {
+    const inv::Selection selection = only(f.ids);
+    const std::string name = "BM_checked_family/" + std::string(f.name);
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [selection, name](benchmark::State& state) {
+                                   run_checked(state, selection, name + "/tasks:" + std::to_string(state.range(0)));
+                                 })
+        ->ArgName("tasks")
+        ->Arg(16);
+  }
+  return true;
+}();
 
 }  // namespace
 
