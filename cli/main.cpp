@@ -140,6 +140,11 @@ int main(int argc, char** argv) {
   auto* decode = app.add_subcommand("decode", "print a libFuzzer input as a text scenario");
   decode->add_option("file", decode_file, "crash or corpus file")->required();
 
+  std::string encode_file, encode_out;
+  auto* encode = app.add_subcommand("encode", "write a text scenario's operations in the byte encoding (a fuzzing seed)");
+  encode->add_option("file", encode_file, "scenario (.scn)")->required();
+  encode->add_option("-o,--output", encode_out, "output file")->required();
+
   CLI11_PARSE(app, argc, argv);
 
   if (run->parsed() || replay->parsed()) {
@@ -206,6 +211,34 @@ int main(int argc, char** argv) {
         std::cout << " " << (p.features.on[i] ? "" : "NO_") << feature_name(static_cast<Feature>(i));
       std::cout << "\n";
     }
+    return 0;
+  }
+  if (encode->parsed()) {
+    std::string error;
+    const auto loaded = cli::load_scenario(encode_file, true, error);
+    if (!loaded) return bad_input(error);
+    // the byte format names tasks T0, T1, ... in creation order
+    fuzz::Scenario renamed = loaded->scenario;
+    std::vector<std::pair<std::string, std::string>> names;
+    auto rename = [&](std::string& n) {
+      for (const auto& [from, to] : names)
+        if (n == from) {
+          n = to;
+          return;
+        }
+    };
+    for (auto& op : renamed.ops) {
+      if (op.kind == fuzz::OpKind::create) names.emplace_back(op.task, "T" + std::to_string(names.size()));
+      if (op.kind == fuzz::OpKind::fork) names.emplace_back(op.child, "T" + std::to_string(names.size()));
+      rename(op.task);
+      rename(op.child);
+    }
+    std::string why;
+    const auto bytes = fuzz::encode_bytes(renamed, true, &why);
+    if (!bytes) return bad_input(fmt::format("{}: cannot be written in the byte encoding: {}", encode_file, why));
+    std::ofstream out(encode_out, std::ios::binary);
+    if (!out) return bad_input(fmt::format("{}: cannot write", encode_out));
+    out.write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
     return 0;
   }
   if (decode->parsed()) {

@@ -14,7 +14,7 @@ void check_average(const CheckScope& s) {
 
   bool any_eligible = false;
   bool elig_reported = false;
-  for_each_queued(cfs, [&](const SchedEntity& se) {
+  if (s.on(Id::ELIG) || s.on(Id::NULLPICK)) for_each_queued(cfs, [&](const SchedEntity& se) {
     const bool kernel = vruntime_eligible(cfs, se.vruntime, quiet);
     any_eligible = any_eligible || kernel;
     if (s.on(Id::ELIG) && !elig_reported && s.avg.weight > 0) {
@@ -58,7 +58,7 @@ void check_average(const CheckScope& s) {
     for_each_queued(cfs, [&](const SchedEntity& se) {
       if (done) return;
       const i128 key = entity_key(cfs, se);
-      const i128 bound = 4 * (static_cast<i128>(lag_bound(s.rq, s.max_slice_seen, se.load.weight)) + light);
+      const i128 bound = 4 * (static_cast<i128>(s.checker.bounds(se).lag_bound) + light);
       if (key > bound || key < -bound) {
         done = true;
         s.report(Id::KEY, "avg_vruntime / update_zero_vruntime",

@@ -13,6 +13,7 @@ ExactAverage exact_average(const CfsRq& cfs_rq) {
     a.sum += static_cast<i128>(entity_key(cfs_rq, se)) * static_cast<i128>(w);
     a.weight += static_cast<i128>(w);
     if (a.min_weight == 0 || se.load.weight < a.min_weight) a.min_weight = se.load.weight;
+    if (se.slice > a.max_slice) a.max_slice = se.slice;
   };
   for_each_queued(cfs_rq, add);
   return a;
@@ -25,9 +26,22 @@ bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime
 
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
   if (weight == 0) return 0;
-  const u128 num = static_cast<u128>(max_slice + rq.profile().tick_nsec()) * kNice0Load;
-  const u128 q = num / weight;
+  const u64 span = max_slice + rq.profile().tick_nsec();
+  if (span < (u64{1} << 43)) return (span << kNice0LoadShift) / weight;  // 64-bit division: the usual case
+  const u128 q = (static_cast<u128>(span) << kNice0LoadShift) / weight;
   return q > ~u64{0} ? ~u64{0} : static_cast<u64>(q);
+}
+
+const WeightBounds& Checker::bounds(const SchedEntity& se) {
+  WeightBounds& b = bounds_[static_cast<std::size_t>(se.task_id)];
+  if (b.weight != se.load.weight || b.max_slice != max_slice_seen_) {
+    b.weight = se.load.weight;
+    b.max_slice = max_slice_seen_;
+    b.lag_bound = lag_bound(*rq_, max_slice_seen_, se.load.weight);
+    LoadWeight lw = se.load;
+    b.vslice = calc_delta_fair(max_slice_seen_, lw, rq_->profile().behaviour.calc_delta, null_observer());
+  }
+  return b;
 }
 
 void CheckScope::report(Id id, std::string where, std::string what, std::vector<const SchedEntity*> entities) const {
@@ -43,7 +57,6 @@ void CheckScope::report(Id id, std::string where, std::string what, std::vector<
 void Checker::attach(Rq& rq) {
   rq_ = &rq;
   rq.set_observer(this);
-  note_max_slice();
 }
 
 void Checker::add(Violation v) {
@@ -55,22 +68,20 @@ void Checker::add(Violation v) {
   violations_.push_back(std::move(v));
 }
 
-void Checker::note_max_slice() {
-  for_each_queued(rq_->cfs, [&](const SchedEntity& se) {
-    if (se.slice > max_slice_seen_) max_slice_seen_ = se.slice;
-  });
-}
 
 void Checker::begin_op(int op_index, OpClass cls) {
   op_index_ = op_index;
   op_class_ = cls;  // the previous end_op() already noted this state's slices
-  for (std::size_t i = 0; i < rq_->tasks.size(); ++i) vruntime_before_[i] = rq_->tasks[i].se.vruntime;
+  for (std::size_t i = 0; i < rq_->tasks.size(); ++i) {
+    vruntime_before_[i] = rq_->tasks[i].se.vruntime;
+    was_curr_[i] = rq_->cfs.curr == &rq_->tasks[i].se;
+  }
 }
 
 void Checker::end_op() {
   Rq& rq = *rq_;
-  note_max_slice();
   const ExactAverage avg = exact_average(rq.cfs);
+  if (avg.max_slice > max_slice_seen_) max_slice_seen_ = avg.max_slice;
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this};
   check_accounting(scope);
   check_tree(scope);
@@ -78,7 +89,7 @@ void Checker::end_op() {
   check_lag(scope);
   check_deadline(scope);
   check_delay(scope);
-  fairness_.update(scope, op_class_ == OpClass::running);
+  if (selection_[Id::FAIR]) fairness_.update(scope, op_class_ == OpClass::running);
 
   const std::size_t n = rq.tasks.size();
   // I-MONO: running only moves vruntime forward.
@@ -90,6 +101,11 @@ void Checker::end_op() {
         scope.report(Id::MONO, "update_curr",
                      fmt::format("vruntime of {} moved backwards by {} ns while the CPU only ran", rq.tasks[i].name,
                                  format_i128(-static_cast<i128>(moved))),
+                     {&se});
+      else if (moved > 0 && !was_curr_[i])
+        scope.report(Id::MONO, "update_curr",
+                     fmt::format("vruntime of {} moved by {} ns while it never ran (it was never curr)",
+                                 rq.tasks[i].name, moved),
                      {&se});
     }
   }
@@ -125,14 +141,13 @@ void Checker::on_overflow(const OverflowEvent& e) {
 }
 
 void Checker::on_warn(Warn w, const SchedEntity* se) {
-  if (!selection_[Id::WARN]) return;
   Violation v;
   v.id = w == Warn::pick_next_entity_null ? Id::NULLPICK : Id::WARN;
+  if (!selection_[v.id]) return;
   v.where = warn_name(w);
   v.what = w == Warn::pick_next_entity_null ? "pick_eevdf() returned NULL with entities queued; the kernel dereferences it"
                                             : "the kernel's warning condition holds";
   if (se && rq_) v.entities.push_back(snapshot(*rq_, *se));
-  if (v.id == Id::NULLPICK && !selection_[Id::NULLPICK]) return;
   add(std::move(v));
 }
 
@@ -149,7 +164,9 @@ bool Checker::vprot_stale(const SchedEntity& se) const {
 }
 
 void Checker::on_set_next(const SchedEntity& se, bool first) {
-  if (first) vprot_stale_[static_cast<std::size_t>(se.task_id)] = false;
+  const auto i = static_cast<std::size_t>(se.task_id);
+  if (first) vprot_stale_[i] = false;
+  was_curr_[i] = true;
 }
 
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
@@ -173,8 +190,10 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   // the lag reweight_entity() will compute, and whether entity_lag() clamps it
   const u64 v_floor = cfs_rq.zero_vruntime + as_u64(avg_vruntime_offset(cfs_rq, null_observer()));
   const i128 raw = vruntime_diff(v_floor, se.vruntime);
-  const i128 limit = static_cast<i128>(lag_bound(*rq_, cfs_rq_max_slice(cfs_rq), se.load.weight));
+  rw_.max_slice = cfs_rq_max_slice(cfs_rq);
+  const i128 limit = static_cast<i128>(lag_bound(*rq_, rw_.max_slice, se.load.weight));
   rw_.clamped = raw > limit || raw < -limit;
+  rw_.v_floor = v_floor;
 }
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
@@ -193,7 +212,24 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
                    {&se});
     return;
   }
-  if (rw_.clamped) return;  // V moves legitimately when the lag is clamped
+  // reweight_entity() places the entity at exactly V - vlag' (V as it computed it)
+  if (se.vruntime != rw_.v_floor - as_u64(se.vlag)) {
+    scope.report(Id::RW, "reweight_entity",
+                 fmt::format("vruntime {} is not V - vlag = {} - {} after reweighting {} -> {}", se.vruntime,
+                             rw_.v_floor, se.vlag, rw_.old_weight, rw_.new_weight),
+                 {&se});
+    return;
+  }
+  if (rw_.clamped) {
+    // V moves legitimately; the rescaled lag must lie within the clamp of the new weight
+    const i128 limit = static_cast<i128>(lag_bound(*rq_, rw_.max_slice, rw_.new_weight)) + 1;
+    if (se.vlag > limit || se.vlag < -limit)
+      scope.report(Id::RW, "reweight_entity / entity_lag",
+                   fmt::format("the clamped lag rescaled to weight {} is {}, beyond the clamp ±{}", rw_.new_weight,
+                               se.vlag, format_i128(limit)),
+                   {&se});
+    return;
+  }
   const ExactAverage& after = scope.avg;
   // V' - V = (v0' - v0) + S'/W' - S/W; allowed |V' - V| <= W/W' + 2 (see id_documentation(I-RW)).
   const i128 W = rw_.v_weight, W2 = after.weight;

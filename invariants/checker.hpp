@@ -22,6 +22,7 @@ struct ExactAverage {
   i128 sum = 0;     // Σ key_i · w'_i
   i128 weight = 0;  // Σ w'_i
   u64 min_weight = 0;  // lightest full weight on the queue (0 if empty)
+  u64 max_slice = 0;   // largest slice on the queue
 };
 ExactAverage exact_average(const CfsRq& cfs_rq);
 
@@ -74,8 +75,18 @@ struct Tolerances {
   bool f1_unscaled_vprot = true;
 };
 
+// The bounds of one weight under the largest slice seen: the lag clamp and one
+// virtual slice. Cached per task: they change only with the weight or the slice.
+struct WeightBounds {
+  u64 weight = 0;
+  u64 max_slice = 0;
+  u64 lag_bound = 0;  // lag_bound(max_slice, weight)
+  u64 vslice = 0;     // calc_delta_fair(max_slice) for this weight, on the profile's path
+};
+
 class Checker final : public Observer {
  public:
+  const WeightBounds& bounds(const SchedEntity& se);
   explicit Checker(Selection selection = {}, Tolerances tolerances = {})
       : selection_(selection), tolerances_(tolerances) {
     violations_.reserve(kMaxViolations);
@@ -120,6 +131,8 @@ class Checker final : public Observer {
   std::vector<Violation> violations_;
   std::array<u64, kMaxTasks> vruntime_before_{};
   std::array<bool, kMaxTasks> delayed_before_{};
+  std::array<bool, kMaxTasks> was_curr_{};
+  std::array<WeightBounds, kMaxTasks> bounds_{};  // curr at some point during the operation
   std::array<i128, kMaxTasks> lag_at_delay_{};  // w·vlag when the entity was delayed
 
   struct ReweightRecord {
@@ -131,9 +144,10 @@ class Checker final : public Observer {
     u64 zero = 0;
     s64 vlag = 0;
     i128 rest_weight = 0;  // Σ w' of the other queued entities
+    u64 v_floor = 0;       // V as reweight_entity() computes it (avg_vruntime())
+    u64 max_slice = 0;     // cfs_rq_max_slice() at the reweight
   } rw_;
 
-  void note_max_slice();
 };
 
 }  // namespace eevdf::inv

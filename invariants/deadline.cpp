@@ -13,8 +13,7 @@ void check_deadlines(const CheckScope& s) {
   for (const Task& t : rq.tasks) {
     const SchedEntity& se = t.se;
     if (!se.on_rq || se.rel_deadline) continue;
-    LoadWeight lw = se.load;
-    const i128 vslice = calc_delta_fair(s.max_slice_seen, lw, rq.profile().behaviour.calc_delta, null_observer());
+    const i128 vslice = s.checker.bounds(se).vslice;
     const i128 ahead = vruntime_diff(se.deadline, se.vruntime);
     if (ahead < 0 || ahead > vslice + 2) {
       s.report(Id::DL, "place_entity / update_deadline",

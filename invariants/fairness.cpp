@@ -44,11 +44,12 @@ void FairnessWindow::update(const CheckScope& s, bool running) {
     return;
   }
   // T = Σ service received in the window, W = Σ weights; task i's share is T·w_i/W.
-  i128 total = 0, weight = 0;
+  i128 total = 0, weight = 0, members = 0;
   for (std::size_t i = 0; i < ntasks_; ++i) {
     if (!member_[i]) continue;
     total += service_so_far(rq, rq.tasks[i]) - start_service_[i];
     weight += weight_[i];
+    ++members;
   }
   if (weight == 0) return;
   const i128 unit = static_cast<i128>(s.max_slice_seen + rq.profile().tick_nsec());
@@ -57,14 +58,17 @@ void FairnessWindow::update(const CheckScope& s, bool running) {
     const i128 got = service_so_far(rq, rq.tasks[i]) - start_service_[i];
     const i128 scaled_dev = got * weight - total * weight_[i];  // deviation · W
     const i128 abs_dev = scaled_dev < 0 ? -scaled_dev : scaled_dev;
-    const double ratio = static_cast<double>(abs_dev) / static_cast<double>(weight) / static_cast<double>(unit);
-    if (ratio > worst_ratio_) worst_ratio_ = ratio;
-    if (s.on(Id::FAIR) && abs_dev > 2 * unit * weight) {
+    if (worst_den_ == 0 || abs_dev * worst_den_ > worst_num_ * weight * unit) {
+      worst_num_ = abs_dev;
+      worst_den_ = weight * unit;
+    }
+    if (s.on(Id::FAIR) && abs_dev > members * unit * weight) {
       s.report(Id::FAIR, "pick_eevdf / update_curr (EEVDF lag bound)",
                fmt::format("{} received {} ns in a window of {} ns where its weighted share is {} ns; the lag bound "
-                           "allows 2·(max_slice {} + TICK_NSEC) = {} ns",
+                           "allows n·(max_slice {} + TICK_NSEC) = {}·{} = {} ns",
                            rq.tasks[i].name, format_i128(got), format_i128(total),
-                           format_i128(total * weight_[i] / weight), s.max_slice_seen, format_i128(2 * unit)),
+                           format_i128(total * weight_[i] / weight), s.max_slice_seen, format_i128(members),
+                           format_i128(unit), format_i128(members * unit)),
                {&rq.tasks[i].se});
       start(rq);  // report once per window
       return;

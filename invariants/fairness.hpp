@@ -1,6 +1,7 @@
 // I-FAIR: over a window in which the set of runnable tasks and their weights
 // stay the same (no wake-up, sleep, renice, delayed entity or idle CPU), every
-// task's service stays within the EEVDF lag bound of its weighted share.
+// task's service stays within n·(max_slice + TICK_NSEC) of its weighted share
+// (n runnable tasks; derivation in `eevdf-check explain I-FAIR`).
 #pragma once
 
 #include <array>
@@ -17,7 +18,9 @@ class FairnessWindow {
   // time passed) and the membership is unchanged, else starts a new one.
   void update(const CheckScope& s, bool running);
   // The largest |service - share| / (max_slice + TICK_NSEC) seen so far.
-  double worst_ratio() const { return worst_ratio_; }
+  double worst_ratio() const {
+    return worst_den_ == 0 ? 0.0 : static_cast<double>(worst_num_) / static_cast<double>(worst_den_);
+  }
 
  private:
   bool active_ = false;
@@ -25,7 +28,7 @@ class FairnessWindow {
   std::array<bool, kMaxTasks> member_{};
   std::array<u64, kMaxTasks> weight_{};
   std::array<u64, kMaxTasks> start_service_{};
-  double worst_ratio_ = 0;
+  i128 worst_num_ = 0, worst_den_ = 0;  // worst |deviation|·W and W·(max_slice + TICK_NSEC)
 
   void start(const Rq& rq);
   bool same_members(const Rq& rq) const;

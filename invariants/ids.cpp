@@ -84,9 +84,10 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "reweight keeps V and preserves w·(V - v) up to the rounding of its divisions",
      "reweight_entity() rescales lag and relative deadline by w_old/w_new around V. V before and\n"
      "after may differ only by the floor of V before (< 1, amplified by (W_rest + w)/(W_rest + w'))\n"
-     "plus the truncation of the lag division (< 1): |ΔV| <= (W_rest+w)/(W_rest+w') + 2. When the\n"
-     "lag was clamped V moves legitimately and only the clamp is checked. For a sleeping entity\n"
-     "|w'·vlag' - w·vlag| < w' (one truncation)."},
+     "plus the truncation of the lag division (< 1): |ΔV| <= (W_rest+w)/(W_rest+w') + 2. A queued\n"
+     "entity must land exactly at V - vlag' (V as avg_vruntime() computed it). When the lag was\n"
+     "clamped V moves legitimately, and the rescaled lag must lie within the new weight's clamp\n"
+     "(+1 for the truncation). For a sleeping entity |w'·vlag' - w·vlag| < w' (one truncation)."},
     {"I-DL",
      "every queued entity's deadline lies after its vruntime and at most one virtual slice ahead",
      "0 <= d - v <= calc_delta_fair(max_slice) + 2 for every queued entity, with max_slice the\n"
@@ -98,9 +99,11 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
     {"I-DELAY",
      "a delayed entity is never curr nor next, and its lag does not sink while delayed",
      "With DELAY_DEQUEUE an ineligible sleeper stays queued as sched_delayed until it is picked\n"
-     "(then dequeued) or woken (requeued). It must never become cfs_rq->curr or cfs_rq->next, a\n"
-     "wakeup-preemption decision must not end on it, and (mainline) its saved vlag when it\n"
-     "leaves the delayed state is not below the vlag it had when it was delayed."},
+     "(then dequeued) or woken (requeued). It must never become cfs_rq->curr or cfs_rq->next (a\n"
+     "pick that returns it, from schedule or from wakeup preemption, must dequeue it in\n"
+     "pick_next_entity() instead: a pick that ran it would show as a delayed curr), and\n"
+     "(mainline) its service lag w·vlag when it leaves the delayed state is not below the one it\n"
+     "had when it was delayed (one weight of rounding allowed for a reweight in between)."},
     {"I-PROT",
      "slice protection never extends past the deadline",
      "set_protect_slice() arms vprot = min(deadline, v + calc_delta_fair(min_slice)) at a real\n"
@@ -117,9 +120,10 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "rq->nr_running = h_nr_queued; p->on_rq agrees with se->on_rq. Exact."},
     {"I-MONO",
      "vruntime moves only through the operations allowed to move it, and never backwards by running",
-     "Running (run, tick, schedule, sleep, exit) only advances the running entity's vruntime; no\n"
-     "other entity's vruntime changes and none decreases. Placement (wake, fork), yield's forfeit\n"
-     "and reweight (nice, policy, slice) may move it. Exact."},
+     "Running (run, tick, schedule, sleep, exit) only advances the vruntime of an entity that was\n"
+     "curr during the operation (set_next_entity() tells the checker); no other entity's vruntime\n"
+     "changes and none decreases. Placement (wake, fork), yield's forfeit and reweight (nice,\n"
+     "policy, slice) may move it. Exact."},
     {"I-FAIR",
      "over a run where all tasks stay runnable, service stays within the lag bound of the ideal share",
      "A window opens whenever the set of runnable tasks (queued, not delayed), their weights and\n"
@@ -127,10 +131,13 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "tick, schedule); any wake-up, sleep, renice, yield or delayed entity starts a new one.\n"
      "Within it, task i's service s_i (ns, including time not yet charged by update_curr) is\n"
      "compared with its weighted share T·w_i/W of the total service T. The difference is task i's\n"
-     "lag at the window's start minus its lag now, and EEVDF keeps each lag within about one\n"
-     "request plus one quantum (-r_max - q < lag < r_max + q), so |s_i - T·w_i/W| <=\n"
-     "2·(max_slice + TICK_NSEC). Exact rational arithmetic; the worst measured ratio is reported\n"
-     "(tests/invariants_fair_test.cpp)."},
+     "lag at the window's start minus its lag now. A picked task runs at most one request plus\n"
+     "the tick that notices its deadline, so every lag is >= -(r_max + q) (q = TICK_NSEC: a\n"
+     "request shorter than a tick still runs a whole tick); lags sum to zero, so one task's lag\n"
+     "is <= (n-1)·(r_max + q). Hence |s_i - T·w_i/W| <= n·(max_slice + TICK_NSEC) for n runnable\n"
+     "tasks. (The tighter 2·(r_max + q) fails: three SCHED_IDLE tasks with 100 us slices each\n"
+     "overrun by a tick and the nice-0 task falls 2.8 ms behind with r_max + q = 1.1 ms.) Exact\n"
+     "rational arithmetic; the worst measured ratio is reported (tests/invariants_fair_test.cpp)."},
     {"I-WARN",
      "no WARN_ON_ONCE / BUG_ON of the modelled code fires",
      "The modelled kernel functions raise their WARN_ON_ONCE and BUG_ON conditions as events;\n"

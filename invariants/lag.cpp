@@ -13,7 +13,7 @@ void check_lag(const CheckScope& s) {
     const SchedEntity& se = t.se;
     const bool saved = (t.state == TaskState::sleeping && !se.on_rq) || se.sched_delayed;
     if (!saved) continue;
-    const i128 limit = lag_bound(rq, s.max_slice_seen, se.load.weight);
+    const i128 limit = s.checker.bounds(se).lag_bound;
     if (se.vlag > limit || se.vlag < -limit) {
       s.report(Id::LAG, "update_entity_lag / entity_lag",
                fmt::format("saved vlag of {} is {}, beyond the clamp ±{} (calc_delta_fair(max_slice {} + TICK_NSEC))",

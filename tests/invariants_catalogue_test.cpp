@@ -1,0 +1,982 @@
+// "A check that cannot fail is a defect": for every invariant of the catalogue
+// (invariants/ids.hpp) except I-FAIR, a test that makes the checker report a
+// violation with exactly that id, and a clean twin — the same setting without
+// the corruption — in which that id is not reported.
+//
+// The model is driven through its entry points, each wrapped in
+// begin_op()/end_op() as fuzz/executor.cpp does; the corruption is a write to
+// the public state (or a direct Observer call) inside one operation, and the
+// comment next to it names the kernel mechanism it mimics.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "invariants/checker.hpp"
+#include "model/fair.hpp"
+#include "model/profile.hpp"
+#include "model/rq.hpp"
+
+namespace eevdf {
+namespace {
+
+using inv::Id;
+using inv::OpClass;
+
+constexpr u64 kNice0 = 1048576;  // NICE_0_LOAD
+
+Profile mainline() { return *profile_by_name("mainline"); }
+
+bool has_violation(const inv::Checker& c, Id id) {
+  for (const auto& v : c.violations())
+    if (v.id == id) return true;
+  return false;
+}
+
+const inv::Violation* find_violation(const inv::Checker& c, Id id) {
+  for (const auto& v : c.violations())
+    if (v.id == id) return &v;
+  return nullptr;
+}
+
+// "I-SUM(op 7: ...), I-LAG(...)": for failure messages.
+std::string listing(const inv::Checker& c) {
+  std::string out;
+  for (const auto& v : c.violations())
+    out += std::string(inv::id_name(v.id)) + " (op " + std::to_string(v.op_index) + ", " + v.where + ": " + v.what +
+           ")\n";
+  return out.empty() ? "no violations" : out;
+}
+
+// Everything but I-FAIR (not part of this catalogue test, implemented elsewhere).
+bool clean(const inv::Checker& c) {
+  for (const auto& v : c.violations())
+    if (v.id != Id::FAIR) return false;
+  return true;
+}
+
+// One runqueue with a checker attached; every step is an operation.
+class Harness {
+ public:
+  explicit Harness(Profile profile = mainline(), inv::Tolerances tolerances = {}, inv::Selection selection = {})
+      : rq(std::move(profile)), checker(selection, tolerances) {
+    checker.attach(rq);
+  }
+
+  Rq rq;
+  inv::Checker checker;
+  int a = -1, b = -1, c = -1;  // the tasks of the standard settings below
+  int sleeper = -1;            // with_sleeper(): A or B, blocked
+
+  template <class F>
+  void op(OpClass cls, F&& f) {
+    checker.begin_op(next_op_++, cls);
+    f();
+    checker.end_op();
+  }
+  int create(const char* name, int nice) {
+    int id = -1;
+    op(OpClass::placement, [&] { id = rq.create_task(name, nice, Policy::normal, 0); });
+    EXPECT_GE(id, 0);
+    return id;
+  }
+  void wake(int id) {
+    op(OpClass::placement, [&] { EXPECT_EQ(rq.wake(id, false), Refusal::none); });
+  }
+  void run(u64 ns) {
+    op(OpClass::running, [&] { rq.run(ns); });
+  }
+  void schedule() {
+    op(OpClass::running, [&] { rq.schedule(); });
+  }
+  void sleep(int id) {
+    op(OpClass::running, [&] { EXPECT_EQ(rq.sleep(id), Refusal::none); });
+  }
+  SchedEntity& se(int id) { return rq.tasks[static_cast<std::size_t>(id)].se; }
+  CfsRq& cfs() { return rq.cfs; }
+  bool in_tree(int id) { return se(id).on_rq && cfs().curr != &se(id); }
+
+  // Three new tasks A, B (nice 0) and C (nice 5) woken onto an idle CPU: all
+  // three sit at V in the tree, no curr yet.
+  void woken() {
+    a = create("A", 0);
+    b = create("B", 0);
+    c = create("C", 5);
+    wake(a);
+    wake(b);
+    wake(c);
+    EXPECT_EQ(rq.curr, -1);
+    EXPECT_TRUE(clean(checker)) << listing(checker);
+  }
+  // ... and 5.3 ms of running: C is curr (picked by a real pick), A and B in the tree.
+  void busy() {
+    woken();
+    run(5'300'000);
+    EXPECT_EQ(rq.curr, c);
+    EXPECT_TRUE(in_tree(a) && in_tree(b));
+    EXPECT_TRUE(clean(checker)) << listing(checker);
+  }
+  // ... C blocks while ineligible: DELAY_DEQUEUE keeps it queued as sched_delayed.
+  void with_delayed() {
+    busy();
+    sleep(c);
+    EXPECT_TRUE(se(c).sched_delayed && se(c).on_rq);
+    EXPECT_NE(se(c).vlag, 0);
+    EXPECT_TRUE(clean(checker)) << listing(checker);
+  }
+  // ... and the task picked next (eligible, so not delayed) blocks at once:
+  // a sleeper, off the queue, with a saved positive lag.
+  void with_sleeper() {
+    with_delayed();
+    sleeper = rq.curr;
+    EXPECT_GE(sleeper, 0);
+    EXPECT_NE(sleeper, c);
+    sleep(sleeper);
+    EXPECT_FALSE(se(sleeper).on_rq);
+    EXPECT_GT(se(sleeper).vlag, 0);
+    EXPECT_TRUE(clean(checker)) << listing(checker);
+  }
+  // Total weight counted in V (tree + curr).
+  u64 total_weight() { return static_cast<u64>(inv::exact_average(cfs()).weight); }
+
+ private:
+  int next_op_ = 0;
+};
+
+// Moves a tree entity's vruntime and deadline by delta through the kernel's
+// own __dequeue_entity/__enqueue_entity, so the sums stay exact (I-SUM holds).
+void shift_in_tree(CfsRq& cfs, SchedEntity& se, s64 delta) {
+  dequeue_entity_rb(cfs, se);
+  se.vruntime += as_u64(delta);
+  se.deadline += as_u64(delta);
+  enqueue_entity_rb(cfs, se);
+}
+
+// ===========================================================================
+// I-NULLPICK
+// ===========================================================================
+
+// pick_eevdf() returning NULL on a non-empty queue (the kernel dereferences it).
+TEST(Catalogue, NullPickReportedAtPickWithEntitiesQueued) {
+  Harness h;
+  h.busy();
+  ASSERT_EQ(h.cfs().nr_queued, 3u);
+  h.op(OpClass::running, [&] { h.checker.on_pick(h.cfs(), nullptr, true, PickCaller::schedule); });
+  EXPECT_TRUE(has_violation(h.checker, Id::NULLPICK)) << listing(h.checker);
+}
+
+TEST(Catalogue, NullPickCleanTwinEmptyQueueMayPickNull) {
+  Harness h;
+  ASSERT_EQ(h.cfs().nr_queued, 0u);
+  h.op(OpClass::running, [&] { h.checker.on_pick(h.cfs(), nullptr, true, PickCaller::schedule); });
+  EXPECT_FALSE(has_violation(h.checker, Id::NULLPICK)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// pick_next_entity()'s NULL dereference, raised as a warning, is a NULLPICK, not a WARN.
+TEST(Catalogue, NullPickWarningMapsToNullPick) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::running, [&] { h.checker.on_warn(Warn::pick_next_entity_null, nullptr); });
+  EXPECT_TRUE(has_violation(h.checker, Id::NULLPICK)) << listing(h.checker);
+  EXPECT_FALSE(has_violation(h.checker, Id::WARN)) << listing(h.checker);
+}
+
+// A lost update makes sum_w_vruntime hugely negative: the kernel-typed
+// eligibility test rejects every queued entity (post-op state check), and the
+// next schedule() really picks NULL and oopses.
+TEST(Catalogue, NullPickWhenSumMakesNothingEligible) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.cfs().sum_w_vruntime -= static_cast<s64>(h.total_weight()) * 1'000'000'000; });
+  EXPECT_TRUE(has_violation(h.checker, Id::NULLPICK)) << listing(h.checker);
+  const std::size_t before = h.checker.violations().size();
+  h.op(OpClass::running, [&] { h.rq.schedule(); });
+  EXPECT_TRUE(h.rq.oops);
+  bool at_pick = false;
+  for (std::size_t i = before; i < h.checker.violations().size(); ++i)
+    at_pick = at_pick || h.checker.violations()[i].id == Id::NULLPICK;
+  EXPECT_TRUE(at_pick) << listing(h.checker);
+}
+
+// A zero_vruntime left 2^42 behind both entities (a frozen zero point): the
+// re-basing keeps I-SUM exact modulo 2^64, but Σ key·w = 2^63 wraps to -2^63
+// and the kernel finds nobody eligible.
+TEST(Catalogue, NullPickWhenFrozenZeroPointWrapsTheSum) {
+  Harness h;
+  h.a = h.create("A", 0);
+  h.b = h.create("B", 0);
+  h.wake(h.a);
+  h.wake(h.b);
+  ASSERT_EQ(h.cfs().sum_weight, 2 * kNice0);
+  ASSERT_EQ(h.cfs().sum_w_vruntime, 0);
+  h.op(OpClass::placement, [&] { update_zero_vruntime(h.cfs(), -(s64{1} << 42)); });
+  EXPECT_TRUE(has_violation(h.checker, Id::NULLPICK)) << listing(h.checker);
+  EXPECT_TRUE(has_violation(h.checker, Id::OVF)) << listing(h.checker);
+  EXPECT_FALSE(has_violation(h.checker, Id::SUM)) << listing(h.checker);
+  h.schedule();
+  EXPECT_TRUE(h.rq.oops);
+}
+
+TEST(Catalogue, NullPickCleanTwinScheduleOnBusyQueue) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { update_zero_vruntime(h.cfs(), -(s64{1} << 20)); });  // harmless re-base
+  h.schedule();
+  EXPECT_FALSE(h.rq.oops);
+  EXPECT_FALSE(has_violation(h.checker, Id::NULLPICK)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-SUM
+// ===========================================================================
+
+// A lost/duplicated update of __sum_w_vruntime_add / sum_w_vruntime_sub.
+TEST(Catalogue, SumFiresWhenSumWVruntimeDrifts) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.cfs().sum_w_vruntime += 1; });
+  EXPECT_TRUE(has_violation(h.checker, Id::SUM)) << listing(h.checker);
+}
+
+// sum_weight not decremented (e.g. a dequeue path that skips __dequeue_entity's accounting).
+TEST(Catalogue, SumFiresWhenSumWeightDrifts) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.cfs().sum_weight += 2; });
+  EXPECT_TRUE(has_violation(h.checker, Id::SUM)) << listing(h.checker);
+}
+
+TEST(Catalogue, SumCleanTwin) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { avg_vruntime(h.cfs()); });  // a legitimate re-basing of the sums
+  EXPECT_FALSE(has_violation(h.checker, Id::SUM)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-OVF
+// ===========================================================================
+
+// Any s64 site driven with extreme operands through the checker as Observer.
+TEST(Catalogue, OverflowFiresOnWrappingMultiplication) {
+  Harness h;
+  h.op(OpClass::placement, [&] {
+    (void)mul_s64(std::numeric_limits<s64>::max(), 2, Site::place_entity_lag_x_load, h.checker);
+  });
+  const inv::Violation* v = find_violation(h.checker, Id::OVF);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, site_name(Site::place_entity_lag_x_load));
+}
+
+TEST(Catalogue, OverflowCleanTwinNonWrappingMultiplication) {
+  Harness h;
+  h.op(OpClass::placement, [&] {
+    EXPECT_EQ(mul_s64(s64{1} << 31, s64{1} << 31, Site::place_entity_lag_x_load, h.checker), s64{1} << 62);
+  });
+  EXPECT_FALSE(has_violation(h.checker, Id::OVF)) << listing(h.checker);
+}
+
+// update_zero_vruntime() with a huge delta: sum_weight·delta (2^21·2^50) wraps in the model itself.
+TEST(Catalogue, OverflowFiresInUpdateZeroVruntime) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { update_zero_vruntime(h.cfs(), s64{1} << 50); });
+  const inv::Violation* v = find_violation(h.checker, Id::OVF);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, site_name(Site::update_zero_vruntime_weight_x_delta));
+}
+
+TEST(Catalogue, OverflowCleanTwinUpdateZeroVruntimeModestDelta) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { update_zero_vruntime(h.cfs(), s64{1} << 30); });
+  EXPECT_FALSE(has_violation(h.checker, Id::OVF)) << listing(h.checker);
+}
+
+// An entity 2^43 ahead of zero_vruntime is enqueued: key·w = 2^63 wraps in __sum_w_vruntime_add.
+TEST(Catalogue, OverflowFiresInSumAddForFarEntity) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), h.se(h.b), s64{1} << 43); });
+  const inv::Violation* v = find_violation(h.checker, Id::OVF);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, site_name(Site::sum_w_vruntime_add_key_x_weight));
+}
+
+// ===========================================================================
+// I-KEY
+// ===========================================================================
+
+// zero_vruntime moved 1 s (virtual) away from V, consistently with the sums
+// (update_zero_vruntime re-bases them): I-SUM holds, but every key is far
+// beyond the lag bounds — a zero point that stopped tracking V.
+TEST(Catalogue, KeyFiresWhenZeroVruntimeDriftsAway) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { update_zero_vruntime(h.cfs(), 1'000'000'000); });
+  EXPECT_TRUE(has_violation(h.checker, Id::KEY)) << listing(h.checker);
+  EXPECT_FALSE(has_violation(h.checker, Id::SUM)) << listing(h.checker);
+  EXPECT_FALSE(has_violation(h.checker, Id::OVF)) << listing(h.checker);
+}
+
+// One queued entity drifts 1 s ahead (sums kept exact): its key is out of bounds.
+TEST(Catalogue, KeyFiresWhenOneEntityDriftsAway) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), h.se(h.a), 1'000'000'000); });
+  EXPECT_TRUE(has_violation(h.checker, Id::KEY)) << listing(h.checker);
+  EXPECT_FALSE(has_violation(h.checker, Id::SUM)) << listing(h.checker);
+}
+
+TEST(Catalogue, KeyCleanTwinZeroVruntimeRebasedToV) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] {
+    update_zero_vruntime(h.cfs(), avg_vruntime_offset(h.cfs(), null_observer()));  // what avg_vruntime() does
+  });
+  EXPECT_FALSE(has_violation(h.checker, Id::KEY)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-ELIG
+// ===========================================================================
+
+// H (nice -20) and L (nice 19) queued; L pushed k ahead with k·(w_H + w_L) just
+// above 2^63 while k·w_L fits. A kernel without b6eee96843e8 (64-bit key·load
+// in vruntime_eligible) sees the product wrap negative and calls L eligible;
+// exactly, L is far right of V.
+void elig_overflow_setting(Harness& h) {
+  h.a = h.create("H", -20);
+  h.b = h.create("L", 19);
+  h.wake(h.a);
+  h.wake(h.b);
+  ASSERT_TRUE(h.in_tree(h.a) && h.in_tree(h.b));
+  const u64 W = h.total_weight();
+  ASSERT_EQ(W, h.se(h.a).load.weight + h.se(h.b).load.weight);
+  const s64 key_l = entity_key(h.cfs(), h.se(h.b));
+  const s64 k = static_cast<s64>((u64{1} << 63) / W + 1) - key_l;
+  h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), h.se(h.b), k); });
+}
+
+TEST(Catalogue, EligFiresWhenKeyTimesLoadWrapsWithout128BitEligibility) {
+  Profile p = mainline();
+  p.behaviour.eligible_int128 = false;
+  Harness h(p);
+  elig_overflow_setting(h);
+  EXPECT_TRUE(has_violation(h.checker, Id::ELIG)) << listing(h.checker);
+}
+
+TEST(Catalogue, EligCleanTwinWith128BitEligibility) {
+  Harness h;  // mainline: eligible_int128 = true
+  elig_overflow_setting(h);
+  EXPECT_FALSE(has_violation(h.checker, Id::ELIG)) << listing(h.checker);
+  EXPECT_TRUE(has_violation(h.checker, Id::KEY)) << listing(h.checker);  // the far key itself is still out of bounds
+}
+
+// A corrupted sum_w_vruntime (lost __sum_w_vruntime_sub) makes the kernel call
+// the ineligible curr C eligible.
+TEST(Catalogue, EligFiresWhenSumIsCorrupted) {
+  Harness h;
+  h.busy();
+  ASSERT_FALSE(vruntime_eligible(h.cfs(), h.se(h.c).vruntime, null_observer()));
+  h.op(OpClass::placement, [&] { h.cfs().sum_w_vruntime += static_cast<s64>(h.total_weight()) * 10'000'000; });
+  EXPECT_TRUE(vruntime_eligible(h.cfs(), h.se(h.c).vruntime, null_observer()));
+  EXPECT_TRUE(has_violation(h.checker, Id::ELIG)) << listing(h.checker);
+}
+
+TEST(Catalogue, EligCleanTwinBusyQueue) {
+  Harness h;
+  h.busy();
+  h.run(3'000'000);
+  EXPECT_FALSE(has_violation(h.checker, Id::ELIG)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-AVG0
+// ===========================================================================
+
+// sum_w_vruntime too large by 10 W: avg_vruntime()'s offset is floor(S/W) of
+// the wrong sum, 10 ns ahead of the exact floor (as if the floor adjustment or
+// a sum update were lost).
+TEST(Catalogue, Avg0FiresWhenFloorDisagreesWithExactSums) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.cfs().sum_w_vruntime += 10 * static_cast<s64>(h.total_weight()); });
+  EXPECT_TRUE(has_violation(h.checker, Id::AVG0)) << listing(h.checker);
+}
+
+// sum_w_vruntime next to S64_MIN: avg_vruntime()'s `S -= W-1` wraps to a huge
+// positive sum, V lands far to the right and is not eligible.
+TEST(Catalogue, Avg0FiresWhenFloorAdjustmentWraps) {
+  Harness h;
+  h.woken();  // no curr: V comes from the tree sums alone
+  h.op(OpClass::placement, [&] { h.cfs().sum_w_vruntime = std::numeric_limits<s64>::min() + 5; });
+  const inv::Violation* v = find_violation(h.checker, Id::AVG0);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_NE(v->what.find("would not be eligible"), std::string::npos) << v->what;
+}
+
+TEST(Catalogue, Avg0CleanTwin) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] {
+    avg_vruntime(h.cfs());                   // re-base: 0 <= S < W
+    shift_in_tree(h.cfs(), h.se(h.a), -3);  // S -= 3·w_A: a negative S/W that must be floored
+  });
+  ASSERT_LT(inv::exact_average(h.cfs()).sum, 0);
+  EXPECT_FALSE(has_violation(h.checker, Id::AVG0)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-PICKOPT
+// ===========================================================================
+
+// Three entities at V: A and B with deadline V + slice/2, C (nice 5) with a
+// later one. A pick that returns C — eligible, but not the earliest deadline —
+// is what a broken heap search (a wrong min_vruntime descent) would return.
+TEST(Catalogue, PickOptFiresOnEligibleButLaterDeadline) {
+  Harness h;
+  h.woken();
+  const SchedEntity& ca = h.se(h.a);
+  const SchedEntity& cc = h.se(h.c);
+  ASSERT_TRUE(vruntime_eligible(h.cfs(), cc.vruntime, null_observer()));
+  ASSERT_TRUE(vruntime_before(ca.deadline, cc.deadline));
+  h.op(OpClass::running, [&] { h.checker.on_pick(h.cfs(), &cc, false, PickCaller::wakeup_preempt); });
+  EXPECT_TRUE(has_violation(h.checker, Id::PICKOPT)) << listing(h.checker);
+}
+
+// With curr protected, protect=true must return curr: returning another entity is wrong too.
+TEST(Catalogue, PickOptFiresWhenProtectedCurrIsIgnored) {
+  Harness h;
+  h.woken();
+  h.schedule();
+  ASSERT_EQ(h.rq.curr, h.a);
+  ASSERT_TRUE(protect_slice(h.se(h.a)));
+  ASSERT_TRUE(vruntime_eligible(h.cfs(), h.se(h.a).vruntime, null_observer()));
+  h.op(OpClass::running, [&] { h.checker.on_pick(h.cfs(), &h.se(h.b), true, PickCaller::schedule); });
+  EXPECT_TRUE(has_violation(h.checker, Id::PICKOPT)) << listing(h.checker);
+}
+
+TEST(Catalogue, PickOptCleanTwinModelPicks) {
+  Harness h;
+  h.woken();
+  SchedEntity* picked = nullptr;
+  h.op(OpClass::running, [&] { picked = pick_eevdf(h.cfs(), false, PickCaller::wakeup_preempt); });
+  EXPECT_EQ(picked, &h.se(h.a));
+  h.schedule();
+  h.run(7'000'000);  // many real picks
+  EXPECT_FALSE(has_violation(h.checker, Id::PICKOPT)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-AUG
+// ===========================================================================
+
+// A node's max_slice augment left stale (9a8bc9bb4c3f: __enqueue_entity did not initialise it).
+TEST(Catalogue, AugFiresOnStaleMaxSlice) {
+  Harness h;
+  h.busy();
+  SchedEntity* n = h.cfs().tasks_timeline.leftmost();
+  ASSERT_NE(n, nullptr);
+  h.op(OpClass::placement, [&] { n->max_slice += 1; });
+  EXPECT_TRUE(has_violation(h.checker, Id::AUG)) << listing(h.checker);
+}
+
+// A stale min_vruntime augment (the heap search of pick_eevdf descends on it).
+TEST(Catalogue, AugFiresOnStaleMinVruntime) {
+  Harness h;
+  h.busy();
+  SchedEntity* root = h.cfs().tasks_timeline.root();
+  ASSERT_NE(root, nullptr);
+  h.op(OpClass::placement, [&] { root->min_vruntime -= 1000; });
+  EXPECT_TRUE(has_violation(h.checker, Id::AUG)) << listing(h.checker);
+}
+
+// The real upstream bug: on the v7.1 profile one wake-up leaves max_slice 0
+// (corpus/regressions/v7.1-max-slice-not-initialised.scn).
+TEST(Catalogue, AugFiresNaturallyOnV71) {
+  Harness h(*profile_by_name("v7.1"));
+  const int t = h.create("T0", 0);
+  h.wake(t);
+  EXPECT_TRUE(has_violation(h.checker, Id::AUG)) << listing(h.checker);
+}
+
+TEST(Catalogue, AugCleanTwinMainline) {
+  Harness h;
+  h.busy();
+  const int t = h.create("T0", 0);
+  h.wake(t);
+  h.run(5'000'000);
+  EXPECT_FALSE(has_violation(h.checker, Id::AUG)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-LAG
+// ===========================================================================
+
+// A sleeper's saved lag beyond ±calc_delta_fair(max_slice + TICK_NSEC): an
+// update_entity_lag() without the clamp (entity_lag()'s clamp lost).
+TEST(Catalogue, LagFiresOnSleeperBeyondClamp) {
+  Harness h;
+  h.with_sleeper();
+  h.op(OpClass::placement, [&] { h.se(h.sleeper).vlag = -1'000'000'000; });
+  EXPECT_TRUE(has_violation(h.checker, Id::LAG)) << listing(h.checker);
+}
+
+// The same for a delayed entity, whose saved lag is also checked.
+TEST(Catalogue, LagFiresOnDelayedEntityBeyondClamp) {
+  Harness h;
+  h.with_delayed();
+  h.op(OpClass::placement, [&] { h.se(h.c).vlag = 1'000'000'000; });
+  EXPECT_TRUE(has_violation(h.checker, Id::LAG)) << listing(h.checker);
+}
+
+// Queued lags no longer sum to zero up to the floor of V (V computed from a
+// sum that is 10 W too large).
+TEST(Catalogue, LagFiresWhenQueuedLagsDoNotSumToZero) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.cfs().sum_w_vruntime += 10 * static_cast<s64>(h.total_weight()); });
+  const inv::Violation* v = find_violation(h.checker, Id::LAG);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, "avg_vruntime");
+}
+
+TEST(Catalogue, LagCleanTwinSleeperAndDelayed) {
+  Harness h;
+  h.with_sleeper();
+  Harness d;
+  d.with_delayed();
+  EXPECT_FALSE(has_violation(h.checker, Id::LAG)) << listing(h.checker);
+  EXPECT_FALSE(has_violation(d.checker, Id::LAG)) << listing(d.checker);
+}
+
+// ===========================================================================
+// I-RW
+// ===========================================================================
+
+// A queued entity reweighted from nice 0 to nice 5 and, in the same breath,
+// re-placed 5 ms (virtual) to the right: V moves (the behaviour that
+// 101f3498b4bd reverted: reweight must keep V put).
+TEST(Catalogue, RwFiresWhenQueuedReweightMovesV) {
+  Harness h;
+  h.busy();
+  SchedEntity& se = h.se(h.b);
+  ASSERT_TRUE(h.in_tree(h.b));
+  const u64 new_weight = h.se(h.c).load.weight;  // nice 5
+  h.op(OpClass::placement, [&] {
+    CfsRq& cfs = h.cfs();
+    h.checker.on_reweight_begin(cfs, se, new_weight);
+    dequeue_entity_rb(cfs, se);
+    cfs.load.weight -= se.load.weight;
+    se.load.weight = new_weight;
+    se.vruntime += 5'000'000;
+    se.deadline += 5'000'000;
+    cfs.load.weight += se.load.weight;
+    enqueue_entity_rb(cfs, se);
+    h.checker.on_reweight_end(cfs, se);
+  });
+  EXPECT_TRUE(has_violation(h.checker, Id::RW)) << listing(h.checker);
+}
+
+TEST(Catalogue, RwCleanTwinQueuedReweight) {
+  Harness h;
+  h.busy();
+  ASSERT_TRUE(h.in_tree(h.b));
+  const u64 new_weight = h.se(h.c).load.weight;
+  h.op(OpClass::placement, [&] { reweight_entity(h.cfs(), h.se(h.b), new_weight); });  // calls the hooks itself
+  EXPECT_EQ(h.se(h.b).load.weight, new_weight);
+  EXPECT_FALSE(has_violation(h.checker, Id::RW)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// A sleeper reweighted from nice 0 to nice 5 without rescale_entity(): vlag
+// keeps its value, so w·vlag (the service lag) changes by vlag·(w' - w).
+TEST(Catalogue, RwFiresWhenSleeperVlagIsNotRescaled) {
+  Harness h;
+  h.with_sleeper();
+  SchedEntity& se = h.se(h.sleeper);
+  const u64 nice5 = task_load_weight(5, false).weight;
+  h.op(OpClass::placement, [&] {
+    h.checker.on_reweight_begin(h.cfs(), se, nice5);
+    se.load.weight = nice5;  // update_load_set() without rescale_entity()
+    h.checker.on_reweight_end(h.cfs(), se);
+  });
+  EXPECT_TRUE(has_violation(h.checker, Id::RW)) << listing(h.checker);
+}
+
+TEST(Catalogue, RwCleanTwinSleeperRenice) {
+  Harness h;
+  h.with_sleeper();
+  h.op(OpClass::placement, [&] { EXPECT_EQ(h.rq.set_nice(h.sleeper, 5), Refusal::none); });  // set_user_nice()
+  EXPECT_EQ(h.se(h.sleeper).load.weight, task_load_weight(5, false).weight);
+  EXPECT_FALSE(has_violation(h.checker, Id::RW)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-DL
+// ===========================================================================
+
+// curr's deadline pushed 1 s ahead without its vruntime following (a deadline
+// set from a stale relative deadline).
+TEST(Catalogue, DlFiresOnDeadlineFarAhead) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.se(h.c).deadline += 1'000'000'000; });
+  EXPECT_TRUE(has_violation(h.checker, Id::DL)) << listing(h.checker);
+}
+
+// A deadline behind the vruntime (negative request).
+TEST(Catalogue, DlFiresOnDeadlineBeforeVruntime) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.se(h.c).deadline = h.se(h.c).vruntime - 10; });
+  EXPECT_TRUE(has_violation(h.checker, Id::DL)) << listing(h.checker);
+}
+
+TEST(Catalogue, DlCleanTwin) {
+  Harness h;
+  h.busy();
+  h.run(10'000'000);  // several update_deadline() refreshes
+  EXPECT_FALSE(has_violation(h.checker, Id::DL)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-DELAY
+// ===========================================================================
+
+// set_next_buddy() on a sched_delayed entity (the WARN in pick_eevdf guards this).
+TEST(Catalogue, DelayFiresWhenDelayedEntityIsNextBuddy) {
+  Harness h;
+  h.with_delayed();
+  h.op(OpClass::placement, [&] { h.cfs().next = &h.se(h.c); });
+  EXPECT_TRUE(has_violation(h.checker, Id::DELAY)) << listing(h.checker);
+}
+
+TEST(Catalogue, DelayCleanTwinRunnableEntityIsNextBuddy) {
+  Harness h;
+  h.with_delayed();
+  ASSERT_TRUE(h.in_tree(h.a) || h.in_tree(h.b));
+  const int buddy = h.in_tree(h.a) ? h.a : h.b;
+  h.op(OpClass::placement, [&] { h.cfs().next = &h.se(buddy); });
+  EXPECT_FALSE(has_violation(h.checker, Id::DELAY)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// curr marked sched_delayed (accounted consistently: h_nr_runnable follows),
+// as set_next_task_fair() on a delayed task would leave it.
+TEST(Catalogue, DelayFiresWhenCurrIsDelayed) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] {
+    h.se(h.c).sched_delayed = true;
+    h.cfs().h_nr_runnable--;
+  });
+  EXPECT_TRUE(has_violation(h.checker, Id::DELAY)) << listing(h.checker);
+}
+
+// A delayed entity whose debt grew while delayed: update_entity_lag() without
+// the "if (se->vlag > vlag) vlag = se->vlag" guard for delayed entities.
+TEST(Catalogue, DelayFiresWhenLagSinksWhileDelayed) {
+  Harness h;
+  h.with_delayed();
+  h.op(OpClass::placement, [&] {
+    EXPECT_EQ(h.rq.wake(h.c, false), Refusal::none);  // requeue_delayed_entity()
+    EXPECT_FALSE(h.se(h.c).sched_delayed);
+    h.se(h.c).vlag -= 10'000'000;
+  });
+  EXPECT_TRUE(has_violation(h.checker, Id::DELAY)) << listing(h.checker);
+}
+
+TEST(Catalogue, DelayCleanTwinWakeDelayed) {
+  Harness h;
+  h.with_delayed();
+  h.wake(h.c);
+  EXPECT_FALSE(h.se(h.c).sched_delayed);
+  h.run(5'000'000);
+  EXPECT_FALSE(has_violation(h.checker, Id::DELAY)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-PROT
+// ===========================================================================
+
+// curr (fresh from a real pick, so not stale for F1) protected past its deadline.
+TEST(Catalogue, ProtFiresWhenVprotBeyondDeadline) {
+  Harness h;
+  h.busy();
+  ASSERT_FALSE(h.checker.vprot_stale(h.se(h.c)));
+  h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline + 1'000'000; });
+  ASSERT_TRUE(protect_slice(h.se(h.c)));
+  EXPECT_TRUE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+}
+
+TEST(Catalogue, ProtFiresWhenVprotBeyondDeadlineWithoutTolerance) {
+  Harness h(mainline(), inv::Tolerances{false});
+  h.busy();
+  h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline + 1'000'000; });
+  EXPECT_TRUE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+}
+
+TEST(Catalogue, ProtCleanTwin) {
+  Harness h(mainline(), inv::Tolerances{false});
+  h.busy();
+  ASSERT_TRUE(protect_slice(h.se(h.c)));
+  h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline; });  // the maximum allowed
+  EXPECT_FALSE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// Finding F1 (docs/findings.md): renicing the running task leaves vprot in the
+// old weight's scale. Reported without the tolerance, tolerated with it.
+void f1_scenario(Harness& h) {
+  h.a = h.create("A", 19);
+  h.b = h.create("B", 0);
+  h.wake(h.a);
+  h.schedule();
+  h.wake(h.b);
+  ASSERT_EQ(h.rq.curr, h.a);
+  h.op(OpClass::placement, [&] { EXPECT_EQ(h.rq.set_nice(h.a, -20), Refusal::none); });
+}
+
+TEST(Catalogue, ProtFiresNaturallyOnF1WithoutTolerance) {
+  Harness h(mainline(), inv::Tolerances{false});
+  f1_scenario(h);
+  EXPECT_TRUE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+}
+
+TEST(Catalogue, ProtToleratesF1ByDefault) {
+  Harness h;
+  f1_scenario(h);
+  EXPECT_TRUE(h.checker.vprot_stale(h.se(h.a)));
+  EXPECT_FALSE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-SLICE
+// ===========================================================================
+
+// A task left without a slice (zero), as if __setparam_fair() were skipped.
+TEST(Catalogue, SliceFiresOnZeroSlice) {
+  Harness h;
+  h.busy();
+  const int n = h.create("N", 0);
+  h.op(OpClass::placement, [&] { h.se(n).slice = 0; });
+  EXPECT_TRUE(has_violation(h.checker, Id::SLICE)) << listing(h.checker);
+}
+
+// A custom slice above 100 ms: __setparam_fair()'s clamp missing.
+TEST(Catalogue, SliceFiresOnUnclampedCustomSlice) {
+  Harness h;
+  h.busy();
+  const int n = h.create("N", 0);
+  h.op(OpClass::placement, [&] {
+    h.se(n).custom_slice = true;
+    h.se(n).slice = 200'000'000;
+  });
+  EXPECT_TRUE(has_violation(h.checker, Id::SLICE)) << listing(h.checker);
+}
+
+TEST(Catalogue, SliceCleanTwinSetattrClamps) {
+  Harness h;
+  h.busy();
+  const int n = h.create("N", 0);
+  h.op(OpClass::placement, [&] { EXPECT_EQ(h.rq.set_slice(n, 200'000'000), Refusal::none); });  // sched_setattr()
+  EXPECT_EQ(h.se(n).slice, 100'000'000u);
+  EXPECT_FALSE(has_violation(h.checker, Id::SLICE)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-CNT
+// ===========================================================================
+
+// account_entity_enqueue() counted twice.
+TEST(Catalogue, CntFiresOnNrQueuedDrift) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.cfs().nr_queued++; });
+  EXPECT_TRUE(has_violation(h.checker, Id::CNT)) << listing(h.checker);
+}
+
+// h_nr_runnable not restored when a delayed task is requeued (clear_delayed() skipped).
+TEST(Catalogue, CntFiresOnHNrRunnableDrift) {
+  Harness h;
+  h.with_delayed();
+  h.op(OpClass::placement, [&] { h.cfs().h_nr_runnable++; });
+  EXPECT_TRUE(has_violation(h.checker, Id::CNT)) << listing(h.checker);
+}
+
+TEST(Catalogue, CntCleanTwin) {
+  Harness h;
+  h.with_sleeper();
+  h.wake(h.sleeper);
+  h.run(2'000'000);
+  EXPECT_FALSE(has_violation(h.checker, Id::CNT)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-MONO
+// ===========================================================================
+
+// While the CPU only ran, a queued (not running) entity moved back 1 µs
+// (sums kept exact): as if a tick re-placed a waiting entity.
+TEST(Catalogue, MonoFiresWhenRunningMovesAnotherEntityBack) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::running, [&] {
+    h.rq.run(100'000);
+    ASSERT_TRUE(h.in_tree(h.a));
+    shift_in_tree(h.cfs(), h.se(h.a), -1000);
+  });
+  EXPECT_TRUE(has_violation(h.checker, Id::MONO)) << listing(h.checker);
+}
+
+// The same movement in a placement-class operation (wake, fork, reweight may move vruntime).
+TEST(Catalogue, MonoCleanTwinPlacementMayMoveVruntime) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] {
+    h.rq.run(100'000);
+    ASSERT_TRUE(h.in_tree(h.a));
+    shift_in_tree(h.cfs(), h.se(h.a), -1000);
+  });
+  EXPECT_FALSE(has_violation(h.checker, Id::MONO)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+TEST(Catalogue, MonoCleanTwinRunning) {
+  Harness h;
+  h.busy();
+  h.run(100'000);
+  h.run(9'000'000);
+  EXPECT_FALSE(has_violation(h.checker, Id::MONO)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// ===========================================================================
+// I-WARN
+// ===========================================================================
+
+TEST(Catalogue, WarnFiresOnObservedWarning) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.checker.on_warn(Warn::place_entity_zero_load, &h.se(h.a)); });
+  const inv::Violation* v = find_violation(h.checker, Id::WARN);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, warn_name(Warn::place_entity_zero_load));
+  EXPECT_FALSE(has_violation(h.checker, Id::NULLPICK));
+}
+
+// __sum_w_vruntime_add()'s tripwire: an entity 2^42 ahead of zero_vruntime
+// has key·w just over 2^62 (fits s64, so no I-OVF, but the WARN fires).
+TEST(Catalogue, WarnFiresOnSumAddProductOver62Bits) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), h.se(h.b), s64{1} << 42); });
+  const inv::Violation* v = find_violation(h.checker, Id::WARN);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, warn_name(Warn::sum_w_vruntime_add_product_over_62_bits));
+  EXPECT_FALSE(has_violation(h.checker, Id::OVF)) << listing(h.checker);
+}
+
+// set_next_buddy() on a task that is not queued.
+TEST(Catalogue, WarnFiresOnBuddyNotQueued) {
+  Harness h;
+  h.with_sleeper();
+  h.op(OpClass::placement, [&] { set_next_buddy(h.se(h.sleeper)); });
+  const inv::Violation* v = find_violation(h.checker, Id::WARN);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, warn_name(Warn::set_next_buddy_not_on_rq));
+}
+
+TEST(Catalogue, WarnCleanTwin) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), h.se(h.b), s64{1} << 30); });  // far, but key·w < 2^62
+  h.op(OpClass::placement, [&] { set_next_buddy(h.se(h.a)); });                       // a queued buddy
+  EXPECT_FALSE(has_violation(h.checker, Id::WARN)) << listing(h.checker);
+}
+
+// ===========================================================================
+// Checker defects found while writing this file, now fixed in invariants/.
+// Each test states what the documentation promises and guards the fix.
+// ===========================================================================
+
+// Was DEFECT 1: Checker::on_warn() returned early unless I-WARN is selected, before
+// mapping Warn::pick_next_entity_null to I-NULLPICK; with `--only I-NULLPICK`
+// the NULL-dereference warning is dropped (check_pick still reports the NULL
+// pick itself, so the catalogue as a whole still sees it).
+TEST(Catalogue, NullPickWarningReportedWhenWarnDeselected) {
+  inv::Selection only_nullpick;
+  only_nullpick.on.fill(false);
+  only_nullpick.set(Id::NULLPICK, true);
+  Harness h(mainline(), {}, only_nullpick);
+  h.busy();
+  h.op(OpClass::running, [&] { h.checker.on_warn(Warn::pick_next_entity_null, nullptr); });
+  EXPECT_TRUE(has_violation(h.checker, Id::NULLPICK)) << listing(h.checker);
+}
+
+// Was DEFECT 2: I-MONO's documentation says running moves no entity other than
+// the running one; the check only catches decreases. A queued, waiting
+// entity moved forward during a running operation passes.
+TEST(Catalogue, MonoCatchesWaitingEntityMovedForward) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::running, [&] {
+    h.rq.run(100'000);
+    ASSERT_TRUE(h.in_tree(h.a));
+    shift_in_tree(h.cfs(), h.se(h.a), 1000);
+  });
+  EXPECT_TRUE(has_violation(h.checker, Id::MONO)) << listing(h.checker);
+}
+
+// Was DEFECT 3: I-RW's documentation says that when the lag was clamped "only the
+// clamp is checked"; on_reweight_end() returns without checking anything.
+// Here B sits 10 ms (virtual) right of V, beyond its ±3.8 ms lag clamp, and
+// is reweighted nice 0 -> nice 1 by a reweight that forgets entity_lag()'s
+// clamp: the unclamped lag is rescaled and B re-placed from it. No check fires.
+TEST(Catalogue, RwChecksAClampedReweight) {
+  Harness h;
+  h.busy();
+  SchedEntity& se = h.se(h.b);
+  ASSERT_TRUE(h.in_tree(h.b));
+  h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), se, 10'000'000); });
+  ASSERT_TRUE(clean(h.checker)) << listing(h.checker);
+  const u64 new_weight = task_load_weight(1, false).weight;
+  h.op(OpClass::placement, [&] {
+    CfsRq& cfs = h.cfs();
+    h.checker.on_reweight_begin(cfs, se, new_weight);
+    const u64 V = avg_vruntime(cfs);
+    const s64 raw_lag = vruntime_diff(V, se.vruntime);  // about -5.7 ms: no clamp
+    ASSERT_LT(raw_lag, -static_cast<s64>(inv::lag_bound(h.rq, cfs_rq_max_slice(cfs), se.load.weight)));
+    dequeue_entity_rb(cfs, se);
+    cfs.load.weight -= se.load.weight;
+    se.vlag = div64_long(raw_lag * static_cast<s64>(se.load.weight), static_cast<s64>(new_weight));
+    se.load.weight = new_weight;
+    se.deadline -= se.vruntime;
+    se.deadline = se.deadline * kNice0 / new_weight;
+    se.vruntime = V - as_u64(se.vlag);
+    se.deadline += se.vruntime;
+    cfs.load.weight += se.load.weight;
+    enqueue_entity_rb(cfs, se);
+    h.checker.on_reweight_end(cfs, se);
+  });
+  EXPECT_TRUE(has_violation(h.checker, Id::RW) || has_violation(h.checker, Id::LAG)) << listing(h.checker);
+}
+
+}  // namespace
+}  // namespace eevdf
