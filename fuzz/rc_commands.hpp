@@ -39,13 +39,16 @@
 // Shrinking budget
 // ----------------
 // RapidCheck shrinks without a time limit. run_stateful_check() records a
-// deadline (first failure + shrink_budget); after it, every property
-// evaluation succeeds at once without running the system, except the
-// evaluation of the smallest failing sequence found so far (recognised by its
-// shown commands), which runs for real. RapidCheck thus rejects every further
-// shrink candidate quickly, ends its shrink loop, re-runs the best sequence
-// (which still fails) and reports it. A reproduce run (CheckConfig::reproduce)
-// has no budget: it only walks the recorded shrink path.
+// deadline (first failure + shrink_budget); after it, no property evaluation
+// runs the system any more: an evaluation of the smallest failing sequence
+// found so far (recognised by its shown commands, which carry every
+// parameter) fails again with the recorded failure (the model is
+// deterministic), every other one succeeds at once. RapidCheck thus rejects
+// every further shrink candidate quickly, ends its shrink loop, re-evaluates
+// the best sequence (which still fails) and reports it. The overrun is one
+// evaluation in flight at the deadline plus the cheap rejections.
+// A reproduce run (CheckConfig::reproduce) has no budget: it walks the
+// recorded shrink path.
 #pragma once
 
 #include <array>

@@ -14,8 +14,9 @@ void check_average(const CheckScope& s) {
 
   bool any_eligible = false;
   bool elig_reported = false;
+  const EligibilityBase base = eligibility_base(cfs, quiet);
   if (s.on(Id::ELIG) || s.on(Id::NULLPICK)) for_each_queued(cfs, [&](const SchedEntity& se) {
-    const bool kernel = vruntime_eligible(cfs, se.vruntime, quiet);
+    const bool kernel = vruntime_eligible(cfs, base, se.vruntime, quiet);
     any_eligible = any_eligible || kernel;
     if (s.on(Id::ELIG) && !elig_reported && s.avg.weight > 0) {
       const bool exact = exactly_eligible(cfs, s.avg, se.vruntime);

@@ -32,15 +32,13 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
   return q > ~u64{0} ? ~u64{0} : static_cast<u64>(q);
 }
 
-const WeightBounds& Checker::bounds(const SchedEntity& se) {
+const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
   WeightBounds& b = bounds_[static_cast<std::size_t>(se.task_id)];
-  if (b.weight != se.load.weight || b.max_slice != max_slice_seen_) {
-    b.weight = se.load.weight;
-    b.max_slice = max_slice_seen_;
-    b.lag_bound = lag_bound(*rq_, max_slice_seen_, se.load.weight);
-    LoadWeight lw = se.load;
-    b.vslice = calc_delta_fair(max_slice_seen_, lw, rq_->profile().behaviour.calc_delta, null_observer());
-  }
+  b.weight = se.load.weight;
+  b.max_slice = max_slice_seen_;
+  b.lag_bound = lag_bound(*rq_, max_slice_seen_, se.load.weight);
+  LoadWeight lw = se.load;
+  b.vslice = calc_delta_fair(max_slice_seen_, lw, rq_->profile().behaviour.calc_delta, null_observer());
   return b;
 }
 

@@ -86,7 +86,10 @@ struct WeightBounds {
 
 class Checker final : public Observer {
  public:
-  const WeightBounds& bounds(const SchedEntity& se);
+  const WeightBounds& bounds(const SchedEntity& se) {
+    const WeightBounds& b = bounds_[static_cast<std::size_t>(se.task_id)];
+    return b.weight == se.load.weight && b.max_slice == max_slice_seen_ ? b : recompute_bounds(se);
+  }
   explicit Checker(Selection selection = {}, Tolerances tolerances = {})
       : selection_(selection), tolerances_(tolerances) {
     violations_.reserve(kMaxViolations);
@@ -132,7 +135,8 @@ class Checker final : public Observer {
   std::array<u64, kMaxTasks> vruntime_before_{};
   std::array<bool, kMaxTasks> delayed_before_{};
   std::array<bool, kMaxTasks> was_curr_{};
-  std::array<WeightBounds, kMaxTasks> bounds_{};  // curr at some point during the operation
+  std::array<WeightBounds, kMaxTasks> bounds_{};
+  const WeightBounds& recompute_bounds(const SchedEntity& se);  // curr at some point during the operation
   std::array<i128, kMaxTasks> lag_at_delay_{};  // w·vlag when the entity was delayed
 
   struct ReweightRecord {

@@ -24,26 +24,25 @@ struct TreeWalk {
     s.report(Id::AUG, "min_vruntime_cb (rb_add_augmented_cached / rb_erase_augmented_cached)", std::move(what), {se});
   }
 
-  Subtree walk(const SchedEntity* n) {
+  // lo/hi: the deadlines of the nearest ancestors this subtree hangs right/left
+  // of (nullptr: none); every deadline inside must lie between them.
+  Subtree walk(const SchedEntity* n, const u64* lo, const u64* hi) {
     Subtree r{n->vruntime, n->slice, n->slice, 0};
+    if ((lo && vruntime_before(n->deadline, *lo)) || (hi && vruntime_before(*hi, n->deadline)))
+      fail(n, "a deadline lies outside the range of its ancestors: the tree is not sorted by deadline");
     int heights[2] = {0, 0};
-    int i = 0;
-    for (const SchedEntity* c : {n->rb_left, n->rb_right}) {
-      if (c) {
-        if (c->rb_parent != n) fail(c, "a child's parent link does not point to its parent");
-        if (n->rb_red && c->rb_red) fail(c, "a red node has a red child");
-        const Subtree sub = walk(c);
-        if (vruntime_diff(r.min_vruntime, sub.min_vruntime) > 0) r.min_vruntime = sub.min_vruntime;
-        if (sub.min_slice < r.min_slice) r.min_slice = sub.min_slice;
-        if (sub.max_slice > r.max_slice) r.max_slice = sub.max_slice;
-        heights[i] = sub.black_height;
-      }
-      ++i;
+    const SchedEntity* children[2] = {n->rb_left, n->rb_right};
+    for (int i = 0; i < 2; ++i) {
+      const SchedEntity* c = children[i];
+      if (!c) continue;
+      if (c->rb_parent != n) fail(c, "a child's parent link does not point to its parent");
+      if (n->rb_red && c->rb_red) fail(c, "a red node has a red child");
+      const Subtree sub = i == 0 ? walk(c, lo, &n->deadline) : walk(c, &n->deadline, hi);
+      if (vruntime_diff(r.min_vruntime, sub.min_vruntime) > 0) r.min_vruntime = sub.min_vruntime;
+      if (sub.min_slice < r.min_slice) r.min_slice = sub.min_slice;
+      if (sub.max_slice > r.max_slice) r.max_slice = sub.max_slice;
+      heights[i] = sub.black_height;
     }
-    if (n->rb_left && vruntime_before(n->deadline, n->rb_left->deadline))
-      fail(n, "the left child has a later deadline than its parent");
-    if (n->rb_right && vruntime_before(n->rb_right->deadline, n->deadline))
-      fail(n, "the right child has an earlier deadline than its parent");
     if (heights[0] != heights[1]) fail(n, "the two subtrees have different black heights");
     if (n->min_vruntime != r.min_vruntime)
       fail(n, fmt::format("min_vruntime is {} but its subtree's minimum vruntime is {}", n->min_vruntime, r.min_vruntime));
@@ -72,14 +71,7 @@ void check_tree(const CheckScope& s) {
   const SchedEntity* first = root;
   while (first->rb_left) first = first->rb_left;
   if (tree.leftmost() != first) w.fail(tree.leftmost(), "the cached leftmost is not the first node");
-  w.walk(root);
-  for (const SchedEntity* n = first; n; n = RbTree<SchedEntity>::next(n)) {
-    const SchedEntity* succ = RbTree<SchedEntity>::next(n);
-    if (succ && vruntime_before(succ->deadline, n->deadline)) {
-      w.fail(succ, "in-order deadlines decrease: the tree is not sorted by deadline");
-      break;
-    }
-  }
+  w.walk(root, nullptr, nullptr);
 }
 
 }  // namespace eevdf::inv

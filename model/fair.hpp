@@ -19,6 +19,13 @@ u64 avg_vruntime(CfsRq& cfs_rq);
 s64 avg_vruntime_offset(const CfsRq& cfs_rq, Observer& obs);  // what avg_vruntime() adds, reads only
 bool vruntime_eligible(CfsRq& cfs_rq, u64 vruntime);
 bool vruntime_eligible(const CfsRq& cfs_rq, u64 vruntime, Observer& obs);  // reads only
+// vruntime_eligible() in two parts, for callers that test many entities at once.
+struct EligibilityBase {
+  s64 avg;   // Σ key·w with curr
+  s64 load;  // Σ w with curr
+};
+EligibilityBase eligibility_base(const CfsRq& cfs_rq, Observer& obs);
+bool vruntime_eligible(const CfsRq& cfs_rq, const EligibilityBase& b, u64 vruntime, Observer& obs);
 bool entity_eligible(CfsRq& cfs_rq, const SchedEntity& se);
 s64 entity_lag(CfsRq& cfs_rq, SchedEntity& se, u64 avruntime);
 bool update_entity_lag(CfsRq& cfs_rq, SchedEntity& se);

@@ -123,20 +123,29 @@ u64 avg_vruntime(CfsRq& cfs_rq) {
   return cfs_rq.zero_vruntime;
 }
 
-// vruntime_eligible(): (Σ key·w) >= (v - v0)·(Σ w), no division. Reads only.
-bool vruntime_eligible(const CfsRq& cfs_rq, u64 vruntime, Observer& obs) {
+// The queue part of vruntime_eligible(): Σ key·w and Σ w with an on_rq curr.
+EligibilityBase eligibility_base(const CfsRq& cfs_rq, Observer& obs) {
   const SchedEntity* curr = cfs_rq.curr;
-  s64 avg = cfs_rq.sum_w_vruntime;
-  s64 load = as_s64(cfs_rq.sum_weight);
+  EligibilityBase b{cfs_rq.sum_w_vruntime, as_s64(cfs_rq.sum_weight)};
   if (curr && curr->on_rq) {
     const u64 weight = avg_vruntime_weight(cfs_rq, curr->load.weight);
     const s64 term = mul_s64(entity_key(cfs_rq, *curr), as_s64(weight), Site::vruntime_eligible_curr_key_x_weight, obs);
-    avg = add_s64(avg, term, Site::vruntime_eligible_accumulate, obs);
-    load = as_s64(as_u64(load) + weight);
+    b.avg = add_s64(b.avg, term, Site::vruntime_eligible_accumulate, obs);
+    b.load = as_s64(as_u64(b.load) + weight);
   }
+  return b;
+}
+
+// The entity part: (Σ key·w) >= (v - v0)·(Σ w), no division.
+bool vruntime_eligible(const CfsRq& cfs_rq, const EligibilityBase& b, u64 vruntime, Observer& obs) {
   const s64 key = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
-  if (profile_of(cfs_rq).behaviour.eligible_int128) return static_cast<i128>(avg) >= static_cast<i128>(key) * load;
-  return avg >= mul_s64(key, load, Site::vruntime_eligible_key_x_load, obs);
+  if (profile_of(cfs_rq).behaviour.eligible_int128) return static_cast<i128>(b.avg) >= static_cast<i128>(key) * b.load;
+  return b.avg >= mul_s64(key, b.load, Site::vruntime_eligible_key_x_load, obs);
+}
+
+// vruntime_eligible(): reads only.
+bool vruntime_eligible(const CfsRq& cfs_rq, u64 vruntime, Observer& obs) {
+  return vruntime_eligible(cfs_rq, eligibility_base(cfs_rq, obs), vruntime, obs);
 }
 
 bool vruntime_eligible(CfsRq& cfs_rq, u64 vruntime) { return vruntime_eligible(cfs_rq, vruntime, obs_of(cfs_rq)); }
