@@ -15,6 +15,7 @@
 #include "fuzz/bytes.hpp"
 #include "fuzz/executor.hpp"
 #include "fuzz/minimize.hpp"
+#include "fuzz/rc_commands.hpp"
 #include "fuzz/scenario_parse.hpp"
 #include "fuzz/scenario_print.hpp"
 #include "invariants/ids.hpp"
@@ -140,6 +141,18 @@ int main(int argc, char** argv) {
   auto* decode = app.add_subcommand("decode", "print a libFuzzer input as a text scenario");
   decode->add_option("file", decode_file, "crash or corpus file")->required();
 
+  fuzz::ProfileOverride check_profile{"mainline", ""};
+  fuzz::CheckConfig check_config;
+  long shrink_s = 30;
+  auto* check = app.add_subcommand("check", "RapidCheck stateful testing: random operation sequences, shrunk on failure");
+  check->add_option("--profile", check_profile.profile, "kernel profile")->capture_default_str();
+  check->add_option("--features", check_profile.features, "scheduler features, debugfs syntax");
+  check->add_option("--cases", check_config.cases, "number of cases")->capture_default_str()->check(CLI::Range(1, 100000000));
+  check->add_option("--max-ops", check_config.max_ops, "largest sequence")->capture_default_str()->check(CLI::Range(1, 10000));
+  check->add_option("--seed", check_config.seed, "random seed (0: random)")->capture_default_str();
+  check->add_option("--shrink-time", shrink_s, "seconds to shrink a failure")->capture_default_str()->check(CLI::Range(1L, 3600L));
+  check->add_option("--reproduce", check_config.reproduce, "replay one failure from its reproduce string");
+
   std::string encode_file, encode_out;
   auto* encode = app.add_subcommand("encode", "write a text scenario's operations in the byte encoding (a fuzzing seed)");
   encode->add_option("file", encode_file, "scenario (.scn)")->required();
@@ -212,6 +225,21 @@ int main(int argc, char** argv) {
       std::cout << "\n";
     }
     return 0;
+  }
+  if (check->parsed()) {
+    std::string error;
+    const auto profile = fuzz::build_profile(fuzz::Scenario{}, check_profile, error);
+    if (!profile) return bad_input(error);
+    check_config.profile = *profile;
+    check_config.shrink_budget = std::chrono::seconds(shrink_s);
+    const auto outcome = fuzz::run_stateful_check(check_config);
+    std::cout << outcome.message << "\n";
+    if (outcome.passed) return 0;
+    if (outcome.counterexample_scenario.empty()) return 2;  // nothing ran: the configuration was refused
+    std::cout << "\ncounterexample (replay with `eevdf-check run FILE`):\n"
+              << outcome.counterexample_scenario << "\nreproduce: eevdf-check check --profile " << profile->name
+              << " --reproduce '" << outcome.reproduce << "'\n";
+    return 1;
   }
   if (encode->parsed()) {
     std::string error;

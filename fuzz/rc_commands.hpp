@@ -77,7 +77,10 @@ namespace eevdf::fuzz {
 struct CheckConfig {
   Profile profile;    // e.g. *profile_by_name("mainline"); must be expressible as a scenario header
   int cases = 100;    // successful cases before the property passes
-  int max_ops = 100;  // at most this many commands per case (RapidCheck's maxSize = max_ops - 1)
+  // At most this many commands per case: RapidCheck's maxSize = max_ops - 1;
+  // case sizes cycle through 0..maxSize and a case has 1..size+1 commands
+  // (uniform), so the mean length is about max_ops / 4.
+  int max_ops = 100;
   std::chrono::seconds shrink_budget{30};  // wall clock for shrinking, from the first failure
   std::uint64_t seed = 0;                  // 0 = random (the seed used is in CheckOutcome::seed)
   // A CheckOutcome::reproduce string of an earlier run with the same profile:
@@ -92,7 +95,7 @@ struct CheckOutcome {
   bool passed = false;
   int cases_run = 0;                    // test cases generated and run in the search phase
   std::string counterexample_scenario;  // failure: scenario text for `eevdf-check run` ("" on success)
-  std::string reproduce;                // failure: "seed=S reproduce=..." (RC_PARAMS syntax; see CheckConfig::reproduce)
+  std::string reproduce;                // failure: "reproduce=... seed=S" (RC_PARAMS syntax; see CheckConfig::reproduce)
   std::string message;                  // one-paragraph summary: what failed, or how many cases passed
   // Statistics.
   std::uint64_t seed = 0;               // the seed actually used

@@ -97,8 +97,8 @@ TEST(RcStateful, V71AugmentBugFoundAndReplayable) {
 TEST(RcStateful, ShrinkBudgetHonoured) {
   auto c = config_for("v7.1");
   // Two cases: sizes 0 and max, so the first failure is a long sequence with
-  // many shrink candidates; at 100 ms an evaluation, shrinking would take far
-  // longer than the 1 s budget.
+  // many shrink candidates; at 100 ms an evaluation, shrinking it to the end
+  // takes about 4.4 s (37 candidates). With a 1 s budget: about 1.0 s.
   c.cases = 2;
   c.seed = 11;
   c.shrink_budget = std::chrono::seconds(1);
@@ -108,7 +108,7 @@ TEST(RcStateful, ShrinkBudgetHonoured) {
   const auto elapsed = Clock::now() - start;
   ASSERT_FALSE(out.passed) << out.message;
   EXPECT_TRUE(out.shrink_budget_exhausted) << out.message;
-  EXPECT_LT(elapsed, std::chrono::seconds(4)) << out.message;
+  EXPECT_LT(elapsed, std::chrono::milliseconds(2500)) << out.message;
   EXPECT_NE(out.message.find("budget"), std::string::npos) << out.message;
   EXPECT_EQ(out.message.find("warning"), std::string::npos) << out.message;
   std::cout << "[ stats    ] " << out.shrinks_tried << " shrinks tried, " << out.shrinks_accepted << " accepted, "
