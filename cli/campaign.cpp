@@ -1,11 +1,15 @@
 #include "cli/campaign.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include "fuzz/bytes.hpp"
 #include "fuzz/executor.hpp"
@@ -37,68 +41,115 @@ std::string slug(std::string_view where) {
   return out;
 }
 
-}  // namespace
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = text.find('\n', pos);
+    lines.push_back(text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return lines;
+}
 
-int run_campaign(const Profile& profile, const std::string& profile_args, const CampaignOptions& o) {
+// State shared by the workers of one campaign.
+struct Shared {
+  const Profile& profile;
+  const std::string& profile_args;
+  const CampaignOptions& o;
+  std::chrono::steady_clock::time_point start;
+  std::atomic<std::uint64_t> runs{0}, ops{0};
+  std::mutex mutex;  // findings and output
+  std::vector<Finding> findings;
+};
+
+// One worker: its own random stream (seed + job) and executor.
+void work(Shared& sh, unsigned job) {
   using clock = std::chrono::steady_clock;
-  std::mt19937_64 rng(o.seed);
+  const CampaignOptions& o = sh.o;
+  const std::uint64_t seed = o.seed + job;
+  std::mt19937_64 rng(seed);
   fuzz::ExecOptions exec;
   exec.strict = false;
-  fuzz::Executor executor(profile, exec);
-  std::vector<Finding> findings;
+  fuzz::Executor executor(sh.profile, exec);
   std::vector<std::uint8_t> bytes;
-  const auto start = clock::now();
-  auto last_progress = start;
-  std::uint64_t runs = 0, ops = 0;
-
-  std::cerr << fmt::format("fuzzing profile {} for {}s (seed {}), findings go to {}/\n", profile.name,
-                           o.time.count(), o.seed, o.findings_dir);
+  auto last_progress = sh.start;
+  std::uint64_t my_runs = 0;
   while (true) {
-    const auto now = clock::now();
-    if (now - start >= o.time || (o.max_runs && runs >= o.max_runs)) break;
+    if (clock::now() - sh.start >= o.time || (o.max_runs && sh.runs.load() >= o.max_runs)) break;
     bytes.resize(8 + rng() % 400);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     bytes[0] = fuzz::kBytesFormatVersion;
     const fuzz::Scenario s = fuzz::decode_bytes(bytes);
     const fuzz::ExecResult r = executor.run(s);
-    ++runs;
-    ops += static_cast<std::uint64_t>(r.executed + r.skipped);
+    ++my_runs;
+    sh.runs.fetch_add(1);
+    sh.ops.fetch_add(static_cast<std::uint64_t>(r.executed + r.skipped));
     for (const auto& v : r.violations) {
-      bool known = false;
-      for (const auto& f : findings) known = known || (f.id == v.id && f.where == v.where);
-      if (known) continue;
-      const auto m = fuzz::minimize(s, profile, v, o.minimize_budget);
-      Finding f{v.id, v.where, "", m.scenario.ops.size(), runs};
-      std::filesystem::create_directories(o.findings_dir);
-      f.file = fmt::format("{}/{}-{}.scn", o.findings_dir, inv::id_name(v.id), slug(v.where));
+      {
+        std::lock_guard lock(sh.mutex);
+        bool known = false;
+        for (const auto& f : sh.findings) known = known || (f.id == v.id && f.where == v.where);
+        if (known) continue;
+        sh.findings.push_back(Finding{v.id, v.where, "", 0, my_runs});  // claim it, minimize outside the lock
+      }
+      const auto m = fuzz::minimize(s, sh.profile, v, o.minimize_budget);
       fuzz::Scenario out = m.scenario;
       out.title = fmt::format("{} in {} (found by eevdf-check fuzz --seed {}, run {})", inv::id_name(v.id), v.where,
-                              o.seed, runs);
-      out.profile = profile.name;
-      std::ofstream(f.file) << fuzz::print_scenario(out);
-      std::cerr << fmt::format("\nfinding {}: {} in {}\n  {}\n  minimized to {} operations{}: {}\n  replay: eevdf-check run {}{}\n",
-                               findings.size() + 1, inv::id_name(v.id), v.where, v.what, f.ops,
-                               m.complete ? "" : " (budget ran out)", f.file, f.file, profile_args);
-      findings.push_back(std::move(f));
+                              seed, my_runs);
+      out.profile = sh.profile.name;
+      const std::string text = fuzz::print_scenario(out);
+      std::lock_guard lock(sh.mutex);
+      std::filesystem::create_directories(o.findings_dir);
+      const std::string file = fmt::format("{}/{}-{}.scn", o.findings_dir, inv::id_name(v.id), slug(v.where));
+      std::ofstream(file) << text;
+      std::size_t index = 0;
+      for (std::size_t i = 0; i < sh.findings.size(); ++i)
+        if (sh.findings[i].id == v.id && sh.findings[i].where == v.where) index = i;
+      sh.findings[index].file = file;
+      sh.findings[index].ops = out.ops.size();
+      std::cerr << fmt::format("\nfinding {}: {} in {}\n  {}\n  minimized to {} operations{}: {}\n", index + 1,
+                               inv::id_name(v.id), v.where, v.what, out.ops.size(),
+                               m.complete ? "" : " (budget ran out)", file);
+      std::cerr << "  | " << fmt::format("{}", fmt::join(split_lines(text), "\n  | ")) << "\n";
+      std::cerr << fmt::format("  replay: eevdf-check run {}{}\n", file, sh.profile_args);
     }
-    if (o.progress && clock::now() - last_progress >= std::chrono::seconds(5)) {
+    if (job == 0 && o.progress && clock::now() - last_progress >= std::chrono::seconds(5)) {
       last_progress = clock::now();
-      const double secs = std::chrono::duration<double>(last_progress - start).count();
-      std::cerr << fmt::format("  {:>6.0f}s  {:>10} runs  {:>9.0f} runs/s  {:>12} ops  {} findings\n", secs, runs,
-                               runs / secs, ops, findings.size());
+      const double secs = std::chrono::duration<double>(last_progress - sh.start).count();
+      std::lock_guard lock(sh.mutex);
+      std::cerr << fmt::format("  {:>6.0f}s  {:>10} runs  {:>9.0f} runs/s  {:>12} ops  {} findings\n", secs,
+                               sh.runs.load(), static_cast<double>(sh.runs.load()) / secs, sh.ops.load(),
+                               sh.findings.size());
     }
   }
-  const double secs = std::chrono::duration<double>(clock::now() - start).count();
-  std::cout << fmt::format("\nSummary: profile {}, {} runs ({} operations) in {:.1f}s = {:.0f} runs/s, seed {}\n",
-                           profile.name, runs, ops, secs, runs / (secs > 0 ? secs : 1), o.seed);
-  if (findings.empty()) {
+}
+
+}  // namespace
+
+int run_campaign(const Profile& profile, const std::string& profile_args, const CampaignOptions& o) {
+  Shared sh{profile, profile_args, o, std::chrono::steady_clock::now()};
+  const unsigned jobs = o.jobs == 0 ? 1 : o.jobs;
+  std::cerr << fmt::format("fuzzing profile {} for {}s with {} job(s) (seeds {}..{}), findings go to {}/\n",
+                           profile.name, o.time.count(), jobs, o.seed, o.seed + jobs - 1, o.findings_dir);
+  std::vector<std::thread> workers;
+  for (unsigned j = 1; j < jobs; ++j) workers.emplace_back(work, std::ref(sh), j);
+  work(sh, 0);
+  for (auto& t : workers) t.join();
+
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - sh.start).count();
+  std::cout << fmt::format("\nSummary: profile {}, {} runs ({} operations) in {:.1f}s = {:.0f} runs/s, {} job(s), seed {}\n",
+                           profile.name, sh.runs.load(), sh.ops.load(), secs,
+                           static_cast<double>(sh.runs.load()) / (secs > 0 ? secs : 1), jobs, o.seed);
+  if (sh.findings.empty()) {
     std::cout << "No invariant violated.\n";
   } else {
-    std::cout << fmt::format("{} distinct finding(s):\n", findings.size());
-    for (const auto& f : findings)
+    std::cout << fmt::format("{} distinct finding(s):\n", sh.findings.size());
+    for (const auto& f : sh.findings)
       std::cout << fmt::format("  {:<11} {:<60} {} ops  {}\n", inv::id_name(f.id), f.where.substr(0, 60), f.ops, f.file);
   }
-  return static_cast<int>(findings.size());
+  return static_cast<int>(sh.findings.size());
 }
 
 }  // namespace eevdf::cli

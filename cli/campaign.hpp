@@ -15,6 +15,7 @@ namespace eevdf::cli {
 struct CampaignOptions {
   std::chrono::seconds time{30};
   std::uint64_t seed = 1;
+  unsigned jobs = 1;           // worker threads; job j uses seed + j
   std::uint64_t max_runs = 0;  // 0: until the time is up
   std::string findings_dir = "findings";
   std::chrono::seconds minimize_budget{30};

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <variant>
 
@@ -42,12 +43,10 @@ std::optional<Loaded> load_scenario(const std::string& path, bool text_only, std
     return Loaded{std::get<fuzz::Scenario>(std::move(parsed)), false};
   }
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(data->data());
-  if (!fuzz::bytes_version_supported(bytes, data->size())) {
-    error = fmt::format("{}: not a scenario: binary data whose first byte {} is not a supported byte-format version "
-                        "(supported: {})",
-                        path, data->empty() ? -1 : static_cast<int>(bytes[0]), fuzz::kBytesFormatVersion);
-    return std::nullopt;
-  }
+  if (!fuzz::bytes_version_supported(bytes, data->size()))
+    std::cerr << fmt::format("eevdf-check: {}: first byte is not the format version {}; decoded as version {} like "
+                             "the fuzz target does (libFuzzer's minimization can drop it)\n",
+                             path, fuzz::kBytesFormatVersion, fuzz::kBytesFormatVersion);
   return Loaded{fuzz::decode_bytes(bytes, data->size()), true};
 }
 

@@ -114,6 +114,8 @@ int main(int argc, char** argv) {
   fuzzcmd->add_option("--features", fuzz_profile.features, "scheduler features, debugfs syntax");
   fuzzcmd->add_option("--time", time_s, "seconds to fuzz")->capture_default_str()->check(CLI::Range(1L, 86400L));
   fuzzcmd->add_option("--seed", campaign.seed, "random seed")->capture_default_str();
+  fuzzcmd->add_option("--jobs", campaign.jobs, "worker threads (job j uses seed + j)")->capture_default_str()
+      ->check(CLI::Range(1u, 256u));
   fuzzcmd->add_option("--runs", campaign.max_runs, "stop after this many runs (0: time only)");
   fuzzcmd->add_option("--findings", campaign.findings_dir, "where minimized findings go")->capture_default_str();
   fuzzcmd->add_option("--minimize-time", minimize_s, "seconds to minimize each finding")->capture_default_str()
@@ -122,12 +124,14 @@ int main(int argc, char** argv) {
   std::string min_file, min_out;
   fuzz::ProfileOverride min_profile;
   long min_budget = 30;
+  bool min_no_tolerance = false;
   auto* mincmd = app.add_subcommand("minimize", "shrink a failing scenario or crash file to the fewest operations");
   mincmd->add_option("file", min_file, "scenario or crash file")->required();
   mincmd->add_option("-o,--output", min_out, "write the minimized scenario here (default: stdout)");
   mincmd->add_option("--profile", min_profile.profile, "kernel profile");
   mincmd->add_option("--features", min_profile.features, "scheduler features");
   mincmd->add_option("--time", min_budget, "seconds")->capture_default_str()->check(CLI::Range(1L, 3600L));
+  mincmd->add_flag("--no-tolerance", min_no_tolerance, "also report the documented findings (docs/findings.md)");
 
   std::string explain_id;
   bool explain_list = false;
@@ -189,10 +193,14 @@ int main(int argc, char** argv) {
     if (!profile) return bad_input(min_file + ": " + error);
     fuzz::ExecOptions options;
     options.strict = false;
+    if (min_no_tolerance) options.tolerances = inv::Tolerances{false};
     const auto r = fuzz::execute(loaded->scenario, *profile, options);
     if (r.violations.empty()) return bad_input(min_file + ": no invariant is violated; nothing to minimize");
-    const auto m = fuzz::minimize(loaded->scenario, *profile, r.violations.front(), std::chrono::seconds(min_budget));
+    const auto m = fuzz::minimize(loaded->scenario, *profile, r.violations.front(), std::chrono::seconds(min_budget),
+                                  options.tolerances);
     fuzz::Scenario out = m.scenario;
+    out.profile = profile->name;
+    if (!min_profile.features.empty()) out.features = min_profile.features;
     out.title = fmt::format("{} in {} (minimized from {} to {} operations)", inv::id_name(m.violation.id),
                             m.violation.where, loaded->scenario.ops.size(), out.ops.size());
     const std::string text = fuzz::print_scenario(out);
@@ -275,8 +283,9 @@ int main(int argc, char** argv) {
     if (!data) return bad_input(error);
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(data->data());
     if (!fuzz::bytes_version_supported(bytes, data->size()))
-      return bad_input(fmt::format("{}: unsupported byte-format version (supported: {})", decode_file,
-                                   fuzz::kBytesFormatVersion));
+      std::cerr << fmt::format("eevdf-check: {}: first byte is not the format version {}; decoded as version {} "
+                               "like the fuzz target does (libFuzzer's minimization can drop it)\n",
+                               decode_file, fuzz::kBytesFormatVersion, fuzz::kBytesFormatVersion);
     std::cout << fuzz::print_scenario(fuzz::decode_bytes(bytes, data->size()));
     return 0;
   }

@@ -10,6 +10,11 @@ bool same_finding(const ExecResult& r, const inv::Violation& target) {
   return false;
 }
 
+bool same_op(const Op& a, const Op& b) {
+  return a.kind == b.kind && a.task == b.task && a.child == b.child && a.value == b.value && a.policy == b.policy &&
+         a.sync == b.sync && a.slice == b.slice;
+}
+
 // Drops operations that name a task no remaining create/fork defines, so the
 // scenario prints as valid text.
 std::vector<Op> drop_undefined(const std::vector<Op>& ops) {
@@ -36,55 +41,111 @@ std::vector<Op> drop_undefined(const std::vector<Op>& ops) {
 }  // namespace
 
 MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
-                        std::chrono::milliseconds budget) {
+                        std::chrono::milliseconds budget, inv::Tolerances tolerances) {
   const auto deadline = std::chrono::steady_clock::now() + budget;
   ExecOptions options;
   options.strict = false;
+  options.tolerances = tolerances;
   MinimizeResult result;
   Scenario best = s;
   best.expectations.clear();
   best.ops = drop_undefined(best.ops);
-  auto still_fails = [&](const Scenario& candidate) {
+  const auto still_fails = [&](const Scenario& candidate) {
     ++result.runs;
     return same_finding(execute(candidate, profile, options), target);
   };
 
-  std::size_t chunk = best.ops.size() / 2;
-  if (chunk == 0) chunk = 1;
   bool timed_out = false;
-  while (true) {
-    bool removed = false;
-    for (std::size_t start = 0; start < best.ops.size();) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        timed_out = true;
-        break;
+  auto out_of_time = [&] {
+    timed_out = timed_out || std::chrono::steady_clock::now() > deadline;
+    return timed_out;
+  };
+
+  // ddmin over operations: remove chunks of halving size while the finding stays.
+  auto remove_operations = [&] {
+    bool progress = false;
+    std::size_t chunk = std::max<std::size_t>(1, best.ops.size() / 2);
+    while (!out_of_time()) {
+      bool removed = false;
+      for (std::size_t start = 0; start < best.ops.size() && !out_of_time();) {
+        Scenario candidate = best;
+        const std::size_t end = std::min(best.ops.size(), start + chunk);
+        candidate.ops.erase(candidate.ops.begin() + static_cast<long>(start),
+                            candidate.ops.begin() + static_cast<long>(end));
+        candidate.ops = drop_undefined(candidate.ops);
+        if (candidate.ops.size() < best.ops.size() && still_fails(candidate)) {
+          best = std::move(candidate);
+          removed = progress = true;
+        } else {
+          start += chunk;
+        }
       }
+      if (chunk == 1 && !removed) break;
+      if (!removed) chunk = std::max<std::size_t>(1, chunk / 2);
+    }
+    return progress;
+  };
+
+  // Simpler arguments: default task parameters, round nice levels, no sync,
+  // shorter runs; each change kept only if the finding stays.
+  auto simplify_arguments = [&] {
+    bool progress = false;
+    auto attempt = [&](std::size_t i, auto change) {
+      if (out_of_time()) return;
       Scenario candidate = best;
-      const std::size_t end = std::min(best.ops.size(), start + chunk);
-      candidate.ops.erase(candidate.ops.begin() + static_cast<long>(start), candidate.ops.begin() + static_cast<long>(end));
-      candidate.ops = drop_undefined(candidate.ops);
-      if (candidate.ops.size() < best.ops.size() && still_fails(candidate)) {
+      Op& op = candidate.ops[i];
+      const Op before = op;
+      change(op);
+      if (same_op(op, before)) return;
+      if (still_fails(candidate)) {
         best = std::move(candidate);
-        removed = true;
-      } else {
-        start += chunk;
+        progress = true;
+      }
+    };
+    std::vector<std::string> created;  // task names defined before operation i
+    for (std::size_t i = 0; i < best.ops.size(); ++i) {
+      const OpKind kind = best.ops[i].kind;
+      // the same operation on an earlier task, so that later tasks can go
+      if (kind != OpKind::create && !best.ops[i].task.empty())
+        for (const std::string& other : created) {
+          if (other == best.ops[i].task) continue;
+          attempt(i, [&other](Op& o) { o.task = other; });
+          if (kind == OpKind::nice)  // a renice may need another level on another task
+            for (s64 v : {s64{0}, s64{-20}, s64{19}})
+              attempt(i, [&other, v](Op& o) {
+                o.task = other;
+                o.value = v;
+              });
+        }
+      if (kind == OpKind::create) created.push_back(best.ops[i].task);
+      if (kind == OpKind::fork) created.push_back(best.ops[i].child);
+      switch (kind) {
+        case OpKind::create:
+          attempt(i, [](Op& o) { o.value = 0; });
+          attempt(i, [](Op& o) { o.policy = Policy::normal; });
+          attempt(i, [](Op& o) { o.slice = 0; });
+          break;
+        case OpKind::nice:
+          for (s64 v : {s64{0}, s64{-20}, s64{19}}) attempt(i, [v](Op& o) { o.value = v; });
+          break;
+        case OpKind::wake:
+          attempt(i, [](Op& o) { o.sync = false; });
+          break;
+        case OpKind::run:
+          for (s64 v : {s64{1000}, s64{100000}, s64{1000000}, best.ops[i].value / 2})
+            if (v > 0 && v < best.ops[i].value) attempt(i, [v](Op& o) { o.value = v; });
+          break;
+        default:
+          break;
       }
     }
-    if (timed_out) break;
-    if (chunk == 1 && !removed) break;
-    if (!removed) chunk = std::max<std::size_t>(1, chunk / 2);
-  }
-  // Argument shrinking: shorter durations where the finding survives.
-  for (auto& op : best.ops) {
-    if (timed_out || std::chrono::steady_clock::now() > deadline) break;
-    if (op.kind != OpKind::run) continue;
-    for (s64 shorter : {s64{1000}, s64{100000}, s64{1000000}, op.value / 2}) {
-      if (shorter >= op.value || shorter <= 0) continue;
-      const s64 old = op.value;
-      op.value = shorter;
-      if (still_fails(best)) break;
-      op.value = old;
-    }
+    return progress;
+  };
+
+  while (!out_of_time()) {
+    const bool a = remove_operations();
+    const bool b = simplify_arguments();
+    if (!a && !b) break;
   }
   const ExecResult final_run = execute(best, profile, options);
   for (const auto& v : final_run.violations)

@@ -9,4 +9,4 @@ echo
 ./build/cli/eevdf-check demo
 echo
 # exit code 1 means findings: they are printed with their minimized scenarios
-./build/cli/eevdf-check fuzz --profile mainline --time "${1:-30}" --seed 1 --findings findings
+./build/cli/eevdf-check fuzz --profile mainline --time "${1:-30}" --seed 1 --jobs "$(nproc)" --findings findings

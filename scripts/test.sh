@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: install, build, run every test (unit tests, RapidCheck
-# properties, regression scenarios), then the same tests built with
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# properties, regression scenarios, a short fuzz campaign), then the same tests
+# built with AddressSanitizer + UndefinedBehaviorSanitizer, then a smoke run of
+# each libFuzzer target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -12,3 +13,5 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 scripts/setup.sh build-asan -DEEVDF_SANITIZE=ON -DEEVDF_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+scripts/fuzz-smoke.sh 20

@@ -1,6 +1,7 @@
 // libFuzzer target: the input bytes decode to an operation sequence (every
 // byte string is a valid one, fuzz/bytes.hpp), which runs on the profile given
-// by EEVDF_PROFILE / EEVDF_FEATURES (default mainline) with every invariant
+// by EEVDF_PROFILE / EEVDF_FEATURES (default mainline; EEVDF_NO_TOLERANCE=1
+// also reports the documented findings of docs/findings.md) with every invariant
 // checked after every operation. A violation prints its paragraph and the text
 // scenario, then aborts, so libFuzzer keeps the input as a crash file that
 // `eevdf-check replay` and `eevdf-check minimize` read.
@@ -39,6 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static fuzz::Executor executor(profile(), [] {
     fuzz::ExecOptions o;
     o.strict = false;
+    if (const char* v = std::getenv("EEVDF_NO_TOLERANCE"); v && *v == '1') o.tolerances = inv::Tolerances{false};
     return o;
   }());
   const fuzz::Scenario s = fuzz::decode_bytes(data, size);

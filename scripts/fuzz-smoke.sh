@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a short
+# while from the seed corpus; any crash (an invariant violation on mainline,
+# or a sanitizer report) fails. Usage: scripts/fuzz-smoke.sh [seconds per target]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-20}"
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DEEVDF_FUZZERS=ON -DEEVDF_SANITIZE=ON -DEEVDF_BENCH=OFF >/dev/null
+ninja -C build-fuzz parse_fuzzer scenario_fuzzer
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/scenario" "$work/parse"
+cp corpus/seeds/mainline/*.bin "$work/scenario/"
+cp corpus/regressions/*.scn "$work/parse/"
+for target in scenario_fuzzer parse_fuzzer; do
+  corpus="$work/${target%_fuzzer}"
+  echo "fuzz-smoke: $target for ${seconds}s (profile mainline)"
+  if ! EEVDF_PROFILE=mainline ./build-fuzz/fuzz/targets/$target "$corpus" -dict=fuzz/targets/$target.dict \
+        -max_len=1024 -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$work/" \
+        >"$work/$target.log" 2>&1; then
+    cat "$work/$target.log" | tail -60
+    echo "fuzz-smoke: $target FAILED; crash files:" "$work"/crash-* 2>/dev/null
+    exit 1
+  fi
+  grep -E "^stat::(number_of_executed_units|average_exec_per_sec)" "$work/$target.log" | sed "s/^/  $target /"
+done
+echo "fuzz-smoke: 2 passed, 0 failed"
