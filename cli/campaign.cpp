@@ -55,6 +55,8 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 // State shared by the workers of one campaign.
 struct Shared {
+  Shared(const Profile& p, const std::string& args, const CampaignOptions& opts)
+      : profile(p), profile_args(args), o(opts), start(std::chrono::steady_clock::now()) {}
   const Profile& profile;
   const std::string& profile_args;
   const CampaignOptions& o;
@@ -129,7 +131,7 @@ void work(Shared& sh, unsigned job) {
 }  // namespace
 
 int run_campaign(const Profile& profile, const std::string& profile_args, const CampaignOptions& o) {
-  Shared sh{profile, profile_args, o, std::chrono::steady_clock::now()};
+  Shared sh(profile, profile_args, o);
   const unsigned jobs = o.jobs == 0 ? 1 : o.jobs;
   std::cerr << fmt::format("fuzzing profile {} for {}s with {} job(s) (seeds {}..{}), findings go to {}/\n",
                            profile.name, o.time.count(), jobs, o.seed, o.seed + jobs - 1, o.findings_dir);

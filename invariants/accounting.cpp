@@ -11,7 +11,7 @@ namespace eevdf::inv {
 static void check_sums(const CheckScope& s) {
   const CfsRq& cfs = s.rq.cfs;
   u64 sum = 0, weight = 0;
-  for_each_in_tree(cfs, [&](const SchedEntity& se) {
+  for_each_in_tree(s.avg, [&](const SchedEntity& se) {
     const u64 w = avg_vruntime_weight(cfs, se.load.weight);
     sum += as_u64(entity_key(cfs, se)) * w;
     weight += w;
@@ -30,7 +30,7 @@ static void check_counters(const CheckScope& s) {
   const CfsRq& cfs = rq.cfs;
   unsigned tree = 0, queued = 0, runnable = 0, idle = 0;
   u64 load = 0;
-  for_each_in_tree(cfs, [&](const SchedEntity&) { ++tree; });
+  tree = static_cast<unsigned>(s.avg.in_tree);
   for (const Task& t : rq.tasks) {
     if (t.on_rq != t.se.on_rq) {
       s.report(Id::CNT, "__block_task / activate_task",

@@ -12,20 +12,31 @@ void check_average(const CheckScope& s) {
   if (cfs.nr_queued == 0) return;
   Observer& quiet = null_observer();
 
-  bool any_eligible = false;
-  bool elig_reported = false;
+  // One pass over the queue: kernel vs exact eligibility, some entity eligible, keys near V.
+  const bool elig = s.on(Id::ELIG) && s.avg.weight > 0, key_check = s.on(Id::KEY);
   const EligibilityBase base = eligibility_base(cfs, quiet);
-  if (s.on(Id::ELIG) || s.on(Id::NULLPICK)) for_each_queued(cfs, [&](const SchedEntity& se) {
+  const i128 light = key_check ? lag_bound(s.rq, s.max_slice_seen, s.avg.min_weight) : 0;
+  bool any_eligible = false, elig_reported = false, key_reported = false;
+  for_each_queued(s.avg, [&](const SchedEntity& se) {
     const bool kernel = vruntime_eligible(cfs, base, se.vruntime, quiet);
     any_eligible = any_eligible || kernel;
-    if (s.on(Id::ELIG) && !elig_reported && s.avg.weight > 0) {
-      const bool exact = exactly_eligible(cfs, s.avg, se.vruntime);
-      if (kernel != exact) {
-        elig_reported = true;
-        s.report(Id::ELIG, "vruntime_eligible",
-                 fmt::format("the kernel says {} is {}eligible; exactly, key·W = {} and Σ key·w = {}", 
-                             s.rq.task_of(se).name, kernel ? "" : "not ",
-                             format_i128(static_cast<i128>(entity_key(cfs, se)) * s.avg.weight), format_i128(s.avg.sum)),
+    if (elig && !elig_reported && kernel != exactly_eligible(cfs, s.avg, se.vruntime)) {
+      elig_reported = true;
+      s.report(Id::ELIG, "vruntime_eligible",
+               fmt::format("the kernel says {} is {}eligible; exactly, key·W = {} and Σ key·w = {}",
+                           s.rq.task_of(se).name, kernel ? "" : "not ",
+                           format_i128(static_cast<i128>(entity_key(cfs, se)) * s.avg.weight), format_i128(s.avg.sum)),
+               {&se});
+    }
+    if (key_check && !key_reported) {
+      const i128 key = entity_key(cfs, se);
+      const i128 bound = 4 * (static_cast<i128>(s.checker.bounds(se).lag_bound) + light);
+      if (key > bound || key < -bound) {
+        key_reported = true;
+        s.report(Id::KEY, "avg_vruntime / update_zero_vruntime",
+                 fmt::format("entity_key = {} is beyond {} (4 lag bounds of this and of the lightest entity): "
+                             "zero_vruntime {} no longer tracks V",
+                             format_i128(key), format_i128(bound), cfs.zero_vruntime),
                  {&se});
       }
     }
@@ -37,7 +48,7 @@ void check_average(const CheckScope& s) {
              {cfs.tasks_timeline.leftmost(), cfs.curr});
 
   if (s.on(Id::AVG0) && s.avg.weight > 0) {
-    const s64 offset = avg_vruntime_offset(cfs, quiet);
+    const s64 offset = s.avg.kernel_offset;
     const u64 v = cfs.zero_vruntime + as_u64(offset);
     if (!vruntime_eligible(cfs, v, quiet)) {
       s.report(Id::AVG0, "avg_vruntime",
@@ -51,24 +62,6 @@ void check_average(const CheckScope& s) {
                              format_i128(s.avg.sum), format_i128(s.avg.weight)),
                  {});
     }
-  }
-
-  if (s.on(Id::KEY)) {
-    const i128 light = lag_bound(s.rq, s.max_slice_seen, s.avg.min_weight);
-    bool done = false;
-    for_each_queued(cfs, [&](const SchedEntity& se) {
-      if (done) return;
-      const i128 key = entity_key(cfs, se);
-      const i128 bound = 4 * (static_cast<i128>(s.checker.bounds(se).lag_bound) + light);
-      if (key > bound || key < -bound) {
-        done = true;
-        s.report(Id::KEY, "avg_vruntime / update_zero_vruntime",
-                 fmt::format("entity_key = {} is beyond {} (4 lag bounds of this and of the lightest entity): "
-                             "zero_vruntime {} no longer tracks V",
-                             format_i128(key), format_i128(bound), cfs.zero_vruntime),
-                 {&se});
-      }
-    });
   }
 }
 

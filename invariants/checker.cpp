@@ -9,13 +9,16 @@ namespace eevdf::inv {
 ExactAverage exact_average(const CfsRq& cfs_rq) {
   ExactAverage a;
   auto add = [&](const SchedEntity& se) {
+    if (a.queued < a.entities.size()) a.entities[a.queued++] = &se;
     const u64 w = avg_vruntime_weight(cfs_rq, se.load.weight);
     a.sum += static_cast<i128>(entity_key(cfs_rq, se)) * static_cast<i128>(w);
     a.weight += static_cast<i128>(w);
     if (a.min_weight == 0 || se.load.weight < a.min_weight) a.min_weight = se.load.weight;
     if (se.slice > a.max_slice) a.max_slice = se.slice;
   };
-  for_each_queued(cfs_rq, add);
+  for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(n)) add(*n);
+  a.in_tree = a.queued;
+  if (cfs_rq.curr && cfs_rq.curr->on_rq) add(*cfs_rq.curr);
   return a;
 }
 
@@ -55,6 +58,7 @@ void CheckScope::report(Id id, std::string where, std::string what, std::vector<
 void Checker::attach(Rq& rq) {
   rq_ = &rq;
   rq.set_observer(this);
+  adopt_new_tasks();
 }
 
 void Checker::add(Violation v) {
@@ -67,7 +71,21 @@ void Checker::add(Violation v) {
 }
 
 
+void Checker::adopt_new_tasks() {
+  if (known_tasks_ == rq_->tasks.size()) return;
+  for (std::size_t i = known_tasks_; i < rq_->tasks.size(); ++i) {
+    vprot_stale_[i] = false;
+    delayed_before_[i] = rq_->tasks[i].se.sched_delayed;
+    lag_at_delay_[i] = 0;
+    was_curr_[i] = false;
+    vruntime_before_[i] = rq_->tasks[i].se.vruntime;
+    bounds_[i] = WeightBounds{};
+  }
+  known_tasks_ = rq_->tasks.size();
+}
+
 void Checker::begin_op(int op_index, OpClass cls) {
+  adopt_new_tasks();
   op_index_ = op_index;
   op_class_ = cls;  // the previous end_op() already noted this state's slices
   for (std::size_t i = 0; i < rq_->tasks.size(); ++i) {
@@ -78,7 +96,9 @@ void Checker::begin_op(int op_index, OpClass cls) {
 
 void Checker::end_op() {
   Rq& rq = *rq_;
-  const ExactAverage avg = exact_average(rq.cfs);
+  adopt_new_tasks();  // tasks created by this operation (create, fork)
+  ExactAverage avg = exact_average(rq.cfs);
+  avg.kernel_offset = avg_vruntime_offset(rq.cfs, null_observer());
   if (avg.max_slice > max_slice_seen_) max_slice_seen_ = avg.max_slice;
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this};
   check_accounting(scope);
@@ -110,18 +130,18 @@ void Checker::end_op() {
   // I-DELAY: lag may not sink while delayed (service units, rounding of a reweight allowed).
   for (std::size_t i = 0; i < n; ++i) {
     const SchedEntity& se = rq.tasks[i].se;
+    if (delayed_before_[i] == se.sched_delayed) continue;  // no transition
+    delayed_before_[i] = se.sched_delayed;
     const i128 service_lag = static_cast<i128>(se.vlag) * static_cast<i128>(se.load.weight);
-    if (!delayed_before_[i] && se.sched_delayed) {
+    if (se.sched_delayed) {
       lag_at_delay_[i] = service_lag;
-    } else if (delayed_before_[i] && !se.sched_delayed && selection_[Id::DELAY] &&
-               service_lag < lag_at_delay_[i] - static_cast<i128>(se.load.weight)) {
+    } else if (selection_[Id::DELAY] && service_lag < lag_at_delay_[i] - static_cast<i128>(se.load.weight)) {
       scope.report(Id::DELAY, "update_entity_lag",
                    fmt::format("{} left the delayed state with w·vlag = {}, below the {} it had when delayed "
                                "(a delayed entity's debt may not grow)",
                                rq.tasks[i].name, format_i128(service_lag), format_i128(lag_at_delay_[i])),
                    {&se});
     }
-    delayed_before_[i] = se.sched_delayed;
   }
 }
 
@@ -162,12 +182,14 @@ bool Checker::vprot_stale(const SchedEntity& se) const {
 }
 
 void Checker::on_set_next(const SchedEntity& se, bool first) {
+  adopt_new_tasks();
   const auto i = static_cast<std::size_t>(se.task_id);
   if (first) vprot_stale_[i] = false;
   was_curr_[i] = true;
 }
 
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
+  adopt_new_tasks();
   if (!se.on_rq) {
     const auto i = static_cast<std::size_t>(se.task_id);
     vprot_stale_[i] = true;

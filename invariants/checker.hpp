@@ -23,19 +23,23 @@ struct ExactAverage {
   i128 weight = 0;  // Σ w'_i
   u64 min_weight = 0;  // lightest full weight on the queue (0 if empty)
   u64 max_slice = 0;   // largest slice on the queue
+  s64 kernel_offset = 0;  // avg_vruntime_offset() (filled by Checker::end_op, not by exact_average())
+  // The queued entities: the tree's in deadline order, then an on_rq curr.
+  // Only [0, queued) is set (no zero-fill: this runs at every operation and pick).
+  std::array<const SchedEntity*, kMaxTasks> entities;
+  std::size_t in_tree = 0, queued = 0;
 };
 ExactAverage exact_average(const CfsRq& cfs_rq);
 
-// Calls f(se) for every entity in the tree, in deadline order.
+// Calls f(se) for every entity in the tree, in deadline order (as recorded by exact_average()).
 template <class F>
-void for_each_in_tree(const CfsRq& cfs_rq, F f) {
-  for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(n)) f(*n);
+void for_each_in_tree(const ExactAverage& a, F f) {
+  for (std::size_t i = 0; i < a.in_tree; ++i) f(*a.entities[i]);
 }
 // ... and then for an on_rq curr: every entity counted in V.
 template <class F>
-void for_each_queued(const CfsRq& cfs_rq, F f) {
-  for_each_in_tree(cfs_rq, f);
-  if (cfs_rq.curr && cfs_rq.curr->on_rq) f(*cfs_rq.curr);
+void for_each_queued(const ExactAverage& a, F f) {
+  for (std::size_t i = 0; i < a.queued; ++i) f(*a.entities[i]);
 }
 // Exact v <= V, i.e. key·W <= S.
 bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime);
@@ -125,19 +129,23 @@ class Checker final : public Observer {
   Rq* rq_ = nullptr;
   Selection selection_;
   Tolerances tolerances_;
-  std::array<bool, kMaxTasks> vprot_stale_{};
   FairnessWindow fairness_;
 
   int op_index_ = -1;
   OpClass op_class_ = OpClass::running;
   u64 max_slice_seen_ = 0;
   std::vector<Violation> violations_;
-  std::array<u64, kMaxTasks> vruntime_before_{};
-  std::array<bool, kMaxTasks> delayed_before_{};
-  std::array<bool, kMaxTasks> was_curr_{};
-  std::array<WeightBounds, kMaxTasks> bounds_{};
-  const WeightBounds& recompute_bounds(const SchedEntity& se);  // curr at some point during the operation
-  std::array<i128, kMaxTasks> lag_at_delay_{};  // w·vlag when the entity was delayed
+  // Per-task state, set up when a task first appears (adopt_new_tasks()), not
+  // zero-filled for all kMaxTasks: a Checker is built for every fuzz run.
+  std::size_t known_tasks_ = 0;
+  void adopt_new_tasks();
+  std::array<bool, kMaxTasks> vprot_stale_;      // F1 tolerance
+  std::array<u64, kMaxTasks> vruntime_before_;   // I-MONO
+  std::array<bool, kMaxTasks> was_curr_;         // I-MONO: curr at some point during the operation
+  std::array<bool, kMaxTasks> delayed_before_;   // I-DELAY
+  std::array<i128, kMaxTasks> lag_at_delay_;     // I-DELAY: w·vlag when the entity was delayed
+  std::array<WeightBounds, kMaxTasks> bounds_;
+  const WeightBounds& recompute_bounds(const SchedEntity& se);
 
   struct ReweightRecord {
     bool active = false;

@@ -47,7 +47,8 @@ void FairnessWindow::update(const CheckScope& s, bool running) {
   i128 total = 0, weight = 0, members = 0;
   for (std::size_t i = 0; i < ntasks_; ++i) {
     if (!member_[i]) continue;
-    total += service_so_far(rq, rq.tasks[i]) - start_service_[i];
+    got_[i] = service_so_far(rq, rq.tasks[i]) - start_service_[i];
+    total += got_[i];
     weight += weight_[i];
     ++members;
   }
@@ -55,7 +56,7 @@ void FairnessWindow::update(const CheckScope& s, bool running) {
   const i128 unit = static_cast<i128>(s.max_slice_seen + rq.profile().tick_nsec());
   for (std::size_t i = 0; i < ntasks_; ++i) {
     if (!member_[i]) continue;
-    const i128 got = service_so_far(rq, rq.tasks[i]) - start_service_[i];
+    const i128 got = got_[i];
     const i128 scaled_dev = got * weight - total * weight_[i];  // deviation · W
     const i128 abs_dev = scaled_dev < 0 ? -scaled_dev : scaled_dev;
     if (worst_den_ == 0 || abs_dev * worst_den_ > worst_num_ * weight * unit) {

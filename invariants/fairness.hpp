@@ -25,9 +25,11 @@ class FairnessWindow {
  private:
   bool active_ = false;
   std::size_t ntasks_ = 0;
-  std::array<bool, kMaxTasks> member_{};
-  std::array<u64, kMaxTasks> weight_{};
-  std::array<u64, kMaxTasks> start_service_{};
+  // valid for [0, ntasks_) once start() ran (no zero-fill: built for every run)
+  std::array<bool, kMaxTasks> member_;
+  std::array<u64, kMaxTasks> weight_;
+  std::array<u64, kMaxTasks> start_service_;
+  std::array<u64, kMaxTasks> got_;  // service in the window, this update
   i128 worst_num_ = 0, worst_den_ = 0;  // worst |deviation|·W and W·(max_slice + TICK_NSEC)
 
   void start(const Rq& rq);

@@ -22,9 +22,8 @@ void check_lag(const CheckScope& s) {
       return;
     }
   }
-  const CfsRq& cfs = rq.cfs;
   if (s.avg.weight == 0) return;
-  const s64 offset = avg_vruntime_offset(cfs, null_observer());
+  const s64 offset = s.avg.kernel_offset;
   const i128 total = static_cast<i128>(offset) * s.avg.weight - s.avg.sum;  // Σ w'_i (V - v_i)
   if (total > 0 || total <= -s.avg.weight)
     s.report(Id::LAG, "avg_vruntime",

@@ -36,11 +36,8 @@ void check_pick(const CheckScope& s, const SchedEntity* result, bool protect) {
       rule = "curr, whose slice is protected";
     } else {
       const SchedEntity* best = nullptr;
-      for (const SchedEntity* n = leftmost; n; n = RbTree<SchedEntity>::next(n))
-        if (exactly_eligible(cfs, s.avg, n->vruntime)) {
-          best = n;
-          break;
-        }
+      for (std::size_t i = 0; i < s.avg.in_tree && !best; ++i)
+        if (exactly_eligible(cfs, s.avg, s.avg.entities[i]->vruntime)) best = s.avg.entities[i];
       if (!best || (eligible_curr && vruntime_before(eligible_curr->deadline, best->deadline))) best = eligible_curr;
       expected = best;
       rule = "the earliest deadline among eligible entities";
