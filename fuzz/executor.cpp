@@ -33,8 +33,6 @@ std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o
   return profile;
 }
 
-namespace {
-
 inv::OpClass op_class(OpKind k) {
   switch (k) {
     case OpKind::run:
@@ -49,6 +47,8 @@ inv::OpClass op_class(OpKind k) {
       return inv::OpClass::placement;
   }
 }
+
+namespace {
 
 const char* task_state_name(const Rq& rq, const Task& t) {
   if (t.state == TaskState::dead) return "dead";

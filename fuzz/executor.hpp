@@ -68,6 +68,10 @@ struct ExecResult {
   }
 };
 
+// How the checker sees an operation: only placement-class operations may move
+// a vruntime other than by running (I-MONO).
+inv::OpClass op_class(OpKind kind);
+
 // Runs s on profile. The expectations of s are evaluated.
 ExecResult execute(const Scenario& s, const Profile& profile, const ExecOptions& options);
 

@@ -34,22 +34,6 @@ Op make_op(OpKind kind, std::string task = {}) {
   return op;
 }
 
-// As fuzz::Executor classifies operations for I-MONO (executor.cpp, op_class).
-inv::OpClass op_class(OpKind k) {
-  switch (k) {
-    case OpKind::run:
-    case OpKind::tick:
-    case OpKind::schedule:
-    case OpKind::sleep:
-    case OpKind::exit:
-    case OpKind::expect_curr:
-    case OpKind::expect_field:
-      return inv::OpClass::running;
-    default:
-      return inv::OpClass::placement;
-  }
-}
-
 // ---- value generators (the values of tests/support/random_ops.hpp) ----
 // rc::gen::element does not shrink in this RapidCheck; an index into a table
 // (rc::gen::inRange shrinks towards its minimum) shrinks towards the table's
