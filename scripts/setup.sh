@@ -19,5 +19,6 @@ fi
 
 build_dir="${1:-build}"
 shift || true
+# later arguments win, so a caller can pass its own -DCMAKE_BUILD_TYPE
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 ninja -C "$build_dir"
