@@ -101,6 +101,7 @@ void work(Shared& sh, unsigned job) {
       out.title = fmt::format("{} in {} (found by eevdf-check fuzz --seed {}, run {})", inv::id_name(v.id), v.where,
                               seed, my_runs);
       out.profile = sh.profile.name;
+      out.bug = sh.profile.bug;
       const std::string text = fuzz::print_scenario(out);
       std::lock_guard lock(sh.mutex);
       std::filesystem::create_directories(o.findings_dir);

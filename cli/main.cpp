@@ -28,7 +28,7 @@ struct RunArgs {
   std::string file;
   fuzz::ProfileOverride profile;
   std::string only, skip;
-  bool json = false, keep_going = false, detail = false, quiet = false, no_tolerance = false;
+  bool json = false, keep_going = false, detail = false, quiet = false, no_tolerance = false, without_bug = false;
   std::string trace_out;
 };
 
@@ -40,13 +40,34 @@ int bad_input(const std::string& message) {
 std::string profile_args(const fuzz::ProfileOverride& o) {
   std::string out;
   if (!o.profile.empty()) out += " --profile " + o.profile;
+  if (!o.bug.empty()) out += " --bug " + o.bug;
   if (!o.features.empty()) out += " --features " + o.features;
   return out;
 }
 
-int run_loaded(const cli::Loaded& loaded, const RunArgs& a) {
+// --profile, --bug and --features, the same on every command that runs the model.
+void add_profile_options(CLI::App* cmd, fuzz::ProfileOverride& o, const char* profile_help) {
+  auto* opt = cmd->add_option("--profile", o.profile, profile_help);
+  if (!o.profile.empty()) opt->capture_default_str();
+  cmd->add_option("--bug", o.bug, "re-create a historical bug on the profile: B01 (see 'eevdf-check profiles')");
+  cmd->add_option("--features", o.features, "scheduler features, debugfs syntax: NO_NEXT_BUDDY,PARANOID_AVG");
+}
+
+int run_loaded(const cli::Loaded& given, const RunArgs& a) {
   std::string error;
-  const auto profile = fuzz::build_profile(loaded.scenario, a.profile, error);
+  cli::Loaded without_bug;
+  if (a.without_bug) {
+    // the fixed kernel: the same operations without the bug switch must raise nothing
+    without_bug = given;
+    if (without_bug.scenario.bug.empty() && a.profile.bug.empty())
+      return bad_input(a.file + ": --without-bug needs a scenario with 'profile P bug=ID'");
+    without_bug.scenario.bug.clear();
+    without_bug.scenario.expectations = {fuzz::Expectation{}};
+  }
+  const cli::Loaded& loaded = a.without_bug ? without_bug : given;
+  fuzz::ProfileOverride override = a.profile;
+  if (a.without_bug) override.bug.clear();
+  const auto profile = fuzz::build_profile(loaded.scenario, override, error);
   if (!profile) return bad_input(a.file + ": " + error);
   fuzz::ExecOptions options;
   options.strict = !loaded.from_bytes;
@@ -72,8 +93,7 @@ int run_loaded(const cli::Loaded& loaded, const RunArgs& a) {
 }
 
 void add_run_options(CLI::App* cmd, RunArgs& a) {
-  cmd->add_option("--profile", a.profile.profile, "kernel profile (overrides the scenario's)");
-  cmd->add_option("--features", a.profile.features, "scheduler features, debugfs syntax: NO_NEXT_BUDDY,PARANOID_AVG");
+  add_profile_options(cmd, a.profile, "kernel profile (overrides the scenario's)");
   cmd->add_option("--invariants", a.only, "check only these invariants: I-SUM,I-OVF");
   cmd->add_option("--skip", a.skip, "do not check these invariants: I-KEY");
   cmd->add_flag("--json", a.json, "JSON lines on stdout");
@@ -83,6 +103,8 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--trace-out", a.trace_out, "write a Chrome/Perfetto trace-event file");
   cmd->add_flag("--no-tolerance", a.no_tolerance,
                 "also report the documented findings the checker tolerates by default (docs/findings.md)");
+  cmd->add_flag("--without-bug", a.without_bug,
+                "run on the fixed kernel: drop the scenario's bug switch and expect no violation");
 }
 
 }  // namespace
@@ -110,8 +132,7 @@ int main(int argc, char** argv) {
   fuzz::ProfileOverride fuzz_profile{"mainline", ""};
   long time_s = 30, minimize_s = 30;
   auto* fuzzcmd = app.add_subcommand("fuzz", "random campaign: find and minimize invariant violations");
-  fuzzcmd->add_option("--profile", fuzz_profile.profile, "kernel profile")->capture_default_str();
-  fuzzcmd->add_option("--features", fuzz_profile.features, "scheduler features, debugfs syntax");
+  add_profile_options(fuzzcmd, fuzz_profile, "kernel profile");
   fuzzcmd->add_option("--time", time_s, "seconds to fuzz")->capture_default_str()->check(CLI::Range(1L, 86400L));
   fuzzcmd->add_option("--seed", campaign.seed, "random seed")->capture_default_str();
   fuzzcmd->add_option("--jobs", campaign.jobs, "worker threads (job j uses seed + j)")->capture_default_str()
@@ -128,8 +149,7 @@ int main(int argc, char** argv) {
   auto* mincmd = app.add_subcommand("minimize", "shrink a failing scenario or crash file to the fewest operations");
   mincmd->add_option("file", min_file, "scenario or crash file")->required();
   mincmd->add_option("-o,--output", min_out, "write the minimized scenario here (default: stdout)");
-  mincmd->add_option("--profile", min_profile.profile, "kernel profile");
-  mincmd->add_option("--features", min_profile.features, "scheduler features");
+  add_profile_options(mincmd, min_profile, "kernel profile (overrides the scenario's)");
   mincmd->add_option("--time", min_budget, "seconds")->capture_default_str()->check(CLI::Range(1L, 3600L));
   mincmd->add_flag("--no-tolerance", min_no_tolerance, "also report the documented findings (docs/findings.md)");
 
@@ -149,8 +169,7 @@ int main(int argc, char** argv) {
   fuzz::CheckConfig check_config;
   long shrink_s = 30;
   auto* check = app.add_subcommand("check", "RapidCheck stateful testing: random operation sequences, shrunk on failure");
-  check->add_option("--profile", check_profile.profile, "kernel profile")->capture_default_str();
-  check->add_option("--features", check_profile.features, "scheduler features, debugfs syntax");
+  add_profile_options(check, check_profile, "kernel profile");
   check->add_option("--cases", check_config.cases, "number of cases")->capture_default_str()->check(CLI::Range(1, 100000000));
   check->add_option("--max-ops", check_config.max_ops, "largest sequence")->capture_default_str()->check(CLI::Range(1, 10000));
   check->add_option("--seed", check_config.seed, "random seed (0: random)")->capture_default_str();
@@ -200,6 +219,7 @@ int main(int argc, char** argv) {
                                   options.tolerances);
     fuzz::Scenario out = m.scenario;
     out.profile = profile->name;
+    out.bug = profile->bug;
     if (!min_profile.features.empty()) out.features = min_profile.features;
     out.title = fmt::format("{} in {} (minimized from {} to {} operations)", inv::id_name(m.violation.id),
                             m.violation.where, loaded->scenario.ops.size(), out.ops.size());

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/bugs.hpp"
 #include "model/fair.hpp"
 #include "model/rq.hpp"
 
@@ -16,16 +17,19 @@ std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o
     error = fmt::format("unknown profile '{}'", name);
     return std::nullopt;
   }
-  for (const std::string& list : {s.features, o.features}) {
-    if (list.empty()) continue;
-    if (std::string err = apply_features(profile->features, list); !err.empty()) {
+  const std::string& bug = o.bug.empty() ? s.bug : o.bug;
+  if (!bug.empty()) {
+    if (std::string err = apply_bug(*profile, bug); !err.empty()) {
       error = err;
       return std::nullopt;
     }
   }
-  if (!s.bug.empty()) {
-    error = fmt::format("bug switch '{}' is not available in this version", s.bug);
-    return std::nullopt;
+  for (const std::string& list : {s.features, o.features}) {
+    if (list.empty()) continue;
+    if (std::string err = apply_features(*profile, list); !err.empty()) {
+      error = err;
+      return std::nullopt;
+    }
   }
   profile->tunables.ncpus = s.cpus;
   profile->tunables.hz = s.hz;

@@ -19,6 +19,7 @@ namespace eevdf::fuzz {
 struct ProfileOverride {
   std::string profile;   // empty: the scenario's
   std::string features;  // applied after the scenario's
+  std::string bug;       // empty: the scenario's
 };
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
 

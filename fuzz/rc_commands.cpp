@@ -1,5 +1,7 @@
 #include "fuzz/rc_commands.hpp"
 
+#include "model/bugs.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -348,13 +350,20 @@ void run_commands(const RcCommands& cmds, RcSystem& sut) {
 // ---------------------------------------------------------------------------
 
 std::shared_ptr<const RcSetup> make_rc_setup(const Profile& profile, std::string& error) {
-  const auto base = profile_by_name(profile.name);
+  auto base = profile_by_name(profile.name);
   if (!base) {
     error = fmt::format("unknown profile '{}'", profile.name);
     return nullptr;
   }
+  if (!profile.bug.empty()) {
+    if (std::string err = apply_bug(*base, profile.bug); !err.empty()) {
+      error = err;
+      return nullptr;
+    }
+  }
   Scenario header;
   header.profile = profile.name;
+  header.bug = profile.bug;
   std::string features;
   for (std::size_t i = 0; i < kFeatureCount; ++i) {
     const auto f = static_cast<Feature>(i);

@@ -169,11 +169,17 @@ void Checker::on_warn(Warn w, const SchedEntity* se) {
   add(std::move(v));
 }
 
-void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller) {
-  if (!selection_[Id::PICKOPT] && !selection_[Id::NULLPICK]) return;
+void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) {
+  if (!selection_[Id::PICKOPT] && !selection_[Id::NULLPICK] && !selection_[Id::DELAY]) return;
   const ExactAverage avg = exact_average(cfs_rq);
   const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this};
-  check_pick(scope, result, protect);
+  check_pick(scope, result, protect, caller);
+}
+
+void Checker::on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) {
+  if (!selection_[Id::WAKEPICK]) return;
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};
+  check_wakeup_preempt(scope, wakee, reason);
 }
 
 bool Checker::vprot_stale(const SchedEntity& se) const {

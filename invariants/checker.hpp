@@ -66,7 +66,8 @@ void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KE
 void check_lag(const CheckScope& s);         // I-LAG
 void check_deadline(const CheckScope& s);    // I-DL, I-PROT, I-SLICE
 void check_delay(const CheckScope& s);       // I-DELAY (state part)
-void check_pick(const CheckScope& s, const SchedEntity* result, bool protect);  // I-PICKOPT, I-NULLPICK
+void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, PickCaller caller);  // I-PICKOPT, I-NULLPICK, I-DELAY
+void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupPreemptReason reason);  // I-WAKEPICK
 
 // Findings on the newest kernel (docs/findings.md) that the checker tolerates
 // by default, so that fuzzing goes on finding other things. Each tolerance is
@@ -116,6 +117,7 @@ class Checker final : public Observer {
   void on_overflow(const OverflowEvent& e) override;
   void on_warn(Warn w, const SchedEntity* se) override;
   void on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) override;
+  void on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) override;
   void on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) override;
   void on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) override;
   void on_set_next(const SchedEntity& se, bool first) override;

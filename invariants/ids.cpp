@@ -143,6 +143,16 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "The modelled kernel functions raise their WARN_ON_ONCE and BUG_ON conditions as events;\n"
      "on a fixed kernel none may fire (e.g. __sum_w_vruntime_add's 62-bit tripwire, place_entity's\n"
      "zero load, a delayed next buddy, the NULL pick that the kernel dereferences)."},
+    {"I-WAKEPICK",
+     "a wakeup preemption happens only for the task that EEVDF picks next",
+     "When wakeup_preempt_fair() reschedules the running task on behalf of a wakee P because EEVDF\n"
+     "would run P (the pick path, PREEMPT_SHORT, or any forced shortcut), the pick that the\n"
+     "reschedule performs must return P. Checked at the moment of the decision, against a brute-force\n"
+     "pick with exact eligibility over the tree and curr, with PICK_BUDDY, and without curr's slice\n"
+     "protection (curr is back in the tree when the reschedule picks). Not checked: a SCHED_IDLE\n"
+     "curr (any non-idle wakee preempts it by design), the NEXT_BUDDY sync shortcut (preempt_sync\n"
+     "trusts the buddy), and a brute-force answer that is sched_delayed (that pick dequeues it\n"
+     "first, which moves V). Catches forced preemption that bypasses the pick (e837456fdca8, B23)."},
 }};
 
 }  // namespace

@@ -7,9 +7,43 @@
 
 namespace eevdf::inv {
 
-void check_pick(const CheckScope& s, const SchedEntity* result, bool protect) {
+namespace {
+
+struct ExpectedPick {
+  const SchedEntity* se = nullptr;
+  const char* rule = "";
+};
+
+// What pick_eevdf(protect) must answer, by brute force with exact eligibility.
+// honour_protection = false: curr's slice protection is ignored, as in the
+// pick that follows a reschedule (curr is back in the tree by then).
+ExpectedPick brute_force_pick(const CheckScope& s, bool protect, bool honour_protection) {
   const CfsRq& cfs = s.rq.cfs;
   const Profile& profile = s.rq.profile();
+  const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
+  const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
+  const bool buddy_allowed = protect || !profile.behaviour.pick_buddy_needs_protect;
+  if (cfs.nr_queued == 1) return {curr ? curr : leftmost, "the only queued entity"};
+  if (profile.feat(Feature::PICK_BUDDY) && buddy_allowed && cfs.next && exactly_eligible(cfs, s.avg, cfs.next->vruntime))
+    return {cfs.next, "the eligible next buddy (PICK_BUDDY)"};
+  const SchedEntity* eligible_curr = curr && exactly_eligible(cfs, s.avg, curr->vruntime) ? curr : nullptr;
+  if (eligible_curr && protect && honour_protection && protect_slice(*eligible_curr))
+    return {eligible_curr, "curr, whose slice is protected"};
+  const SchedEntity* best = nullptr;
+  for (std::size_t i = 0; i < s.avg.in_tree && !best; ++i)
+    if (exactly_eligible(cfs, s.avg, s.avg.entities[i]->vruntime)) best = s.avg.entities[i];
+  if (!best || (eligible_curr && vruntime_before(eligible_curr->deadline, best->deadline))) best = eligible_curr;
+  return {best, "the earliest deadline among eligible entities"};
+}
+
+std::string task_name(const CheckScope& s, const SchedEntity* se) {
+  return se ? s.rq.tasks[static_cast<std::size_t>(se->task_id)].name : std::string("NULL");
+}
+
+}  // namespace
+
+void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, PickCaller caller) {
+  const CfsRq& cfs = s.rq.cfs;
   const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
   const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
 
@@ -19,38 +53,37 @@ void check_pick(const CheckScope& s, const SchedEntity* result, bool protect) {
                fmt::format("pick_eevdf() returned NULL with nr_queued = {}", cfs.nr_queued), {leftmost, curr});
     return;
   }
+  if (caller == PickCaller::wakeup_preempt_decision && result && result->sched_delayed && s.on(Id::DELAY))
+    s.report(Id::DELAY, "wakeup_preempt_fair",
+             fmt::format("wakeup preemption compared the wakee with {}, a sched_delayed entity that "
+                         "pick_next_entity() would have dequeued",
+                         task_name(s, result)),
+             {result});
   if (!s.on(Id::PICKOPT)) return;
-
-  const SchedEntity* expected = nullptr;
-  const char* rule = "";
-  if (cfs.nr_queued == 1) {
-    expected = curr ? curr : leftmost;
-    rule = "the only queued entity";
-  } else if (profile.feat(Feature::PICK_BUDDY) && protect && cfs.next && exactly_eligible(cfs, s.avg, cfs.next->vruntime)) {
-    expected = cfs.next;
-    rule = "the eligible next buddy (PICK_BUDDY)";
-  } else {
-    const SchedEntity* eligible_curr = curr && exactly_eligible(cfs, s.avg, curr->vruntime) ? curr : nullptr;
-    if (eligible_curr && protect && protect_slice(*eligible_curr)) {
-      expected = eligible_curr;
-      rule = "curr, whose slice is protected";
-    } else {
-      const SchedEntity* best = nullptr;
-      for (std::size_t i = 0; i < s.avg.in_tree && !best; ++i)
-        if (exactly_eligible(cfs, s.avg, s.avg.entities[i]->vruntime)) best = s.avg.entities[i];
-      if (!best || (eligible_curr && vruntime_before(eligible_curr->deadline, best->deadline))) best = eligible_curr;
-      expected = best;
-      rule = "the earliest deadline among eligible entities";
-    }
-  }
-  if (expected != result) {
-    auto name = [&](const SchedEntity* se) {
-      return se ? s.rq.tasks[static_cast<std::size_t>(se->task_id)].name : std::string("NULL");
-    };
+  const ExpectedPick expected = brute_force_pick(s, protect, true);
+  if (expected.se != result)
     s.report(Id::PICKOPT, "pick_eevdf",
-             fmt::format("pick_eevdf(protect={}) returned {}, but {} is {}", protect, name(result), rule, name(expected)),
-             {result, expected});
-  }
+             fmt::format("pick_eevdf(protect={}) returned {}, but {} is {}", protect, task_name(s, result),
+                         expected.rule, task_name(s, expected.se)),
+             {result, expected.se});
+}
+
+void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupPreemptReason reason) {
+  if (!s.on(Id::WAKEPICK)) return;
+  // an idle curr yields to any wakee, and the sync shortcut trusts the buddy:
+  // neither claims that EEVDF picks the wakee
+  if (reason == WakeupPreemptReason::idle_curr || reason == WakeupPreemptReason::sync) return;
+  const ExpectedPick expected = brute_force_pick(s, true, false);
+  if (expected.se && expected.se->sched_delayed) return;  // that pick dequeues it first: V moves, undetermined
+  if (expected.se == &wakee) return;
+  s.report(Id::WAKEPICK, "wakeup_preempt_fair",
+           fmt::format("the running task was preempted for {} ({}), but the pick after the reschedule takes {}: {}",
+                       task_name(s, &wakee),
+                       reason == WakeupPreemptReason::forced ? "forced: the waker is no longer eligible"
+                       : reason == WakeupPreemptReason::short_pick ? "PREEMPT_SHORT"
+                                                                   : "EEVDF pick",
+                       task_name(s, expected.se), expected.rule),
+           {&wakee, expected.se});
 }
 
 }  // namespace eevdf::inv

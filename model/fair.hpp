@@ -16,6 +16,8 @@ void sum_w_vruntime_add(CfsRq& cfs_rq, SchedEntity& se);
 void sum_w_vruntime_sub(CfsRq& cfs_rq, SchedEntity& se);
 void update_zero_vruntime(CfsRq& cfs_rq, s64 delta);
 u64 avg_vruntime(CfsRq& cfs_rq);
+void update_min_vruntime(CfsRq& cfs_rq);            // v6.6-v6.18 key base; no-op after
+void update_zero_vruntime_at_rb_op(CfsRq& cfs_rq);  // v6.19 key base; no-op otherwise
 s64 avg_vruntime_offset(const CfsRq& cfs_rq, Observer& obs);  // what avg_vruntime() adds, reads only
 bool vruntime_eligible(CfsRq& cfs_rq, u64 vruntime);
 bool vruntime_eligible(const CfsRq& cfs_rq, u64 vruntime, Observer& obs);  // reads only
@@ -62,7 +64,8 @@ void clear_buddies(CfsRq& cfs_rq, SchedEntity& se);
 
 // ---- reweight (fair_reweight.cpp) ----
 void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight);
-void rescale_entity(SchedEntity& se, u64 weight, bool rel_vprot, Observer& obs);
+// rescale_entity(): vlag, a relative deadline and (if given) a relative vprot times old/new weight.
+void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* rel_vprot, Observer& obs);
 
 // ---- class callbacks (fair_class.cpp) ----
 void enqueue_task_fair(Rq& rq, Task& p, int flags);

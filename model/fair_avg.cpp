@@ -3,6 +3,8 @@
 // 6e3c0a4e1ad1 max_slice lag clamp, b6eee96843e8 int128 eligibility).
 #include "model/fair.hpp"
 
+#include <algorithm>
+
 namespace eevdf {
 
 namespace {
@@ -14,8 +16,10 @@ u64 calc_delta_fair(u64 delta, SchedEntity& se, const CfsRq& cfs_rq) {
   return eevdf::calc_delta_fair(delta, se.load, profile_of(cfs_rq).behaviour.calc_delta, obs_of(cfs_rq));
 }
 
-// avg_vruntime_weight(): full weight, or max(2, w >> sum_shift) once PARANOID_AVG shifted.
+// avg_vruntime_weight(): full weight, or max(2, w >> sum_shift) once PARANOID_AVG
+// shifted; scale_load_down(w) before 4823725d9d1d.
 u64 avg_vruntime_weight(const CfsRq& cfs_rq, u64 w) {
+  if (!profile_of(cfs_rq).behaviour.avg_full_weight) return scale_load_down(w);
   if (cfs_rq.sum_shift) {
     w >>= cfs_rq.sum_shift;
     if (w < 2) w = 2;
@@ -95,32 +99,61 @@ void update_zero_vruntime(CfsRq& cfs_rq, s64 delta) {
   cfs_rq.zero_vruntime += as_u64(delta);
 }
 
-// The offset avg_vruntime() moves zero_vruntime by: floor(Σ key·w / Σ w)
-// with curr, or curr's own key when the tree is empty. Reads only.
+// The offset of V from zero_vruntime (min_vruntime before v6.19):
+// floor(Σ key·w / Σ w) with curr. Reads only.
 s64 avg_vruntime_offset(const CfsRq& cfs_rq, Observer& obs) {
   const SchedEntity* curr = cfs_rq.curr;
+  const Behaviour& b = profile_of(cfs_rq).behaviour;
   s64 weight = as_s64(cfs_rq.sum_weight);
   if (curr && !curr->on_rq) curr = nullptr;
-  if (weight) {
-    s64 runtime = cfs_rq.sum_w_vruntime;
-    if (curr) {
-      const u64 w = avg_vruntime_weight(cfs_rq, curr->load.weight);
-      const s64 term = mul_s64(entity_key(cfs_rq, *curr), as_s64(w), Site::avg_vruntime_curr_key_x_weight, obs);
-      runtime = add_s64(runtime, term, Site::avg_vruntime_accumulate, obs);
-      weight = as_s64(as_u64(weight) + w);
-    }
-    // the sign flips truncation into a floor
-    if (runtime < 0) runtime = sub_s64(runtime, weight - 1, Site::avg_vruntime_floor_adjust, obs);
-    return div64_long(runtime, weight);
+  // b3d99f43c72b: a lone curr is its own average, without the multiplication
+  const bool exact_single = b.key_base == KeyBase::zero_at_avg_tick || b.key_base == KeyBase::zero_at_avg_deadline;
+  if (exact_single && !weight) return curr ? as_s64(curr->vruntime - cfs_rq.zero_vruntime) : 0;
+  s64 runtime = cfs_rq.sum_w_vruntime;
+  if (curr) {
+    const u64 w = avg_vruntime_weight(cfs_rq, curr->load.weight);
+    const s64 term = mul_s64(entity_key(cfs_rq, *curr), as_s64(w), Site::avg_vruntime_curr_key_x_weight, obs);
+    runtime = add_s64(runtime, term, Site::avg_vruntime_accumulate, obs);
+    weight = as_s64(as_u64(weight) + w);
   }
-  if (curr) return as_s64(curr->vruntime - cfs_rq.zero_vruntime);
-  return 0;
+  if (!weight) return 0;
+  // the sign flips truncation into a floor (650cad561cce)
+  if (runtime < 0 && b.avg_floor) runtime = sub_s64(runtime, weight - 1, Site::avg_vruntime_floor_adjust, obs);
+  return b.avg_full_weight ? div64_long(runtime, weight) : div_s64(runtime, weight);
 }
 
-// avg_vruntime(): V = v0 + floor(Σ key·w / Σ w) with curr, and zero_vruntime := V.
+// avg_vruntime(): V = v0 + floor(Σ key·w / Σ w) with curr; since b3d99f43c72b
+// it also re-bases: zero_vruntime := V.
 u64 avg_vruntime(CfsRq& cfs_rq) {
-  update_zero_vruntime(cfs_rq, avg_vruntime_offset(cfs_rq, obs_of(cfs_rq)));
+  const s64 offset = avg_vruntime_offset(cfs_rq, obs_of(cfs_rq));
+  switch (profile_of(cfs_rq).behaviour.key_base) {
+    case KeyBase::min_vruntime:
+    case KeyBase::zero_at_rb_ops: return cfs_rq.zero_vruntime + as_u64(offset);
+    case KeyBase::zero_at_avg_tick:
+    case KeyBase::zero_at_avg_deadline: break;
+  }
+  update_zero_vruntime(cfs_rq, offset);
   return cfs_rq.zero_vruntime;
+}
+
+// update_min_vruntime() (v6.6-v6.18): the key base follows the smallest of
+// curr's vruntime and the tree's min_vruntime, but only forward.
+void update_min_vruntime(CfsRq& cfs_rq) {
+  if (profile_of(cfs_rq).behaviour.key_base != KeyBase::min_vruntime) return;
+  const SchedEntity* curr = cfs_rq.curr;
+  const SchedEntity* root = cfs_rq.tasks_timeline.root();
+  u64 vruntime = cfs_rq.zero_vruntime;
+  if (curr && !curr->on_rq) curr = nullptr;
+  if (curr) vruntime = curr->vruntime;
+  if (root) vruntime = curr ? min_vruntime(vruntime, root->min_vruntime) : root->min_vruntime;
+  const s64 delta = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
+  if (delta > 0) update_zero_vruntime(cfs_rq, delta);  // avg_vruntime_update() + the store
+}
+
+// v6.19 (79f3f9bedd14): __enqueue/__dequeue_entity() set zero_vruntime := V.
+void update_zero_vruntime_at_rb_op(CfsRq& cfs_rq) {
+  if (profile_of(cfs_rq).behaviour.key_base != KeyBase::zero_at_rb_ops) return;
+  update_zero_vruntime(cfs_rq, avg_vruntime_offset(cfs_rq, obs_of(cfs_rq)));
 }
 
 // The queue part of vruntime_eligible(): Σ key·w and Σ w with an on_rq curr.
@@ -152,9 +185,12 @@ bool vruntime_eligible(CfsRq& cfs_rq, u64 vruntime) { return vruntime_eligible(c
 
 bool entity_eligible(CfsRq& cfs_rq, const SchedEntity& se) { return vruntime_eligible(cfs_rq, se.vruntime); }
 
-// entity_lag(): V - v clamped to ±calc_delta_fair(max_slice + TICK_NSEC).
+// entity_lag(): V - v clamped to ±calc_delta_fair(max_slice + TICK_NSEC), or
+// before 6e3c0a4e1ad1 to ±calc_delta_fair(max(2 * slice, TICK_NSEC)).
 s64 entity_lag(CfsRq& cfs_rq, SchedEntity& se, u64 avruntime) {
-  const u64 max_slice = cfs_rq_max_slice(cfs_rq) + profile_of(cfs_rq).tick_nsec();
+  const u64 tick = profile_of(cfs_rq).tick_nsec();
+  const u64 max_slice = profile_of(cfs_rq).behaviour.lag_limit_max_slice ? cfs_rq_max_slice(cfs_rq) + tick
+                                                                        : std::max(2 * se.slice, tick);
   const s64 vlag = as_s64(avruntime - se.vruntime);
   const s64 limit = as_s64(calc_delta_fair(max_slice, se, cfs_rq));
   // clamp(vlag, -limit, limit) as the kernel's macro evaluates it
@@ -170,7 +206,7 @@ bool update_entity_lag(CfsRq& cfs_rq, SchedEntity& se) {
   const u64 avruntime = avg_vruntime(cfs_rq);
   s64 vlag = entity_lag(cfs_rq, se, avruntime);
   if (!se.on_rq) obs_of(cfs_rq).on_warn(Warn::update_entity_lag_not_on_rq, &se);
-  if (se.sched_delayed) {
+  if (se.sched_delayed && profile_of(cfs_rq).behaviour.lag_delayed_clamps) {
     if (se.vlag > vlag) vlag = se.vlag;
     if (profile_of(cfs_rq).feat(Feature::DELAY_ZERO) && vlag > 0) vlag = 0;
   }
@@ -228,12 +264,14 @@ void enqueue_entity_rb(CfsRq& cfs_rq, SchedEntity& se) {
   se.min_slice = se.slice;
   if (profile_of(cfs_rq).behaviour.enqueue_inits_max_slice) se.max_slice = se.slice;
   cfs_rq.tasks_timeline.add(&se, entity_less, augment_callbacks(cfs_rq));
+  update_zero_vruntime_at_rb_op(cfs_rq);
 }
 
 // __dequeue_entity()
 void dequeue_entity_rb(CfsRq& cfs_rq, SchedEntity& se) {
   cfs_rq.tasks_timeline.erase(&se, augment_callbacks(cfs_rq));
   sum_w_vruntime_sub(cfs_rq, se);
+  update_zero_vruntime_at_rb_op(cfs_rq);
 }
 
 }  // namespace eevdf

@@ -99,6 +99,7 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   CfsRq& cfs_rq = *se.cfs_rq;
   const Profile& profile = rq.profile();
   PreemptAction action = PreemptAction::pick;
+  WakeupPreemptReason reason = WakeupPreemptReason::pick;
 
   if (&se == &pse) return;
   if (rq.need_resched) return;
@@ -108,36 +109,51 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   const bool pse_is_idle = task_is_idle(p);
   if (cse_is_idle && !pse_is_idle) {
     action = PreemptAction::short_;
+    reason = WakeupPreemptReason::idle_curr;
   } else {
     if (cse_is_idle != pse_is_idle) return;
     if (!normal_policy(p)) return;
     update_curr(cfs_rq);
     if (profile.feat(Feature::PREEMPT_SHORT) && pse.slice < se.slice) {
       action = PreemptAction::short_;
+      reason = WakeupPreemptReason::short_pick;
     } else {
       if ((wake_flags & wake_flags::FORK) || pse.sched_delayed) return;
-      if (profile.feat(Feature::NEXT_BUDDY) && set_preempt_buddy(cfs_rq, pse)) {
-        if (wake_flags & wake_flags::SYNC) action = preempt_sync(rq, wake_flags, pse, se);
+      // e837456fdca8 (reverted by 15257cc2f905): an ineligible waker yields at once
+      if (profile.behaviour.forced_wakeup_preempt && !entity_eligible(cfs_rq, se)) {
+        action = PreemptAction::resched;
+        reason = WakeupPreemptReason::forced;
+      }
+      if (action == PreemptAction::pick && profile.feat(Feature::NEXT_BUDDY) && set_preempt_buddy(cfs_rq, pse)) {
+        if (wake_flags & wake_flags::SYNC) {
+          action = preempt_sync(rq, wake_flags, pse, se);
+          reason = WakeupPreemptReason::sync;
+        }
       }
       if (action == PreemptAction::none) return;
     }
     if (action != PreemptAction::resched) {
       // pick: would EEVDF run the wakee now?
+      const WakeupPick rule = profile.behaviour.wakeup_pick;
       while (true) {
-        SchedEntity* nse =
-            pick_next_entity(rq, cfs_rq, action != PreemptAction::short_, PickCaller::wakeup_preempt);
+        const bool protect = action != PreemptAction::short_;
+        SchedEntity* nse = rule == WakeupPick::pick_eevdf
+                               ? pick_eevdf(cfs_rq, protect, PickCaller::wakeup_preempt_decision)
+                               : pick_next_entity(rq, cfs_rq, protect, PickCaller::wakeup_preempt);
         if (rq.oops) return;
         if (nse == &pse) break;  // preempt
-        if (!nse && cfs_rq.nr_queued) continue;
+        if (rule == WakeupPick::pick_next_unguarded && !nse) continue;
+        if (rule == WakeupPick::pick_next_guarded && !nse && cfs_rq.nr_queued) continue;
         if (profile.feat(Feature::RUN_TO_PARITY)) update_protect_slice(cfs_rq, se);
         return;
       }
     }
   }
   // preempt:
+  rq.obs().on_wakeup_preempt(cfs_rq, pse, reason);
   if (action == PreemptAction::short_) {
     cancel_protect_slice(se);
-    clear_buddies(cfs_rq, se);
+    if (profile.behaviour.pick_buddy_needs_protect) clear_buddies(cfs_rq, se);  // 78cde54ea5f0
   }
   rq.resched_curr();
 }
@@ -149,14 +165,36 @@ void yield_task_fair(Rq& rq) {
   if (rq.nr_running == 1) return;
   clear_buddies(cfs_rq, se);
   update_curr(cfs_rq);
-  if (entity_eligible(cfs_rq, se)) {
-    se.vruntime = se.deadline;  // forfeit the rest of the request
-    update_deadline(cfs_rq, se);
+  switch (rq.profile().behaviour.yield) {
+    case YieldRule::deadline_only:  // v6.6-v6.18
+      se.deadline += calc_delta_fair(se.slice, se, cfs_rq);
+      return;
+    case YieldRule::forfeit_unguarded:  // 78f8764d34c0
+      se.vruntime = se.deadline;
+      se.deadline += calc_delta_fair(se.slice, se, cfs_rq);
+      return;
+    case YieldRule::forfeit_add_slice:  // 79104becf42b
+      if (entity_eligible(cfs_rq, se)) {
+        se.vruntime = se.deadline;
+        se.deadline += calc_delta_fair(se.slice, se, cfs_rq);
+      }
+      return;
+    case YieldRule::forfeit_update_deadline:  // 1319ea57529e
+      if (entity_eligible(cfs_rq, se)) {
+        se.vruntime = se.deadline;  // forfeit the rest of the request
+        update_deadline(cfs_rq, se);
+      }
+      return;
   }
 }
 
-// task_tick_fair() -> entity_tick(): update_curr() on the running entity.
-void task_tick_fair(Rq&, Task& curr) { update_curr(*curr.se.cfs_rq); }
+// task_tick_fair() -> entity_tick(): update_curr() on the running entity, and
+// between b3d99f43c72b and 1319ea57529e a re-basing avg_vruntime().
+void task_tick_fair(Rq& rq, Task& curr) {
+  CfsRq& cfs_rq = *curr.se.cfs_rq;
+  update_curr(cfs_rq);
+  if (rq.profile().behaviour.key_base == KeyBase::zero_at_avg_tick) avg_vruntime(cfs_rq);
+}
 
 void reweight_task_fair(Rq&, Task& p, const LoadWeight& lw) {
   reweight_entity(*p.se.cfs_rq, p.se, lw.weight);

@@ -24,7 +24,7 @@ bool update_deadline(CfsRq& cfs_rq, SchedEntity& se) {
   if (vruntime_before(se.vruntime, se.deadline)) return false;
   if (!se.custom_slice) se.slice = cfs_rq.rq->profile().sysctl_sched_base_slice();
   se.deadline = se.vruntime + calc_delta_fair(se.slice, se, cfs_rq);
-  avg_vruntime(cfs_rq);
+  if (cfs_rq.rq->profile().behaviour.key_base == KeyBase::zero_at_avg_deadline) avg_vruntime(cfs_rq);  // 1319ea57529e
   return true;
 }
 
@@ -36,6 +36,7 @@ void update_curr(CfsRq& cfs_rq) {
   if (delta <= 0) return;
   curr->vruntime += calc_delta_fair(as_u64(delta), *curr, cfs_rq);
   const bool resched = update_deadline(cfs_rq, *curr);
+  update_min_vruntime(cfs_rq);
   if (cfs_rq.nr_queued == 1) return;
   if (resched || !protect_slice(*curr)) {
     rq.resched_curr();

@@ -38,14 +38,15 @@ void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
       obs.on_warn(Warn::place_entity_zero_load, &se);
       load = 1;
     }
-    lag = div64_long(lag, load);
-    if (weight > load) update_zero = true;
+    lag = profile.behaviour.avg_full_weight ? div64_long(lag, load) : div_s64(lag, load);
+    if (weight > load && profile.behaviour.place_shifts_zero) update_zero = true;
   }
 
   se.vruntime = vruntime - as_u64(lag);
   if (update_zero) update_zero_vruntime(cfs_rq, as_s64(u64{0} - as_u64(lag)));
 
-  if (profile.feat(Feature::PLACE_REL_DEADLINE) && se.rel_deadline) {
+  const bool rel_allowed = !profile.behaviour.place_rel_deadline_gated || profile.feat(Feature::PLACE_REL_DEADLINE);
+  if (rel_allowed && se.rel_deadline) {
     se.deadline += se.vruntime;
     se.rel_deadline = false;
     return;
@@ -82,7 +83,7 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
     const bool delay = sleep && !(flags & (dequeue_flags::SPECIAL | dequeue_flags::THROTTLE));
     if (delay && se.sched_delayed) rq.obs().on_warn(Warn::dequeue_sleep_already_delayed, &se);
     if (profile.feat(Feature::DELAY_DEQUEUE) && delay && !entity_eligible(cfs_rq, se)) {
-      update_entity_lag(cfs_rq, se);
+      if (profile.behaviour.lag_delayed_clamps) update_entity_lag(cfs_rq, se);  // lag snapshot (v7.1)
       set_delayed(se);
       return false;
     }
@@ -99,19 +100,33 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   cfs_rq.load.weight -= se.load.weight;
   cfs_rq.load.inv_weight = 0;
   cfs_rq.nr_queued--;
-  if (flags & dequeue_flags::DELAYED) clear_delayed(se);
+  if ((flags & (dequeue_flags::SAVE | dequeue_flags::MOVE)) != dequeue_flags::SAVE) update_min_vruntime(cfs_rq);
+  if (flags & dequeue_flags::DELAYED) {  // finish_delayed_dequeue_entity()
+    clear_delayed(se);
+    if (!profile.behaviour.lag_delayed_clamps && profile.feat(Feature::DELAY_ZERO) && se.vlag > 0) se.vlag = 0;
+  }
   return true;
 }
 
 // requeue_delayed_entity(): a delayed entity is woken while still queued;
-// re-place it if its lag was clamped.
+// re-place it if its lag was clamped (v7.1), or with DELAY_ZERO if it had
+// positive lag, at zero lag (v6.12-v7.0).
 void requeue_delayed_entity(SchedEntity& se) {
   CfsRq& cfs_rq = *se.cfs_rq;
+  const Profile& profile = cfs_rq.rq->profile();
   Observer& obs = cfs_rq.rq->obs();
   if (!se.sched_delayed || !se.on_rq) obs.on_warn(Warn::requeue_delayed_not_delayed, &se);
-  if (update_entity_lag(cfs_rq, se)) {
+  bool replace = false;
+  if (profile.behaviour.lag_delayed_clamps) {
+    replace = update_entity_lag(cfs_rq, se);
+  } else if (profile.feat(Feature::DELAY_ZERO)) {
+    update_entity_lag(cfs_rq, se);
+    replace = se.vlag > 0;
+  }
+  if (replace) {
     cfs_rq.nr_queued--;
     if (&se != cfs_rq.curr) dequeue_entity_rb(cfs_rq, se);
+    if (!profile.behaviour.lag_delayed_clamps) se.vlag = 0;
     place_entity(cfs_rq, se, 0);
     if (&se != cfs_rq.curr) enqueue_entity_rb(cfs_rq, se);
     cfs_rq.nr_queued++;

@@ -15,7 +15,8 @@ SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
   if (cfs_rq.nr_queued == 1) return curr && curr->on_rq ? curr : se;
 
   const Profile& profile = cfs_rq.rq->profile();
-  if (profile.feat(Feature::PICK_BUDDY) && protect && cfs_rq.next && entity_eligible(cfs_rq, *cfs_rq.next)) {
+  const bool buddy_allowed = protect || !profile.behaviour.pick_buddy_needs_protect;  // 78cde54ea5f0
+  if (profile.feat(Feature::PICK_BUDDY) && buddy_allowed && cfs_rq.next && entity_eligible(cfs_rq, *cfs_rq.next)) {
     if (cfs_rq.next->sched_delayed) cfs_rq.rq->obs().on_warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
     return cfs_rq.next;
   }

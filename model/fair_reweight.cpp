@@ -1,23 +1,78 @@
 // Reweighting a queued or sleeping entity (fair.c, newest mainline ≈ v7.1:
 // 101f3498b4bd revert of the re-placement, ff38424030f9 vprot): V stays put,
-// lag and relative deadline scale by old/new weight.
+// lag and relative deadline scale by old/new weight. The v6.14-v7.0 form
+// (6d71a9c61604) is reweight_entity_replace().
 #include "model/fair.hpp"
 
 namespace eevdf {
 
-void rescale_entity(SchedEntity& se, u64 weight, bool rel_vprot, Observer& obs) {
+namespace {
+// div64_long() in v7.1; div_s64() with its s32 divisor before.
+s64 rescale_div(const Profile& p, s64 x, s64 w) {
+  return p.behaviour.reweight == ReweightRule::rescale_around_v ? div64_long(x, w) : div_s64(x, w);
+}
+}  // namespace
+
+void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* rel_vprot, Observer& obs) {
   const s64 old_weight = as_s64(se.load.weight);
   const s64 new_weight = as_s64(weight);
-  se.vlag = div64_long(mul_s64(se.vlag, old_weight, Site::rescale_entity_vlag_x_weight, obs), new_weight);
+  se.vlag = rescale_div(profile, mul_s64(se.vlag, old_weight, Site::rescale_entity_vlag_x_weight, obs), new_weight);
   if (se.rel_deadline)
-    se.deadline = as_u64(div64_long(
-        mul_s64(as_s64(se.deadline), old_weight, Site::rescale_entity_deadline_x_weight, obs), new_weight));
+    se.deadline = as_u64(rescale_div(
+        profile, mul_s64(as_s64(se.deadline), old_weight, Site::rescale_entity_deadline_x_weight, obs), new_weight));
   if (rel_vprot)
-    se.vprot = as_u64(
-        div64_long(mul_s64(as_s64(se.vprot), old_weight, Site::rescale_entity_vprot_x_weight, obs), new_weight));
+    *rel_vprot = as_u64(rescale_div(
+        profile, mul_s64(as_s64(*rel_vprot), old_weight, Site::rescale_entity_vprot_x_weight, obs), new_weight));
 }
 
+namespace {
+
+// reweight_entity() of v6.14-v7.0 (6d71a9c61604 + c70fc32f4443 + ff38424030f9):
+// lag and deadline relative to v, rescaled, then the entity is placed again.
+void reweight_entity_replace(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
+  Observer& obs = cfs_rq.rq->obs();
+  const Profile& profile = cfs_rq.rq->profile();
+  const bool curr = cfs_rq.curr == &se;
+  bool rel_vprot = false;
+  u64 vprot = 0;
+
+  if (se.on_rq) update_curr(cfs_rq);
+  obs.on_reweight_begin(cfs_rq, se, weight);
+  if (se.on_rq) {
+    update_entity_lag(cfs_rq, se);
+    se.deadline -= se.vruntime;
+    se.rel_deadline = true;
+    if (curr && protect_slice(se)) {
+      vprot = se.vprot - se.vruntime;
+      rel_vprot = true;
+    }
+    cfs_rq.nr_queued--;
+    if (!curr) dequeue_entity_rb(cfs_rq, se);
+    cfs_rq.load.weight -= se.load.weight;
+    cfs_rq.load.inv_weight = 0;
+  }
+  rescale_entity(profile, se, weight, rel_vprot ? &vprot : nullptr, obs);
+  se.load.weight = weight;  // update_load_set()
+  se.load.inv_weight = 0;
+  if (se.on_rq) {
+    place_entity(cfs_rq, se, 0);
+    if (rel_vprot) se.vprot = se.vruntime + vprot;
+    cfs_rq.load.weight += se.load.weight;
+    cfs_rq.load.inv_weight = 0;
+    if (!curr) enqueue_entity_rb(cfs_rq, se);
+    cfs_rq.nr_queued++;
+    update_min_vruntime(cfs_rq);  // with the min_vruntime key base (B06) only
+  }
+  obs.on_reweight_end(cfs_rq, se);
+}
+
+}  // namespace
+
 void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
+  switch (cfs_rq.rq->profile().behaviour.reweight) {
+    case ReweightRule::replace_after_rescale: return reweight_entity_replace(cfs_rq, se, weight);
+    case ReweightRule::rescale_around_v: break;
+  }
   Observer& obs = cfs_rq.rq->obs();
   const bool curr = cfs_rq.curr == &se;
   bool rel_vprot = false;
@@ -40,7 +95,13 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
     cfs_rq.load.inv_weight = 0;
   }
 
-  rescale_entity(se, weight, rel_vprot, obs);
+  if (rel_vprot) {
+    u64 vprot = se.vprot;
+    rescale_entity(cfs_rq.rq->profile(), se, weight, &vprot, obs);
+    se.vprot = vprot;
+  } else {
+    rescale_entity(cfs_rq.rq->profile(), se, weight, nullptr, obs);
+  }
   se.load.weight = weight;  // update_load_set()
   se.load.inv_weight = 0;
 
@@ -53,6 +114,7 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
     cfs_rq.load.inv_weight = 0;
     if (!curr) enqueue_entity_rb(cfs_rq, se);
     cfs_rq.nr_queued++;
+    update_min_vruntime(cfs_rq);  // with the min_vruntime key base (B06) only
   }
   obs.on_reweight_end(cfs_rq, se);
 }

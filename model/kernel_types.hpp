@@ -80,7 +80,19 @@ struct SchedEntity;
 struct CfsRq;
 
 // Who asked pick_eevdf() for an entity.
-enum class PickCaller : std::uint8_t { schedule, wakeup_preempt };
+// Who asks pick_eevdf(): a schedule, wakeup preemption through
+// pick_next_entity(), or wakeup preemption comparing the raw answer with the
+// wakee (v6.12-v7.0, which may answer a delayed entity).
+enum class PickCaller : std::uint8_t { schedule, wakeup_preempt, wakeup_preempt_decision };
+
+// Why wakeup_preempt_fair() reschedules the running task for a wakee.
+enum class WakeupPreemptReason : std::uint8_t {
+  pick,        // EEVDF's pick returned the wakee
+  short_pick,  // PREEMPT_SHORT: the unprotected pick returned the wakee
+  idle_curr,   // a SCHED_IDLE curr, any non-idle wakee
+  sync,        // NEXT_BUDDY sync wakeup (preempt_sync)
+  forced,      // e837456fdca8: the waker is no longer eligible
+};
 
 struct OverflowEvent {
   Site site;
@@ -98,6 +110,8 @@ class Observer {
   virtual void on_warn(Warn, const SchedEntity*) {}
   // pick_eevdf() returned `result` for the queue as it was at that moment.
   virtual void on_pick(const CfsRq&, const SchedEntity* /*result*/, bool /*protect*/, PickCaller) {}
+  // wakeup_preempt_fair() is about to reschedule the running task for the wakee.
+  virtual void on_wakeup_preempt(const CfsRq&, const SchedEntity& /*wakee*/, WakeupPreemptReason) {}
   // reweight_entity() is about to change se's weight (after update_curr, before any change).
   virtual void on_reweight_begin(const CfsRq&, const SchedEntity&, u64 /*new_weight*/) {}
   // set_next_entity(): se becomes curr; first = a real pick (arms vprot).

@@ -1,3 +1,6 @@
+// The kernel profiles: mainline, v7.1 and v7.0, each as the
+// newest mainline minus the changes that came after it (docs/profiles.md has
+// the table with the commits).
 #include "model/profile.hpp"
 
 namespace eevdf {
@@ -10,23 +13,24 @@ constexpr std::array<const char*, kFeatureCount> kFeatureNames = {
     "DELAY_ZERO",  "PARANOID_AVG",           "WAKEUP_PREEMPTION",
 };
 
-// features.h defaults of the newest mainline (≈ v7.1): NEXT_BUDDY and
-// PARANOID_AVG off, everything else on.
-FeatureSet mainline_features() {
+FeatureSet all_features() {
   FeatureSet f;
   for (std::size_t i = 0; i < kFeatureCount; ++i) f.on[i] = true;
-  f.set(Feature::NEXT_BUDDY, false);
-  f.set(Feature::PARANOID_AVG, false);
   return f;
 }
 
+// features.h defaults of the newest mainline (≈ v7.1): NEXT_BUDDY and
+// PARANOID_AVG off, everything else on.
 Profile mainline() {
   Profile p;
   p.name = "mainline";
   p.description =
       "newest mainline EEVDF (v7.1 + sched/urgent through Sept 2026: augmented-tree fixes "
       "51b0e68cfa0a and 9a8bc9bb4c3f), 64-bit, hierarchical runqueues";
-  p.features = mainline_features();
+  p.known = all_features();
+  p.features = all_features();
+  p.features.set(Feature::NEXT_BUDDY, false);
+  p.features.set(Feature::PARANOID_AVG, false);
   return p;
 }
 
@@ -42,6 +46,41 @@ Profile v7_1() {
   return p;
 }
 
+// v7.0: before the v7.1 merge window (full weights, rescale_entity revert) and
+// before the v7.1-rc fixes (B01, B05, B16, 78cde54ea5f0).
+Profile v7_0() {
+  Profile p = v7_1();
+  p.name = "v7.0";
+  p.description =
+      "v7.0 as released: scale_load_down average weights and inverse-weight __calc_delta, "
+      "s64 eligibility, void update_entity_lag, zero_vruntime re-based in update_deadline";
+  p.known.set(Feature::PARANOID_AVG, false);
+  p.features.set(Feature::PARANOID_AVG, false);
+  Behaviour& b = p.behaviour;
+  b.calc_delta = CalcDeltaPath::inverse_weight;  // db4551e2ba34 came in v7.1
+  b.avg_full_weight = false;                     // 4823725d9d1d came in v7.1
+  b.lag_delayed_clamps = false;
+  b.place_shifts_zero = false;          // 556146ce5e94 came in v7.1
+  b.place_rel_deadline_gated = false;   // 101f3498b4bd came in v7.1
+  b.reweight = ReweightRule::replace_after_rescale;
+  b.eligible_int128 = false;           // b6eee96843e8, v7.1-rc3
+  b.fork_clears_rel_deadline = false;  // 3da56dc063cd, v7.1-rc2
+  b.pick_buddy_needs_protect = false;  // 78cde54ea5f0, v7.1-rc1
+  b.wakeup_pick = WakeupPick::pick_eevdf;  // ac8e69e69363, v7.1-rc2
+  return p;
+}
+
+using Factory = Profile (*)();
+struct Entry {
+  std::string_view name;
+  Factory make;
+};
+const std::array<Entry, 3> kProfiles = {{
+    {"mainline", mainline},
+    {"v7.1", v7_1},
+    {"v7.0", v7_0},
+}};
+
 }  // namespace
 
 const char* feature_name(Feature f) {
@@ -55,14 +94,18 @@ std::optional<Feature> feature_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-const std::array<std::string_view, 2>& profile_names() {
-  static const std::array<std::string_view, 2> names = {"mainline", "v7.1"};
+const std::vector<std::string_view>& profile_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> v;
+    for (const Entry& e : kProfiles) v.push_back(e.name);
+    return v;
+  }();
   return names;
 }
 
 std::optional<Profile> profile_by_name(std::string_view name) {
-  if (name == "mainline") return mainline();
-  if (name == "v7.1") return v7_1();
+  for (const Entry& e : kProfiles)
+    if (e.name == name) return e.make();
   return std::nullopt;
 }
 
@@ -85,6 +128,18 @@ std::string apply_features(FeatureSet& set, std::string_view list) {
     set.set(*f, value);
     pos = end + 1;
   }
+  return {};
+}
+
+std::string apply_features(Profile& profile, std::string_view list) {
+  FeatureSet set = profile.features;
+  if (std::string err = apply_features(set, list); !err.empty()) return err;
+  for (std::size_t i = 0; i < kFeatureCount; ++i) {
+    const auto f = static_cast<Feature>(i);
+    if (set[f] && !profile.known[f])
+      return "scheduler feature '" + std::string(feature_name(f)) + "' does not exist in " + profile.name;
+  }
+  profile.features = set;
   return {};
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/kernel_types.hpp"
 #include "model/weights.hpp"
@@ -48,7 +49,39 @@ struct Tunables {
   bool operator==(const Tunables&) const = default;
 };
 
-// Behaviours that differ between kernels and are not SCHED_FEATs.
+// Behaviours that differ between kernels and are not SCHED_FEATs. Each field
+// names the commit that changed it; the default is the newest mainline.
+
+// Where the reference point of the keys (zero_vruntime, or min_vruntime in
+// older kernels) moves.
+enum class KeyBase : std::uint8_t {
+  min_vruntime,            // v6.6-v6.18: monotonic min_vruntime from update_min_vruntime()
+  zero_at_rb_ops,          // v6.19 (79f3f9bedd14): zero_vruntime := V in __enqueue/__dequeue_entity
+  zero_at_avg_tick,        // b3d99f43c72b: avg_vruntime() re-bases; entity_tick() calls it
+  zero_at_avg_deadline,    // 1319ea57529e: ... and update_deadline() calls it, not the tick
+};
+
+// What yield_task_fair() does to the yielding entity.
+enum class YieldRule : std::uint8_t {
+  deadline_only,           // v6.6-v6.18: deadline += calc_delta_fair(slice)
+  forfeit_unguarded,       // 78f8764d34c0 (v1, replaced before release): vruntime = deadline always
+  forfeit_add_slice,       // 79104becf42b (v6.19-v7.0): if eligible, vruntime = deadline, deadline += vslice
+  forfeit_update_deadline, // 1319ea57529e: if eligible, vruntime = deadline; update_deadline()
+};
+
+// How wakeup_preempt_fair() asks EEVDF whether the wakee would run.
+enum class WakeupPick : std::uint8_t {
+  pick_eevdf,              // v6.12-v7.0: __pick_eevdf() directly; may answer a delayed entity
+  pick_next_unguarded,     // ac8e69e69363: pick_next_entity(), retry on NULL even on an empty queue
+  pick_next_guarded,       // 9f6d929ee2c6: retry only while entities are queued
+};
+
+// How reweight_entity() moves a queued entity.
+enum class ReweightRule : std::uint8_t {
+  replace_after_rescale,   // v6.14-v7.0 (6d71a9c61604, ff38424030f9): v-relative, then place_entity()
+  rescale_around_v,        // v7.1 (101f3498b4bd): V-relative rescale, no re-placement
+};
+
 struct Behaviour {
   CalcDeltaPath calc_delta = CalcDeltaPath::full_weight;
   // RB_DECLARE_CALLBACKS_MULTI (51b0e68cfa0a, Sept 2026): rotations and copies
@@ -58,6 +91,32 @@ struct Behaviour {
   bool enqueue_inits_max_slice = true;
   // vruntime_eligible() multiplies key * load in 128 bits (b6eee96843e8).
   bool eligible_int128 = true;
+  // avg_vruntime() floors a negative average (650cad561cce); without, it truncates.
+  bool avg_floor = true;
+  // __sched_fork() clears rel_deadline (3da56dc063cd).
+  bool fork_clears_rel_deadline = true;
+  // PICK_BUDDY only when protecting (78cde54ea5f0); a SHORT preemption clears buddies.
+  bool pick_buddy_needs_protect = true;
+  // e837456fdca8 (v6.19-rc, reverted by 15257cc2f905): a NEXT_BUDDY wakee with an
+  // earlier deadline preempts at once, ignoring slice protection.
+  bool forced_wakeup_preempt = false;
+  // Lag limit: calc_delta_fair(max_slice + TICK_NSEC) (6e3c0a4e1ad1), or the
+  // entity's own calc_delta_fair(max(2 * slice, TICK_NSEC)) before it.
+  bool lag_limit_max_slice = true;
+  // avg_vruntime_weight(): the full weight, halved by sum_shift (4823725d9d1d),
+  // or scale_load_down(w) before.
+  bool avg_full_weight = true;
+  // update_entity_lag() keeps a delayed entity's debt, clips it with
+  // DELAY_ZERO and reports a clamp (v7.1); before, it only stores the lag.
+  bool lag_delayed_clamps = true;
+  // place_entity() moves zero_vruntime when the placed entity outweighs the queue (v7.1).
+  bool place_shifts_zero = true;
+  // place_entity() honours rel_deadline only with PLACE_REL_DEADLINE (101f3498b4bd).
+  bool place_rel_deadline_gated = true;
+  KeyBase key_base = KeyBase::zero_at_avg_deadline;
+  ReweightRule reweight = ReweightRule::rescale_around_v;
+  YieldRule yield = YieldRule::forfeit_update_deadline;
+  WakeupPick wakeup_pick = WakeupPick::pick_next_guarded;
   bool operator==(const Behaviour&) const = default;
 };
 
@@ -67,6 +126,8 @@ struct Profile {
   FeatureSet features;
   Tunables tunables;
   Behaviour behaviour;
+  std::string bug;          // the historical bug switched on ("B01"), or empty
+  FeatureSet known;         // the SCHED_FEATs this kernel has
 
   bool feat(Feature f) const { return features[f]; }
 
@@ -83,10 +144,12 @@ struct Profile {
 // The profiles the model knows. Returns nullopt for an unknown name.
 std::optional<Profile> profile_by_name(std::string_view name);
 // Names of all profiles, for help texts and `eevdf-check profiles`.
-const std::array<std::string_view, 2>& profile_names();
+const std::vector<std::string_view>& profile_names();
 
 // Applies a debugfs-style feature list ("NO_NEXT_BUDDY,PARANOID_AVG").
 // Returns an error message, or an empty string on success.
 std::string apply_features(FeatureSet& set, std::string_view list);
+// The same, refusing features that the profile's kernel does not have.
+std::string apply_features(Profile& profile, std::string_view list);
 
 }  // namespace eevdf

@@ -245,7 +245,7 @@ TEST(scenario_parse, ErrorPositions) {
     const char* found;     // substring of the message
   };
   const Case cases[] = {
-      {"profile v6.18\n", 1, 9, "expected a profile name", "found 'v6.18'"},
+      {"profile v5.15\n", 1, 9, "expected a profile name", "found 'v5.15'"},
       {"profile\n", 1, 8, "expected a profile name", "found end of line"},
       {"task A\nwake B\n", 2, 6, "expected the name of a task created earlier", "found 'B'"},
       {"task A\ntask A\n", 2, 6, "expected a new task name", "already exists (created on line 1)"},

@@ -1,0 +1,78 @@
+// The bug switches (../shared/spec/known-bugs.md). Each undoes one fix.
+#include "model/bugs.hpp"
+
+#include <algorithm>
+
+namespace eevdf {
+
+namespace {
+
+const std::vector<std::string_view> kFrom70 = {"v7.0", "v7.1", "mainline"};
+const std::vector<std::string_view> kFrom71 = {"v7.1", "mainline"};
+const std::vector<std::string_view> kAll = {"v7.0", "v7.1", "mainline"};
+
+const std::vector<BugSwitch> kBugs = {
+    {"B01", "forked entity keeps a stale rel_deadline; yield then blows up vruntime", "3da56dc063cd", kFrom71,
+     "v6.12, v6.18, v7.0", "I-DL",
+     [](Profile& p) { p.behaviour.fork_clears_rel_deadline = false; }},
+    {"B02", "zero_vruntime is not updated while a single task runs", "b3d99f43c72b", kFrom70, "v6.19",
+     "I-KEY",
+     [](Profile& p) {
+       p.behaviour.key_base = KeyBase::zero_at_rb_ops;
+       p.behaviour.yield = YieldRule::forfeit_add_slice;
+     }},
+    {"B03", "two yielding tasks leapfrog past zero_vruntime", "1319ea57529e", kFrom70, "v7.0-rc1..rc6",
+     "I-KEY",
+     [](Profile& p) {
+       p.behaviour.key_base = KeyBase::zero_at_avg_tick;
+       p.behaviour.yield = YieldRule::forfeit_add_slice;
+     }},
+    {"B05", "s64 overflow of key * load in vruntime_eligible()", "b6eee96843e8", kFrom71,
+     "v7.1-rc1..rc2 (full weights; older kernels use 10 fewer bits)", "I-ELIG",
+     [](Profile& p) { p.behaviour.eligible_int128 = false; }},
+    {"B06", "monotonic min_vruntime drifts away from avg_vruntime", "79f3f9bedd14", kFrom70,
+     "v6.6 .. v6.18", "I-KEY",
+     [](Profile& p) { p.behaviour.key_base = KeyBase::min_vruntime; }},
+    {"B11", "avg_vruntime() rounds a negative average up, not down", "650cad561cce", kAll, "v6.6-rc",
+     "I-AVG0", [](Profile& p) { p.behaviour.avg_floor = false; }},
+    {"B16", "wakeup preemption asks __pick_eevdf(), which may answer a delayed entity", "ac8e69e69363",
+     kFrom71, "v6.12 .. v7.0", "I-DELAY",
+     [](Profile& p) { p.behaviour.wakeup_pick = WakeupPick::pick_eevdf; }},
+    {"B19", "lag clamped by the entity's own slice, not the queue's largest", "6e3c0a4e1ad1", kFrom70,
+     "v6.6 .. v6.18", "I-LAG", [](Profile& p) { p.behaviour.lag_limit_max_slice = false; }},
+    {"B20", "yield pushes only the deadline: deadline runaway", "79104becf42b", kFrom70, "v6.6 .. v6.18",
+     "I-DL", [](Profile& p) { p.behaviour.yield = YieldRule::deadline_only; }},
+    {"B23", "forced wakeup preemption: an ineligible waker yields without asking EEVDF", "15257cc2f905",
+     kFrom70, "v6.19-rc1..rc6 (e837456fdca8)", "I-WAKEPICK",
+     [](Profile& p) { p.behaviour.forced_wakeup_preempt = true; }},
+};
+
+}  // namespace
+
+const std::vector<BugSwitch>& bug_switches() { return kBugs; }
+
+const BugSwitch* bug_by_id(std::string_view id) {
+  for (const BugSwitch& b : kBugs)
+    if (b.id == id) return &b;
+  return nullptr;
+}
+
+std::string apply_bug(Profile& profile, std::string_view id) {
+  const BugSwitch* bug = bug_by_id(id);
+  if (!bug) {
+    std::string known;
+    for (const BugSwitch& b : kBugs) known += (known.empty() ? "" : ", ") + std::string(b.id);
+    return "unknown bug switch '" + std::string(id) + "' (known: " + known + ")";
+  }
+  if (std::find(bug->profiles.begin(), bug->profiles.end(), profile.name) == bug->profiles.end()) {
+    std::string where;
+    for (std::string_view n : bug->profiles) where += (where.empty() ? "" : ", ") + std::string(n);
+    return "bug switch " + std::string(id) + " undoes " + std::string(bug->fix) + " and applies to " + where +
+           ", not to " + profile.name;
+  }
+  bug->apply(profile);
+  profile.bug = std::string(id);
+  return {};
+}
+
+}  // namespace eevdf
