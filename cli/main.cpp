@@ -19,6 +19,7 @@
 #include "fuzz/scenario_parse.hpp"
 #include "fuzz/scenario_print.hpp"
 #include "invariants/ids.hpp"
+#include "model/bugs.hpp"
 
 namespace {
 
@@ -249,8 +250,15 @@ int main(int argc, char** argv) {
       const auto p = *profile_by_name(name);
       std::cout << fmt::format("{}\n  {}\n  features:", p.name, p.description);
       for (std::size_t i = 0; i < kFeatureCount; ++i)
-        std::cout << " " << (p.features.on[i] ? "" : "NO_") << feature_name(static_cast<Feature>(i));
+        if (p.known.on[i]) std::cout << " " << (p.features.on[i] ? "" : "NO_") << feature_name(static_cast<Feature>(i));
       std::cout << "\n";
+    }
+    std::cout << "\nbug switches (--bug ID, or 'profile P bug=ID' in a scenario; docs/profiles.md):\n";
+    for (const BugSwitch& b : bug_switches()) {
+      std::string where;
+      for (std::string_view n : b.profiles) where += (where.empty() ? "" : ",") + std::string(n);
+      std::cout << fmt::format("  {}  {}\n       undoes {}; applies to {}; shipped in {}; expect {}\n", b.id, b.title,
+                               b.fix, where, b.shipped_in, b.detected_by);
     }
     return 0;
   }
