@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "model/fair.hpp"
 
 namespace eevdf::inv {
@@ -27,9 +29,12 @@ bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime
   return key * avg.weight <= avg.sum;
 }
 
+// The profile's lag clamp for the largest slice: calc_delta(max_slice + TICK)
+// (6e3c0a4e1ad1), or before it calc_delta(max(2 * slice, TICK)).
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
   if (weight == 0) return 0;
-  const u64 span = max_slice + rq.profile().tick_nsec();
+  const u64 tick = rq.profile().tick_nsec();
+  const u64 span = rq.profile().behaviour.lag_limit_max_slice ? max_slice + tick : std::max(2 * max_slice, tick);
   if (span < (u64{1} << 43)) return (span << kNice0LoadShift) / weight;  // 64-bit division: the usual case
   const u128 q = (static_cast<u128>(span) << kNice0LoadShift) / weight;
   return q > ~u64{0} ? ~u64{0} : static_cast<u64>(q);
@@ -135,7 +140,8 @@ void Checker::end_op() {
     const i128 service_lag = static_cast<i128>(se.vlag) * static_cast<i128>(se.load.weight);
     if (se.sched_delayed) {
       lag_at_delay_[i] = service_lag;
-    } else if (selection_[Id::DELAY] && service_lag < lag_at_delay_[i] - static_cast<i128>(se.load.weight)) {
+    } else if (selection_[Id::DELAY] && rq.profile().behaviour.lag_delayed_clamps &&
+               service_lag < lag_at_delay_[i] - static_cast<i128>(se.load.weight)) {
       scope.report(Id::DELAY, "update_entity_lag",
                    fmt::format("{} left the delayed state with w·vlag = {}, below the {} it had when delayed "
                                "(a delayed entity's debt may not grow)",

@@ -11,7 +11,9 @@ void check_lag(const CheckScope& s) {
   const Rq& rq = s.rq;
   for (const Task& t : rq.tasks) {
     const SchedEntity& se = t.se;
-    const bool saved = (t.state == TaskState::sleeping && !se.on_rq) || se.sched_delayed;
+    // a delayed entity's lag is saved when it is delayed only since 059258b0d424
+    const bool saved = (t.state == TaskState::sleeping && !se.on_rq) ||
+                       (se.sched_delayed && rq.profile().behaviour.lag_delayed_clamps);
     if (!saved) continue;
     const i128 limit = s.checker.bounds(se).lag_bound;
     if (se.vlag > limit || se.vlag < -limit) {

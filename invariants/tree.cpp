@@ -48,7 +48,7 @@ struct TreeWalk {
       fail(n, fmt::format("min_vruntime is {} but its subtree's minimum vruntime is {}", n->min_vruntime, r.min_vruntime));
     else if (n->min_slice != r.min_slice)
       fail(n, fmt::format("min_slice is {} but its subtree's minimum slice is {}", n->min_slice, r.min_slice));
-    else if (n->max_slice != r.max_slice)
+    else if (n->max_slice != r.max_slice && s.rq.profile().behaviour.lag_limit_max_slice)  // augment since 6e3c0a4e1ad1
       fail(n, fmt::format("max_slice is {} but its subtree's maximum slice is {}", n->max_slice, r.max_slice));
     r.black_height = heights[0] + (n->rb_red ? 0 : 1);
     return r;

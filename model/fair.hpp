@@ -75,6 +75,7 @@ Task* pick_task_fair(Rq& rq);
 void put_prev_task_fair(Rq& rq, Task& prev);
 void set_next_task_fair(Rq& rq, Task& p, bool first);
 void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags);
+void check_preempt_wakeup_fair(Rq& rq, Task& p, int wake_flags);  // v6.18 (fair_wakeup_v6.cpp)
 void yield_task_fair(Rq& rq);
 void task_tick_fair(Rq& rq, Task& curr);
 void reweight_task_fair(Rq& rq, Task& p, const LoadWeight& lw);

@@ -210,7 +210,7 @@ bool update_entity_lag(CfsRq& cfs_rq, SchedEntity& se) {
     if (se.vlag > vlag) vlag = se.vlag;
     if (profile_of(cfs_rq).feat(Feature::DELAY_ZERO) && vlag > 0) vlag = 0;
   }
-  se.vlag = vlag;
+  se.set_vlag(vlag);
   return avruntime - as_u64(vlag) != se.vruntime;
 }
 

@@ -93,6 +93,7 @@ PreemptAction preempt_sync(Rq& rq, int wake_flags, SchedEntity& pse, SchedEntity
 }  // namespace
 
 void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
+  if (rq.profile().behaviour.wakeup_v6_18) return check_preempt_wakeup_fair(rq, p, wake_flags);
   Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
   SchedEntity& se = donor.se;
   SchedEntity& pse = p.se;

@@ -53,19 +53,19 @@ void set_protect_slice(CfsRq& cfs_rq, SchedEntity& se) {
   if (profile.feat(Feature::RUN_TO_PARITY)) slice = cfs_rq_min_slice(cfs_rq);
   if (se.slice < slice) slice = se.slice;
   if (slice != se.slice) vprot = min_vruntime(vprot, se.vruntime + calc_delta_fair(slice, se, cfs_rq));
-  se.vprot = vprot;
+  se.set_vprot(vprot);
 }
 
 // update_protect_slice(): only ever shortens the protection.
 void update_protect_slice(CfsRq& cfs_rq, SchedEntity& se) {
   const u64 slice = cfs_rq_min_slice(cfs_rq);
-  se.vprot = min_vruntime(se.vprot, se.vruntime + calc_delta_fair(slice, se, cfs_rq));
+  se.set_vprot(min_vruntime(se.vprot, se.vruntime + calc_delta_fair(slice, se, cfs_rq)));
 }
 
 bool protect_slice(const SchedEntity& se) { return vruntime_before(se.vruntime, se.vprot); }
 
 void cancel_protect_slice(SchedEntity& se) {
-  if (protect_slice(se)) se.vprot = se.vruntime;
+  if (protect_slice(se)) se.set_vprot(se.vruntime);
 }
 
 }  // namespace eevdf

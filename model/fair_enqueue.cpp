@@ -103,7 +103,7 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   if ((flags & (dequeue_flags::SAVE | dequeue_flags::MOVE)) != dequeue_flags::SAVE) update_min_vruntime(cfs_rq);
   if (flags & dequeue_flags::DELAYED) {  // finish_delayed_dequeue_entity()
     clear_delayed(se);
-    if (!profile.behaviour.lag_delayed_clamps && profile.feat(Feature::DELAY_ZERO) && se.vlag > 0) se.vlag = 0;
+    if (!profile.behaviour.lag_delayed_clamps && profile.feat(Feature::DELAY_ZERO) && se.vlag > 0) se.set_vlag(0);
   }
   return true;
 }
@@ -126,7 +126,7 @@ void requeue_delayed_entity(SchedEntity& se) {
   if (replace) {
     cfs_rq.nr_queued--;
     if (&se != cfs_rq.curr) dequeue_entity_rb(cfs_rq, se);
-    if (!profile.behaviour.lag_delayed_clamps) se.vlag = 0;
+    if (!profile.behaviour.lag_delayed_clamps) se.set_vlag(0);
     place_entity(cfs_rq, se, 0);
     if (&se != cfs_rq.curr) enqueue_entity_rb(cfs_rq, se);
     cfs_rq.nr_queued++;

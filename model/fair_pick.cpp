@@ -15,7 +15,8 @@ SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
   if (cfs_rq.nr_queued == 1) return curr && curr->on_rq ? curr : se;
 
   const Profile& profile = cfs_rq.rq->profile();
-  const bool buddy_allowed = protect || !profile.behaviour.pick_buddy_needs_protect;  // 78cde54ea5f0
+  const bool buddy_allowed = !profile.behaviour.pick_buddy_in_pick_next &&
+                             (protect || !profile.behaviour.pick_buddy_needs_protect);  // 78cde54ea5f0
   if (profile.feat(Feature::PICK_BUDDY) && buddy_allowed && cfs_rq.next && entity_eligible(cfs_rq, *cfs_rq.next)) {
     if (cfs_rq.next->sched_delayed) cfs_rq.rq->obs().on_warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
     return cfs_rq.next;
@@ -56,6 +57,13 @@ SchedEntity* pick_eevdf(CfsRq& cfs_rq, bool protect, PickCaller caller) {
 // (the caller retries). A NULL from pick_eevdf() is a kernel NULL dereference;
 // the model reports it and marks the runqueue as oopsed.
 SchedEntity* pick_next_entity(Rq& rq, CfsRq& cfs_rq, bool protect, PickCaller caller) {
+  // v6.12-v6.18: the buddy is tested here, before pick_eevdf()
+  if (rq.profile().behaviour.pick_buddy_in_pick_next && rq.profile().feat(Feature::PICK_BUDDY) && cfs_rq.next &&
+      entity_eligible(cfs_rq, *cfs_rq.next)) {
+    if (cfs_rq.next->sched_delayed) rq.obs().on_warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
+    rq.obs().on_pick(cfs_rq, cfs_rq.next, protect, caller);
+    return cfs_rq.next;
+  }
   SchedEntity* se = pick_eevdf(cfs_rq, protect, caller);
   if (!se) {
     rq.obs().on_warn(Warn::pick_next_entity_null, nullptr);
@@ -73,7 +81,7 @@ void set_next_entity(CfsRq& cfs_rq, SchedEntity& se, bool first) {
   clear_buddies(cfs_rq, se);
   if (se.on_rq) {
     dequeue_entity_rb(cfs_rq, se);
-    if (first) set_protect_slice(cfs_rq, se);
+    if (first || !cfs_rq.rq->profile().behaviour.protect_only_first) set_protect_slice(cfs_rq, se);
   }
   se.exec_start = cfs_rq.rq->clock_task;
   cfs_rq.curr = &se;

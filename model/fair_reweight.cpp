@@ -16,7 +16,7 @@ s64 rescale_div(const Profile& p, s64 x, s64 w) {
 void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* rel_vprot, Observer& obs) {
   const s64 old_weight = as_s64(se.load.weight);
   const s64 new_weight = as_s64(weight);
-  se.vlag = rescale_div(profile, mul_s64(se.vlag, old_weight, Site::rescale_entity_vlag_x_weight, obs), new_weight);
+  se.set_vlag(rescale_div(profile, mul_s64(se.vlag, old_weight, Site::rescale_entity_vlag_x_weight, obs), new_weight));
   if (se.rel_deadline)
     se.deadline = as_u64(rescale_div(
         profile, mul_s64(as_s64(se.deadline), old_weight, Site::rescale_entity_deadline_x_weight, obs), new_weight));
@@ -42,7 +42,7 @@ void reweight_entity_replace(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
     update_entity_lag(cfs_rq, se);
     se.deadline -= se.vruntime;
     se.rel_deadline = true;
-    if (curr && protect_slice(se)) {
+    if (curr && protect_slice(se) && cfs_rq.rq->profile().behaviour.reweight_keeps_vprot) {  // ff38424030f9
       vprot = se.vprot - se.vruntime;
       rel_vprot = true;
     }
@@ -56,7 +56,7 @@ void reweight_entity_replace(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
   se.load.inv_weight = 0;
   if (se.on_rq) {
     place_entity(cfs_rq, se, 0);
-    if (rel_vprot) se.vprot = se.vruntime + vprot;
+    if (rel_vprot) se.set_vprot(se.vruntime + vprot);
     cfs_rq.load.weight += se.load.weight;
     cfs_rq.load.inv_weight = 0;
     if (!curr) enqueue_entity_rb(cfs_rq, se);

@@ -1,4 +1,4 @@
-// The kernel profiles: mainline, v7.1 and v7.0, each as the
+// The kernel profiles: mainline, v7.1, v7.0 and v6.18, each as the
 // newest mainline minus the changes that came after it (docs/profiles.md has
 // the table with the commits).
 #include "model/profile.hpp"
@@ -70,15 +70,38 @@ Profile v7_0() {
   return p;
 }
 
+// v6.18.0 (docs/research/v6.6-v6.18.md): keys relative to the monotonic
+// min_vruntime, the own-slice lag limit, yield without forfeit, vlag and vprot
+// in one union, the buddy tested in pick_next_entity().
+Profile v6_18() {
+  Profile p = v7_0();
+  p.name = "v6.18";
+  p.description =
+      "v6.18.0 as released: monotonic min_vruntime keys, lag limited by the entity's own slice, "
+      "yield pushes only the deadline, vlag/vprot union, check_preempt_wakeup_fair()";
+  Behaviour& b = p.behaviour;
+  b.key_base = KeyBase::min_vruntime;       // 79f3f9bedd14 came in v6.19
+  b.yield = YieldRule::deadline_only;       // 79104becf42b came in v6.19 (6.18.2)
+  b.lag_limit_max_slice = false;            // 6e3c0a4e1ad1 came in v7.0
+  b.enqueue_inits_max_slice = true;         // no max_slice augment: nothing to leave stale
+  b.vprot_aliases_vlag = true;              // 80390ead2080 came in v7.0
+  b.protect_only_first = false;             // bcd74b2ffdd0 came in v7.0
+  b.reweight_keeps_vprot = false;           // ff38424030f9 came in v7.0
+  b.pick_buddy_in_pick_next = true;         // e837456fdca8 came in v6.19
+  b.wakeup_v6_18 = true;                    // e837456fdca8 / 15257cc2f905 came in v6.19
+  return p;
+}
+
 using Factory = Profile (*)();
 struct Entry {
   std::string_view name;
   Factory make;
 };
-const std::array<Entry, 3> kProfiles = {{
+const std::array<Entry, 4> kProfiles = {{
     {"mainline", mainline},
     {"v7.1", v7_1},
     {"v7.0", v7_0},
+    {"v6.18", v6_18},
 }};
 
 }  // namespace

@@ -113,6 +113,18 @@ struct Behaviour {
   bool place_shifts_zero = true;
   // place_entity() honours rel_deadline only with PLACE_REL_DEADLINE (101f3498b4bd).
   bool place_rel_deadline_gated = true;
+  // v6.18 and before: vlag and vprot share storage (80390ead2080 split them).
+  bool vprot_aliases_vlag = false;
+  // set_next_entity() arms the protection only at a real pick (bcd74b2ffdd0);
+  // before, at every set_next_entity() of a queued entity.
+  bool protect_only_first = true;
+  // reweight_entity() keeps curr's protection relative to v (ff38424030f9).
+  bool reweight_keeps_vprot = true;
+  // v6.12-v6.18: PICK_BUDDY is tested in pick_next_entity(), so the wakeup
+  // probe never sees the buddy; later inside __pick_eevdf() (e837456fdca8).
+  bool pick_buddy_in_pick_next = false;
+  // v6.18 check_preempt_wakeup_fair(); false: the action-based wakeup_preempt_fair() of v6.19+.
+  bool wakeup_v6_18 = false;
   KeyBase key_base = KeyBase::zero_at_avg_deadline;
   ReweightRule reweight = ReweightRule::rescale_around_v;
   YieldRule yield = YieldRule::forfeit_update_deadline;

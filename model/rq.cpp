@@ -65,7 +65,8 @@ void Rq::sched_fork(Task& p) {
   se.sum_exec_runtime = 0;
   se.prev_sum_exec_runtime = 0;
   se.vruntime = 0;
-  se.vlag = 0;
+  se.vprot_aliases_vlag = profile_.behaviour.vprot_aliases_vlag;
+  se.set_vlag(0);
   if (profile_.behaviour.fork_clears_rel_deadline) se.rel_deadline = false;  // 3da56dc063cd
   se.rb_parent = se.rb_left = se.rb_right = nullptr;
   se.cfs_rq = &cfs;

@@ -43,6 +43,17 @@ struct SchedEntity {
   u64 vprot = 0;
   u64 slice = 0;
 
+  // v6.18 and before: union { s64 vlag; u64 vprot; } (80390ead2080 split them).
+  bool vprot_aliases_vlag = false;
+  void set_vlag(s64 v) {
+    vlag = v;
+    if (vprot_aliases_vlag) vprot = as_u64(v);
+  }
+  void set_vprot(u64 p) {
+    vprot = p;
+    if (vprot_aliases_vlag) vlag = as_s64(p);
+  }
+
   CfsRq* cfs_rq = nullptr;  // the queue this entity is (or will be) queued on
   int task_id = -1;         // index of the owning task (single-level model)
 };

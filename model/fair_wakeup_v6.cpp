@@ -1,0 +1,47 @@
+// Wakeup preemption of v6.18.0, check_preempt_wakeup_fair(): the buddy is set
+// before any test, fork wakeups may preempt, and the PREEMPT_SHORT probe is a
+// __pick_eevdf() without protection and without the buddy (PICK_BUDDY lives
+// in pick_next_entity() there). Replaced by the action-based
+// wakeup_preempt_fair() in v6.19 (e837456fdca8, 15257cc2f905).
+#include "model/fair.hpp"
+
+namespace eevdf {
+
+void check_preempt_wakeup_fair(Rq& rq, Task& p, int wake_flags) {
+  Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
+  SchedEntity& se = donor.se;
+  SchedEntity& pse = p.se;
+  CfsRq& cfs_rq = *se.cfs_rq;
+  const Profile& profile = rq.profile();
+  bool do_preempt_short = false;
+  WakeupPreemptReason reason = WakeupPreemptReason::pick;
+
+  if (&se == &pse) return;
+  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK) && !pse.sched_delayed) set_next_buddy(pse);
+  if (rq.need_resched) return;
+  if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
+
+  const bool cse_is_idle = donor.policy == Policy::idle;
+  const bool pse_is_idle = p.policy == Policy::idle;
+  if (cse_is_idle && !pse_is_idle) {
+    do_preempt_short = true;
+    reason = WakeupPreemptReason::idle_curr;
+  } else {
+    if (cse_is_idle != pse_is_idle) return;
+    if (p.policy != Policy::normal) return;  // normal_policy()
+    update_curr(cfs_rq);
+    do_preempt_short = profile.feat(Feature::PREEMPT_SHORT) && pse.slice < se.slice;
+    if (do_preempt_short) reason = WakeupPreemptReason::short_pick;
+    // __pick_eevdf() directly: it may answer a sched_delayed entity
+    if (pick_eevdf(cfs_rq, !do_preempt_short, PickCaller::wakeup_preempt_decision) != &pse) {
+      if (profile.feat(Feature::RUN_TO_PARITY) && do_preempt_short) update_protect_slice(cfs_rq, se);
+      return;
+    }
+  }
+  // preempt:
+  rq.obs().on_wakeup_preempt(cfs_rq, pse, reason);
+  if (do_preempt_short) cancel_protect_slice(se);
+  rq.resched_curr();
+}
+
+}  // namespace eevdf
