@@ -64,6 +64,9 @@ struct Shared {
   std::atomic<std::uint64_t> runs{0}, ops{0};
   std::mutex mutex;  // findings and output
   std::vector<Finding> findings;
+  std::atomic<bool> stop{false};
+  double until_seconds = -1;  // when the --until invariant was first found
+  std::uint64_t until_runs = 0;
 };
 
 // One worker: its own random stream (seed + job) and executor.
@@ -79,7 +82,7 @@ void work(Shared& sh, unsigned job) {
   auto last_progress = sh.start;
   std::uint64_t my_runs = 0;
   while (true) {
-    if (clock::now() - sh.start >= o.time || (o.max_runs && sh.runs.load() >= o.max_runs)) break;
+    if (sh.stop.load() || clock::now() - sh.start >= o.time || (o.max_runs && sh.runs.load() >= o.max_runs)) break;
     bytes.resize(8 + rng() % 400);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     bytes[0] = fuzz::kBytesFormatVersion;
@@ -93,6 +96,11 @@ void work(Shared& sh, unsigned job) {
         std::lock_guard lock(sh.mutex);
         bool known = false;
         for (const auto& f : sh.findings) known = known || (f.id == v.id && f.where == v.where);
+        if (!o.until.empty() && inv::id_name(v.id) == o.until && sh.until_seconds < 0) {
+          sh.until_seconds = std::chrono::duration<double>(clock::now() - sh.start).count();
+          sh.until_runs = sh.runs.load();
+          sh.stop = true;
+        }
         if (known) continue;
         sh.findings.push_back(Finding{v.id, v.where, "", 0, my_runs});  // claim it, minimize outside the lock
       }
@@ -145,6 +153,12 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
   std::cout << fmt::format("\nSummary: profile {}, {} runs ({} operations) in {:.1f}s = {:.0f} runs/s, {} job(s), seed {}\n",
                            profile.name, sh.runs.load(), sh.ops.load(), secs,
                            static_cast<double>(sh.runs.load()) / (secs > 0 ? secs : 1), jobs, o.seed);
+  if (!o.until.empty()) {
+    if (sh.until_seconds >= 0)
+      std::cout << fmt::format("until: first {} after {:.3f}s, {} runs\n", o.until, sh.until_seconds, sh.until_runs);
+    else
+      std::cout << fmt::format("until: no {} within the budget\n", o.until);
+  }
   if (sh.findings.empty()) {
     std::cout << "No invariant violated.\n";
   } else {

@@ -20,6 +20,9 @@ struct CampaignOptions {
   std::string findings_dir = "findings";
   std::chrono::seconds minimize_budget{30};
   bool progress = true;
+  // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
+  // and report when it came (the rediscovery benchmark)
+  std::string until;
 };
 
 // Returns the number of distinct findings.

@@ -139,6 +139,10 @@ int main(int argc, char** argv) {
   fuzzcmd->add_option("--jobs", campaign.jobs, "worker threads (job j uses seed + j)")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   fuzzcmd->add_option("--runs", campaign.max_runs, "stop after this many runs (0: time only)");
+  fuzzcmd->add_option("--until", campaign.until, "stop at the first violation of this invariant (I-KEY) and say when")
+      ->check([](const std::string& id) {
+        return inv::id_from_name(id) ? std::string() : "unknown invariant '" + id + "'";
+      });
   fuzzcmd->add_option("--findings", campaign.findings_dir, "where minimized findings go")->capture_default_str();
   fuzzcmd->add_option("--minimize-time", minimize_s, "seconds to minimize each finding")->capture_default_str()
       ->check(CLI::Range(1L, 3600L));
@@ -197,6 +201,7 @@ int main(int argc, char** argv) {
     return run_loaded(cli::Loaded{std::get<fuzz::Scenario>(std::move(parsed)), false}, demo_args);
   }
   if (fuzzcmd->parsed()) {
+    if (!campaign.until.empty()) campaign.until = std::string(inv::id_name(*inv::id_from_name(campaign.until)));
     fuzz::Scenario empty;
     std::string error;
     const auto profile = fuzz::build_profile(empty, fuzz_profile, error);
@@ -273,7 +278,7 @@ int main(int argc, char** argv) {
     if (outcome.passed) return 0;
     if (outcome.counterexample_scenario.empty()) return 2;  // nothing ran: the configuration was refused
     std::cout << "\ncounterexample (replay with `eevdf-check run FILE`):\n"
-              << outcome.counterexample_scenario << "\nreproduce: eevdf-check check --profile " << profile->name
+              << outcome.counterexample_scenario << "\nreproduce: eevdf-check check" << profile_args(check_profile)
               << " --reproduce '" << outcome.reproduce << "'\n";
     return 1;
   }
