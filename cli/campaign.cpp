@@ -77,6 +77,7 @@ void work(Shared& sh, unsigned job) {
   std::mt19937_64 rng(seed);
   fuzz::ExecOptions exec;
   exec.strict = false;
+  exec.selection = o.selection;
   fuzz::Executor executor(sh.profile, exec);
   std::vector<std::uint8_t> bytes;
   auto last_progress = sh.start;
@@ -104,7 +105,7 @@ void work(Shared& sh, unsigned job) {
         if (known) continue;
         sh.findings.push_back(Finding{v.id, v.where, "", 0, my_runs});  // claim it, minimize outside the lock
       }
-      const auto m = fuzz::minimize(s, sh.profile, v, o.minimize_budget);
+      const auto m = fuzz::minimize(s, sh.profile, v, o.minimize_budget, {}, o.selection);
       fuzz::Scenario out = m.scenario;
       out.title = fmt::format("{} in {} (found by eevdf-check fuzz --seed {}, run {})", inv::id_name(v.id), v.where,
                               seed, my_runs);

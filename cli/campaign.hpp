@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "invariants/ids.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::cli {
@@ -23,6 +24,7 @@ struct CampaignOptions {
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark)
   std::string until;
+  inv::Selection selection;  // --invariants / --skip
 };
 
 // Returns the number of distinct findings.

@@ -139,6 +139,9 @@ int main(int argc, char** argv) {
   fuzzcmd->add_option("--jobs", campaign.jobs, "worker threads (job j uses seed + j)")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   fuzzcmd->add_option("--runs", campaign.max_runs, "stop after this many runs (0: time only)");
+  std::string fuzz_only, fuzz_skip;
+  fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
+  fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");
   fuzzcmd->add_option("--until", campaign.until, "stop at the first violation of this invariant (I-KEY) and say when")
       ->check([](const std::string& id) {
         return inv::id_from_name(id) ? std::string() : "unknown invariant '" + id + "'";
@@ -157,6 +160,9 @@ int main(int argc, char** argv) {
   add_profile_options(mincmd, min_profile, "kernel profile (overrides the scenario's)");
   mincmd->add_option("--time", min_budget, "seconds")->capture_default_str()->check(CLI::Range(1L, 3600L));
   mincmd->add_flag("--no-tolerance", min_no_tolerance, "also report the documented findings (docs/findings.md)");
+  std::string min_only, min_skip;
+  mincmd->add_option("--invariants", min_only, "check only these invariants: I-SUM,I-OVF");
+  mincmd->add_option("--skip", min_skip, "do not check these invariants (keeps an earlier, known violation out of the way)");
 
   std::string explain_id;
   bool explain_list = false;
@@ -202,6 +208,7 @@ int main(int argc, char** argv) {
   }
   if (fuzzcmd->parsed()) {
     if (!campaign.until.empty()) campaign.until = std::string(inv::id_name(*inv::id_from_name(campaign.until)));
+    if (auto err = inv::parse_selection(fuzz_only, fuzz_skip, campaign.selection); !err.empty()) return bad_input(err);
     fuzz::Scenario empty;
     std::string error;
     const auto profile = fuzz::build_profile(empty, fuzz_profile, error);
@@ -219,10 +226,11 @@ int main(int argc, char** argv) {
     fuzz::ExecOptions options;
     options.strict = false;
     if (min_no_tolerance) options.tolerances = inv::Tolerances{false};
+    if (auto err = inv::parse_selection(min_only, min_skip, options.selection); !err.empty()) return bad_input(err);
     const auto r = fuzz::execute(loaded->scenario, *profile, options);
     if (r.violations.empty()) return bad_input(min_file + ": no invariant is violated; nothing to minimize");
     const auto m = fuzz::minimize(loaded->scenario, *profile, r.violations.front(), std::chrono::seconds(min_budget),
-                                  options.tolerances);
+                                  options.tolerances, options.selection);
     fuzz::Scenario out = m.scenario;
     out.profile = profile->name;
     out.bug = profile->bug;

@@ -219,6 +219,7 @@ ExecResult Executor::run(const Scenario& s) {
         return r;
       }
       ++r.skipped;
+      r.skipped_ops.push_back(index);
     } else {
       ++r.executed;
     }

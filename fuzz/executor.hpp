@@ -59,6 +59,7 @@ struct ExecResult {
   std::vector<std::string> expectation_failures;
   int executed = 0;  // operations that ran
   int skipped = 0;   // operations refused and skipped (non-strict)
+  std::vector<std::size_t> skipped_ops;  // their indices
   bool oops = false; // the modelled kernel crashed (NULL pick)
   std::vector<StepTrace> trace;
   bool violations_expected = false;  // the scenario expects violations and every one it expects occurred

@@ -41,11 +41,13 @@ std::vector<Op> drop_undefined(const std::vector<Op>& ops) {
 }  // namespace
 
 MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
-                        std::chrono::milliseconds budget, inv::Tolerances tolerances) {
+                        std::chrono::milliseconds budget, inv::Tolerances tolerances,
+                        const inv::Selection& selection) {
   const auto deadline = std::chrono::steady_clock::now() + budget;
   ExecOptions options;
   options.strict = false;
   options.tolerances = tolerances;
+  options.selection = selection;
   MinimizeResult result;
   Scenario best = s;
   best.expectations.clear();
@@ -54,6 +56,19 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
     ++result.runs;
     return same_finding(execute(candidate, profile, options), target);
   };
+
+  // Operations the kernel refuses are skipped when generated, but a text
+  // scenario must not contain them: `run` is strict.
+  const auto drop_skipped = [&] {
+    const ExecResult r = execute(best, profile, options);
+    if (r.skipped_ops.empty()) return;
+    Scenario candidate = best;
+    for (auto it = r.skipped_ops.rbegin(); it != r.skipped_ops.rend(); ++it)
+      candidate.ops.erase(candidate.ops.begin() + static_cast<long>(*it));
+    candidate.ops = drop_undefined(candidate.ops);
+    if (still_fails(candidate)) best = std::move(candidate);
+  };
+  drop_skipped();
 
   bool timed_out = false;
   auto out_of_time = [&] {
@@ -147,6 +162,7 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
     const bool b = simplify_arguments();
     if (!a && !b) break;
   }
+  drop_skipped();
   const ExecResult final_run = execute(best, profile, options);
   for (const auto& v : final_run.violations)
     if (v.id == target.id && v.where == target.where) {

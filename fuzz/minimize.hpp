@@ -18,6 +18,7 @@ struct MinimizeResult {
 
 // Shrinks s, which must raise `target` (same id and site) on profile.
 MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
-                        std::chrono::milliseconds budget, inv::Tolerances tolerances = {});
+                        std::chrono::milliseconds budget, inv::Tolerances tolerances = {},
+                        const inv::Selection& selection = {});
 
 }  // namespace eevdf::fuzz
