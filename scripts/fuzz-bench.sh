@@ -31,7 +31,7 @@ for i in $(seq 1 "$repeats"); do
   units=$(awk '/^stat::number_of_executed_units/ {print $2}' "$work/log")
   w=$(awk '/^stat::average_exec_per_sec/ {print $2}' "$work/log")
   c=$(awk -v u="$units" '/^cputime/ {printf "%d", u / ($2 + $3)}' "$work/time")
-  cov=$(grep -E "^#[0-9]+ +DONE" "$work/log" | grep -oE "cov: [0-9]+ ft: [0-9]+" || true)
+  cov=$(grep -E "^#[0-9]+[[:space:]]+DONE" "$work/log" | grep -oE "cov: [0-9]+ ft: [0-9]+" || true)
   echo "run $i: $units executions, $w exec/s (libFuzzer, wall clock), $c exec per CPU second, $cov"
   wall+=("$w") cpu+=("$c")
 done
