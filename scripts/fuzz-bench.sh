@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Throughput of the libFuzzer target scenario_fuzzer as issue 5 defines it:
 # profile mainline, every invariant on, inputs of at most 64 operations, one
-# process, -print_final_stats=1. Each repeat starts from a fresh copy of
-# corpus/seeds/mainline with its own -seed. Prints per repeat libFuzzer's own
+# process, -print_final_stats=1. Each repeat starts from a fresh copy of the
+# named (hand-written) seeds of corpus/seeds/mainline with its own -seed. Prints per repeat libFuzzer's own
 # figure (executions / wall-clock seconds) and executions per CPU second
 # (user + sys of the process: what one dedicated core would do on a loaded
 # machine), then the best and the range of each.
@@ -24,7 +24,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 wall=() cpu=()
 for i in $(seq 1 "$repeats"); do
-  rm -rf "$work/corpus" && mkdir "$work/corpus" && cp corpus/seeds/mainline/*.bin "$work/corpus/"
+  rm -rf "$work/corpus" && mkdir "$work/corpus"
+  for f in corpus/seeds/mainline/*.bin; do  # the named seeds only: a fixed start
+    [[ "$(basename "$f")" =~ ^[0-9a-f]{40}\.bin$ ]] || cp "$f" "$work/corpus/"
+  done
   EEVDF_PROFILE=mainline EEVDF_MAX_OPS="$max_ops" /usr/bin/time -f "cputime %U %S" -o "$work/time" \
     "$bin" "$work/corpus" -max_len="$max_len" -max_total_time="$seconds" -seed="$i" -print_final_stats=1 \
     >"$work/log" 2>&1 || { tail -40 "$work/log"; exit 1; }
