@@ -31,4 +31,21 @@ std::size_t StateCoverage::feature(const Rq& rq, OpKind kind, Refusal result) {
   return f;
 }
 
+StateCoverage::Parts StateCoverage::parts(std::size_t f) {
+  Parts p{};
+  p.resched = f % 2;
+  f /= 2;
+  p.protect = f % 2;
+  f /= 2;
+  p.delayed = f % kDelayed;
+  f /= kDelayed;
+  p.queued = f % kQueued;
+  f /= kQueued;
+  p.curr = f % kCurr;
+  f /= kCurr;
+  p.result = f % kResults;
+  p.kind = f / kResults;
+  return p;
+}
+
 }  // namespace eevdf::fuzz

@@ -35,6 +35,13 @@ class StateCoverage {
   // (an index below kFeatures).
   static std::size_t feature(const Rq& rq, OpKind kind, Refusal result);
 
+  // A feature taken apart (for tests and for reading a feature number).
+  struct Parts {
+    std::size_t kind, result, curr, queued, delayed, protect, resched;
+    bool operator==(const Parts&) const = default;
+  };
+  static Parts parts(std::size_t feature);
+
   // Records a feature; true if it is new. Safe to call from several threads.
   bool note(std::size_t feature) {
     if (seen_[feature].load(std::memory_order_relaxed)) return false;
