@@ -62,6 +62,7 @@ struct Shared {
   const CampaignOptions& o;
   std::chrono::steady_clock::time_point start;
   std::atomic<std::uint64_t> runs{0}, ops{0};
+  fuzz::StateCoverage coverage;  // shared by the workers (fuzz/coverage.hpp)
   std::mutex mutex;  // findings and output
   std::vector<Finding> findings;
   std::atomic<bool> stop{false};
@@ -78,8 +79,10 @@ void work(Shared& sh, unsigned job) {
   fuzz::ExecOptions exec;
   exec.strict = false;
   exec.selection = o.selection;
+  exec.coverage = &sh.coverage;
   fuzz::Executor executor(sh.profile, exec);
   std::vector<std::uint8_t> bytes;
+  fuzz::Scenario s;  // reused from run to run
   auto last_progress = sh.start;
   std::uint64_t my_runs = 0;
   while (true) {
@@ -87,7 +90,7 @@ void work(Shared& sh, unsigned job) {
     bytes.resize(8 + rng() % 400);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     bytes[0] = fuzz::kBytesFormatVersion;
-    const fuzz::Scenario s = fuzz::decode_bytes(bytes);
+    fuzz::decode_bytes_into(bytes.data(), bytes.size(), s);
     const fuzz::ExecResult r = executor.run(s);
     ++my_runs;
     sh.runs.fetch_add(1);
@@ -131,9 +134,9 @@ void work(Shared& sh, unsigned job) {
       last_progress = clock::now();
       const double secs = std::chrono::duration<double>(last_progress - sh.start).count();
       std::lock_guard lock(sh.mutex);
-      std::cerr << fmt::format("  {:>6.0f}s  {:>10} runs  {:>9.0f} runs/s  {:>12} ops  {} findings\n", secs,
-                               sh.runs.load(), static_cast<double>(sh.runs.load()) / secs, sh.ops.load(),
-                               sh.findings.size());
+      std::cerr << fmt::format("  {:>6.0f}s  {:>10} runs  {:>9.0f} runs/s  {:>12} ops  cov {:>5}  {} findings\n",
+                               secs, sh.runs.load(), static_cast<double>(sh.runs.load()) / secs, sh.ops.load(),
+                               sh.coverage.count(), sh.findings.size());
     }
   }
 }
@@ -154,6 +157,9 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
   std::cout << fmt::format("\nSummary: profile {}, {} runs ({} operations) in {:.1f}s = {:.0f} runs/s, {} job(s), seed {}\n",
                            profile.name, sh.runs.load(), sh.ops.load(), secs,
                            static_cast<double>(sh.runs.load()) / (secs > 0 ? secs : 1), jobs, o.seed);
+  std::cout << fmt::format("Coverage: {} distinct state features (operation kind x result x runqueue shape, "
+                           "of {}; see docs/fuzzing.md)\n",
+                           sh.coverage.count(), fuzz::StateCoverage::kFeatures);
   if (!o.until.empty()) {
     if (sh.until_seconds >= 0)
       std::cout << fmt::format("until: first {} after {:.3f}s, {} runs\n", o.until, sh.until_seconds, sh.until_runs);

@@ -1,6 +1,7 @@
 #include "fuzz/bytes.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <string_view>
 
 namespace eevdf::fuzz {
@@ -14,7 +15,11 @@ constexpr OpKind kOpcodeKinds[kBytesOpKinds] = {
 
 constexpr Policy kPolicies[3] = {Policy::normal, Policy::batch, Policy::idle};
 
-std::string task_name(std::size_t i) { return "T" + std::to_string(i); }
+// "T0".."T15" (kMaxBytesTasks); each fits std::string's small buffer.
+constexpr std::string_view kTaskNames[] = {"T0", "T1", "T2",  "T3",  "T4",  "T5",  "T6",  "T7",
+                                           "T8", "T9", "T10", "T11", "T12", "T13", "T14", "T15"};
+static_assert(std::size(kTaskNames) == kMaxBytesTasks);
+std::string_view task_name(std::size_t i) { return kTaskNames[i]; }
 
 class Reader {
  public:
@@ -72,25 +77,36 @@ bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
   return size == 0 || (data != nullptr && data[0] == kBytesFormatVersion);
 }
 
-Scenario decode_bytes(const std::uint8_t* data, std::size_t size) {
-  Scenario s;
+void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
+  // Reuses the storage of s: the operation vector keeps its capacity and each
+  // operation's strings keep theirs (a fuzz engine decodes millions of inputs).
+  std::vector<Op> ops = std::move(s.ops);
+  s = Scenario{};
+  if (max_ops > kMaxBytesOps) max_ops = kMaxBytesOps;
   if (data == nullptr) size = 0;
   Reader r(data, size);
   if (size > 0 && data[0] == kBytesFormatVersion) r.next();
+  if (ops.capacity() < std::min(size, max_ops)) ops.reserve(std::min(size, max_ops));  // one byte or more per op
   std::size_t ntasks = 0;
+  std::size_t n = 0;  // operations decoded into ops[0, n)
+  auto next_op = [&]() -> Op& {
+    if (n == ops.size()) ops.emplace_back();
+    Op& op = ops[n++];
+    op = Op{};  // the names below fit the small-string buffer: no allocation
+    return op;
+  };
   auto pick = [&](std::uint8_t b) { return task_name(b % ntasks); };
-  while (!r.done() && s.ops.size() < kMaxBytesOps) {
+  while (!r.done() && n < max_ops) {
     const OpKind kind = kOpcodeKinds[r.next() % kBytesOpKinds];
     std::uint8_t a[3] = {0, 0, 0};
     for (std::size_t i = 0; i < bytes_arg_count(kind); ++i) a[i] = r.next();
-    Op op;
+    Op& op = next_op();
     op.kind = kind;
     const bool needs_task = kind != OpKind::create && kind != OpKind::run && kind != OpKind::tick &&
                             kind != OpKind::schedule;
     if (needs_task && ntasks == 0) {
       op.kind = OpKind::create;  // nice 0, policy normal, slice 0
       op.task = task_name(ntasks++);
-      s.ops.push_back(std::move(op));
       continue;
     }
     switch (kind) {
@@ -142,8 +158,14 @@ Scenario decode_bytes(const std::uint8_t* data, std::size_t size) {
       case OpKind::expect_curr:
       case OpKind::expect_field: break;
     }
-    s.ops.push_back(std::move(op));
   }
+  ops.resize(n);  // shrinking keeps the capacity
+  s.ops = std::move(ops);
+}
+
+Scenario decode_bytes(const std::uint8_t* data, std::size_t size) {
+  Scenario s;
+  decode_bytes_into(data, size, s);
   return s;
 }
 

@@ -77,6 +77,11 @@ bool bytes_version_supported(const std::uint8_t* data, std::size_t size);
 
 // Never fails; see the format above.
 Scenario decode_bytes(const std::uint8_t* data, std::size_t size);
+// The same into s (which is replaced), reusing its storage; decodes at most
+// max_ops operations (capped at kMaxBytesOps). The fuzz engines call this for
+// every input.
+void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s,
+                       std::size_t max_ops = kMaxBytesOps);
 inline Scenario decode_bytes(const std::vector<std::uint8_t>& b) { return decode_bytes(b.data(), b.size()); }
 
 // The version-1 bytes of `s`, or nullopt (with the reason in *why) when `s` is

@@ -146,11 +146,21 @@ ExecResult Executor::run(const Scenario& s) {
 
   // Task names resolve to slots in the order tasks are created; a slot maps
   // to the runqueue's task id once the create or fork has run.
-  std::vector<std::string> slot_names;
-  std::vector<int> slot_task;
+  std::vector<std::string>& slot_names = slot_names_;  // members: their storage outlives the run
+  std::vector<int>& slot_task = slot_task_;
+  slot_names.clear();
+  slot_task.clear();
+  // Names are short ("T3"): compared by hand, not through memcmp, which the
+  // libFuzzer runtime intercepts and records on every call.
+  auto same_name = [](const std::string& a, const std::string& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (a[k] != b[k]) return false;
+    return true;
+  };
   auto slot_of = [&](const std::string& name) -> int {
     for (std::size_t i = 0; i < slot_names.size(); ++i)
-      if (slot_names[i] == name) return static_cast<int>(i);
+      if (same_name(slot_names[i], name)) return static_cast<int>(i);
     return -1;
   };
   auto task_of = [&](const std::string& name) -> int {
@@ -212,6 +222,7 @@ ExecResult Executor::run(const Scenario& s) {
         break;
       }
     }
+    if (options_.coverage) options_.coverage->note(StateCoverage::feature(rq, op.kind, refusal));
     if (refusal != Refusal::none) {
       if (options_.strict) {
         r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_verb(op.kind), op.task, refusal_text(refusal));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/coverage.hpp"
 #include "fuzz/scenario.hpp"
 #include "invariants/checker.hpp"
 #include "model/profile.hpp"
@@ -32,6 +33,7 @@ struct ExecOptions {
   bool trace = false;       // record a StepTrace after every operation
   inv::Selection selection;
   inv::Tolerances tolerances;  // documented findings tolerated by default (docs/findings.md)
+  StateCoverage* coverage = nullptr;  // if set, every operation's feature is noted (fuzz/coverage.hpp)
 };
 
 struct EntityTrace {
@@ -86,6 +88,8 @@ class Executor {
  private:
   Profile profile_;
   ExecOptions options_;
+  std::vector<std::string> slot_names_;  // per run: task names in creation order
+  std::vector<int> slot_task_;           // per run: their runqueue ids
 };
 
 }  // namespace eevdf::fuzz

@@ -657,6 +657,38 @@ RC_GTEST_PROP(scenario_bytes, EveryByteStringDecodesToAValidScenario, (const std
   RC_ASSERT(encode_bytes(decode_bytes(*enc)) == enc);
 }
 
+namespace {
+// Every field, not only the ones that matter for the kind (decode_bytes_into
+// must leave nothing behind from the scenario it reuses).
+bool identical_ops(const std::vector<Op>& a, const std::vector<Op>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const Op &x = a[i], &y = b[i];
+    if (x.kind != y.kind || x.task != y.task || x.child != y.child || x.value != y.value || x.policy != y.policy ||
+        x.sync != y.sync || x.field != y.field || x.cmp != y.cmp || x.line != y.line || x.slice != y.slice)
+      return false;
+  }
+  return true;
+}
+}  // namespace
+
+// The engines decode every input into the same Scenario; that must give
+// exactly what a fresh decode gives, and max_ops a prefix of it.
+RC_GTEST_PROP(scenario_bytes, DecodeIntoAReusedScenarioIsAFreshDecode,
+              (const std::vector<std::vector<std::uint8_t>>& inputs, std::uint8_t cap)) {
+  Scenario reused = parse_ok("# leftovers\nprofile v7.1\ntask A nice=3\nexpect field A.vlag >= 5\n"
+                             "expect no-violation\n");
+  for (const auto& b : inputs) {
+    const Scenario fresh = decode_bytes(b.data(), b.size());
+    decode_bytes_into(b.data(), b.size(), reused);
+    RC_ASSERT(identical_ops(reused.ops, fresh.ops));
+    RC_ASSERT(print_scenario(reused) == print_scenario(fresh));
+    decode_bytes_into(b.data(), b.size(), reused, cap);
+    const std::size_t k = std::min<std::size_t>(cap, fresh.ops.size());
+    RC_ASSERT(identical_ops(reused.ops, std::vector<Op>(fresh.ops.begin(), fresh.ops.begin() + static_cast<long>(k))));
+  }
+}
+
 RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()) {
   Scenario s;
   std::size_t ntasks = 0;

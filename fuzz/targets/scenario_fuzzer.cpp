@@ -5,6 +5,11 @@
 // checked after every operation. A violation prints its paragraph and the text
 // scenario, then aborts, so libFuzzer keeps the input as a crash file that
 // `eevdf-check replay` and `eevdf-check minimize` read.
+//
+// EEVDF_MAX_OPS=N decodes at most N operations of each input (the format's
+// limit, 256, by default); the throughput benchmark uses 64. A crash found
+// with a cap replays the same without it: execution stops at the first
+// violation, which lies within the first N operations.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +38,21 @@ const eevdf::Profile& profile() {
   return p;
 }
 
+std::size_t max_ops() {
+  static const std::size_t n = [] {
+    const char* v = std::getenv("EEVDF_MAX_OPS");
+    if (!v || !*v) return eevdf::fuzz::kMaxBytesOps;
+    char* end = nullptr;
+    const unsigned long parsed = std::strtoul(v, &end, 10);
+    if (*end != '\0' || parsed == 0 || parsed > eevdf::fuzz::kMaxBytesOps) {
+      std::fprintf(stderr, "scenario_fuzzer: EEVDF_MAX_OPS must be 1..%zu\n", eevdf::fuzz::kMaxBytesOps);
+      std::exit(2);
+    }
+    return static_cast<std::size_t>(parsed);
+  }();
+  return n;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -43,7 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (const char* v = std::getenv("EEVDF_NO_TOLERANCE"); v && *v == '1') o.tolerances = inv::Tolerances{false};
     return o;
   }());
-  const fuzz::Scenario s = fuzz::decode_bytes(data, size);
+  static fuzz::Scenario s;  // reused: its storage survives from input to input
+  fuzz::decode_bytes_into(data, size, s, max_ops());
   const fuzz::ExecResult r = executor.run(s);
   if (r.violations.empty()) return 0;
   const auto& v = r.violations.front();
