@@ -8,6 +8,7 @@
 #include <iostream>
 #include <variant>
 
+#include "cli/bridge_commands.hpp"
 #include "cli/campaign.hpp"
 #include "cli/demo.hpp"
 #include "cli/load.hpp"
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run a scenario file and check every invariant after every operation");
   run->add_option("file", run_args.file, "scenario (.scn)")->required();
   add_run_options(run, run_args);
+  const auto bridge = cli::add_bridge_commands(app, run);  // export, compare, report, run --rt-app
 
   RunArgs replay_args;
   auto* replay = app.add_subcommand("replay", "replay a scenario or a libFuzzer crash file");
@@ -163,6 +165,7 @@ int main(int argc, char** argv) {
   encode->add_option("-o,--output", encode_out, "output file")->required();
 
   CLI11_PARSE(app, argc, argv);
+  if (const auto rc = cli::run_bridge_commands(*bridge)) return *rc;
 
   if (run->parsed() || replay->parsed()) {
     RunArgs& a = run->parsed() ? run_args : replay_args;

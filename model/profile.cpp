@@ -8,6 +8,7 @@ constexpr std::array<const char*, kFeatureCount> kFeatureNames = {
     "PLACE_LAG",   "PLACE_DEADLINE_INITIAL", "PLACE_REL_DEADLINE", "RUN_TO_PARITY",
     "PREEMPT_SHORT", "NEXT_BUDDY",          "PICK_BUDDY",         "DELAY_DEQUEUE",
     "DELAY_ZERO",  "PARANOID_AVG",           "WAKEUP_PREEMPTION",
+    "RFC_SAME_PRIO_NO_WAKEUP_PREEMPT",  // RFC, not in any released kernel
 };
 
 // features.h defaults of the newest mainline (≈ v7.1): NEXT_BUDDY and
@@ -17,6 +18,7 @@ FeatureSet mainline_features() {
   for (std::size_t i = 0; i < kFeatureCount; ++i) f.on[i] = true;
   f.set(Feature::NEXT_BUDDY, false);
   f.set(Feature::PARANOID_AVG, false);
+  f.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // RFC only, never a kernel default
   return f;
 }
 
