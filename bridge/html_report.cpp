@@ -82,7 +82,7 @@ std::string timeline(const SimResult& r, const std::set<std::size_t>& marks) {
                      axis);
   const std::size_t label_every = std::max<std::size_t>(1, n / 10);
   for (std::size_t i = 0; i < n; i += label_every)
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tick\">{}us</text>\n", x_of(i, n), axis + 14,
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tick\">#{} {}us</text>\n", x_of(i, n), axis + 14, i,
                        r.samples[i].clock / 1000);
   bool first = true;
   for (std::size_t i : marks) {

@@ -289,6 +289,7 @@ struct ThreadRun {
   bool started = false;
   std::vector<std::pair<std::string, u64>> timers;  // "unique..." ref -> next expiry
   bool suspended = false;
+  bool exit_on_wake = false;  // its last event was a sleep: it exits once it runs again
 };
 
 class Runner {
@@ -456,6 +457,7 @@ class Runner {
   bool progress(std::size_t i) {
     ThreadRun& t = threads_[i];
     const RtThread& th = w_.threads[i];
+    if (t.exit_on_wake) return finish(i);
     if (!t.started) {
       t.started = true;
       t.start = now();
@@ -473,7 +475,7 @@ class Runner {
             if (e.ns == 0) break;
             t.st = ThreadRun::St::waiting;
             t.wake_at = now() + e.ns;
-            if (!next_event(i)) t.wake_at = ~u64{0};  // never woken again: it would exit on waking
+            if (!next_event(i)) t.exit_on_wake = true;
             emit_task(fuzz::OpKind::sleep, i);
             return false;
           case RtEvent::Kind::timer: {
@@ -489,7 +491,7 @@ class Runner {
             if (it->second > now()) {
               t.st = ThreadRun::St::waiting;
               t.wake_at = it->second;
-              if (!next_event(i)) t.wake_at = ~u64{0};
+              if (!next_event(i)) t.exit_on_wake = true;
               emit_task(fuzz::OpKind::sleep, i);
               return false;
             }
@@ -500,7 +502,7 @@ class Runner {
             t.st = ThreadRun::St::waiting;
             t.wake_at = ~u64{0};
             t.suspended = true;
-            if (!next_event(i)) t.suspended = false;  // it would exit once resumed: it stays asleep
+            if (!next_event(i)) t.exit_on_wake = true;
             emit_task(fuzz::OpKind::sleep, i);
             return false;
           case RtEvent::Kind::resume:

@@ -147,7 +147,10 @@ void Sim::add_task(const std::string& name, int id) {
 bool Sim::apply(const fuzz::Op& op) {
   if (stopped_) return false;
   using fuzz::OpKind;
-  if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) return true;
+  if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) {
+    ++op_index_;  // keep op indices those of the scenario (violations name them)
+    return true;
+  }
   Rq& rq = *rq_;
   const int index = op_index_++;
   checker_->begin_op(index, fuzz::op_class(op.kind));

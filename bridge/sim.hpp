@@ -70,7 +70,7 @@ class Sim {
   Sim(const Sim&) = delete;
   Sim& operator=(const Sim&) = delete;
 
-  // Applies one operation (expectation operations are ignored). Returns false
+  // Applies one operation (expectation operations are counted, not judged). Returns false
   // when the model refused it (the reason is in result().error) or a
   // violation stopped the run.
   bool apply(const fuzz::Op& op);
