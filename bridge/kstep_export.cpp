@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -77,6 +78,11 @@ const char* relative_field(const std::string& f) {
       {"max_slice", "(s64)p->se.max_slice"}};
   auto it = m.find(f);
   return it == m.end() ? nullptr : it->second;
+}
+
+std::string c_s64(s64 v) {
+  if (v == std::numeric_limits<s64>::min()) return "(-9223372036854775807LL - 1)";
+  return fmt::format("{}LL", v);
 }
 
 struct TaskInfo {
@@ -225,8 +231,8 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
       case fuzz::OpKind::expect_field: {
         check = false;
         if (const char* f = relative_field(op.field)) {
-          body.push_back(fmt::format("  {{ struct task_struct *p = t_{}; expect_value({}, \"{}\", {}LL, \"{}\"); }}",
-                                     op.task, f, c_cmp(op.cmp), op.value, where));
+          body.push_back(fmt::format("  {{ struct task_struct *p = t_{}; expect_value({}, \"{}\", {}, \"{}\"); }}",
+                                     op.task, f, c_cmp(op.cmp), c_s64(op.value), where));
         } else {
           body.push_back(fmt::format("  TRACE_INFO(\"{} not compared: {} is an absolute time, which differs on a "
                                      "real kernel\");",
@@ -245,6 +251,14 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
       // a violation stopped the model run: the rest still runs on the kernel
     }
     if (check) body.push_back(fmt::format("  check_state(\"{}\");", where));
+    // The model honours need_resched only at the next schedule/run/tick; a
+    // real CPU switches as soon as it returns to user mode.
+    if (sim.rq().need_resched && i + 1 < s.ops.size()) {
+      const auto next = s.ops[i + 1].kind;
+      if (next != fuzz::OpKind::schedule && next != fuzz::OpKind::run && next != fuzz::OpKind::tick)
+        note(op, "leaves need_resched set and the next operation is not schedule/run/tick: the real CPU "
+                 "switches at once, the model only later");
+    }
   }
 
   // Scenario-level settings.
@@ -306,10 +320,17 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
   w("//");
   w("// Not modelled yet, so not exported: more than one CPU (every task is pinned to CPU 1), task");
   w("// groups (no cgroup is created), real-time and deadline classes.");
-  if (s.cpus != 1)
-    w(fmt::format("// Boot the VM with {} online CPUs (+1 for kSTEP's CPU 0) for the model's base-slice factor "
-                  "{} (the scenario's `cpus {}`).",
+  if (s.cpus >= 8)
+    w(fmt::format("// Boot the VM with 8 or more online CPUs in all (kSTEP's CPU 0 counts): the model's base-slice "
+                  "factor is {} (`cpus {}`).",
+                  profile.base_slice_factor(), s.cpus));
+  else if (s.cpus >= 2)
+    w(fmt::format("// Boot the VM with exactly {} online CPUs in all (kSTEP's CPU 0 counts): the model's base-slice "
+                  "factor is {} (`cpus {}`).",
                   s.cpus, profile.base_slice_factor(), s.cpus));
+  else
+    caveats.push_back("`cpus 1`: a kSTEP VM has at least 2 CPUs, so its base-slice factor is at least 2; the "
+                      "base slice differs unless base_slice_ns is written");
   w(fmt::format("// The kernel must be built with CONFIG_HZ={} (the scenario's hz); tick_interval_ns below is TICK_NSEC.",
                 s.hz));
   if (caveats.empty()) {
@@ -400,7 +421,7 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
   w("             (s64)(curr->vprot - curr->deadline));");
   w("    report(\"I-PROT\", where, buf);");
   w("  }");
-  w("  for (int i = 0; i < ARRAY_SIZE(tasks); i++) {");
+  w("  for (size_t i = 0; i < ARRAY_SIZE(tasks); i++) {");
   w("    struct task_struct *p = tasks[i];");
   w("    struct kstep_json json;");
   w("");

@@ -168,8 +168,10 @@ int run_compare(BridgeCommands& b) {
   if (!pb) return bad(fmt::format("--vs {}: {}", b.cmp_b, error));
   const auto ra = run_workload(*w, *pa, duration);
   const auto rb = run_workload(*w, *pb, duration);
-  auto label = [](const Profile& p, const fuzz::ProfileOverride& o) {
-    return o.features.empty() ? p.name : p.name + " " + o.features;
+  auto label = [&](const Profile& p, const fuzz::ProfileOverride& o) {
+    std::string f = header.features;
+    if (!o.features.empty()) f += (f.empty() ? "" : ",") + o.features;
+    return f.empty() ? p.name : p.name + " " + f;
   };
   std::cout << fmt::format("{} ({})\n\n", b.cmp_workload, w->rtapp ? "rt-app workload" : "scenario");
   std::cout << bridge::format_compare(ra, label(*pa, *a), rb, label(*pb, *bside));
