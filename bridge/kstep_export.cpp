@@ -197,7 +197,8 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
           body.push_back("  kstep_settle();");
         if (to % tick != 0 || from % tick != 0)
           note(op, fmt::format("kSTEP's clock moves a tick ({} ns) at a time: {} tick(s) here; the model's "
-                               "clock also moves between ticks (update_curr() then charges a different amount)",
+                               "clock also moves between ticks, so what update_curr() charges and any time "
+                               "measured since the last update_curr() (exec_start, e.g. in preempt_sync()) differ",
                                tick, ticks));
         break;
       }

@@ -19,9 +19,9 @@
 //   - line 11 `schedule`: no kSTEP equivalent: the kernel acts on need_resched by itself as soon as the CPU returns to user mode; the driver lets the CPU settle
 //   - line 14 `wake A`: kSTEP tasks are created parked; their first wake-up is try_to_wake_up(), not wake_up_new_task() (placement without ENQUEUE_INITIAL)
 //   - line 15 `schedule`: no kSTEP equivalent: the kernel acts on need_resched by itself as soon as the CPU returns to user mode; the driver lets the CPU settle
-//   - line 16 `run 900us`: kSTEP's clock moves a tick (1000000 ns) at a time: 0 tick(s) here; the model's clock also moves between ticks (update_curr() then charges a different amount)
+//   - line 16 `run 900us`: kSTEP's clock moves a tick (1000000 ns) at a time: 0 tick(s) here; the model's clock also moves between ticks, so what update_curr() charges and any time measured since the last update_curr() (exec_start, e.g. in preempt_sync()) differ
 //   - line 17 `wake C sync`: the sync wake-up is A's write to the kSTEP channel C waits on (kstep_task_chan_write); the waker runs a system call for it
-//   - line 18 `run 1us`: kSTEP's clock moves a tick (1000000 ns) at a time: 0 tick(s) here; the model's clock also moves between ticks (update_curr() then charges a different amount)
+//   - line 18 `run 1us`: kSTEP's clock moves a tick (1000000 ns) at a time: 0 tick(s) here; the model's clock also moves between ticks, so what update_curr() charges and any time measured since the last update_curr() (exec_start, e.g. in preempt_sync()) differ
 //   - line 20 `schedule`: no kSTEP equivalent: the kernel acts on need_resched by itself as soon as the CPU returns to user mode; the driver lets the CPU settle
 //
 // The scenario:
