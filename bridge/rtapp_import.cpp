@@ -332,10 +332,11 @@ class Runner {
       // advance to the next event: a wake-up, the end of the current task's event, the next tick, the end
       u64 to = end_;
       const u64 tick = sim_.rq().profile().tick_nsec();
-      to = std::min(to, (clock / tick + 1) * tick);
+      const int c2 = curr_thread();
+      // while a thread runs, stop at the next tick (it may lose the CPU there); an idle CPU waits for a wake-up
+      if (c2 >= 0) to = std::min(to, (clock / tick + 1) * tick);
       for (const auto& t : threads_)
         if (t.st == ThreadRun::St::waiting) to = std::min(to, std::max(t.wake_at, clock));
-      const int c2 = curr_thread();
       if (c2 >= 0) {
         const ThreadRun& t = threads_[static_cast<std::size_t>(c2)];
         const RtEvent& e = current_event(static_cast<std::size_t>(c2));
