@@ -19,7 +19,7 @@ namespace {
 
 // Invariants the generated driver checks on the real runqueue after every step.
 const std::set<std::string>& checked_in_c() {
-  static const std::set<std::string> ids = {"I-PROT", "I-SLICE"};
+  static const std::set<std::string> ids = {"I-PROT", "I-SLICE", "I-AUG"};
   return ids;
 }
 
@@ -254,11 +254,17 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
     if (check) body.push_back(fmt::format("  check_state(\"{}\");", where));
     // The model honours need_resched only at the next schedule/run/tick; a
     // real CPU switches as soon as it returns to user mode.
-    if (sim.rq().need_resched && i + 1 < s.ops.size()) {
-      const auto next = s.ops[i + 1].kind;
-      if (next != fuzz::OpKind::schedule && next != fuzz::OpKind::run && next != fuzz::OpKind::tick)
-        note(op, "leaves need_resched set and the next operation is not schedule/run/tick: the real CPU "
-                 "switches at once, the model only later");
+    if (sim.rq().need_resched && op.kind != fuzz::OpKind::expect_curr && op.kind != fuzz::OpKind::expect_field) {
+      std::size_t j = i + 1;
+      while (j < s.ops.size() &&
+             (s.ops[j].kind == fuzz::OpKind::expect_curr || s.ops[j].kind == fuzz::OpKind::expect_field))
+        ++j;
+      const bool honoured = j < s.ops.size() && (s.ops[j].kind == fuzz::OpKind::schedule ||
+                                                 s.ops[j].kind == fuzz::OpKind::run ||
+                                                 s.ops[j].kind == fuzz::OpKind::tick);
+      if (!honoured || j != i + 1)
+        note(op, "leaves need_resched set: the real CPU switches at once, the model only at the next "
+                 "schedule/run/tick, so the checks after this line see a different task on the CPU");
     }
   }
 
@@ -308,6 +314,7 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
   w("// after every operation, the invariants it can read on the real runqueue:");
   w("//   I-PROT  while curr is protected (vruntime < vprot), vprot is not after its deadline;");
   w("//   I-SLICE every queued task's slice is the base slice, or a custom slice in 100 us .. 100 ms;");
+  w("//   I-AUG   every entity in the tree carries its subtree's min vruntime, min slice and max slice;");
   w("// and every `expect curr` / `expect field` line of the scenario (fields that are absolute times");
   w("// are printed, not compared). Output: one kstep_fail() per broken check, naming the invariant");
   w("// or the line, and one final kstep_pass() or kstep_fail().");
@@ -332,6 +339,9 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
   else
     caveats.push_back("`cpus 1`: a kSTEP VM has at least 2 CPUs, so its base-slice factor is at least 2; the "
                       "base slice differs unless base_slice_ns is written");
+  if (version->major < 7 || (version->major == 7 && version->minor < 1))
+    w("// The checks read se->vprot, se->min_slice and se->max_slice as in v7.1: trim them if this kernel "
+      "lacks a field.");
   w(fmt::format("// The kernel must be built with CONFIG_HZ={} (the scenario's hz); tick_interval_ns below is TICK_NSEC.",
                 s.hz));
   if (caveats.empty()) {
@@ -405,6 +415,44 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
   w("  }");
   w("}");
   w("");
+  w("// I-AUG: every entity in the tree carries the minimum vruntime, the minimum slice and the");
+  w("// maximum slice of its subtree (min_vruntime_cb / RB_DECLARE_CALLBACKS).");
+  w("struct aug {");
+  w("  u64 min_vruntime, min_slice, max_slice;");
+  w("};");
+  w("static bool aug_reported;");
+  w("");
+  w("static struct aug check_aug(struct rb_node *node, const char *where) {");
+  w("  struct sched_entity *se = rb_entry(node, struct sched_entity, run_node);");
+  w("  struct aug a = {se->vruntime, se->slice, se->slice};");
+  w("  struct rb_node *kids[2] = {node->rb_left, node->rb_right};");
+  w("");
+  w("  for (int i = 0; i < 2; i++) {");
+  w("    struct aug c;");
+  w("");
+  w("    if (!kids[i])");
+  w("      continue;");
+  w("    c = check_aug(kids[i], where);");
+  w("    if ((s64)(a.min_vruntime - c.min_vruntime) > 0)");
+  w("      a.min_vruntime = c.min_vruntime;");
+  w("    if (c.min_slice < a.min_slice)");
+  w("      a.min_slice = c.min_slice;");
+  w("    if (c.max_slice > a.max_slice)");
+  w("      a.max_slice = c.max_slice;");
+  w("  }");
+  w("  if (!aug_reported && (se->min_vruntime != a.min_vruntime || se->min_slice != a.min_slice ||");
+  w("                        se->max_slice != a.max_slice)) {");
+  w("    char buf[160];");
+  w("");
+  w("    snprintf(buf, sizeof(buf), \"augments: min_slice %llu (subtree %llu), max_slice %llu (subtree %llu), \"");
+  w("             \"min_vruntime off by %lld\", se->min_slice, a.min_slice, se->max_slice, a.max_slice,");
+  w("             (s64)(se->min_vruntime - a.min_vruntime));");
+  w("    aug_reported = true;");
+  w("    report(\"I-AUG\", where, buf);");
+  w("  }");
+  w("  return a;");
+  w("}");
+  w("");
   w("// The invariants this driver can read on CPU 1's root cfs_rq, and the tasks' state.");
   w("static void check_state(const char *where) {");
   w("  KSYM_IMPORT(sysctl_sched_base_slice);");
@@ -417,6 +465,9 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
   }() + "};");
   w("  char buf[128];");
   w("");
+  w("  aug_reported = false;");
+  w("  if (rq->cfs.tasks_timeline.rb_root.rb_node)");
+  w("    check_aug(rq->cfs.tasks_timeline.rb_root.rb_node, where);");
   w("  if (curr && (s64)(curr->vruntime - curr->vprot) < 0 && (s64)(curr->vprot - curr->deadline) > 0) {");
   w("    snprintf(buf, sizeof(buf), \"vprot is %lld ns of virtual time after the deadline\",");
   w("             (s64)(curr->vprot - curr->deadline));");

@@ -362,6 +362,19 @@ TEST(BridgeKstep, VersionGuardsAndRefusals) {
   EXPECT_FALSE(export_kstep(parse("profile mainline\ntask A\n"), custom, "x.scn", error));
 }
 
+TEST(BridgeKstep, AugmentCheckAndPendingReschedule) {
+  const auto s = parse(slurp(kSource + "/corpus/regressions/v7.1-max-slice-not-initialised.scn"));
+  std::string error;
+  const auto c = export_kstep(s, profile_of(s), "v71.scn", error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_NE(c->find("KERNEL_VERSION(7, 1, 0) && LINUX_VERSION_CODE < KERNEL_VERSION(7, 2, 0)"), std::string::npos);
+  EXPECT_NE(c->find("static struct aug check_aug(struct rb_node *node"), std::string::npos);
+  EXPECT_NE(c->find("report(\"I-AUG\""), std::string::npos);
+  EXPECT_NE(c->find("The model predicts I-AUG: kstep_fail naming it"), std::string::npos);
+  // the wake-up leaves need_resched pending with nothing after it: a real CPU switches at once
+  EXPECT_NE(c->find("line 7 `wake T0`: leaves need_resched set"), std::string::npos);
+}
+
 TEST(BridgeKstep, SyncWakeupUsesTheChannel) {
   const auto s = parse(
       "profile mainline\nfeatures NEXT_BUDDY\ntask C nice=-10\nwake C\nschedule\nsleep C\ntask A\nwake A\n"

@@ -6,6 +6,7 @@
 // after every operation, the invariants it can read on the real runqueue:
 //   I-PROT  while curr is protected (vruntime < vprot), vprot is not after its deadline;
 //   I-SLICE every queued task's slice is the base slice, or a custom slice in 100 us .. 100 ms;
+//   I-AUG   every entity in the tree carries its subtree's min vruntime, min slice and max slice;
 // and every `expect curr` / `expect field` line of the scenario (fields that are absolute times
 // are printed, not compared). Output: one kstep_fail() per broken check, naming the invariant
 // or the line, and one final kstep_pass() or kstep_fail().
@@ -95,6 +96,44 @@ static void expect_value(s64 value, const char *op, s64 want, const char *where)
   }
 }
 
+// I-AUG: every entity in the tree carries the minimum vruntime, the minimum slice and the
+// maximum slice of its subtree (min_vruntime_cb / RB_DECLARE_CALLBACKS).
+struct aug {
+  u64 min_vruntime, min_slice, max_slice;
+};
+static bool aug_reported;
+
+static struct aug check_aug(struct rb_node *node, const char *where) {
+  struct sched_entity *se = rb_entry(node, struct sched_entity, run_node);
+  struct aug a = {se->vruntime, se->slice, se->slice};
+  struct rb_node *kids[2] = {node->rb_left, node->rb_right};
+
+  for (int i = 0; i < 2; i++) {
+    struct aug c;
+
+    if (!kids[i])
+      continue;
+    c = check_aug(kids[i], where);
+    if ((s64)(a.min_vruntime - c.min_vruntime) > 0)
+      a.min_vruntime = c.min_vruntime;
+    if (c.min_slice < a.min_slice)
+      a.min_slice = c.min_slice;
+    if (c.max_slice > a.max_slice)
+      a.max_slice = c.max_slice;
+  }
+  if (!aug_reported && (se->min_vruntime != a.min_vruntime || se->min_slice != a.min_slice ||
+                        se->max_slice != a.max_slice)) {
+    char buf[160];
+
+    snprintf(buf, sizeof(buf), "augments: min_slice %llu (subtree %llu), max_slice %llu (subtree %llu), "
+             "min_vruntime off by %lld", se->min_slice, a.min_slice, se->max_slice, a.max_slice,
+             (s64)(se->min_vruntime - a.min_vruntime));
+    aug_reported = true;
+    report("I-AUG", where, buf);
+  }
+  return a;
+}
+
 // The invariants this driver can read on CPU 1's root cfs_rq, and the tasks' state.
 static void check_state(const char *where) {
   KSYM_IMPORT(sysctl_sched_base_slice);
@@ -103,6 +142,9 @@ static void check_state(const char *where) {
   struct task_struct *tasks[] = {t_C, t_A};
   char buf[128];
 
+  aug_reported = false;
+  if (rq->cfs.tasks_timeline.rb_root.rb_node)
+    check_aug(rq->cfs.tasks_timeline.rb_root.rb_node, where);
   if (curr && (s64)(curr->vruntime - curr->vprot) < 0 && (s64)(curr->vprot - curr->deadline) > 0) {
     snprintf(buf, sizeof(buf), "vprot is %lld ns of virtual time after the deadline",
              (s64)(curr->vprot - curr->deadline));
