@@ -8,6 +8,7 @@
 #include <iostream>
 #include <variant>
 
+#include "cli/bridge_commands.hpp"
 #include "cli/campaign.hpp"
 #include "cli/demo.hpp"
 #include "cli/load.hpp"
@@ -119,6 +120,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run a scenario file and check every invariant after every operation");
   run->add_option("file", run_args.file, "scenario (.scn)")->required();
   add_run_options(run, run_args);
+  const auto bridge = cli::add_bridge_commands(app, run);  // export, compare, report, run --rt-app
 
   RunArgs replay_args;
   auto* replay = app.add_subcommand("replay", "replay a scenario or a libFuzzer crash file");
@@ -130,7 +132,7 @@ int main(int argc, char** argv) {
   add_run_options(demo, demo_args);
 
   cli::CampaignOptions campaign;
-  fuzz::ProfileOverride fuzz_profile{"mainline", ""};
+  fuzz::ProfileOverride fuzz_profile{"mainline", "", ""};
   long time_s = 30, minimize_s = 30;
   auto* fuzzcmd = app.add_subcommand("fuzz", "random campaign: find and minimize invariant violations");
   add_profile_options(fuzzcmd, fuzz_profile, "kernel profile");
@@ -176,7 +178,7 @@ int main(int argc, char** argv) {
   auto* decode = app.add_subcommand("decode", "print a libFuzzer input as a text scenario");
   decode->add_option("file", decode_file, "crash or corpus file")->required();
 
-  fuzz::ProfileOverride check_profile{"mainline", ""};
+  fuzz::ProfileOverride check_profile{"mainline", "", ""};
   fuzz::CheckConfig check_config;
   long shrink_s = 30;
   auto* check = app.add_subcommand("check", "RapidCheck stateful testing: random operation sequences, shrunk on failure");
@@ -193,6 +195,7 @@ int main(int argc, char** argv) {
   encode->add_option("-o,--output", encode_out, "output file")->required();
 
   CLI11_PARSE(app, argc, argv);
+  if (const auto rc = cli::run_bridge_commands(*bridge)) return *rc;
 
   if (run->parsed() || replay->parsed()) {
     RunArgs& a = run->parsed() ? run_args : replay_args;

@@ -114,6 +114,12 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   } else {
     if (cse_is_idle != pse_is_idle) return;
     if (!normal_policy(p)) return;
+    // RFC variant (not in any kernel; Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT,
+    // off by default): no wakeup preemption between two SCHED_NORMAL tasks of
+    // the same weight; the wakee waits for the tick or a voluntary switch.
+    if (profile.feat(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT) && normal_policy(donor) &&
+        pse.load.weight == se.load.weight)
+      return;
     update_curr(cfs_rq);
     if (profile.feat(Feature::PREEMPT_SHORT) && pse.slice < se.slice) {
       action = PreemptAction::short_;

@@ -11,6 +11,7 @@ constexpr std::array<const char*, kFeatureCount> kFeatureNames = {
     "PLACE_LAG",   "PLACE_DEADLINE_INITIAL", "PLACE_REL_DEADLINE", "RUN_TO_PARITY",
     "PREEMPT_SHORT", "NEXT_BUDDY",          "PICK_BUDDY",         "DELAY_DEQUEUE",
     "DELAY_ZERO",  "PARANOID_AVG",           "WAKEUP_PREEMPTION",
+    "RFC_SAME_PRIO_NO_WAKEUP_PREEMPT",  // RFC, not in any released kernel
 };
 
 FeatureSet all_features() {
@@ -31,6 +32,7 @@ Profile mainline() {
   p.features = all_features();
   p.features.set(Feature::NEXT_BUDDY, false);
   p.features.set(Feature::PARANOID_AVG, false);
+  p.features.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // RFC only, never a kernel default
   return p;
 }
 
@@ -89,6 +91,7 @@ Profile v6_18() {
   b.reweight_keeps_vprot = false;           // ff38424030f9 came in v7.0
   b.pick_buddy_in_pick_next = true;         // e837456fdca8 came in v6.19
   b.wakeup_v6_18 = true;                    // e837456fdca8 / 15257cc2f905 came in v6.19
+  p.known.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // the RFC is against wakeup_preempt_fair()
   return p;
 }
 

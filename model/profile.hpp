@@ -27,6 +27,10 @@ enum class Feature : std::uint8_t {
   DELAY_ZERO,
   PARANOID_AVG,
   WAKEUP_PREEMPTION,
+  // Not in any released kernel: the RFC "no wakeup preemption between
+  // same-priority SCHED_NORMAL tasks" as a what-if switch (docs/bridges.md).
+  // Off in every profile.
+  RFC_SAME_PRIO_NO_WAKEUP_PREEMPT,
   count_
 };
 inline constexpr std::size_t kFeatureCount = static_cast<std::size_t>(Feature::count_);

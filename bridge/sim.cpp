@@ -1,0 +1,253 @@
+#include "bridge/sim.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "fuzz/executor.hpp"
+#include "fuzz/scenario_print.hpp"
+#include "model/fair.hpp"
+
+namespace eevdf::bridge {
+
+// Hands every model event to the checker and counts the picks made by
+// __schedule() (a tick's reschedule shows as one).
+struct Sim::Fwd final : Observer {
+  inv::Checker* c = nullptr;
+  u64 schedule_picks = 0;
+  void on_overflow(const OverflowEvent& e) override { c->on_overflow(e); }
+  void on_warn(Warn w, const SchedEntity* se) override { c->on_warn(w, se); }
+  void on_pick(const CfsRq& q, const SchedEntity* r, bool protect, PickCaller caller) override {
+    if (caller == PickCaller::schedule) ++schedule_picks;
+    c->on_pick(q, r, protect, caller);
+  }
+  void on_reweight_begin(const CfsRq& q, const SchedEntity& se, u64 w) override { c->on_reweight_begin(q, se, w); }
+  void on_reweight_end(const CfsRq& q, const SchedEntity& se) override { c->on_reweight_end(q, se); }
+  void on_set_next(const SchedEntity& se, bool first) override { c->on_set_next(se, first); }
+  void on_wakeup_preempt(const CfsRq& q, const SchedEntity& wakee, WakeupPreemptReason why) override {
+    c->on_wakeup_preempt(q, wakee, why);
+  }
+};
+
+Sim::Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances, bool keep_samples)
+    : profile_(profile), keep_going_(keep_going), keep_samples_(keep_samples) {
+  rq_ = std::make_unique<Rq>(profile_);
+  checker_ = std::make_unique<inv::Checker>(inv::Selection{}, tolerances);
+  fwd_ = std::make_unique<Fwd>();
+  fwd_->c = checker_.get();
+  checker_->attach(*rq_);
+  rq_->set_observer(fwd_.get());
+  sample();
+}
+
+Sim::~Sim() = default;
+
+int Sim::task_index(const std::string& name) const { return rq_->find_task(name); }
+
+namespace {
+char state_of(const Rq& rq, const Task& t) {
+  if (t.state == TaskState::dead) return 'x';
+  if (t.state == TaskState::new_) return 'n';
+  if (rq.curr == t.se.task_id) return 'r';
+  if (t.se.sched_delayed) return 'd';
+  if (t.se.on_rq) return 'q';
+  return 's';
+}
+}  // namespace
+
+void Sim::sample() {
+  const Rq& rq = *rq_;
+  const s64 v = as_s64(rq.cfs.zero_vruntime + as_u64(avg_vruntime_offset(rq.cfs, null_observer())));
+  Sample s;
+  s.clock = rq.clock_task;
+  s.op_index = op_index_ - 1;
+  s.curr = rq.curr;
+  s.avg_vruntime = v;
+  s.tasks.reserve(rq.tasks.size());
+  for (const Task& t : rq.tasks) {
+    TaskSample ts;
+    ts.state = state_of(rq, t);
+    ts.vruntime = as_s64(t.se.vruntime);
+    ts.deadline = as_s64(t.se.deadline);
+    ts.vprot = as_s64(t.se.vprot);
+    ts.weight = t.se.load.weight;
+    const bool queued = t.se.on_rq;
+    ts.lag = queued ? vruntime_diff(as_u64(v), t.se.vruntime) : t.se.vlag;
+    if (queued && !t.se.sched_delayed) {
+      TaskMetrics& m = r_.tasks[static_cast<std::size_t>(t.se.task_id)];
+      m.lag_min = std::min(m.lag_min, ts.lag);
+      m.lag_max = std::max(m.lag_max, ts.lag);
+    }
+    s.tasks.push_back(ts);
+  }
+  if (keep_samples_ || r_.samples.empty())
+    r_.samples.push_back(std::move(s));
+  else
+    r_.samples.back() = std::move(s);
+}
+
+void Sim::account(u64 from, u64 to) {
+  if (to <= from) return;
+  const u64 dt = to - from;
+  const Rq& rq = *rq_;
+  if (rq.curr >= 0) r_.tasks[static_cast<std::size_t>(rq.curr)].runtime += dt;
+  double total = 0;
+  for (const Task& t : rq.tasks)
+    if (t.se.on_rq && !t.se.sched_delayed) total += static_cast<double>(t.se.load.weight);
+  if (total <= 0) return;
+  for (const Task& t : rq.tasks)
+    if (t.se.on_rq && !t.se.sched_delayed)
+      r_.tasks[static_cast<std::size_t>(t.se.task_id)].ideal_runtime +=
+          static_cast<double>(dt) * static_cast<double>(t.se.load.weight) / total;
+}
+
+void Sim::after_switch() {
+  const int c = rq_->curr;
+  if (c == last_curr_) return;
+  ++r_.counters.context_switches;
+  last_curr_ = c;
+  if (c >= 0) {
+    auto& pending = pending_wake_[static_cast<std::size_t>(c)];
+    if (pending >= 0) {
+      r_.tasks[static_cast<std::size_t>(c)].wake_latency.push_back(rq_->clock_task - static_cast<u64>(pending));
+      pending = -1;
+    }
+  }
+}
+
+void Sim::schedule_if_needed() {
+  Rq& rq = *rq_;
+  if (rq.oops) return;
+  if (rq.need_resched) ++r_.counters.reschedules;
+  if (rq.need_resched || (rq.curr < 0 && rq.cfs.nr_queued)) {
+    rq.schedule();
+    after_switch();
+  }
+}
+
+// Advances by ns, which ends at or before the next tick boundary: the task on
+// the CPU is the same for the whole interval, a tick at its end may switch.
+void Sim::advance(u64 ns) {
+  Rq& rq = *rq_;
+  if (ns == 0 || rq.oops) return;
+  account(rq.clock_task, rq.clock_task + ns);
+  const u64 picks = fwd_->schedule_picks;
+  rq.run(ns);
+  if (fwd_->schedule_picks != picks) ++r_.counters.reschedules;
+  after_switch();
+}
+
+void Sim::add_task(const std::string& name, int id) {
+  if (id < 0) return;
+  if (r_.tasks.size() <= static_cast<std::size_t>(id)) {
+    r_.tasks.resize(static_cast<std::size_t>(id) + 1);
+    pending_wake_.resize(static_cast<std::size_t>(id) + 1, -1);
+  }
+  r_.tasks[static_cast<std::size_t>(id)].name = name;
+}
+
+bool Sim::apply(const fuzz::Op& op) {
+  if (stopped_) return false;
+  using fuzz::OpKind;
+  if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) {
+    ++op_index_;  // keep op indices those of the scenario (violations name them)
+    return true;
+  }
+  Rq& rq = *rq_;
+  const int index = op_index_++;
+  checker_->begin_op(index, fuzz::op_class(op.kind));
+  Refusal refusal = Refusal::none;
+  const int id = op.task.empty() ? -1 : rq.find_task(op.task);
+  switch (op.kind) {
+    case OpKind::create: {
+      const int t = rq.find_task(op.task) >= 0
+                        ? -1
+                        : rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice));
+      if (t < 0) refusal = Refusal::too_many_tasks;
+      add_task(op.task, t);
+      break;
+    }
+    case OpKind::fork: {
+      const int t = id < 0 || rq.find_task(op.child) >= 0 ? -1 : rq.fork_task(id, op.child);
+      if (t < 0) refusal = id < 0 ? Refusal::no_such_task : id != rq.curr ? Refusal::task_not_running_on_cpu
+                                                                          : Refusal::too_many_tasks;
+      add_task(op.child, t);
+      break;
+    }
+    case OpKind::wake: {
+      const bool had = rq.need_resched, running = rq.curr >= 0;
+      refusal = rq.wake(id, op.sync);
+      if (refusal == Refusal::none) {
+        ++r_.tasks[static_cast<std::size_t>(id)].wakeups;
+        if (!had && rq.need_resched && running) ++r_.counters.wakeup_preemptions;
+        if (rq.curr != id) pending_wake_[static_cast<std::size_t>(id)] = static_cast<long long>(rq.clock_task);
+      }
+      break;
+    }
+    case OpKind::sleep: refusal = rq.sleep(id); break;
+    case OpKind::run:
+    case OpKind::tick: {
+      const u64 tick = profile_.tick_nsec();
+      const u64 end = op.kind == OpKind::run ? rq.clock_task + static_cast<u64>(op.value)
+                                             : (rq.clock_task / tick + 1) * tick;
+      schedule_if_needed();
+      while (!rq.oops && rq.clock_task < end) {
+        const u64 next_tick = (rq.clock_task / tick + 1) * tick;
+        const u64 to = std::min(next_tick, end);
+        advance(to - rq.clock_task);
+        if (to == next_tick && to != end) sample();
+      }
+      break;
+    }
+    case OpKind::schedule:
+      if (rq.need_resched) ++r_.counters.reschedules;
+      rq.schedule();
+      break;
+    case OpKind::yield: refusal = rq.yield(id); break;
+    case OpKind::nice: refusal = rq.set_nice(id, static_cast<int>(op.value)); break;
+    case OpKind::policy: refusal = rq.set_policy(id, op.policy); break;
+    case OpKind::slice: refusal = rq.set_slice(id, static_cast<u64>(op.value)); break;
+    case OpKind::exit: refusal = rq.exit_task(id); break;
+    case OpKind::expect_curr:
+    case OpKind::expect_field: break;
+  }
+  if (refusal != Refusal::none) {
+    r_.error = fmt::format("line {}: cannot run '{}': {}", op.line, fuzz::print_op(op), refusal_text(refusal));
+    r_.error_op = index;
+    stopped_ = true;
+    return false;
+  }
+  after_switch();
+  checker_->end_op();
+  sample();
+  if (rq.oops) r_.oops = true;
+  if ((checker_->violated() && !keep_going_) || rq.oops) stopped_ = true;
+  return !stopped_;
+}
+
+SimResult Sim::finish() {
+  r_.violations = checker_->violations();
+  r_.end_clock = rq_->clock_task;
+  return std::move(r_);
+}
+
+SimResult simulate(const fuzz::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples,
+                   inv::Tolerances tolerances) {
+  Sim sim(profile, keep_going, tolerances, keep_samples);
+  for (const auto& op : s.ops)
+    if (!sim.apply(op)) break;
+  return sim.finish();
+}
+
+u64 percentile(std::vector<u64> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  // nearest rank: the smallest value with at least p% of the values at or below it
+  auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
+  if (rank < 1) rank = 1;
+  if (rank > values.size()) rank = values.size();
+  return values[rank - 1];
+}
+
+}  // namespace eevdf::bridge

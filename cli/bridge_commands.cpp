@@ -1,0 +1,252 @@
+#include "cli/bridge_commands.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "bridge/compare.hpp"
+#include "bridge/html_report.hpp"
+#include "bridge/kstep_export.hpp"
+#include "bridge/rtapp_export.hpp"
+#include "bridge/rtapp_import.hpp"
+#include "bridge/sim.hpp"
+#include "cli/load.hpp"
+#include "fuzz/duration.hpp"
+#include "fuzz/executor.hpp"
+#include "fuzz/scenario_print.hpp"
+
+namespace eevdf::cli {
+
+struct BridgeCommands {
+  CLI::App* run = nullptr;
+  std::string run_rtapp, run_duration, run_scenario_out;
+
+  CLI::App* exp = nullptr;
+  std::string exp_file, exp_out;
+  bool exp_kstep = false, exp_rtapp = false;
+  fuzz::ProfileOverride exp_profile;
+
+  CLI::App* compare = nullptr;
+  std::string cmp_workload, cmp_a = "default", cmp_b, cmp_duration, cmp_profile;
+
+  CLI::App* report = nullptr;
+  std::string rep_file, rep_out;
+  fuzz::ProfileOverride rep_profile;
+  bool rep_no_tolerance = false;
+};
+
+namespace {
+
+int bad(const std::string& message) {
+  std::cerr << "eevdf-check: " << message << "\n";
+  return 2;
+}
+
+bool is_json(const std::string& path) { return path.size() >= 5 && path.substr(path.size() - 5) == ".json"; }
+
+std::optional<u64> duration_arg(const std::string& text, const std::string& option, std::string& error) {
+  std::string why;
+  const auto d = fuzz::parse_duration(text, &why);
+  if (!d || *d <= 0) {
+    error = fmt::format("{} '{}': {}", option, text, d ? "must be more than 0" : why);
+    return std::nullopt;
+  }
+  if (*d > s64{3600} * 1'000'000'000) {
+    error = fmt::format("{} '{}': at most 3600s", option, text);
+    return std::nullopt;
+  }
+  return static_cast<u64>(*d);
+}
+
+struct Workload {
+  bool rtapp = false;
+  fuzz::Scenario scenario;      // a scenario, or the header (profile) of an rt-app run
+  bridge::RtWorkload rt;
+};
+
+std::optional<Workload> load_workload(const std::string& path, std::string& error) {
+  Workload w;
+  if (is_json(path)) {
+    const auto text = read_file(path, error);
+    if (!text) return std::nullopt;
+    auto parsed = bridge::parse_rtapp(*text, path);
+    if (auto* e = std::get_if<std::string>(&parsed)) {
+      error = *e;
+      return std::nullopt;
+    }
+    w.rtapp = true;
+    w.rt = std::get<bridge::RtWorkload>(std::move(parsed));
+    return w;
+  }
+  auto loaded = load_scenario(path, true, error);
+  if (!loaded) return std::nullopt;
+  w.scenario = std::move(loaded->scenario);
+  return w;
+}
+
+bridge::SimResult run_workload(const Workload& w, const Profile& p, u64 duration) {
+  if (w.rtapp) return bridge::simulate_rtapp(w.rt, p, duration, false).result;
+  return bridge::simulate(w.scenario, p, true, false);
+}
+
+int run_rtapp(BridgeCommands& b) {
+  std::string error;
+  fuzz::ProfileOverride o;
+  o.profile = b.run->get_option("--profile")->as<std::string>();
+  o.features = b.run->get_option("--features")->as<std::string>();
+  const auto text = read_file(b.run_rtapp, error);
+  if (!text) return bad(error);
+  auto parsed = bridge::parse_rtapp(*text, b.run_rtapp);
+  if (auto* e = std::get_if<std::string>(&parsed)) return bad(*e);
+  const auto& w = std::get<bridge::RtWorkload>(parsed);
+  u64 duration = w.duration_ns.value_or(1'000'000'000ULL);
+  if (!b.run_duration.empty()) {
+    const auto d = duration_arg(b.run_duration, "--duration", error);
+    if (!d) return bad(error);
+    duration = *d;
+  }
+  const auto profile = fuzz::build_profile(fuzz::Scenario{}, o, error);
+  if (!profile) return bad(b.run_rtapp + ": " + error);
+  const auto run = bridge::simulate_rtapp(w, *profile, duration, false);
+  if (!b.run_scenario_out.empty()) {
+    fuzz::Scenario sc = run.scenario;
+    sc.features = o.features;
+    std::ofstream out(b.run_scenario_out);
+    if (!out) return bad(fmt::format("{}: cannot write", b.run_scenario_out));
+    out << fuzz::print_scenario(sc);
+  }
+  std::cout << bridge::format_metrics(
+      run.result, fmt::format("rt-app {} on profile {}{}: {} threads, {} operations", b.run_rtapp, profile->name,
+                              o.features.empty() ? "" : " with " + o.features, w.threads.size(),
+                              run.scenario.ops.size()));
+  if (!run.result.error.empty()) return bad(b.run_rtapp + ": " + run.result.error);
+  return run.result.violations.empty() ? 0 : 1;
+}
+
+int run_export(BridgeCommands& b) {
+  if (b.exp_kstep == b.exp_rtapp) return bad("export: give exactly one of --kstep and --rt-app");
+  std::string error;
+  const auto loaded = load_scenario(b.exp_file, true, error);
+  if (!loaded) return bad(error);
+  const auto profile = fuzz::build_profile(loaded->scenario, b.exp_profile, error);
+  if (!profile) return bad(b.exp_file + ": " + error);
+  const auto text = b.exp_kstep ? bridge::export_kstep(loaded->scenario, *profile, b.exp_file, error)
+                                : bridge::export_rtapp(loaded->scenario, *profile, b.exp_file, error);
+  if (!text) return bad(error);
+  if (b.exp_out.empty()) {
+    std::cout << *text;
+  } else {
+    std::ofstream out(b.exp_out);
+    if (!out) return bad(fmt::format("{}: cannot write", b.exp_out));
+    out << *text;
+  }
+  return 0;
+}
+
+int run_compare(BridgeCommands& b) {
+  std::string error;
+  const auto w = load_workload(b.cmp_workload, error);
+  if (!w) return bad(error);
+  const auto a = bridge::parse_side(b.cmp_a, error);
+  if (!a) return bad("--features " + error);
+  const auto bside = bridge::parse_side(b.cmp_b, error);
+  if (!bside) return bad("--vs " + error);
+  fuzz::Scenario header = w->rtapp ? fuzz::Scenario{} : w->scenario;
+  if (!b.cmp_profile.empty()) header.profile = b.cmp_profile;
+  u64 duration = w->rtapp ? w->rt.duration_ns.value_or(1'000'000'000ULL) : 0;
+  if (!b.cmp_duration.empty()) {
+    if (!w->rtapp) return bad("--duration applies to an rt-app workload only");
+    const auto d = duration_arg(b.cmp_duration, "--duration", error);
+    if (!d) return bad(error);
+    duration = *d;
+  }
+  const auto pa = fuzz::build_profile(header, *a, error);
+  if (!pa) return bad(fmt::format("--features {}: {}", b.cmp_a, error));
+  const auto pb = fuzz::build_profile(header, *bside, error);
+  if (!pb) return bad(fmt::format("--vs {}: {}", b.cmp_b, error));
+  const auto ra = run_workload(*w, *pa, duration);
+  const auto rb = run_workload(*w, *pb, duration);
+  auto label = [&](const Profile& p, const fuzz::ProfileOverride& o) {
+    std::string f = header.features;
+    if (!o.features.empty()) f += (f.empty() ? "" : ",") + o.features;
+    return f.empty() ? p.name : p.name + " " + f;
+  };
+  std::cout << fmt::format("{} ({})\n\n", b.cmp_workload, w->rtapp ? "rt-app workload" : "scenario");
+  std::cout << bridge::format_compare(ra, label(*pa, *a), rb, label(*pb, *bside));
+  if (!ra.error.empty() || !rb.error.empty()) return 2;
+  return ra.violations.empty() && rb.violations.empty() ? 0 : 1;
+}
+
+int run_report(BridgeCommands& b) {
+  std::string error;
+  const auto text = read_file(b.rep_file, error);
+  if (!text) return bad(error);
+  const auto loaded = load_scenario(b.rep_file, true, error);
+  if (!loaded) return bad(error);
+  const auto profile = fuzz::build_profile(loaded->scenario, b.rep_profile, error);
+  if (!profile) return bad(b.rep_file + ": " + error);
+  const auto r = bridge::simulate(loaded->scenario, *profile, false, true, inv::Tolerances{!b.rep_no_tolerance});
+  if (!r.error.empty()) return bad(b.rep_file + ":" + r.error);
+  const std::string html = bridge::html_report(loaded->scenario, b.rep_file, *text, *profile, r);
+  std::ofstream out(b.rep_out, std::ios::binary);
+  if (!out) return bad(fmt::format("{}: cannot write", b.rep_out));
+  out << html;
+  std::cerr << fmt::format("wrote {} ({} steps, {} violation(s))\n", b.rep_out, r.samples.size(), r.violations.size());
+  return 0;
+}
+
+}  // namespace
+
+std::shared_ptr<BridgeCommands> add_bridge_commands(CLI::App& app, CLI::App* run) {
+  auto b = std::make_shared<BridgeCommands>();
+  b->run = run;
+  auto* file = run->get_option("file");
+  file->required(false);
+  run->add_option("--rt-app", b->run_rtapp, "simulate an rt-app JSON workload instead of a scenario")
+      ->excludes(file);
+  run->add_option("--duration", b->run_duration, "simulated time for --rt-app (default: its global.duration, else 1s)");
+  run->add_option("--scenario-out", b->run_scenario_out, "with --rt-app: write the operations it ran as a scenario");
+
+  b->exp = app.add_subcommand("export", "write a scenario as a kSTEP driver (--kstep) or an rt-app workload (--rt-app)");
+  b->exp->add_option("file", b->exp_file, "scenario (.scn)")->required();
+  b->exp->add_flag("--kstep", b->exp_kstep, "a kSTEP driver (C) on stdout");
+  b->exp->add_flag("--rt-app", b->exp_rtapp, "an rt-app JSON workload on stdout");
+  b->exp->add_option("-o,--output", b->exp_out, "write here instead of stdout");
+  b->exp->add_option("--profile", b->exp_profile.profile, "kernel profile (overrides the scenario's)");
+  b->exp->add_option("--features", b->exp_profile.features, "scheduler features, debugfs syntax");
+
+  b->compare = app.add_subcommand("compare", "run a workload under two feature sets or profiles, side by side");
+  b->compare->add_option("workload", b->cmp_workload, "scenario (.scn) or rt-app workload (.json)")->required();
+  b->compare->add_option("--features", b->cmp_a,
+                         "side A: a profile, a feature list (NO_RUN_TO_PARITY,...), or PROFILE:FEATURES")
+      ->capture_default_str();
+  b->compare->add_option("--vs", b->cmp_b, "side B, same forms")->required();
+  b->compare->add_option("--profile", b->cmp_profile, "base profile (default: the scenario's, or mainline)");
+  b->compare->add_option("--duration", b->cmp_duration, "simulated time of an rt-app workload");
+
+  b->report = app.add_subcommand("report", "write a self-contained HTML page of a scenario run");
+  b->report->add_option("file", b->rep_file, "scenario (.scn)")->required();
+  b->report->add_option("-o,--output", b->rep_out, "HTML file")->required();
+  b->report->add_option("--profile", b->rep_profile.profile, "kernel profile (overrides the scenario's)");
+  b->report->add_option("--features", b->rep_profile.features, "scheduler features, debugfs syntax");
+  b->report->add_flag("--no-tolerance", b->rep_no_tolerance, "also report the documented findings (docs/findings.md)");
+  return b;
+}
+
+std::optional<int> run_bridge_commands(BridgeCommands& b) {
+  if (b.run->parsed()) {
+    if (!b.run_rtapp.empty()) return run_rtapp(b);
+    if (b.run->get_option("file")->count() == 0) return bad("run: give a scenario file or --rt-app FILE");
+    if (!b.run_duration.empty() || !b.run_scenario_out.empty())
+      return bad("run: --duration and --scenario-out apply to --rt-app only");
+    return std::nullopt;
+  }
+  if (b.exp->parsed()) return run_export(b);
+  if (b.compare->parsed()) return run_compare(b);
+  if (b.report->parsed()) return run_report(b);
+  return std::nullopt;
+}
+
+}  // namespace eevdf::cli

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The generated kSTEP drivers are valid C: each is compiled (-fsyntax-only,
+# -Wall -Wextra -Werror) against tests/data/kstep-stub/, a stub of the kSTEP API
+# and of the kernel fields the drivers read, once with the profile's kernel
+# version (the checks) and once with another (the #else branch).
+# Usage: kstep_syntax.sh EEVDF_CHECK SOURCE_DIR WORK_DIR
+set -uo pipefail
+bin="$1"; src="$2"; work="$3"
+mkdir -p "$work"
+cc="$(command -v gcc || command -v cc)"
+status=0
+for scn in "$src"/corpus/regressions/*.scn "$src/tests/data/kstep-all-ops.scn"; do
+  name="$(basename "$scn" .scn)"
+  if ! "$bin" export --kstep "$scn" -o "$work/$name.c" 2> "$work/$name.err"; then
+    echo "FAIL: export of $name: $(cat "$work/$name.err")"; status=1; continue
+  fi
+  for version in '((7 << 16) + (1 << 8))' '((6 << 16) + (6 << 8))'; do
+    if "$cc" -std=gnu11 -fsyntax-only -Wall -Wextra -Werror -I"$src/tests/data/kstep-stub" \
+         "-DSTUB_VERSION_CODE=$version" "$work/$name.c" 2> "$work/$name.cc.log"; then
+      echo "ok: $name.c compiles (LINUX_VERSION_CODE $version)"
+    else
+      echo "FAIL: $name.c (LINUX_VERSION_CODE $version):"; cat "$work/$name.cc.log"; status=1
+    fi
+  done
+done
+exit $status
