@@ -25,7 +25,10 @@ struct ProveArgs {
   bool json = false;
   bool replay = false;
   bool tasks_only = false;
+  bool no_bounds = false;
   long long max_queue = 512;
+  long long slice_max = 0;  // 0: the profile's premise
+  long long tick_max = 0;
   unsigned timeout_ms = 10000;
 };
 
@@ -161,8 +164,15 @@ int run_prove(const ProveArgs& a) {
     return 2;
   }
   params.max_queue = a.max_queue;
+  if (a.slice_max) params.slice_max = a.slice_max;
+  if (a.tick_max) params.tick_max = a.tick_max;
+  if (params.slice_min > params.slice_max || params.tick_min > params.tick_max) {
+    std::cerr << "eevdf-check: --slice-max and --tick-max must be at least 100000 and 1000000 ns\n";
+    return 2;
+  }
   params.timeout_ms = a.timeout_ms;
   params.groups = !a.tasks_only;
+  params.search_bounds = !a.no_bounds;
 
   const auto start = std::chrono::steady_clock::now();
   std::vector<smt::Outcome> outcomes;
@@ -204,7 +214,10 @@ void add_prove_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(2LL, 1LL << 22));
   cmd->add_option("--timeout", args->timeout_ms, "per-query timeout, ms")->capture_default_str()->check(CLI::Range(1u, 600000u));
+  cmd->add_option("--slice-max", args->slice_max, "premise: largest slice in ns (default 100 ms, the sched_setattr clamp)");
+  cmd->add_option("--tick-max", args->tick_max, "premise: largest TICK_NSEC in ns (default 10 ms, HZ=100)");
   cmd->add_flag("--tasks-only", args->tasks_only, "weights of tasks only (no group entities): what scenarios reach");
+  cmd->add_flag("--no-bounds", args->no_bounds, "verdicts only: skip the bound searches");
   cmd->add_flag("--replay", args->replay, "replay each refutation's scenario on the model");
   cmd->add_flag("--json", args->json, "JSON on stdout");
   cmd->callback([args] { throw CLI::RuntimeError(run_prove(*args)); });

@@ -98,7 +98,7 @@ Outcome run(const ObligationInfo& info, const Params& p, const RunOptions& optio
   if (n == "avg_vruntime.floor") return prove_avg_floor(info, p);
   if (n == "pick.eligible_exists") {
     Budget budget(60);
-    const RunOptions verdict_only{false};
+    const RunOptions verdict_only{false};  // only the premises' verdicts
     const Outcome sums = run(*find("sum_w_vruntime.sum_of_n"), p, verdict_only);
     const Outcome key_load = run(*find("vruntime_eligible.key_x_load"), p, verdict_only);
     Outcome out = prove_eligible_exists(info, p, sums.verdict, key_load.verdict);
@@ -133,7 +133,7 @@ bool is_obligation(std::string_view name) { return find(name) != nullptr; }
 std::optional<Outcome> prove_one(std::string_view name, const Params& params) {
   const ObligationInfo* info = find(name);
   if (!info) return std::nullopt;
-  Outcome out = run(*info, params, RunOptions{});
+  Outcome out = run(*info, params, RunOptions{params.search_bounds});
   attach_scenario(out, params);
   return out;
 }

@@ -97,10 +97,11 @@ Outcome prove_place_division(const ObligationInfo& info, const Params& p) {
     s.add(used != load || used == bv_val(c, 0, 64));
     const auto r = check(s);
     if (r.answer == Answer::sat && witness) *witness = bv_signed_value(*r.model, load);
-    return r;
+    return r.answer;  // the model dies with this context
   };
   std::optional<i128> witness;
-  const auto r = query(load_hi, &witness);
+  CheckResult r;
+  r.answer = query(load_hi, &witness);
   set_from(out, r);
   if (witness) {
     out.counterexample = {{"load = Σ w of the queue (sum_weight + curr)", to_decimal(*witness)},
@@ -109,16 +110,16 @@ Outcome prove_place_division(const ObligationInfo& info, const Params& p) {
   }
   // largest load the division handles
   i128 lo = load_lo, hi = (static_cast<i128>(1) << 63) - 1;
-  while (lo < hi && !budget.exhausted()) {
+  while (p.search_bounds && lo < hi && !budget.exhausted()) {
     const i128 mid = lo + (hi - lo + 1) / 2;
-    const auto m = query(mid, nullptr);
+    const Answer m = query(mid, nullptr);
     ++out.queries;
-    if (m.answer == Answer::unsat)
+    if (m == Answer::unsat)
       lo = mid;
     else
       hi = mid - 1;
   }
-  out.bound = "load <= " + to_decimal(lo) + " (" + pow2_text(lo) + ")";
+  if (p.search_bounds) out.bound = "load <= " + to_decimal(lo) + " (" + pow2_text(lo) + ")";
   out.seconds = budget.elapsed();
   return out;
 }

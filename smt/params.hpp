@@ -45,6 +45,7 @@ struct Params {
   long long max_queue = 512;           // N: entities on one cfs_rq
   long long max_delta_exec = 3000000000LL;  // sched_tick_remote(): WARN above 3 s
   unsigned timeout_ms = 10000;         // per Z3 query
+  bool search_bounds = true;           // false: verdicts only (no bound searches)
 
   // L = the ns argument of the lag clamp's calc_delta_fair(), largest value.
   long long lag_ns_max() const;
