@@ -124,22 +124,29 @@ ProductQuery inverse_upper_bound(Env& env, const z3::expr& delta, const std::str
 ProductQuery calc_delta_full(Env& env) {
   const z3::expr delta = env.var("delta", "delta (ns)");
   env.add(delta >= 0);  // u64
-  return make(delta, "delta", in_range(delta, 0, delta_max(env.p)), delta * int_val(env.c, n0()), 0, kU64Max, delta,
-              int_val(env.c, n0()), 64, false);
+  ProductQuery q = make(delta, "delta", in_range(delta, 0, delta_max(env.p)), delta * int_val(env.c, n0()), 0, kU64Max,
+                        delta, int_val(env.c, n0()), 64, false);
+  q.x_nonnegative = true;
+  return q;
 }
 
 ProductQuery calc_delta_inverse(Env& env) {
   const z3::expr delta = env.var("delta", "delta (ns)");
   env.add(delta >= 0);  // u64
-  return inverse_upper_bound(env, delta, "delta", in_range(delta, 0, delta_max(env.p)));
+  ProductQuery q = inverse_upper_bound(env, delta, "delta", in_range(delta, 0, delta_max(env.p)));
+  q.x_nonnegative = true;
+  return q;
 }
 
 ProductQuery lag_limit(Env& env) {
   const z3::expr ns = env.var("L", "L = max_slice + TICK_NSEC (ns)");
   env.add(ns >= 0);  // u64
   const z3::expr premise = in_range(ns, env.p.lag_ns_min(), env.p.lag_ns_max());
-  if (env.p.calc_delta == CalcDeltaPath::inverse_weight) return inverse_upper_bound(env, ns, "L", premise);
-  return make(ns, "L", premise, ns * int_val(env.c, n0()), 0, kU64Max, ns, int_val(env.c, n0()), 64, false);
+  ProductQuery q = env.p.calc_delta == CalcDeltaPath::inverse_weight
+                       ? inverse_upper_bound(env, ns, "L", premise)
+                       : make(ns, "L", premise, ns * int_val(env.c, n0()), 0, kU64Max, ns, int_val(env.c, n0()), 64, false);
+  q.x_nonnegative = true;
+  return q;
 }
 
 ProductQuery sum_of_terms(Env& env, i128 term_max) {
@@ -147,7 +154,9 @@ ProductQuery sum_of_terms(Env& env, i128 term_max) {
   env.add(n >= 1);
   const z3::expr sum = env.var("S", "S = Σ key·w");
   env.add(abs_le(sum, n * int_val(env.c, term_max)));
-  return make(n, "n", n <= int_val(env.c, env.p.max_queue), sum, kS64Min, kS64Max, sum, env.c.int_val(1), 0, true);
+  ProductQuery q = make(n, "n", n <= int_val(env.c, env.p.max_queue), sum, kS64Min, kS64Max, sum, env.c.int_val(1), 0, true);
+  q.x_nonnegative = true;
+  return q;
 }
 
 ProductQuery zero_vruntime_avg(Env& env, i128 term_max) {

@@ -26,7 +26,8 @@ bool bitvector_confirms(z3::context& c, const Params& p, const ProductQuery& q, 
 std::string q_name(const Params& p, const ProductBuilder& build) {
   z3::context c;
   Env env(c, p, !p.groups);
-  return build(env).x_name;
+  const ProductQuery q = build(env);
+  return q.x_nonnegative ? q.x_name : "|" + q.x_name + "|";
 }
 i128 q_range_lo(const Params& p, const ProductBuilder& build) {
   z3::context c;
@@ -188,7 +189,7 @@ Outcome run_product(const ObligationInfo& info, const Params& p, const ProductBu
       else
         hi = mid - 1;
     }
-    out.bound = "|" + q_name(p, build) + "| <= " + to_decimal(lo) + " (" + pow2_text(lo) + ")" +
+    out.bound = q_name(p, build) + " <= " + to_decimal(lo) + " (" + pow2_text(lo) + ")" +
                 (complete ? "" : ", at least (the search stopped at the time budget)");
   }
   if (out.verdict == Verdict::proved) {

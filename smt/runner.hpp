@@ -26,6 +26,7 @@ struct ProductQuery {
   bool is_signed = true;
   // The encoding bounds the value from above only: a model is no counterexample.
   bool over_approximation = false;
+  bool x_nonnegative = false;  // x is a count or a u64: the bound reads "x <= K"
 };
 using ProductBuilder = std::function<ProductQuery(Env&)>;
 
