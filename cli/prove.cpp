@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -22,6 +24,7 @@ struct ProveArgs {
   std::string profile = "mainline";
   std::string obligation;
   std::string variant;
+  std::string scenario_dir;
   bool json = false;
   bool replay = false;
   bool tasks_only = false;
@@ -181,6 +184,20 @@ int run_prove(const ProveArgs& a) {
   else
     outcomes.push_back(*smt::prove_one(a.obligation, params));
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!a.scenario_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.scenario_dir, ec);
+    for (const auto& o : outcomes) {
+      if (o.scenario.empty()) continue;
+      const std::string path = a.scenario_dir + "/" + o.name + (o.scenario_variant.empty() ? "" : "." + o.scenario_variant) + ".scn";
+      std::ofstream out(path);
+      if (!(out << o.scenario)) {
+        std::cerr << "eevdf-check: cannot write " << path << "\n";
+        return 2;
+      }
+      std::cerr << "wrote " << path << "\n";
+    }
+  }
   std::vector<Replay> replays(outcomes.size());
   if (a.replay)
     for (std::size_t i = 0; i < outcomes.size(); ++i) replays[i] = replay(outcomes[i], *profile);
@@ -219,6 +236,8 @@ void add_prove_command(CLI::App& app) {
   cmd->add_flag("--tasks-only", args->tasks_only, "weights of tasks only (no group entities): what scenarios reach");
   cmd->add_flag("--no-bounds", args->no_bounds, "verdicts only: skip the bound searches");
   cmd->add_flag("--replay", args->replay, "replay each refutation's scenario on the model");
+  cmd->add_option("--write-scenarios", args->scenario_dir,
+                  "write each refutation's scenario to DIR/<obligation>[.<variant>].scn");
   cmd->add_flag("--json", args->json, "JSON on stdout");
   cmd->callback([args] { throw CLI::RuntimeError(run_prove(*args)); });
 }

@@ -16,6 +16,8 @@ namespace {
 // products reach 4.1e9 · heavy · 90891264.
 std::string light_task_ahead(const Params& p, int heavy, const std::string& title, const std::string& last_op) {
   std::string s = "# " + title + "\n";
+  if (!p.variant.empty())
+    s += "# needs the test-only variant " + p.variant + ": eevdf-check prove --variant " + p.variant + " --replay\n";
   s += "profile " + p.profile + "\n";
   s += "hz 100\n";
   s += "task L nice=19 slice=100ms\n";

@@ -146,18 +146,75 @@ Outcome prove_eligible_exists(const ObligationInfo& info, const Params& p, Verdi
     s.add(!(S + k * w >= m2 * (W + w)));             // after adding (k, w) the least key is not
     set_from(out, check(s));
   }
-  if (out.verdict == Verdict::proved) {
-    // The exact argument is the kernel's answer only when nothing wraps.
-    if (sums_fit != Verdict::proved || key_load_fits != Verdict::proved) {
-      out.verdict = Verdict::unknown;
-      out.detail = std::string("the induction holds for exact integers, but its premises are not proved: ") +
-                   "sum_w_vruntime.sum_of_n " + verdict_name(sums_fit) + ", vruntime_eligible.key_x_load " +
-                   verdict_name(key_load_fits);
-    } else {
-      out.detail = "premises: sum_w_vruntime.sum_of_n and vruntime_eligible.key_x_load proved";
+  if (out.verdict == Verdict::proved && sums_fit != Verdict::proved) {
+    out.verdict = Verdict::unknown;
+    out.detail = std::string("the induction holds for exact integers, but sum_w_vruntime.sum_of_n is ") +
+                 verdict_name(sums_fit);
+  } else if (out.verdict == Verdict::proved && key_load_fits != Verdict::proved) {
+    // key·load wraps (s64 eligibility): look for two entities, both within the
+    // key premise and with an exact Σ key·w, that the wrapped test leaves ineligible.
+    z3::context c;
+    Env env(c, p, !p.groups);
+    const z3::expr ns = lag_ns(env);
+    std::vector<z3::expr> k, w, ws;
+    for (int i = 1; i <= 2; ++i) {
+      const std::string n = std::to_string(i);
+      w.push_back(env.var("w" + n, "w" + n));
+      env.add(weight_domain(env, w.back()));
+      ws.push_back(sum_weight_of(env, w.back(), "ws" + n));
+      k.push_back(env.var("key" + n, "key" + n));
+      env.add(within_calc_delta_fair(env, k.back(), w.back(), ns, p.key_lags));
     }
+    const z3::expr S = k[0] * ws[0] + k[1] * ws[1];
+    const z3::expr W = ws[0] + ws[1];
+    env.add(in_range(S, kS64Min, kS64Max));
+    const z3::expr two64 = int_val(c, static_cast<i128>(1) << 64);
+    z3::expr none_eligible = c.bool_val(true);
+    for (int i = 0; i < 2; ++i) {
+      const z3::expr m = env.hidden("wraps" + std::to_string(i));
+      const z3::expr held = k[i] * W - two64 * m;  // the s64 the kernel holds
+      env.add(in_range(held, kS64Min, kS64Max));
+      none_eligible = none_eligible && S < held;
+    }
+    z3::solver s = integer_solver(c, p.timeout_ms);
+    s.add(env.all_facts() && none_eligible);
+    const auto r = check(s);
+    ++out.queries;
+    bool confirmed = false;
+    if (r.answer == Answer::sat) {
+      bool integral = true;
+      out.counterexample = read_counterexample(env, *r.model, integral);
+      // Recompute in the kernel's types.
+      i128 vals[4];
+      const z3::expr terms[4] = {k[0], k[1], ws[0], ws[1]};
+      for (int i = 0; i < 4; ++i) {
+        const auto v = int_value(*r.model, terms[i]);
+        integral = integral && v;
+        vals[i] = v ? *v : 0;
+      }
+      if (integral) {
+        const i128 sum = vals[0] * vals[2] + vals[1] * vals[3];
+        const u64 load = static_cast<u64>(vals[2] + vals[3]);
+        confirmed = true;
+        for (int i = 0; i < 2; ++i) {
+          const s64 held = as_s64(static_cast<u64>(static_cast<s64>(vals[i])) * load);
+          confirmed = confirmed && sum < held;
+        }
+        out.counterexample.push_back({"S = Σ key·w (exact, fits s64)", to_decimal(sum)});
+      }
+    }
+    if (confirmed) {
+      out.verdict = Verdict::refuted;
+      out.detail = "key·load wraps in s64 for both entities: neither is eligible, pick_eevdf() returns NULL";
+    } else {
+      out.verdict = Verdict::unknown;
+      out.detail = std::string("the induction holds for exact integers, but vruntime_eligible.key_x_load is ") +
+                   verdict_name(key_load_fits) + " and no two-entity queue without an eligible entity was found";
+    }
+  } else if (out.verdict == Verdict::proved) {
+    out.detail = "premises: sum_w_vruntime.sum_of_n and vruntime_eligible.key_x_load proved";
   }
-  out.bound = "any n <= " + std::to_string(p.max_queue);
+  if (out.verdict == Verdict::proved) out.bound = "any n <= " + std::to_string(p.max_queue);
   out.seconds = budget.elapsed();
   return out;
 }
