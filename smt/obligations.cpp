@@ -51,10 +51,12 @@ const ObligationInfo* find(std::string_view name) {
 
 i128 s64_search_hi() { return kS64Max; }
 
-// The largest key·w over the premises: the per-term bound of the sums.
+// An upper bound of |key·w| over the premises: the per-term bound of the sums.
 std::optional<i128> key_weight_term_max(const Params& p, int& queries) {
   Budget budget(8.0);
-  return largest_term(p, key_x_weight, kS64Max, budget, queries);
+  const auto range = largest_term(p, key_x_weight, static_cast<i128>(1) << 100, budget, queries);  // no cap: an upper bound
+  if (!range) return std::nullopt;
+  return range->bound;
 }
 
 Outcome run(const ObligationInfo& info, const Params& p, const RunOptions& options) {

@@ -52,8 +52,8 @@ std::vector<Assignment> read_counterexample(const Env& env, const z3::model& m, 
   return out;
 }
 
-std::optional<i128> largest_term(const Params& p, const ProductBuilder& build, i128 hi, Budget& budget,
-                                 int& queries) {
+std::optional<TermRange> largest_term(const Params& p, const ProductBuilder& build, i128 hi, Budget& budget,
+                                      int& queries) {
   // Is |term| >= b possible under the premises?
   auto reaches = [&](i128 b) -> std::optional<bool> {
     z3::context c;
@@ -80,7 +80,7 @@ std::optional<i128> largest_term(const Params& p, const ProductBuilder& build, i
     else
       e_hi = mid - 1;
   }
-  if (e_lo < 0) return 0;
+  if (e_lo < 0) return TermRange{0, 0};
   i128 lo = static_cast<i128>(1) << e_lo;
   i128 top = (lo << 1) - 1 < hi ? (lo << 1) - 1 : hi;
   while (top - lo > (lo >> 12)) {
@@ -93,7 +93,7 @@ std::optional<i128> largest_term(const Params& p, const ProductBuilder& build, i
     else
       top = mid - 1;
   }
-  return lo;
+  return TermRange{lo, top};
 }
 
 Outcome run_product(const ObligationInfo& info, const Params& p, const ProductBuilder& build, i128 x_search_hi,
@@ -193,9 +193,12 @@ Outcome run_product(const ObligationInfo& info, const Params& p, const ProductBu
                 (complete ? "" : ", at least (the search stopped at the time budget)");
   }
   if (out.verdict == Verdict::proved) {
-    const i128 top = -q_range_lo(p, build) > q_range_hi(p, build) ? -q_range_lo(p, build) : q_range_hi(p, build);
+    // the type's largest magnitude (-(lo + 1): lo may be -2^127)
+    const i128 lo_magnitude = -(q_range_lo(p, build) + 1), hi_magnitude = q_range_hi(p, build);
+    const i128 top = lo_magnitude > hi_magnitude ? lo_magnitude : hi_magnitude;
     const auto largest = largest_term(p, build, top, budget, out.queries);
-    out.largest = largest ? to_decimal(*largest) + " (" + pow2_text(*largest) + ")" : "(search stopped at the time budget)";
+    out.largest = largest ? to_decimal(largest->reached) + " (" + pow2_text(largest->reached) + ")"
+                          : "(search stopped at the time budget)";
   }
   out.seconds = budget.elapsed();
   return out;

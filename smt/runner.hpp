@@ -56,8 +56,15 @@ struct RunOptions {
 Outcome run_product(const ObligationInfo& info, const Params& p, const ProductBuilder& build, i128 x_search_hi,
                     const RunOptions& options);
 
-// The largest |term| over the premises (binary search, nullopt if the budget ran out).
-std::optional<i128> largest_term(const Params& p, const ProductBuilder& build, i128 hi, Budget& budget, int& queries);
+// The largest |term| over the premises lies in [reached, bound]: some value
+// reaches `reached`, none exceeds `bound` (bound - reached <= reached / 4096).
+struct TermRange {
+  i128 reached = 0;
+  i128 bound = 0;
+};
+// Exponent search, then bisection (nullopt if the budget ran out).
+std::optional<TermRange> largest_term(const Params& p, const ProductBuilder& build, i128 hi, Budget& budget,
+                                      int& queries);
 
 std::vector<Assignment> read_counterexample(const Env& env, const z3::model& m, bool& integral);
 
