@@ -139,6 +139,7 @@ Outcome run_product(const ObligationInfo& info, const Params& p, const ProductBu
     }
   }
 
+  if (out.verdict == Verdict::refuted && !p.groups) out.reachable = out.counterexample;  // already task weights
   if (out.verdict == Verdict::refuted && p.groups) {
     // Can the model (task weights only) reach it?
     z3::context c;
