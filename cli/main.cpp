@@ -12,6 +12,7 @@
 #include "cli/campaign.hpp"
 #include "cli/demo.hpp"
 #include "cli/load.hpp"
+#include "cli/prove.hpp"
 #include "cli/report.hpp"
 #include "fuzz/bytes.hpp"
 #include "fuzz/executor.hpp"
@@ -194,6 +195,7 @@ int main(int argc, char** argv) {
   encode->add_option("file", encode_file, "scenario (.scn)")->required();
   encode->add_option("-o,--output", encode_out, "output file")->required();
 
+  cli::add_prove_command(app);
   CLI11_PARSE(app, argc, argv);
   if (const auto rc = cli::run_bridge_commands(*bridge)) return *rc;
 

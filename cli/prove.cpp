@@ -1,0 +1,245 @@
+#include "cli/prove.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <variant>
+
+#include "fuzz/executor.hpp"
+#include "fuzz/scenario_parse.hpp"
+#include "invariants/ids.hpp"
+#include "model/kernel_types.hpp"
+#include "smt/obligations.hpp"
+
+namespace eevdf::cli {
+
+namespace {
+
+struct ProveArgs {
+  std::string profile = "mainline";
+  std::string obligation;
+  std::string variant;
+  std::string scenario_dir;
+  bool json = false;
+  bool replay = false;
+  bool tasks_only = false;
+  bool no_bounds = false;
+  long long max_queue = 512;
+  long long slice_max = 0;  // 0: the profile's premise
+  long long tick_max = 0;
+  unsigned timeout_ms = 10000;
+};
+
+struct Replay {
+  bool ran = false;
+  std::string error;
+  std::string violation;  // "I-OVF at place_entity.lag_x_load", or "" if none
+  bool reached_site = false;
+};
+
+// Runs a refutation's scenario on the profile with the variant applied.
+Replay replay(const smt::Outcome& o, const Profile& base) {
+  Replay r;
+  if (o.scenario.empty()) return r;
+  Profile profile = base;
+  if (!smt::apply_variant_to_profile(profile, o.scenario_variant)) {
+    r.error = "the model has no switch for variant " + o.scenario_variant;
+    return r;
+  }
+  auto parsed = fuzz::parse_scenario(o.scenario, o.name + ".scn");
+  if (const auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
+    r.error = fuzz::format_parse_error(*e);
+    return r;
+  }
+  fuzz::ExecOptions options;
+  const auto result = fuzz::execute(std::get<fuzz::Scenario>(parsed), profile, options);
+  r.ran = true;
+  if (!result.error.empty()) r.error = result.error;
+  if (!result.violations.empty()) {
+    const auto& v = result.violations.front();
+    r.violation = fmt::format("{} at {}", inv::id_name(v.id), v.where);
+    r.reached_site = v.id == inv::Id::OVF && v.where == o.scenario_site;
+  }
+  return r;
+}
+
+nlohmann::json to_json(const smt::Outcome& o, const Replay* r) {
+  nlohmann::json j;
+  j["obligation"] = o.name;
+  j["site"] = o.site;
+  j["verdict"] = smt::verdict_name(o.verdict);
+  j["seconds"] = o.seconds;
+  j["queries"] = o.queries;
+  j["bound"] = o.bound;
+  j["largest"] = o.largest;
+  j["detail"] = o.detail;
+  auto assignments = [](const std::vector<smt::Assignment>& v) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& x : v) a.push_back({{"name", x.name}, {"value", x.value}});
+    return a;
+  };
+  j["counterexample"] = assignments(o.counterexample);
+  j["reachable_counterexample"] = assignments(o.reachable);
+  j["scenario"] = o.scenario;
+  j["scenario_variant"] = o.scenario_variant;
+  j["scenario_site"] = o.scenario_site;
+  if (r && r->ran) j["replay"] = {{"violation", r->violation}, {"reached_site", r->reached_site}, {"error", r->error}};
+  return j;
+}
+
+void print_text(const smt::Params& p, const std::vector<smt::Outcome>& outcomes, const std::vector<Replay>& replays,
+                double total) {
+  std::cout << fmt::format("profile {}{}: weights {} (sums: {}), eligibility in {}, lag clamp {}, __calc_delta {}, "
+                           "place_entity {}\n",
+                           p.profile, p.variant.empty() ? "" : " + test-only variant " + p.variant,
+                           p.groups ? "[2, 2^28] (groups and tasks)" : "of tasks (nice table, SCHED_IDLE)",
+                           p.sum_weight == smt::SumWeight::full ? "full weight" : "scale_load_down",
+                           p.eligible_int128 ? "int128" : "s64",
+                           p.lag_clamp == smt::LagClamp::max_slice_tick ? "max_slice + TICK" : "max(2 slice, TICK)",
+                           p.calc_delta == CalcDeltaPath::full_weight ? "full weight" : "inverse weight",
+                           p.place_division == smt::PlaceDivision::div64_long ? "div64_long" : "div_s64");
+  std::cout << fmt::format("premises: slice {}..{} ns, TICK_NSEC {}..{} ns, queue n <= {}, |key|·w <= {}·L·NICE_0_LOAD, "
+                           "delta_exec <= {} ns, per-query timeout {} ms\n",
+                           p.slice_min, p.slice_max, p.tick_min, p.tick_max, p.max_queue, p.key_lags,
+                           p.max_delta_exec, p.timeout_ms);
+  for (const auto& n : p.notes) std::cout << "note: " << n << "\n";
+  std::cout << fmt::format("\n{:<40} {:<8} {:>7}  {:<34} {}\n", "obligation", "verdict", "time", "tightest safe bound",
+                           "largest under the premises");
+  for (const auto& o : outcomes)
+    std::cout << fmt::format("{:<40} {:<8} {:>6.2f}s  {:<34} {}\n", o.name, smt::verdict_name(o.verdict), o.seconds,
+                             o.bound, o.largest);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& o = outcomes[i];
+    if (o.verdict == smt::Verdict::proved && o.detail.empty()) continue;
+    std::cout << fmt::format("\n{} ({}): {}\n", o.name, o.site, smt::verdict_name(o.verdict));
+    if (!o.detail.empty()) std::cout << "  " << o.detail << "\n";
+    if (!o.counterexample.empty()) {
+      std::cout << "  counterexample:\n";
+      for (const auto& a : o.counterexample) std::cout << fmt::format("    {} = {}\n", a.name, a.value);
+    }
+    if (!o.reachable.empty()) {
+      std::cout << "  with task weights only (reachable by the model):\n";
+      for (const auto& a : o.reachable) std::cout << fmt::format("    {} = {}\n", a.name, a.value);
+    }
+    if (!o.scenario.empty()) {
+      std::cout << "  scenario" << (o.scenario_variant.empty() ? "" : " (needs test-only variant " + o.scenario_variant + ")")
+                << ":\n";
+      std::cout << o.scenario;
+      const Replay& r = replays[i];
+      if (r.ran)
+        std::cout << fmt::format("  replay: {}{}\n", r.violation.empty() ? "no violation" : r.violation,
+                                 r.reached_site ? " (the refuted site)" : "");
+      else if (!r.error.empty())
+        std::cout << "  replay: " << r.error << "\n";
+    }
+  }
+  int proved = 0, refuted = 0, unknown = 0;
+  for (const auto& o : outcomes) {
+    proved += o.verdict == smt::Verdict::proved;
+    refuted += o.verdict == smt::Verdict::refuted;
+    unknown += o.verdict == smt::Verdict::unknown;
+  }
+  std::cout << fmt::format("\n{} obligations: {} proved, {} refuted, {} unknown, {:.2f} s\n", outcomes.size(), proved,
+                           refuted, unknown, total);
+}
+
+int run_prove(const ProveArgs& a) {
+  const auto profile = profile_by_name(a.profile);
+  if (!profile) {
+    std::string names;
+    for (const auto n : profile_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+    std::cerr << fmt::format("eevdf-check: unknown profile '{}' (known: {})\n", a.profile, names);
+    return 2;
+  }
+  if (!a.obligation.empty() && !smt::is_obligation(a.obligation)) {
+    std::cerr << fmt::format("eevdf-check: unknown obligation '{}'; known:\n", a.obligation);
+    for (const auto& o : smt::obligation_list()) std::cerr << "  " << o.name << "\n";
+    return 2;
+  }
+  smt::Params params = smt::params_for(*profile);
+  if (const auto err = smt::apply_variant(params, a.variant); !err.empty()) {
+    std::cerr << "eevdf-check: " << err << "\n";
+    return 2;
+  }
+  params.max_queue = a.max_queue;
+  if (a.slice_max) params.slice_max = a.slice_max;
+  if (a.tick_max) params.tick_max = a.tick_max;
+  if (params.slice_min > params.slice_max || params.tick_min > params.tick_max) {
+    std::cerr << "eevdf-check: --slice-max and --tick-max must be at least 100000 and 1000000 ns\n";
+    return 2;
+  }
+  params.timeout_ms = a.timeout_ms;
+  params.groups = !a.tasks_only;
+  params.search_bounds = !a.no_bounds;
+
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<smt::Outcome> outcomes;
+  if (a.obligation.empty())
+    outcomes = smt::prove_all(params);
+  else
+    outcomes.push_back(*smt::prove_one(a.obligation, params));
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!a.scenario_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.scenario_dir, ec);
+    for (const auto& o : outcomes) {
+      if (o.scenario.empty()) continue;
+      const std::string path = a.scenario_dir + "/" + o.name + (o.scenario_variant.empty() ? "" : "." + o.scenario_variant) + ".scn";
+      std::ofstream out(path);
+      if (!(out << o.scenario)) {
+        std::cerr << "eevdf-check: cannot write " << path << "\n";
+        return 2;
+      }
+      std::cerr << "wrote " << path << "\n";
+    }
+  }
+  std::vector<Replay> replays(outcomes.size());
+  if (a.replay)
+    for (std::size_t i = 0; i < outcomes.size(); ++i) replays[i] = replay(outcomes[i], *profile);
+
+  if (a.json) {
+    nlohmann::json j;
+    j["profile"] = params.profile;
+    j["variant"] = params.variant;
+    j["max_queue"] = params.max_queue;
+    j["groups"] = params.groups;
+    j["seconds"] = total;
+    j["obligations"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < outcomes.size(); ++i) j["obligations"].push_back(to_json(outcomes[i], &replays[i]));
+    std::cout << j.dump(2) << "\n";
+  } else {
+    print_text(params, outcomes, replays, total);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_prove_command(CLI::App& app) {
+  auto args = std::make_shared<ProveArgs>();
+  auto* cmd = app.add_subcommand("prove", "Z3 proofs of the EEVDF arithmetic bounds (docs/proofs.md)");
+  cmd->add_option("--profile", args->profile, "kernel profile")->capture_default_str();
+  cmd->add_option("--obligation", args->obligation, "run only this obligation (default: all)");
+  cmd->add_option("--variant", args->variant,
+                  "test-only arithmetic change: s64-eligibility, scale-load-down, div-s64, inverse-weight");
+  cmd->add_option("--max-queue", args->max_queue, "N: entities on one cfs_rq")
+      ->capture_default_str()
+      ->check(CLI::Range(2LL, 1LL << 22));
+  cmd->add_option("--timeout", args->timeout_ms, "per-query timeout, ms")->capture_default_str()->check(CLI::Range(1u, 600000u));
+  cmd->add_option("--slice-max", args->slice_max, "premise: largest slice in ns (default 100 ms, the sched_setattr clamp)");
+  cmd->add_option("--tick-max", args->tick_max, "premise: largest TICK_NSEC in ns (default 10 ms, HZ=100)");
+  cmd->add_flag("--tasks-only", args->tasks_only, "weights of tasks only (no group entities): what scenarios reach");
+  cmd->add_flag("--no-bounds", args->no_bounds, "verdicts only: skip the bound searches");
+  cmd->add_flag("--replay", args->replay, "replay each refutation's scenario on the model");
+  cmd->add_option("--write-scenarios", args->scenario_dir,
+                  "write each refutation's scenario to DIR/<obligation>[.<variant>].scn");
+  cmd->add_flag("--json", args->json, "JSON on stdout");
+  cmd->callback([args] { throw CLI::RuntimeError(run_prove(*args)); });
+}
+
+}  // namespace eevdf::cli

@@ -1,0 +1,149 @@
+#include "smt/obligations.hpp"
+
+#include "smt/average.hpp"
+#include "smt/builders.hpp"
+#include "smt/counterexample_scenario.hpp"
+
+namespace eevdf::smt {
+
+namespace {
+
+const std::vector<ObligationInfo> kObligations = {
+    {"sum_w_vruntime_add.key_x_weight", "__sum_w_vruntime_add(): key * w",
+     "key·w fits s64 for every weight when |key| is within key_lags lag bounds"},
+    {"sum_w_vruntime_sub.key_x_weight", "sum_w_vruntime_sub(): key * w", "as sum_w_vruntime_add.key_x_weight"},
+    {"avg_vruntime.curr_key_x_weight", "avg_vruntime() / vruntime_eligible(): entity_key(curr) * w",
+     "as sum_w_vruntime_add.key_x_weight, for curr"},
+    {"sum_w_vruntime.sum_of_n", "sum_w_vruntime, avg_vruntime runtime, vruntime_eligible avg: Σ key·w",
+     "the sum of n <= N terms, each bounded by the largest key·w, fits s64"},
+    {"update_zero_vruntime.sum_weight_x_delta", "avg_vruntime() -> update_zero_vruntime(): sum_weight * d",
+     "sum_weight·floor(S/W) fits s64 when |S| is within the sum bound"},
+    {"update_zero_vruntime.place_entity", "place_entity() -> update_zero_vruntime(): sum_weight * -lag",
+     "sum_weight·lag fits s64 when the placed entity outweighs the queue"},
+    {"vruntime_eligible.key_x_load", "vruntime_eligible(): key * load",
+     "key·load fits the profile's width (int128 or s64) for every queue of n <= N"},
+    {"place_entity.lag_x_load", "place_entity(): lag * (load + w)",
+     "vlag·(load + w) fits s64 for a clamped lag and any queue of n <= N"},
+    {"place_entity.div", "place_entity(): div64_long / div_s64 (lag, load)",
+     "the division sees the true, non-zero divisor"},
+    {"rescale_entity.vlag_x_weight", "rescale_entity(): vlag * w_old", "clamped vlag·w_old fits s64"},
+    {"rescale_entity.deadline_x_weight", "rescale_entity(): (d - V) * w_old", "(d - V)·w_old fits s64"},
+    {"rescale_entity.vprot_x_weight", "rescale_entity(): (vprot - V) * w_old", "(vprot - V)·w_old fits s64"},
+    {"__calc_delta.delta_x_weight", "__calc_delta() full-weight path: delta * NICE_0_LOAD",
+     "delta_exec·NICE_0_LOAD fits u64"},
+    {"__calc_delta.mul_u64_u32_shr", "__calc_delta() inverse-weight path: mul_u64_u32_shr(delta, fact, shift)",
+     "the shifted product fits u64"},
+    {"entity_lag.limit", "entity_lag(): calc_delta_fair(max_slice + TICK_NSEC)",
+     "the lag limit's calc_delta_fair() does not wrap"},
+    {"avg_vruntime.floor", "avg_vruntime(): S -= W - 1 if S < 0; div64_long(S, W)",
+     "returns floor(S/W) for every sign, and an entity at V is eligible"},
+    {"pick.eligible_exists", "pick_eevdf(): some queued entity is eligible",
+     "for every queue of n <= N entities, under the no-overflow premises"},
+    {"pick.eligible_exists_without_premises", "pick_eevdf(): some queued entity is eligible",
+     "fails when Σ key·w may wrap (expected: refuted)"},
+};
+
+const ObligationInfo* find(std::string_view name) {
+  for (const auto& o : kObligations)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+i128 s64_search_hi() { return kS64Max; }
+
+// An upper bound of |key·w| over the premises: the per-term bound of the sums.
+std::optional<i128> key_weight_term_max(const Params& p, int& queries) {
+  Budget budget(8.0);
+  const auto range = largest_term(p, key_x_weight, static_cast<i128>(1) << 100, budget, queries);  // no cap: an upper bound
+  if (!range) return std::nullopt;
+  return range->bound;
+}
+
+Outcome run(const ObligationInfo& info, const Params& p, const RunOptions& options) {
+  const std::string_view n = info.name;
+  if (n == "sum_w_vruntime_add.key_x_weight" || n == "sum_w_vruntime_sub.key_x_weight" ||
+      n == "avg_vruntime.curr_key_x_weight")
+    return run_product(info, p, key_x_weight, s64_search_hi(), options);
+  if (n == "sum_w_vruntime.sum_of_n" || n == "update_zero_vruntime.sum_weight_x_delta") {
+    int queries = 0;
+    Budget budget(60);
+    const auto term = key_weight_term_max(p, queries);
+    if (!term) {
+      Outcome out;
+      out.name = std::string(n);
+      out.site = std::string(info.site);
+      out.detail = "the per-term bound (largest key·w) was not found within the time budget";
+      out.queries = queries;
+      out.seconds = budget.elapsed();
+      return out;
+    }
+    const i128 t = *term;
+    Outcome out = n == "sum_w_vruntime.sum_of_n"
+                      ? run_product(info, p, [t](Env& env) { return sum_of_terms(env, t); }, static_cast<i128>(1) << 40, options)
+                      : run_product(info, p, [t](Env& env) { return zero_vruntime_avg(env, t); }, kS64Max, options);
+    out.queries += queries;
+    out.seconds += budget.elapsed() - out.seconds;
+    out.detail += (out.detail.empty() ? "" : "; ") + std::string("per-term bound |key·w| <= ") + to_decimal(t) + " (" +
+                  pow2_text(t) + ")";
+    return out;
+  }
+  if (n == "update_zero_vruntime.place_entity") return run_product(info, p, zero_vruntime_place, kS64Max, options);
+  if (n == "vruntime_eligible.key_x_load") return run_product(info, p, key_x_load, kS64Max, options);
+  if (n == "place_entity.lag_x_load") return run_product(info, p, lag_x_load, kS64Max, options);
+  if (n == "place_entity.div") return prove_place_division(info, p);
+  if (n == "rescale_entity.vlag_x_weight") return run_product(info, p, vlag_x_weight, kS64Max, options);
+  if (n == "rescale_entity.deadline_x_weight") return run_product(info, p, deadline_x_weight, kS64Max, options);
+  if (n == "rescale_entity.vprot_x_weight") return run_product(info, p, vprot_x_weight, kS64Max, options);
+  if (n == "__calc_delta.delta_x_weight") return run_product(info, p, calc_delta_full, kU64Max, options);
+  if (n == "__calc_delta.mul_u64_u32_shr") return run_product(info, p, calc_delta_inverse, kU64Max, options);
+  if (n == "entity_lag.limit") return run_product(info, p, lag_limit, kU64Max, options);
+  if (n == "avg_vruntime.floor") return prove_avg_floor(info, p);
+  if (n == "pick.eligible_exists") {
+    Budget budget(60);
+    const RunOptions verdict_only{false};  // only the premises' verdicts
+    const Outcome sums = run(*find("sum_w_vruntime.sum_of_n"), p, verdict_only);
+    const Outcome key_load = run(*find("vruntime_eligible.key_x_load"), p, verdict_only);
+    Outcome out = prove_eligible_exists(info, p, sums.verdict, key_load.verdict);
+    out.queries += sums.queries + key_load.queries;
+    out.seconds = budget.elapsed();
+    return out;
+  }
+  return prove_eligible_exists_unguarded(info, p);
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::proved: return "proved";
+    case Verdict::refuted: return "refuted";
+    case Verdict::unknown: return "unknown";
+  }
+  return "?";
+}
+
+std::optional<Verdict> verdict_from_name(std::string_view name) {
+  for (const Verdict v : {Verdict::proved, Verdict::refuted, Verdict::unknown})
+    if (name == verdict_name(v)) return v;
+  return std::nullopt;
+}
+
+const std::vector<ObligationInfo>& obligation_list() { return kObligations; }
+
+bool is_obligation(std::string_view name) { return find(name) != nullptr; }
+
+std::optional<Outcome> prove_one(std::string_view name, const Params& params) {
+  const ObligationInfo* info = find(name);
+  if (!info) return std::nullopt;
+  Outcome out = run(*info, params, RunOptions{params.search_bounds});
+  attach_scenario(out, params);
+  return out;
+}
+
+std::vector<Outcome> prove_all(const Params& params) {
+  std::vector<Outcome> all;
+  for (const auto& o : kObligations) all.push_back(*prove_one(o.name, params));
+  return all;
+}
+
+}  // namespace eevdf::smt

@@ -1,0 +1,53 @@
+// The proof obligations: one per arithmetic site and property of fair.c's
+// EEVDF path, each parameterised by smt::Params. `unknown` is its own verdict
+// and never counts as proved. docs/proofs.md explains each one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "smt/params.hpp"
+
+namespace eevdf::smt {
+
+enum class Verdict : std::uint8_t { proved, refuted, unknown };
+const char* verdict_name(Verdict v);
+std::optional<Verdict> verdict_from_name(std::string_view name);
+
+struct Assignment {
+  std::string name;   // domain term: "w (entity weight)", "key", "load", ...
+  std::string value;  // decimal
+};
+
+struct Outcome {
+  std::string name;        // obligation name, e.g. "place_entity.lag_x_load"
+  std::string site;        // kernel function and operation
+  Verdict verdict = Verdict::unknown;
+  double seconds = 0;      // wall time of every query of this obligation (bound search included)
+  int queries = 0;
+  std::string bound;       // tightest safe bound found by search ("" if none applies)
+  std::string largest;     // the largest value the checked term takes under the premises, if searched
+  std::string detail;      // why unknown, or what the refutation means
+  std::vector<Assignment> counterexample;        // under the obligation's premises
+  std::vector<Assignment> reachable;             // with task weights only (what the model reaches), if refuted
+  std::string scenario;                          // a scenario that should replay the overflow, if one is known
+  std::string scenario_variant;                  // test-only variant the scenario needs ("" for none)
+  std::string scenario_site;                     // model Site name the replay must report under I-OVF
+};
+
+struct ObligationInfo {
+  std::string_view name;
+  std::string_view site;
+  std::string_view statement;  // what is proved
+};
+
+const std::vector<ObligationInfo>& obligation_list();
+bool is_obligation(std::string_view name);
+
+// Runs one obligation (nullopt for an unknown name) or all of them, in list order.
+std::optional<Outcome> prove_one(std::string_view name, const Params& params);
+std::vector<Outcome> prove_all(const Params& params);
+
+}  // namespace eevdf::smt

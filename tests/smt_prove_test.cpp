@@ -1,0 +1,149 @@
+// The Z3 proof obligations (smt/): every verdict on mainline and v7.1 equals the
+// expected verdict recorded in docs/proofs.md; the tightest key bound is the
+// arithmetic one; a known arithmetic flaw (test-only variant) is refuted with a
+// counterexample whose scenario replays the overflow on the model; the mainline
+// refutation of place_entity.lag_x_load (finding F4) replays too.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <variant>
+
+#include "fuzz/executor.hpp"
+#include "fuzz/scenario_parse.hpp"
+#include "invariants/ids.hpp"
+#include "smt/obligations.hpp"
+
+namespace {
+
+using namespace eevdf;
+
+// docs/proofs.md: rows "| `name` | mainline verdict | v7.1 verdict | ..." between the markers.
+std::map<std::string, std::map<std::string, std::string>> expected_verdicts() {
+  std::ifstream in(EEVDF_SOURCE_DIR "/docs/proofs.md");
+  std::map<std::string, std::map<std::string, std::string>> out;
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.find("<!-- expected-verdicts:begin -->") != std::string::npos) inside = true;
+    if (line.find("<!-- expected-verdicts:end -->") != std::string::npos) inside = false;
+    if (!inside || line.rfind("| `", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, '|')) {
+      while (!cell.empty() && (cell.front() == ' ' || cell.front() == '`')) cell.erase(cell.begin());
+      while (!cell.empty() && (cell.back() == ' ' || cell.back() == '`')) cell.pop_back();
+      cells.push_back(cell);
+    }
+    if (cells.size() >= 4) {
+      out[cells[1]]["mainline"] = cells[2];
+      out[cells[1]]["v7.1"] = cells[3];
+    }
+  }
+  return out;
+}
+
+smt::Params params(const std::string& profile, const std::string& variant = "", bool search = false) {
+  smt::Params p = smt::params_for(*profile_by_name(profile));
+  EXPECT_EQ(smt::apply_variant(p, variant), "");
+  p.search_bounds = search;
+  return p;
+}
+
+struct ReplayResult {
+  std::string error;
+  std::vector<inv::Violation> violations;
+};
+
+ReplayResult replay(const std::string& text, const std::string& variant) {
+  Profile profile = *profile_by_name("mainline");
+  EXPECT_TRUE(smt::apply_variant_to_profile(profile, variant));
+  auto parsed = fuzz::parse_scenario(text, "counterexample.scn");
+  if (auto* e = std::get_if<fuzz::ParseError>(&parsed)) return {fuzz::format_parse_error(*e), {}};
+  const auto r = fuzz::execute(std::get<fuzz::Scenario>(parsed), profile, fuzz::ExecOptions{});
+  return {r.error, r.violations};
+}
+
+class ExpectedVerdicts : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExpectedVerdicts, EveryObligationAsRecordedInDocsProofs) {
+  const auto expected = expected_verdicts();
+  ASSERT_EQ(expected.size(), smt::obligation_list().size()) << "docs/proofs.md lists every obligation once";
+  const auto outcomes = smt::prove_all(params(GetParam()));
+  for (const auto& o : outcomes) {
+    ASSERT_TRUE(expected.count(o.name)) << o.name << " is missing from docs/proofs.md";
+    EXPECT_EQ(smt::verdict_name(o.verdict), expected.at(o.name).at(GetParam())) << o.name << ": " << o.detail;
+    EXPECT_LE(o.seconds, 10.0) << o.name;
+    if (o.verdict == smt::Verdict::refuted) {
+      EXPECT_FALSE(o.counterexample.empty()) << o.name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, ExpectedVerdicts, ::testing::Values("mainline", "v7.1"),
+                         [](const auto& info) { return info.param == "mainline" ? "mainline" : "v7_1"; });
+
+// The tightest |key| for key·w is floor((2^63 - 1) / w_max) of the profile's sum weights.
+TEST(SmtBounds, KeyTimesWeightBoundIsTheArithmeticOne) {
+  const auto full = smt::prove_one("sum_w_vruntime_add.key_x_weight", params("mainline", "", true));
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->verdict, smt::Verdict::proved);
+  EXPECT_EQ(full->bound.rfind("|key| <= 34359738367 ", 0), 0u) << full->bound;  // (2^63-1) / 2^28
+  const auto down = smt::prove_one("sum_w_vruntime_add.key_x_weight", params("mainline", "scale-load-down", true));
+  ASSERT_TRUE(down);
+  EXPECT_EQ(down->bound.rfind("|key| <= 35184372088831 ", 0), 0u) << down->bound;  // (2^63-1) / 2^18
+}
+
+// B05 (b6eee96843e8): key·load in s64 overflows; the counterexample replays.
+TEST(SmtRefutation, S64EligibilityIsRefutedAndReplays) {
+  const auto o = smt::prove_one("vruntime_eligible.key_x_load", params("mainline", "s64-eligibility"));
+  ASSERT_TRUE(o);
+  ASSERT_EQ(o->verdict, smt::Verdict::refuted) << o->detail;
+  EXPECT_FALSE(o->counterexample.empty());
+  ASSERT_FALSE(o->reachable.empty()) << "task weights reach it";
+  ASSERT_FALSE(o->scenario.empty());
+  EXPECT_EQ(o->scenario_variant, "s64-eligibility");
+  const auto with_flaw = replay(o->scenario, "s64-eligibility");
+  ASSERT_EQ(with_flaw.error, "");
+  ASSERT_FALSE(with_flaw.violations.empty());
+  EXPECT_EQ(with_flaw.violations.front().id, inv::Id::OVF);
+  EXPECT_EQ(with_flaw.violations.front().where, "vruntime_eligible.key_x_load");
+  // The same operations on mainline (int128) do not overflow there.
+  const auto fixed = replay(o->scenario, "");
+  for (const auto& v : fixed.violations) EXPECT_NE(v.where, "vruntime_eligible.key_x_load");
+  // and a queue of two entities within the premises can have no eligible entity
+  const auto exists = smt::prove_one("pick.eligible_exists", params("mainline", "s64-eligibility"));
+  ASSERT_TRUE(exists);
+  EXPECT_EQ(exists->verdict, smt::Verdict::refuted) << exists->detail;
+}
+
+// div_s64's s32 divisor: refuted once the queue's load can pass 2^31.
+TEST(SmtRefutation, S32DivisorIsRefutedForHeavyQueues) {
+  const auto o = smt::prove_one("place_entity.div", params("mainline", "div-s64", true));
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->verdict, smt::Verdict::refuted);
+  EXPECT_EQ(o->bound.rfind("load <= 2147483647 ", 0), 0u) << o->bound;
+}
+
+// Finding F4: place_entity.lag_x_load on mainline, reached by the model.
+TEST(SmtRefutation, MainlinePlaceEntityOverflowReplays) {
+  const auto o = smt::prove_one("place_entity.lag_x_load", params("mainline"));
+  ASSERT_TRUE(o);
+  ASSERT_EQ(o->verdict, smt::Verdict::refuted);
+  ASSERT_FALSE(o->scenario.empty());
+  const auto r = replay(o->scenario, "");
+  ASSERT_EQ(r.error, "");
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations.front().id, inv::Id::OVF);
+  EXPECT_EQ(r.violations.front().where, "place_entity.lag_x_load");
+}
+
+TEST(SmtNames, UnknownNamesAreRejected) {
+  EXPECT_FALSE(smt::prove_one("no_such.obligation", params("mainline")));
+  smt::Params p;
+  EXPECT_NE(smt::apply_variant(p, "no-such-variant"), "");
+}
+
+}  // namespace
