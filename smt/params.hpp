@@ -52,8 +52,8 @@ struct Params {
   long long lag_ns_min() const;
 };
 
-// Parameters of a profile. Fields the profile does not carry yet (lag clamp,
-// division) follow its kernel version; Params::notes says so.
+// Parameters of a profile, from its Behaviour: weight precision and
+// place_entity()'s division (avg_full_weight), eligibility width, lag clamp rule.
 Params params_for(const Profile& profile);
 
 // Test-only arithmetic changes (until profiles with these flaws exist):
