@@ -27,6 +27,23 @@ void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* re
 
 namespace {
 
+// The queue's side of a reweight: nr_queued, the tree and the load, before
+// and after the entity's weight changes.
+void reweight_detach(CfsRq& cfs_rq, SchedEntity& se, bool curr) {
+  cfs_rq.nr_queued--;
+  if (!curr) dequeue_entity_rb(cfs_rq, se);
+  cfs_rq.load.weight -= se.load.weight;
+  cfs_rq.load.inv_weight = 0;
+}
+
+void reweight_attach(CfsRq& cfs_rq, SchedEntity& se, bool curr) {
+  cfs_rq.load.weight += se.load.weight;
+  cfs_rq.load.inv_weight = 0;
+  if (!curr) enqueue_entity_rb(cfs_rq, se);
+  cfs_rq.nr_queued++;
+  update_min_vruntime(cfs_rq);  // with the min_vruntime key base only (v6.18, B06)
+}
+
 // reweight_entity() of v6.14-v7.0 (6d71a9c61604 + c70fc32f4443 + ff38424030f9):
 // lag and deadline relative to v, rescaled, then the entity is placed again.
 void reweight_entity_replace(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
@@ -46,10 +63,7 @@ void reweight_entity_replace(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
       vprot = se.vprot - se.vruntime;
       rel_vprot = true;
     }
-    cfs_rq.nr_queued--;
-    if (!curr) dequeue_entity_rb(cfs_rq, se);
-    cfs_rq.load.weight -= se.load.weight;
-    cfs_rq.load.inv_weight = 0;
+    reweight_detach(cfs_rq, se, curr);
   }
   rescale_entity(profile, se, weight, rel_vprot ? &vprot : nullptr, obs);
   se.load.weight = weight;  // update_load_set()
@@ -57,11 +71,7 @@ void reweight_entity_replace(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
   if (se.on_rq) {
     place_entity(cfs_rq, se, 0);
     if (rel_vprot) se.set_vprot(se.vruntime + vprot);
-    cfs_rq.load.weight += se.load.weight;
-    cfs_rq.load.inv_weight = 0;
-    if (!curr) enqueue_entity_rb(cfs_rq, se);
-    cfs_rq.nr_queued++;
-    update_min_vruntime(cfs_rq);  // with the min_vruntime key base (B06) only
+    reweight_attach(cfs_rq, se, curr);
   }
   obs.on_reweight_end(cfs_rq, se);
 }
@@ -89,10 +99,7 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
       se.vprot -= avruntime;
       rel_vprot = true;
     }
-    cfs_rq.nr_queued--;
-    if (!curr) dequeue_entity_rb(cfs_rq, se);
-    cfs_rq.load.weight -= se.load.weight;
-    cfs_rq.load.inv_weight = 0;
+    reweight_detach(cfs_rq, se, curr);
   }
 
   if (rel_vprot) {
@@ -110,11 +117,7 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
     se.deadline += avruntime;
     se.rel_deadline = false;
     se.vruntime = avruntime - as_u64(se.vlag);
-    cfs_rq.load.weight += se.load.weight;
-    cfs_rq.load.inv_weight = 0;
-    if (!curr) enqueue_entity_rb(cfs_rq, se);
-    cfs_rq.nr_queued++;
-    update_min_vruntime(cfs_rq);  // with the min_vruntime key base (B06) only
+    reweight_attach(cfs_rq, se, curr);
   }
   obs.on_reweight_end(cfs_rq, se);
 }
