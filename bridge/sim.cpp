@@ -28,6 +28,9 @@ struct Sim::Fwd final : Observer {
   void on_wakeup_preempt(const CfsRq& q, const SchedEntity& wakee, WakeupPreemptReason why) override {
     c->on_wakeup_preempt(q, wakee, why);
   }
+  void on_lag_clamp(const CfsRq& q, const SchedEntity& se, s64 raw, s64 clamped) override {
+    c->on_lag_clamp(q, se, raw, clamped);
+  }
 };
 
 Sim::Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances, bool keep_samples)

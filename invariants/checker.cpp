@@ -182,6 +182,23 @@ void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool prote
   check_pick(scope, result, protect, caller);
 }
 
+// I-LAG: a lag within the EEVDF bound, calc_delta_fair(r_max + TICK_NSEC) with
+// r_max the largest slice queued now, survives update_entity_lag() unclamped.
+void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) {
+  if (!selection_[Id::LAG] || raw == clamped) return;
+  LoadWeight lw = se.load;
+  const u64 span = cfs_rq_max_slice(cfs_rq) + rq_->profile().tick_nsec();
+  const i128 bound = calc_delta_fair(span, lw, rq_->profile().behaviour.calc_delta, null_observer());
+  if (raw > bound || raw < -bound) return;
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};
+  scope.report(Id::LAG, "update_entity_lag / entity_lag",
+               fmt::format("the lag V - v = {} of {} lies within the EEVDF bound ±{} (calc_delta_fair(r_max {} + "
+                           "TICK_NSEC)) but was clamped to {}",
+                           raw, rq_->tasks[static_cast<std::size_t>(se.task_id)].name, format_i128(bound),
+                           cfs_rq_max_slice(cfs_rq), clamped),
+               {&se});
+}
+
 void Checker::on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) {
   if (!selection_[Id::WAKEPICK]) return;
   const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};

@@ -118,6 +118,7 @@ class Checker final : public Observer {
   void on_warn(Warn w, const SchedEntity* se) override;
   void on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) override;
   void on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) override;
+  void on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) override;
   void on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) override;
   void on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) override;
   void on_set_next(const SchedEntity& se, bool first) override;

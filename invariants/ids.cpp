@@ -74,10 +74,15 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "RB_DECLARE_CALLBACKS copied only min_vruntime (fixed by 51b0e68cfa0a) and\n"
      "__enqueue_entity left max_slice stale (fixed by 9a8bc9bb4c3f). No tolerance."},
     {"I-LAG",
-     "saved lags respect the clamp, and the lags of queued entities sum to zero up to the floor of V",
-     "update_entity_lag() clamps V - v to ±calc_delta_fair(max_slice + TICK_NSEC) (mainline).\n"
-     "Every sleeping task's saved vlag must lie within that bound for the largest slice ever\n"
-     "queued (reweight rescales both vlag and the bound by w_old/w_new). For queued entities,\n"
+     "saved lags respect the clamp, a lag within the EEVDF bound is never clamped, and the lags of\n"
+     "queued entities sum to zero up to the floor of V",
+     "update_entity_lag() clamps V - v to ±calc_delta_fair(max_slice + TICK_NSEC) (mainline;\n"
+     "calc_delta_fair(max(2·slice, TICK_NSEC)) before 6e3c0a4e1ad1). Every sleeping task's saved\n"
+     "vlag must lie within the profile's bound for the largest slice ever queued (reweight\n"
+     "rescales both vlag and the bound by w_old/w_new). The clamp only cuts pathological lag: by\n"
+     "the EEVDF lag theorem |lag| <= r_max + q, so a V - v within calc_delta_fair(r_max +\n"
+     "TICK_NSEC), r_max the largest slice queued at that moment, must leave update_entity_lag()\n"
+     "unchanged (a delayed entity's later adjustments are not clamps). For queued entities,\n"
      "Σ w_i·(V - v_i) with the kernel's floored V must lie in (-Σw, 0]: the only rounding is the\n"
      "floor of the average."},
     {"I-RW",

@@ -205,6 +205,7 @@ s64 entity_lag(CfsRq& cfs_rq, SchedEntity& se, u64 avruntime) {
 bool update_entity_lag(CfsRq& cfs_rq, SchedEntity& se) {
   const u64 avruntime = avg_vruntime(cfs_rq);
   s64 vlag = entity_lag(cfs_rq, se, avruntime);
+  obs_of(cfs_rq).on_lag_clamp(cfs_rq, se, as_s64(avruntime - se.vruntime), vlag);
   if (!se.on_rq) obs_of(cfs_rq).on_warn(Warn::update_entity_lag_not_on_rq, &se);
   if (se.sched_delayed && profile_of(cfs_rq).behaviour.lag_delayed_clamps) {
     if (se.vlag > vlag) vlag = se.vlag;

@@ -110,6 +110,9 @@ class Observer {
   virtual void on_warn(Warn, const SchedEntity*) {}
   // pick_eevdf() returned `result` for the queue as it was at that moment.
   virtual void on_pick(const CfsRq&, const SchedEntity* /*result*/, bool /*protect*/, PickCaller) {}
+  // update_entity_lag(): raw = V - v as computed, clamped = after the lag clamp
+  // (before the delayed-entity adjustments).
+  virtual void on_lag_clamp(const CfsRq&, const SchedEntity&, s64 /*raw*/, s64 /*clamped*/) {}
   // wakeup_preempt_fair() is about to reschedule the running task for the wakee.
   virtual void on_wakeup_preempt(const CfsRq&, const SchedEntity& /*wakee*/, WakeupPreemptReason) {}
   // reweight_entity() is about to change se's weight (after update_curr, before any change).
