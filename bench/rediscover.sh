@@ -7,6 +7,11 @@
 #   bench/rediscover.sh [--quick] [--seeds N] [--limit S] [--engines "own rapidcheck libfuzzer"]
 #                       [--bugs "B02 B20"] [--cpu N] [--minimize-time S] [--out DIR]
 #   bench/rediscover.sh --summary DIR/results.csv     # re-print the summary of a CSV
+#   bench/rediscover.sh --fixed [--fixed-time 600] [--profiles "mainline v7.1"] [--cpu N] [--out DIR]
+#       no bug switch: `eevdf-check fuzz --profile P --time T --seed 1 --jobs 1`
+#       on every fixed profile (default: every profile of `eevdf-check profiles`,
+#       600 s each); writes DIR/fixed/P.log, DIR/fixed/P/ (minimized findings)
+#       and DIR/fixed.md (the distinct findings of each profile)
 #
 # The same settings may come from the environment: SEEDS (10), LIMIT (60),
 # ENGINES ("own rapidcheck libfuzzer"), BUGS (every switch of `eevdf-check
@@ -43,6 +48,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 summary_only=""
+fixed=""
 quick=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -55,6 +61,9 @@ while [ $# -gt 0 ]; do
     --minimize-time) MINIMIZE_TIME="$2"; shift ;;
     --out) OUT="$2"; shift ;;
     --summary) summary_only="$2"; shift ;;
+    --fixed) fixed=1 ;;
+    --fixed-time) FIXED_TIME="$2"; shift ;;
+    --profiles) PROFILES="$2"; shift ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "rediscover: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -131,6 +140,38 @@ if [ -z "$SWITCHES" ]; then echo "rediscover: no bug switch in '$EC profiles'" >
 
 if [ -n "$summary_only" ]; then summarize "$summary_only"; exit 0; fi
 
+pin=()
+if [ -n "$CPU" ]; then pin=(taskset -c "$CPU"); fi
+
+if [ -n "$fixed" ]; then
+  FIXED_TIME="${FIXED_TIME:-600}"
+  PROFILES="${PROFILES:-$("$EC" profiles | awk '/^[A-Za-z0-9._-]+$/ { printf "%s%s", sep, $1; sep = " " }')}"
+  mkdir -p "$OUT/fixed"
+  {
+    echo "# fixed profiles, no bug switch"
+    echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); host: nproc $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg); CPU=${CPU:-none}"
+    echo "git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  } >"$OUT/fixed.md"
+  for p in $PROFILES; do
+    rm -rf "$OUT/fixed/$p"
+    echo "rediscover: fuzz --profile $p --time $FIXED_TIME --seed 1 --jobs 1" >&2
+    "${pin[@]}" "$EC" fuzz --profile "$p" --time "$FIXED_TIME" --seed 1 --jobs 1 --findings "$OUT/fixed/$p" \
+      >"$OUT/fixed/$p.log" 2>&1
+    rc=$?
+    {
+      echo
+      echo "## $p"
+      echo
+      echo "    eevdf-check fuzz --profile $p --time $FIXED_TIME --seed 1 --jobs 1   (exit $rc)"
+      echo
+      grep -E '^Summary: |distinct finding|^No invariant violated' "$OUT/fixed/$p.log" | sed 's/^/    /'
+      grep -E '^  I-[A-Z0-9]+ ' "$OUT/fixed/$p.log" | sed 's/^/    /'
+    } >>"$OUT/fixed.md"
+  done
+  cat "$OUT/fixed.md"
+  exit 0
+fi
+
 BUGS="${BUGS:-$(printf '%s\n' "$SWITCHES" | awk '{ printf "%s%s", sep, $1; sep = " " }')}"
 for engine in $ENGINES; do
   case "$engine" in
@@ -143,8 +184,6 @@ for bug in $BUGS; do
   if [ -z "$(expected_of "$bug")" ]; then echo "rediscover: $bug is not a bug switch of mainline" >&2; exit 2; fi
 done
 
-pin=()
-if [ -n "$CPU" ]; then pin=(taskset -c "$CPU"); fi
 mkdir -p "$OUT/runs"
 csv="$OUT/results.csv"
 echo "bug,engine,seed,found,invariant,seconds,executions,minimized_ops" >"$csv"
