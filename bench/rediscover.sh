@@ -18,7 +18,8 @@
 # profiles` that applies to mainline), CPU (pin every run to this core with
 # taskset; default: no pinning), MINIMIZE_TIME (10), OUT (build-rediscover, ignored by git),
 # EEVDF_CHECK (build/cli/eevdf-check), SCENARIO_FUZZER
-# (build-fuzz/fuzz/targets/scenario_fuzzer; only needed for ENGINES with libfuzzer).
+# (build-fuzz/fuzz/targets/scenario_fuzzer; only needed for ENGINES with libfuzzer;
+# without it and without ENGINES, libfuzzer is left out with a warning).
 # --quick: SEEDS=1, LIMIT=5, MINIMIZE_TIME=2, BUGS="B20 B11" unless given.
 #
 # Engines (profile mainline, seeds 1..SEEDS, one job each):
@@ -75,6 +76,7 @@ if [ -n "$quick" ]; then
 fi
 SEEDS="${SEEDS:-10}"
 LIMIT="${LIMIT:-60}"
+engines_given="${ENGINES:+1}"
 ENGINES="${ENGINES:-own rapidcheck libfuzzer}"
 MINIMIZE_TIME="${MINIMIZE_TIME:-10}"
 OUT="${OUT:-build-rediscover}"
@@ -173,6 +175,10 @@ if [ -n "$fixed" ]; then
 fi
 
 BUGS="${BUGS:-$(printf '%s\n' "$SWITCHES" | awk '{ printf "%s%s", sep, $1; sep = " " }')}"
+if [ -z "$engines_given" ] && [ ! -x "$FZ" ]; then
+  echo "rediscover: $FZ not built, running without libfuzzer (ENGINES=\"own rapidcheck\")" >&2
+  ENGINES="own rapidcheck"
+fi
 for engine in $ENGINES; do
   case "$engine" in
     own|rapidcheck) ;;
