@@ -1,10 +1,11 @@
 // libFuzzer target: the input bytes decode to an operation sequence (every
 // byte string is a valid one, fuzz/bytes.hpp), which runs on the profile given
-// by EEVDF_PROFILE / EEVDF_FEATURES (default mainline; EEVDF_NO_TOLERANCE=1
-// also reports the documented findings of docs/findings.md) with every invariant
-// checked after every operation. A violation prints its paragraph and the text
-// scenario, then aborts, so libFuzzer keeps the input as a crash file that
-// `eevdf-check replay` and `eevdf-check minimize` read.
+// by EEVDF_PROFILE / EEVDF_FEATURES (default mainline), with the bug switch in
+// EEVDF_BUG if set (a Bxx of `eevdf-check profiles`; bench/rediscover.sh uses
+// it), and every invariant checked after every operation (EEVDF_NO_TOLERANCE=1
+// also reports the documented findings of docs/findings.md). A violation prints
+// its paragraph and the text scenario, then aborts, so libFuzzer keeps the input
+// as a crash file that `eevdf-check replay` and `eevdf-check minimize` read.
 //
 // EEVDF_MAX_OPS=N decodes at most N operations of each input (the format's
 // limit, 256, by default); the throughput benchmark uses 64. A crash found
@@ -27,6 +28,7 @@ const eevdf::Profile& profile() {
     eevdf::fuzz::ProfileOverride o;
     if (const char* name = std::getenv("EEVDF_PROFILE")) o.profile = name;
     if (const char* features = std::getenv("EEVDF_FEATURES")) o.features = features;
+    if (const char* bug = std::getenv("EEVDF_BUG")) o.bug = bug;  // a bug switch (eevdf-check profiles)
     std::string error;
     const auto built = eevdf::fuzz::build_profile(eevdf::fuzz::Scenario{}, o, error);
     if (!built) {
