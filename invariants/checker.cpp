@@ -35,9 +35,18 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
   if (weight == 0) return 0;
   const u64 tick = rq.profile().tick_nsec();
   const u64 span = rq.profile().behaviour.lag_limit_max_slice ? max_slice + tick : std::max(2 * max_slice, tick);
-  if (span < (u64{1} << 43)) return (span << kNice0LoadShift) / weight;  // 64-bit division: the usual case
-  const u128 q = (static_cast<u128>(span) << kNice0LoadShift) / weight;
+  u128 q = (static_cast<u128>(span) << kNice0LoadShift) / weight;
+  q += inverse_weight_excess(rq, q);
   return q > ~u64{0} ? ~u64{0} : static_cast<u64>(q);
+}
+
+// The inverse-weight __calc_delta (up to v7.0) multiplies by sched_prio_to_wmult[],
+// whose entries exceed 2^32 / w by up to 9.3e-9 relative (computed over the table):
+// a virtual time can exceed the exact quotient by that much, and a reweight's
+// rescaling by w_old / w_new keeps the relative excess. Allow 2^-26 (1.5e-8) + 1 ns.
+u128 inverse_weight_excess(const Rq& rq, u128 exact) {
+  if (rq.profile().behaviour.calc_delta != CalcDeltaPath::inverse_weight) return 0;
+  return (exact >> 26) + 1;
 }
 
 const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
@@ -47,6 +56,7 @@ const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
   b.lag_bound = lag_bound(*rq_, max_slice_seen_, se.load.weight);
   LoadWeight lw = se.load;
   b.vslice = calc_delta_fair(max_slice_seen_, lw, rq_->profile().behaviour.calc_delta, null_observer());
+  b.vslice += static_cast<u64>(inverse_weight_excess(*rq_, b.vslice));
   return b;
 }
 

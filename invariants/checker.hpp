@@ -45,6 +45,8 @@ void for_each_queued(const ExactAverage& a, F f) {
 bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime);
 // The kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight);
+// What the inverse-weight __calc_delta may add to an exact quotient (0 on full-weight profiles).
+u128 inverse_weight_excess(const Rq& rq, u128 exact);
 
 class Checker;
 

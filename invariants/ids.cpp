@@ -99,8 +99,11 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "largest slice ever queued on this cfs_rq (a slice change keeps the old request until it\n"
      "expires). Rounding: reweight truncates the relative deadline (d - v)·w/w' toward zero, so\n"
      "a deadline 1 ns ahead can become d == v (hence >= 0), and the two truncations of the\n"
-     "queued path lose at most 2 ns. A deadline set from a stale relative deadline, or pushed\n"
-     "forward repeatedly without vruntime following, fails it."},
+     "queued path lose at most 2 ns. On profiles with the inverse-weight __calc_delta (v7.0 and\n"
+     "older) the wmult table exceeds 2^32/w by up to 9.3e-9 relative, which a reweight's\n"
+     "rescaling keeps: the bound there is one virtual slice + 2^-26 of it + 1 ns (the same\n"
+     "allowance applies to I-LAG's bound). A deadline set from a stale relative deadline, or\n"
+     "pushed forward repeatedly without vruntime following, fails it."},
     {"I-DELAY",
      "a delayed entity is never curr nor next, and its lag does not sink while delayed",
      "With DELAY_DEQUEUE an ineligible sleeper stays queued as sched_delayed until it is picked\n"
