@@ -9,7 +9,6 @@ namespace {
 
 const std::vector<std::string_view> kFrom70 = {"v7.0", "v7.1", "mainline"};
 const std::vector<std::string_view> kFrom71 = {"v7.1", "mainline"};
-const std::vector<std::string_view> kAll = {"v7.0", "v7.1", "mainline"};
 
 const std::vector<BugSwitch> kBugs = {
     {"B01", "forked entity keeps a stale rel_deadline; yield then blows up vruntime", "3da56dc063cd", kFrom71,
@@ -33,7 +32,7 @@ const std::vector<BugSwitch> kBugs = {
     {"B06", "monotonic min_vruntime drifts away from avg_vruntime", "79f3f9bedd14", kFrom70,
      "v6.6 .. v6.18", "I-KEY",
      [](Profile& p) { p.behaviour.key_base = KeyBase::min_vruntime; }},
-    {"B11", "avg_vruntime() rounds a negative average up, not down", "650cad561cce", kAll, "v6.6-rc",
+    {"B11", "avg_vruntime() rounds a negative average up, not down", "650cad561cce", kFrom70, "v6.6-rc",
      "I-AVG0", [](Profile& p) { p.behaviour.avg_floor = false; }},
     {"B16", "wakeup preemption asks __pick_eevdf(), which may answer a delayed entity", "ac8e69e69363",
      kFrom71, "v6.12 .. v7.0", "I-DELAY",
