@@ -114,6 +114,8 @@ void work(Shared& sh, unsigned job) {
                               seed, my_runs);
       out.profile = sh.profile.name;
       out.bug = sh.profile.bug;
+      out.hz = sh.profile.tunables.hz;
+      out.cpus = sh.profile.tunables.ncpus;
       const std::string text = fuzz::print_scenario(out);
       std::lock_guard lock(sh.mutex);
       std::filesystem::create_directories(o.findings_dir);
@@ -146,8 +148,9 @@ void work(Shared& sh, unsigned job) {
 int run_campaign(const Profile& profile, const std::string& profile_args, const CampaignOptions& o) {
   Shared sh(profile, profile_args, o);
   const unsigned jobs = o.jobs == 0 ? 1 : o.jobs;
-  std::cerr << fmt::format("fuzzing profile {} for {}s with {} job(s) (seeds {}..{}), findings go to {}/\n",
-                           profile.name, o.time.count(), jobs, o.seed, o.seed + jobs - 1, o.findings_dir);
+  std::cerr << fmt::format("fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), findings go to {}/\n",
+                           profile.name, profile.tunables.hz, profile.tunables.ncpus, o.time.count(), jobs, o.seed,
+                           o.seed + jobs - 1, o.findings_dir);
   std::vector<std::thread> workers;
   for (unsigned j = 1; j < jobs; ++j) workers.emplace_back(work, std::ref(sh), j);
   work(sh, 0);

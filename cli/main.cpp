@@ -45,15 +45,21 @@ std::string profile_args(const fuzz::ProfileOverride& o) {
   if (!o.profile.empty()) out += " --profile " + o.profile;
   if (!o.bug.empty()) out += " --bug " + o.bug;
   if (!o.features.empty()) out += " --features " + o.features;
+  if (o.hz) out += " --hz " + std::to_string(o.hz);
+  if (o.cpus) out += " --cpus " + std::to_string(o.cpus);
   return out;
 }
 
-// --profile, --bug and --features, the same on every command that runs the model.
+// --profile, --bug, --features and the tunables, the same on every command that runs the model.
 void add_profile_options(CLI::App* cmd, fuzz::ProfileOverride& o, const char* profile_help) {
   auto* opt = cmd->add_option("--profile", o.profile, profile_help);
   if (!o.profile.empty()) opt->capture_default_str();
   cmd->add_option("--bug", o.bug, "re-create a historical bug on the profile: B01 (see 'eevdf-check profiles')");
   cmd->add_option("--features", o.features, "scheduler features, debugfs syntax: NO_NEXT_BUDDY,PARANOID_AVG");
+  cmd->add_option("--hz", o.hz, "CONFIG_HZ of the kernel (overrides the scenario's 'hz'; default 1000)")
+      ->check(CLI::IsMember(std::vector<unsigned>(fuzz::kAllowedHz.begin(), fuzz::kAllowedHz.end())));
+  cmd->add_option("--cpus", o.cpus, "online CPUs, for the base-slice factor (overrides the scenario's 'cpus'; default 8)")
+      ->check(CLI::Range(1u, static_cast<unsigned>(fuzz::kMaxCpus)));
 }
 
 int run_loaded(const cli::Loaded& given, const RunArgs& a) {
@@ -196,7 +202,13 @@ int main(int argc, char** argv) {
   encode->add_option("-o,--output", encode_out, "output file")->required();
 
   cli::add_prove_command(app);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every usage error exits 2, as documented
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
   if (const auto rc = cli::run_bridge_commands(*bridge)) return *rc;
 
   if (run->parsed() || replay->parsed()) {

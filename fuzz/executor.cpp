@@ -31,8 +31,8 @@ std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o
       return std::nullopt;
     }
   }
-  profile->tunables.ncpus = s.cpus;
-  profile->tunables.hz = s.hz;
+  profile->tunables.ncpus = o.cpus ? o.cpus : s.cpus;
+  profile->tunables.hz = o.hz ? o.hz : s.hz;
   if (s.base_slice) profile->tunables.normalized_base_slice = static_cast<u64>(*s.base_slice);
   return profile;
 }

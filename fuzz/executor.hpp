@@ -21,6 +21,8 @@ struct ProfileOverride {
   std::string profile;   // empty: the scenario's
   std::string features;  // applied after the scenario's
   std::string bug;       // empty: the scenario's
+  unsigned hz = 0;       // CONFIG_HZ; 0: the scenario's
+  unsigned cpus = 0;     // online CPUs; 0: the scenario's
 };
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
 
