@@ -234,7 +234,9 @@ ExecResult Executor::run(const Scenario& s) {
     } else {
       ++r.executed;
     }
-    checker.end_op();
+    // A refused operation leaves the model untouched (model/rq.hpp), so the state
+    // the previous check passed is unchanged: checking it again would find nothing new.
+    if (refusal == Refusal::none) checker.end_op();
     if (options_.trace) r.trace.push_back(trace_step(rq, index));
     if (rq.oops) r.oops = true;
     if ((checker.violated() && !options_.keep_going) || rq.oops) break;
