@@ -7,7 +7,7 @@ namespace eevdf {
 
 namespace {
 
-// x * old_weight / new_weight as the kernel writes it: s64 times unsigned
+// v6.6-v6.13: x * old_weight / new_weight as the kernel writes it: s64 times unsigned
 // long (wraps), then div_s64() with its s32 divisor.
 s64 scale_by_weight(s64 x, u64 old_weight, u64 weight, Site site, Observer& obs) {
   return div_s64(mul_s64(x, as_s64(old_weight), site, obs), as_s64(weight));
@@ -46,6 +46,7 @@ void reweight_eevdf(CfsRq& cfs_rq, SchedEntity& se, u64 avruntime, u64 weight) {
   se.deadline = avruntime + as_u64(vslice);
 }
 
+// v6.12 reweight_entity(), off the queue: vlag only (a relative deadline stays, unlike 6d71a9c61604)
 void rescale_sleeping_vlag(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
   se.set_vlag(scale_by_weight(se.vlag, se.load.weight, weight, Site::rescale_entity_vlag_x_weight, cfs_rq.rq->obs()));
 }

@@ -10,13 +10,14 @@ namespace {
 
 bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
 
-// What both share after the policy tests: would pick_eevdf() run the wakee?
+// v6.6 and v6.12: what both share after the policy tests: would pick_eevdf() run the wakee?
 void preempt_if_picked(Rq& rq, CfsRq& cfs_rq, SchedEntity& pse, WakeupPreemptReason reason) {
   if (pick_eevdf(cfs_rq, true, PickCaller::wakeup_preempt_decision) != &pse) return;
   rq.obs().on_wakeup_preempt(cfs_rq, pse, reason);
   rq.resched_curr();
 }
 
+// v6.6 and v6.12: a SCHED_IDLE curr yields to any other wakee (goto preempt)
 void preempt_idle_curr(Rq& rq, CfsRq& cfs_rq, SchedEntity& pse) {
   rq.obs().on_wakeup_preempt(cfs_rq, pse, WakeupPreemptReason::idle_curr);
   rq.resched_curr();
@@ -34,6 +35,7 @@ bool do_preempt_short(CfsRq& cfs_rq, SchedEntity& pse, SchedEntity& se) {
 
 }  // namespace
 
+// check_preempt_wakeup_fair() of v6.12.0
 void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags) {
   Task& curr = rq.tasks[static_cast<std::size_t>(rq.curr)];
   SchedEntity& se = curr.se;
@@ -58,6 +60,7 @@ void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags) {
   preempt_if_picked(rq, cfs_rq, pse, reason);
 }
 
+// check_preempt_wakeup() of v6.6.0
 void check_preempt_wakeup_v6_6(Rq& rq, Task& p, int wake_flags) {
   Task& curr = rq.tasks[static_cast<std::size_t>(rq.curr)];
   SchedEntity& se = curr.se;
