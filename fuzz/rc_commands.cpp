@@ -313,7 +313,8 @@ std::array<std::size_t, kKinds> weights(const RcModel& m) {
   w[kYield] = m.any_woken ? 2 : 0;
   w[kNice] = has_tasks ? 1 : 0;
   w[kPolicy] = has_tasks ? 1 : 0;
-  w[kSlice] = has_tasks ? 1 : 0;
+  const bool custom_slices = !m.setup || m.setup->profile.behaviour.custom_slices;  // v6.6 refuses set_slice
+  w[kSlice] = has_tasks && custom_slices ? 1 : 0;
   w[kExit] = m.any_woken ? 1 : 0;
   return w;
 }

@@ -271,14 +271,18 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
                    {&se});
     return;
   }
-  // reweight_entity() places the entity at exactly V - vlag' (V as it computed it)
-  if (se.vruntime != rw_.v_floor - as_u64(se.vlag)) {
+  // reweight_entity() places the entity at exactly V - vlag' (V as it computed it);
+  // reweight_eevdf() (v6.9-v6.13) and v6.6.0 keep the lag in a local: V is checked below
+  const ReweightRule rule = rq_->profile().behaviour.reweight;
+  const bool lag_stored = rule == ReweightRule::rescale_around_v || rule == ReweightRule::replace_after_rescale;
+  if (lag_stored && se.vruntime != rw_.v_floor - as_u64(se.vlag)) {
     scope.report(Id::RW, "reweight_entity",
                  fmt::format("vruntime {} is not V - vlag = {} - {} after reweighting {} -> {}", se.vruntime,
                              rw_.v_floor, se.vlag, rw_.old_weight, rw_.new_weight),
                  {&se});
     return;
   }
+  if (rw_.clamped && !lag_stored) return;  // V moves legitimately; the rescaled lag is not kept
   if (rw_.clamped) {
     // V moves legitimately; the rescaled lag must lie within the clamp of the new weight
     const i128 limit = static_cast<i128>(lag_bound(*rq_, rw_.max_slice, rw_.new_weight)) + 1;

@@ -28,6 +28,7 @@ void check_deadlines(const CheckScope& s) {
 
 void check_protection(const CheckScope& s) {
   const SchedEntity* curr = s.rq.cfs.curr;
+  if (s.rq.profile().behaviour.parity_in_vlag) return;  // v6.6-v6.12: no vprot, the parity stash lies in vlag
   if (!curr || !curr->on_rq || !protect_slice(*curr)) return;
   if (s.checker.vprot_stale(*curr)) return;  // finding F1, docs/findings.md
   if (vruntime_diff(curr->vprot, curr->deadline) > 0)

@@ -9,6 +9,8 @@ namespace {
 
 const std::vector<std::string_view> kFrom70 = {"v7.0", "v7.1", "mainline"};
 const std::vector<std::string_view> kFrom71 = {"v7.1", "mainline"};
+const std::vector<std::string_view> kV612 = {"v6.12"};
+const std::vector<std::string_view> kV66 = {"v6.6"};
 
 const std::vector<BugSwitch> kBugs = {
     {"B01", "forked entity keeps a stale rel_deadline; yield then blows up vruntime", "3da56dc063cd", kFrom71,
@@ -32,6 +34,11 @@ const std::vector<BugSwitch> kBugs = {
     {"B06", "monotonic min_vruntime drifts away from avg_vruntime", "79f3f9bedd14", kFrom70,
      "v6.6 .. v6.18", "I-KEY",
      [](Profile& p) { p.behaviour.key_base = KeyBase::min_vruntime; }},
+    {"B08", "reweight_eevdf() rescales the unclamped lag V - v", "1560d1f6eb6b", kV612,
+     "v6.7-rc2 .. v6.9-rc5, 6.6.y with the eab03c23c2a1 backport", "I-KEY, I-OVF",
+     [](Profile& p) { p.behaviour.reweight = ReweightRule::eevdf_raw_lag; }},
+    {"B10", "one-pass pick_eevdf() misses the eligible earliest deadline", "b01db23d5923", kV66, "v6.6-rc1..rc4",
+     "I-PICKOPT", [](Profile& p) { p.behaviour.pick = PickRule::one_pass_min_deadline; }},
     {"B11", "avg_vruntime() rounds a negative average up, not down", "650cad561cce", kFrom70, "v6.6-rc",
      "I-AVG0", [](Profile& p) { p.behaviour.avg_floor = false; }},
     {"B16", "wakeup preemption asks __pick_eevdf(), which may answer a delayed entity", "ac8e69e69363",

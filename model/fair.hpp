@@ -45,6 +45,11 @@ void set_protect_slice(CfsRq& cfs_rq, SchedEntity& se);
 void update_protect_slice(CfsRq& cfs_rq, SchedEntity& se);
 bool protect_slice(const SchedEntity& se);
 void cancel_protect_slice(SchedEntity& se);
+// v6.6-v6.12 parity stash (fair_curr.cpp): se->vlag == se->deadline.
+bool vlag_holds_parity(const SchedEntity& se);
+// The curr test of pick_eevdf(protect): the parity stash (v6.6-v6.12) or protect_slice().
+bool run_to_parity(const Profile& profile, const SchedEntity& curr);
+bool did_preempt_short(CfsRq& cfs_rq, SchedEntity& curr);  // v6.12
 
 // ---- placement, enqueue, dequeue (fair_enqueue.cpp) ----
 void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags);
@@ -60,9 +65,28 @@ SchedEntity* pick_next_entity(Rq& rq, CfsRq& cfs_rq, bool protect, PickCaller ca
 void set_next_entity(CfsRq& cfs_rq, SchedEntity& se, bool first);
 void put_prev_entity(CfsRq& cfs_rq, SchedEntity& prev);
 void set_next_buddy(SchedEntity& se);
+// The feature that lets pick_next_entity() take the buddy: PICK_BUDDY, NEXT_BUDDY before 2a77e4be12cb.
+Feature buddy_feature(const Profile& profile);
 void clear_buddies(CfsRq& cfs_rq, SchedEntity& se);
 
-// ---- reweight (fair_reweight.cpp) ----
+// ---- v6.6 tree: by vruntime, min_deadline augment (fair_pick_v6_6.cpp) ----
+bool min_deadline_update(SchedEntity* se);
+void enqueue_entity_rb_v6_6(CfsRq& cfs_rq, SchedEntity& se);  // __enqueue_entity of v6.6
+void dequeue_entity_rb_v6_6(CfsRq& cfs_rq, SchedEntity& se);  // __dequeue_entity of v6.6
+void min_deadline_cb_propagate(SchedEntity& se);
+SchedEntity* pick_eevdf_v6_6(CfsRq& cfs_rq, PickCaller caller);  // with the "picking leftmost" fallback
+bool tree_by_vruntime(const Profile& profile);
+
+// ---- v6.6 fork placement (fair_fork_v6_6.cpp) ----
+void task_fork_fair(Rq& rq, Task& p);
+
+// ---- v6.6 / v6.12 wakeup preemption (fair_wakeup_v6_6.cpp) ----
+void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags);
+void check_preempt_wakeup_v6_6(Rq& rq, Task& p, int wake_flags);
+
+// ---- reweight (fair_reweight.cpp; v6.6 and v6.12 forms in fair_reweight_v6.cpp) ----
+void reweight_entity_eevdf(CfsRq& cfs_rq, SchedEntity& se, u64 weight);    // v6.9-v6.13 (and B08)
+void reweight_entity_keep_vruntime(CfsRq& cfs_rq, SchedEntity& se, u64 weight);  // v6.6.0
 void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight);
 // rescale_entity(): vlag, a relative deadline and (if given) a relative vprot times old/new weight.
 void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* rel_vprot, Observer& obs);

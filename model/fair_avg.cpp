@@ -137,7 +137,8 @@ u64 avg_vruntime(CfsRq& cfs_rq) {
 }
 
 // update_min_vruntime() (v6.6-v6.18): the key base follows the smallest of
-// curr's vruntime and the tree's min_vruntime, but only forward.
+// curr's vruntime and the tree's min_vruntime (v6.6: the leftmost's vruntime),
+// but only forward.
 void update_min_vruntime(CfsRq& cfs_rq) {
   if (profile_of(cfs_rq).behaviour.key_base != KeyBase::min_vruntime) return;
   const SchedEntity* curr = cfs_rq.curr;
@@ -145,7 +146,13 @@ void update_min_vruntime(CfsRq& cfs_rq) {
   u64 vruntime = cfs_rq.zero_vruntime;
   if (curr && !curr->on_rq) curr = nullptr;
   if (curr) vruntime = curr->vruntime;
-  if (root) vruntime = curr ? min_vruntime(vruntime, root->min_vruntime) : root->min_vruntime;
+  // v6.6: the tree is by vruntime, the leftmost entity is the smallest
+  const bool by_vruntime = tree_by_vruntime(profile_of(cfs_rq));
+  const SchedEntity* first = by_vruntime ? cfs_rq.tasks_timeline.leftmost() : root;
+  if (first) {
+    const u64 first_vruntime = by_vruntime ? first->vruntime : first->min_vruntime;
+    vruntime = curr ? min_vruntime(vruntime, first_vruntime) : first_vruntime;
+  }
   const s64 delta = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
   if (delta > 0) update_zero_vruntime(cfs_rq, delta);  // avg_vruntime_update() + the store
 }
@@ -260,6 +267,7 @@ bool entity_less(const SchedEntity* a, const SchedEntity* b) { return vruntime_b
 
 // __enqueue_entity()
 void enqueue_entity_rb(CfsRq& cfs_rq, SchedEntity& se) {
+  if (tree_by_vruntime(profile_of(cfs_rq))) return enqueue_entity_rb_v6_6(cfs_rq, se);
   sum_w_vruntime_add(cfs_rq, se);
   se.min_vruntime = se.vruntime;
   se.min_slice = se.slice;
@@ -270,6 +278,7 @@ void enqueue_entity_rb(CfsRq& cfs_rq, SchedEntity& se) {
 
 // __dequeue_entity()
 void dequeue_entity_rb(CfsRq& cfs_rq, SchedEntity& se) {
+  if (tree_by_vruntime(profile_of(cfs_rq))) return dequeue_entity_rb_v6_6(cfs_rq, se);
   cfs_rq.tasks_timeline.erase(&se, augment_callbacks(cfs_rq));
   sum_w_vruntime_sub(cfs_rq, se);
   update_zero_vruntime_at_rb_op(cfs_rq);

@@ -38,7 +38,8 @@ void update_curr(CfsRq& cfs_rq) {
   const bool resched = update_deadline(cfs_rq, *curr);
   update_min_vruntime(cfs_rq);
   if (cfs_rq.nr_queued == 1) return;
-  if (resched || !protect_slice(*curr)) {
+  const bool preempt = rq.profile().behaviour.parity_in_vlag ? did_preempt_short(cfs_rq, *curr) : !protect_slice(*curr);
+  if (resched || preempt) {
     rq.resched_curr();
     clear_buddies(cfs_rq, *curr);
   }
@@ -63,6 +64,23 @@ void update_protect_slice(CfsRq& cfs_rq, SchedEntity& se) {
 }
 
 bool protect_slice(const SchedEntity& se) { return vruntime_before(se.vruntime, se.vprot); }
+
+// v6.6-v6.12: set_next_entity() stashes the deadline in vlag; while it is
+// unchanged, RUN_TO_PARITY keeps curr in pick_eevdf().
+bool vlag_holds_parity(const SchedEntity& se) { return as_u64(se.vlag) == se.deadline; }
+
+bool run_to_parity(const Profile& profile, const SchedEntity& curr) {
+  if (profile.behaviour.parity_in_vlag) return profile.feat(Feature::RUN_TO_PARITY) && vlag_holds_parity(curr);
+  return protect_slice(curr);
+}
+
+// did_preempt_short() (v6.12 only): once the parity stash is gone (a new
+// deadline, or a PREEMPT_SHORT wakeup), an ineligible curr is rescheduled.
+bool did_preempt_short(CfsRq& cfs_rq, SchedEntity& curr) {
+  if (!cfs_rq.rq->profile().feat(Feature::PREEMPT_SHORT)) return false;
+  if (vlag_holds_parity(curr)) return false;
+  return !entity_eligible(cfs_rq, curr);
+}
 
 void cancel_protect_slice(SchedEntity& se) {
   if (protect_slice(se)) se.set_vprot(se.vruntime);

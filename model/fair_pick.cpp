@@ -22,7 +22,7 @@ SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
     return cfs_rq.next;
   }
   if (curr && (!curr->on_rq || !entity_eligible(cfs_rq, *curr))) curr = nullptr;
-  if (curr && protect && protect_slice(*curr)) return curr;
+  if (curr && protect && run_to_parity(profile, *curr)) return curr;
 
   if (se && entity_eligible(cfs_rq, *se)) {
     best = se;
@@ -47,7 +47,12 @@ SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
 
 }  // namespace
 
+Feature buddy_feature(const Profile& profile) {
+  return profile.behaviour.buddy_gated_by_next_buddy ? Feature::NEXT_BUDDY : Feature::PICK_BUDDY;
+}
+
 SchedEntity* pick_eevdf(CfsRq& cfs_rq, bool protect, PickCaller caller) {
+  if (tree_by_vruntime(cfs_rq.rq->profile())) return pick_eevdf_v6_6(cfs_rq, caller);
   SchedEntity* best = pick_eevdf_search(cfs_rq, protect);
   cfs_rq.rq->obs().on_pick(cfs_rq, best, protect, caller);
   return best;
@@ -58,8 +63,8 @@ SchedEntity* pick_eevdf(CfsRq& cfs_rq, bool protect, PickCaller caller) {
 // the model reports it and marks the runqueue as oopsed.
 SchedEntity* pick_next_entity(Rq& rq, CfsRq& cfs_rq, bool protect, PickCaller caller) {
   // v6.12-v6.18: the buddy is tested here, before pick_eevdf()
-  if (rq.profile().behaviour.pick_buddy_in_pick_next && rq.profile().feat(Feature::PICK_BUDDY) && cfs_rq.next &&
-      entity_eligible(cfs_rq, *cfs_rq.next)) {
+  if (rq.profile().behaviour.pick_buddy_in_pick_next && rq.profile().feat(buddy_feature(rq.profile())) &&
+      cfs_rq.next && entity_eligible(cfs_rq, *cfs_rq.next)) {
     if (cfs_rq.next->sched_delayed) rq.obs().on_warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
     rq.obs().on_pick(cfs_rq, cfs_rq.next, protect, caller);
     return cfs_rq.next;
@@ -81,7 +86,10 @@ void set_next_entity(CfsRq& cfs_rq, SchedEntity& se, bool first) {
   clear_buddies(cfs_rq, se);
   if (se.on_rq) {
     dequeue_entity_rb(cfs_rq, se);
-    if (first || !cfs_rq.rq->profile().behaviour.protect_only_first) set_protect_slice(cfs_rq, se);
+    if (cfs_rq.rq->profile().behaviour.parity_in_vlag)
+      se.set_vlag(as_s64(se.deadline));  // v6.6-v6.12: the RUN_TO_PARITY stash
+    else if (first || !cfs_rq.rq->profile().behaviour.protect_only_first)
+      set_protect_slice(cfs_rq, se);
   }
   se.exec_start = cfs_rq.rq->clock_task;
   cfs_rq.curr = &se;

@@ -81,6 +81,9 @@ void reweight_entity_replace(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
 void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
   switch (cfs_rq.rq->profile().behaviour.reweight) {
     case ReweightRule::replace_after_rescale: return reweight_entity_replace(cfs_rq, se, weight);
+    case ReweightRule::eevdf_clamped_lag:
+    case ReweightRule::eevdf_raw_lag: return reweight_entity_eevdf(cfs_rq, se, weight);
+    case ReweightRule::keep_vruntime: return reweight_entity_keep_vruntime(cfs_rq, se, weight);
     case ReweightRule::rescale_around_v: break;
   }
   Observer& obs = cfs_rq.rq->obs();

@@ -8,6 +8,11 @@
 namespace eevdf {
 
 void check_preempt_wakeup_fair(Rq& rq, Task& p, int wake_flags) {
+  switch (rq.profile().behaviour.check_preempt) {
+    case CheckPreempt::v6_12: return check_preempt_wakeup_v6_12(rq, p, wake_flags);
+    case CheckPreempt::v6_6: return check_preempt_wakeup_v6_6(rq, p, wake_flags);
+    case CheckPreempt::v6_18: break;
+  }
   Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
   SchedEntity& se = donor.se;
   SchedEntity& pse = p.se;

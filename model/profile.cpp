@@ -1,4 +1,4 @@
-// The kernel profiles: mainline, v7.1, v7.0 and v6.18, each as the
+// The kernel profiles: mainline, v7.1, v7.0, v6.18, v6.12 and v6.6, each as the
 // newest mainline minus the changes that came after it (docs/profiles.md has
 // the table with the commits).
 #include "model/profile.hpp"
@@ -95,16 +95,62 @@ Profile v6_18() {
   return p;
 }
 
+// v6.12.0 (docs/research/v6.6-v6.18.md): v6.18 with the v6.12 code of the
+// RUN_TO_PARITY parity stash, did_preempt_short(), the NEXT_BUDDY buddy pick
+// and reweight_eevdf(); 750 µs normalized base slice.
+Profile v6_12() {
+  Profile p = v6_18();
+  p.name = "v6.12";
+  p.description =
+      "v6.12.0 as released: RUN_TO_PARITY via vlag == deadline, did_preempt_short(), buddy pick gated by "
+      "NEXT_BUDDY, reweight_eevdf() with entity_lag(), 750 us base slice";
+  p.known.set(Feature::PICK_BUDDY, false);  // 2a77e4be12cb came in v6.14
+  p.features.set(Feature::PICK_BUDDY, false);
+  p.tunables.normalized_base_slice = 750000;  // 2ae891b82695 came in v6.15
+  Behaviour& b = p.behaviour;
+  b.vprot_aliases_vlag = false;              // no vprot at all: the parity lives in vlag
+  b.parity_in_vlag = true;
+  b.buddy_gated_by_next_buddy = true;        // 2a77e4be12cb came in v6.14
+  b.reweight = ReweightRule::eevdf_clamped_lag;  // 6d71a9c61604 came in v6.13-rc7
+  b.place_rel_deadline_gated = true;         // 6d71a9c61604 dropped the feature test
+  b.check_preempt = CheckPreempt::v6_12;
+  return p;
+}
+
+// v6.6.0: the tree by vruntime with the min_deadline augment and the
+// two-pass pick, placement at fork, reweight before eab03c23c2a1, no custom
+// slices, no delayed dequeue, no PREEMPT_SHORT.
+Profile v6_6() {
+  Profile p = v6_12();
+  p.name = "v6.6";
+  p.description =
+      "v6.6.0 as released: tree by vruntime with min_deadline augment and the two-pass pick_eevdf(), "
+      "placement at fork, reweight keeps vruntime, no custom slices, no delayed dequeue";
+  for (Feature f : {Feature::PLACE_REL_DEADLINE, Feature::PREEMPT_SHORT, Feature::DELAY_DEQUEUE, Feature::DELAY_ZERO}) {
+    p.known.set(f, false);
+    p.features.set(f, false);
+  }
+  Behaviour& b = p.behaviour;
+  b.pick = PickRule::two_pass_min_deadline;  // 2227a957e1d5 came in v6.8
+  b.reweight = ReweightRule::keep_vruntime;  // eab03c23c2a1 came in v6.7 (and 6.6.y)
+  b.check_preempt = CheckPreempt::v6_6;
+  b.place_at_fork = true;                    // c40dd90ac045 came in v6.12
+  b.custom_slices = false;                   // 857b158dc5e8 came in v6.12
+  return p;
+}
+
 using Factory = Profile (*)();
 struct Entry {
   std::string_view name;
   Factory make;
 };
-const std::array<Entry, 4> kProfiles = {{
+const std::array<Entry, 6> kProfiles = {{
     {"mainline", mainline},
     {"v7.1", v7_1},
     {"v7.0", v7_0},
     {"v6.18", v6_18},
+    {"v6.12", v6_12},
+    {"v6.6", v6_6},
 }};
 
 }  // namespace

@@ -84,6 +84,23 @@ enum class WakeupPick : std::uint8_t {
 enum class ReweightRule : std::uint8_t {
   replace_after_rescale,   // v6.14-v7.0 (6d71a9c61604, ff38424030f9): v-relative, then place_entity()
   rescale_around_v,        // v7.1 (101f3498b4bd): V-relative rescale, no re-placement
+  eevdf_clamped_lag,       // v6.9-v6.13 (1560d1f6eb6b, 11b1b8bc2b98, afae8002b4fd): reweight_eevdf(), lag from entity_lag()
+  eevdf_raw_lag,           // the same before 1560d1f6eb6b (B08): reweight_eevdf() with the unclamped V - v
+  keep_vruntime,           // v6.6.0, before eab03c23c2a1: v kept, only d - v rescaled, V jumps
+};
+
+// How the tree is ordered and searched by pick_eevdf().
+enum class PickRule : std::uint8_t {
+  heap_min_vruntime,       // v6.8+ (2227a957e1d5): tree by deadline, min_vruntime augment
+  two_pass_min_deadline,   // v6.6 (b01db23d5923): tree by vruntime, min_deadline augment, best_left
+  one_pass_min_deadline,   // v6.6-rc1..rc4 (147f3efaa241, B10): the same tree, one descent
+};
+
+// Which wakeup-preemption function the check_preempt_wakeup_fair() family is.
+enum class CheckPreempt : std::uint8_t {
+  v6_18,                   // set_next_buddy first, PREEMPT_SHORT probe with __pick_eevdf(!short)
+  v6_12,                   // do_preempt_short() cancels the vlag == deadline parity, then pick_eevdf()
+  v6_6,                    // check_preempt_wakeup(): idle-policy shortcut, SCHED_NORMAL wakees only, pick_eevdf()
 };
 
 struct Behaviour {
@@ -129,6 +146,22 @@ struct Behaviour {
   bool pick_buddy_in_pick_next = false;
   // v6.18 check_preempt_wakeup_fair(); false: the action-based wakeup_preempt_fair() of v6.19+.
   bool wakeup_v6_18 = false;
+  // ... and which member of that family (v6.6 and v6.12 differ from v6.18).
+  CheckPreempt check_preempt = CheckPreempt::v6_18;
+  // v6.6-v6.12: RUN_TO_PARITY keeps curr while se->vlag == se->deadline, a
+  // stash set_next_entity() leaves in vlag (63304558ba5d); later kernels
+  // protect with vprot (set_protect_slice()). With PREEMPT_SHORT (v6.12,
+  // 85e511df3cec) update_curr() asks did_preempt_short().
+  bool parity_in_vlag = false;
+  // Before 2a77e4be12cb (v6.14): pick_next_entity() takes the buddy under
+  // NEXT_BUDDY; PICK_BUDDY does not exist.
+  bool buddy_gated_by_next_buddy = false;
+  // Before c40dd90ac045 (v6.12): task_fork_fair() places the child with
+  // ENQUEUE_INITIAL and wake_up_new_task() enqueues without it (re-placing it).
+  bool place_at_fork = false;
+  // sched_attr::sched_runtime sets a custom slice (857b158dc5e8, v6.12).
+  bool custom_slices = true;
+  PickRule pick = PickRule::heap_min_vruntime;
   KeyBase key_base = KeyBase::zero_at_avg_deadline;
   ReweightRule reweight = ReweightRule::rescale_around_v;
   YieldRule yield = YieldRule::forfeit_update_deadline;

@@ -27,6 +27,8 @@ const char* refusal_text(Refusal r) {
     case Refusal::task_is_new: return "the task has never been woken";
     case Refusal::bad_argument: return "argument out of range";
     case Refusal::kernel_oopsed: return "the modelled kernel crashed earlier (NULL pick)";
+    case Refusal::no_custom_slices:
+      return "this kernel has no custom slices (sched_attr::sched_runtime sets the slice since v6.12, 857b158dc5e8)";
   }
   return "?";
 }
@@ -89,7 +91,9 @@ int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_s
   p.se.task_id = static_cast<int>(tasks.size() - 1);
   sched_fork(p);
   set_load_weight(p, false);
-  setparam_fair(p, custom_slice_ns, profile_.sysctl_sched_base_slice());
+  // before 857b158dc5e8 (v6.6) a fair task ignores sched_runtime: base slice
+  setparam_fair(p, profile_.behaviour.custom_slices ? custom_slice_ns : 0, profile_.sysctl_sched_base_slice());
+  task_fork_fair(*this, p);  // v6.6: placement at fork; no-op after c40dd90ac045
   return p.se.task_id;
 }
 
@@ -102,6 +106,7 @@ int Rq::fork_task(int parent, std::string_view child_name) {
   child.se.task_id = static_cast<int>(tasks.size());
   Task& p = tasks.emplace_back(std::move(child));
   sched_fork(p);
+  task_fork_fair(*this, p);
   return p.se.task_id;
 }
 
@@ -121,7 +126,9 @@ Refusal Rq::wake(int id, bool sync) {
 
   if (p->state == TaskState::new_) {  // wake_up_new_task()
     p->state = TaskState::running;
-    enqueue_task_fair(*this, *p, enqueue_flags::NOCLOCK | enqueue_flags::INITIAL);
+    // ENQUEUE_INITIAL since c40dd90ac045; v6.6 placed at fork and re-places here without it
+    const int initial = profile_.behaviour.place_at_fork ? 0 : enqueue_flags::INITIAL;
+    enqueue_task_fair(*this, *p, enqueue_flags::NOCLOCK | initial);
     p->on_rq = true;
     preempt(wake_flags::FORK);
     return Refusal::none;
@@ -282,6 +289,7 @@ Refusal Rq::set_slice(int id, u64 slice_ns) {
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (!profile_.behaviour.custom_slices) return Refusal::no_custom_slices;
   if (slice_ns == p->se.slice) return Refusal::none;
   change_fair_params(*p, p->policy, slice_ns);
   return Refusal::none;

@@ -26,6 +26,7 @@ enum class Refusal : std::uint8_t {
   task_is_new,              // operation needs a task that has been woken once
   bad_argument,
   kernel_oopsed,            // an earlier operation crashed the modelled kernel
+  no_custom_slices,         // set_slice on a kernel before 857b158dc5e8 (v6.6)
 };
 const char* refusal_text(Refusal r);
 

@@ -29,6 +29,7 @@ struct SchedEntity {
   u64 min_vruntime = 0;  // augment: subtree min vruntime
   u64 min_slice = 0;     // augment: subtree min slice
   u64 max_slice = 0;     // augment: subtree max slice
+  u64 min_deadline = 0;  // augment of the v6.6 tree (by vruntime): subtree min deadline
 
   bool on_rq = false;
   bool sched_delayed = false;

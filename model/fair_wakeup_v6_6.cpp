@@ -1,0 +1,81 @@
+// Wakeup preemption of v6.12.0 (check_preempt_wakeup_fair() with
+// do_preempt_short(), 85e511df3cec) and of v6.6.0 (check_preempt_wakeup()):
+// both ask pick_eevdf() with its RUN_TO_PARITY test; v6.12 first cancels the
+// parity stash for a shorter-slice wakee.
+#include "model/fair.hpp"
+
+namespace eevdf {
+
+namespace {
+
+bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
+
+// v6.6 and v6.12: what both share after the policy tests: would pick_eevdf() run the wakee?
+void preempt_if_picked(Rq& rq, CfsRq& cfs_rq, SchedEntity& pse, WakeupPreemptReason reason) {
+  if (pick_eevdf(cfs_rq, true, PickCaller::wakeup_preempt_decision) != &pse) return;
+  rq.obs().on_wakeup_preempt(cfs_rq, pse, reason);
+  rq.resched_curr();
+}
+
+// v6.6 and v6.12: a SCHED_IDLE curr yields to any other wakee (goto preempt)
+void preempt_idle_curr(Rq& rq, CfsRq& cfs_rq, SchedEntity& pse) {
+  rq.obs().on_wakeup_preempt(cfs_rq, pse, WakeupPreemptReason::idle_curr);
+  rq.resched_curr();
+}
+
+// do_preempt_short() (v6.12): a shorter-slice eligible wakee with an earlier
+// deadline, or facing an ineligible curr.
+bool do_preempt_short(CfsRq& cfs_rq, SchedEntity& pse, SchedEntity& se) {
+  if (!cfs_rq.rq->profile().feat(Feature::PREEMPT_SHORT)) return false;
+  if (pse.slice >= se.slice) return false;
+  if (!entity_eligible(cfs_rq, pse)) return false;
+  if (vruntime_before(pse.deadline, se.deadline)) return true;  // entity_before()
+  return !entity_eligible(cfs_rq, se);
+}
+
+}  // namespace
+
+// check_preempt_wakeup_fair() of v6.12.0
+void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags) {
+  Task& curr = rq.tasks[static_cast<std::size_t>(rq.curr)];
+  SchedEntity& se = curr.se;
+  SchedEntity& pse = p.se;
+  CfsRq& cfs_rq = *se.cfs_rq;
+  const Profile& profile = rq.profile();
+
+  if (&se == &pse) return;
+  // v6.12.0 has no !pse->sched_delayed test here (493afbd187c4 came in 6.12.y)
+  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(pse);
+  if (rq.need_resched) return;
+  if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
+  if (task_is_idle(curr) && !task_is_idle(p)) return preempt_idle_curr(rq, cfs_rq, pse);
+  if (task_is_idle(curr) != task_is_idle(p)) return;
+  if (p.policy != Policy::normal) return;  // normal_policy()
+  update_curr(cfs_rq);
+  WakeupPreemptReason reason = WakeupPreemptReason::pick;
+  if (do_preempt_short(cfs_rq, pse, se)) {
+    reason = WakeupPreemptReason::short_pick;
+    if (vlag_holds_parity(se)) se.set_vlag(as_s64(se.deadline + 1));  // cancel RUN_TO_PARITY
+  }
+  preempt_if_picked(rq, cfs_rq, pse, reason);
+}
+
+// check_preempt_wakeup() of v6.6.0
+void check_preempt_wakeup_v6_6(Rq& rq, Task& p, int wake_flags) {
+  Task& curr = rq.tasks[static_cast<std::size_t>(rq.curr)];
+  SchedEntity& se = curr.se;
+  SchedEntity& pse = p.se;
+  CfsRq& cfs_rq = *se.cfs_rq;
+  const Profile& profile = rq.profile();
+
+  if (&se == &pse) return;
+  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(pse);
+  if (rq.need_resched) return;
+  if (task_is_idle(curr) && !task_is_idle(p)) return preempt_idle_curr(rq, cfs_rq, pse);
+  if (p.policy != Policy::normal || !profile.feat(Feature::WAKEUP_PREEMPTION)) return;
+  // find_matching_se() and the se_is_idle() tests: one level, decided above
+  update_curr(cfs_rq);
+  preempt_if_picked(rq, cfs_rq, pse, WakeupPreemptReason::pick);
+}
+
+}  // namespace eevdf
