@@ -48,6 +48,7 @@ SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
 }  // namespace
 
 SchedEntity* pick_eevdf(CfsRq& cfs_rq, bool protect, PickCaller caller) {
+  cfs_rq.rq->obs().on_read_avg(cfs_rq, "pick_eevdf");
   SchedEntity* best = pick_eevdf_search(cfs_rq, protect);
   cfs_rq.rq->obs().on_pick(cfs_rq, best, protect, caller);
   return best;
