@@ -209,6 +209,20 @@ void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, 
                {&se});
 }
 
+// I-FRESH: a decision reads V only after curr was charged up to rq_clock_task.
+void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {
+  if (!selection_[Id::FRESH]) return;
+  const SchedEntity* curr = cfs_rq.curr;
+  if (!curr || !curr->on_rq || curr->exec_start == rq_->clock_task) return;
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};
+  scope.report(Id::FRESH, caller,
+               fmt::format("{} read V while the running task {} had {} ns of runtime not yet charged "
+                           "(exec_start {}, rq_clock_task {}): update_curr() was not called first",
+                           caller, rq_->tasks[static_cast<std::size_t>(curr->task_id)].name,
+                           rq_->clock_task - curr->exec_start, curr->exec_start, rq_->clock_task),
+               {curr});
+}
+
 void Checker::on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) {
   if (!selection_[Id::WAKEPICK]) return;
   const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};

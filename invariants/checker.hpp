@@ -123,6 +123,7 @@ class Checker final : public Observer {
   void on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) override;
   void on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) override;
   void on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) override;
+  void on_read_avg(const CfsRq& cfs_rq, const char* caller) override;
   void on_set_next(const SchedEntity& se, bool first) override;
 
   // I-FAIR: the largest |service - weighted share| / (max_slice + TICK_NSEC) seen.

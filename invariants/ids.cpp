@@ -161,6 +161,16 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "curr (any non-idle wakee preempts it by design), the NEXT_BUDDY sync shortcut (preempt_sync\n"
      "trusts the buddy), and a brute-force answer that is sched_delayed (that pick dequeues it\n"
      "first, which moves V). Catches forced preemption that bypasses the pick (e837456fdca8, B23)."},
+    {"I-FRESH",
+     "V is read for a decision only after the running entity has been charged up to now",
+     "Placement (place_entity), lag (update_entity_lag) and the pick (pick_eevdf) read V, which\n"
+     "includes the running entity's vruntime. The kernel calls update_curr() on every path before\n"
+     "such a decision, so that curr's runtime since its last charge is in V. Checked at each such\n"
+     "read: if the queue's curr is queued, its exec_start must equal rq_clock_task. A stale curr\n"
+     "moves V by its uncharged runtime times w_curr / W, and with it the saved lag and the placement\n"
+     "of the entity being decided on. Catches 333238da9a19 (v7.2: requeue_delayed_entity() ran\n"
+     "without update_curr(), so a delayed task woken between two ticks was re-placed against a stale\n"
+     "V) and the stale-curr fixes of the single runqueue (68e37487810a, 1719d035a6fa)."},
 }};
 
 }  // namespace

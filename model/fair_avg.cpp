@@ -210,6 +210,7 @@ s64 entity_lag(CfsRq& cfs_rq, SchedEntity& se, u64 avruntime) {
 // grow, and with DELAY_ZERO it may not become positive. True if vlag differs
 // from V - v (the lag was clamped).
 bool update_entity_lag(CfsRq& cfs_rq, SchedEntity& se) {
+  obs_of(cfs_rq).on_read_avg(cfs_rq, "update_entity_lag");
   const u64 avruntime = avg_vruntime(cfs_rq);
   s64 vlag = entity_lag(cfs_rq, se, avruntime);
   obs_of(cfs_rq).on_lag_clamp(cfs_rq, se, as_s64(avruntime - se.vruntime), vlag);

@@ -21,6 +21,7 @@ void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   Rq& rq = *cfs_rq.rq;
   const Profile& profile = rq.profile();
   Observer& obs = rq.obs();
+  obs.on_read_avg(cfs_rq, "place_entity");
   const u64 vruntime = avg_vruntime(cfs_rq);
   if (!se.custom_slice) se.slice = profile.sysctl_sched_base_slice();
   u64 vslice = calc_delta_fair(se.slice, se, cfs_rq);

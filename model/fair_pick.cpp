@@ -52,6 +52,7 @@ Feature buddy_feature(const Profile& profile) {
 }
 
 SchedEntity* pick_eevdf(CfsRq& cfs_rq, bool protect, PickCaller caller) {
+  cfs_rq.rq->obs().on_read_avg(cfs_rq, "pick_eevdf");
   if (tree_by_vruntime(cfs_rq.rq->profile())) return pick_eevdf_v6_6(cfs_rq, caller);
   SchedEntity* best = pick_eevdf_search(cfs_rq, protect);
   cfs_rq.rq->obs().on_pick(cfs_rq, best, protect, caller);

@@ -978,5 +978,40 @@ TEST(Catalogue, RwChecksAClampedReweight) {
   EXPECT_TRUE(has_violation(h.checker, Id::RW) || has_violation(h.checker, Id::LAG)) << listing(h.checker);
 }
 
+// I-FRESH. v7.1's enqueue_task_fair() requeues a delayed entity without
+// update_curr() (333238da9a19 added it in v7.2): C blocked while delayed, the
+// clock moves 300 us without a tick, and C's wakeup re-decides its lag against
+// a V that misses curr's 300 us.
+// v7.1's own finding (I-AUG: stale max_slice) is not checked here.
+inv::Selection without_aug() {
+  inv::Selection s;
+  s.set(Id::AUG, false);
+  return s;
+}
+
+TEST(Catalogue, FreshFiresWhenADelayedTaskIsRequeuedBetweenTicks) {
+  Harness h(*profile_by_name("v7.1"), {}, without_aug());
+  h.with_delayed();
+  const int curr = h.rq.curr;
+  ASSERT_GE(curr, 0);
+  h.run(300'000);  // 5.3 ms -> 5.6 ms: no tick boundary
+  ASSERT_EQ(h.rq.clock_task - h.se(curr).exec_start, 300'000u);
+  h.wake(h.c);
+  const inv::Violation* v = find_violation(h.checker, Id::FRESH);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, "update_entity_lag");
+  EXPECT_NE(v->what.find("300000 ns of runtime not yet charged"), std::string::npos) << v->what;
+}
+
+// Clean twin: the same wakeup at a tick boundary, where the tick has just charged curr.
+TEST(Catalogue, FreshCleanTwinRequeueRightAfterATick) {
+  Harness h(*profile_by_name("v7.1"), {}, without_aug());
+  h.with_delayed();
+  h.run(700'000);  // 5.3 ms -> 6.0 ms: ends on the tick, which ran update_curr()
+  ASSERT_EQ(h.rq.clock_task % 1'000'000, 0u);
+  h.wake(h.c);
+  EXPECT_FALSE(has_violation(h.checker, Id::FRESH)) << listing(h.checker);
+}
+
 }  // namespace
 }  // namespace eevdf
