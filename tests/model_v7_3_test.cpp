@@ -217,6 +217,49 @@ TEST(ModelV73, EligibleShortWakeePreemptsAndBecomesBuddy) {
   }
 }
 
+// 7ad0ec7890b3: with PREEMPT_SHORT a pending reschedule no longer ends the
+// decision. The same state as above with need_resched already set: v7.3 still
+// runs it (S becomes the buddy, A's protection is cancelled); v7.2 returns at once.
+TEST(ModelV73, PendingReschedDoesNotEndShortDecision) {
+  for (const char* name : {"v7.3", "v7.2"}) {
+    SCOPED_TRACE(name);
+    Rq rq(profile(name));
+    CfsRq& cfs = rq.cfs;
+    const u64 z0 = cfs.zero_vruntime;
+    const int a = rq.create_task("A", 0, Policy::normal, 0);
+    SchedEntity& x = rq.tasks[rq.create_task("X", 0, Policy::normal, 0)].se;
+    const int s = rq.create_task("S", 0, Policy::normal, 1'000'000);
+    SchedEntity& sse = rq.tasks[s].se;
+    queue_at(cfs, x, z0, z0 + 1000, kBaseSlice);
+    queue_at(cfs, sse, z0 + 50, z0 + 500'000, 1'000'000);
+    make_curr(rq, a, z0 + 100, z0 + 1'000'000, z0 + 1'000'000);
+    rq.need_resched = true;
+    wakeup_preempt_fair(rq, rq.tasks[s], wake_flags::TTWU);
+    const bool v73 = std::string_view(name) == "v7.3";
+    EXPECT_EQ(cfs.next, v73 ? &sse : nullptr);
+    EXPECT_EQ(rq.tasks[a].se.vprot, v73 ? z0 + 100 : z0 + 1'000'000);
+  }
+}
+
+// An idle curr is preempted by a non-idle wakee with action PICK on v7.3: the
+// protection is cancelled but the wakee does not become the buddy (v7.2 takes
+// the SHORT path: cancel and clear_buddies(curr), no buddy either, so only v7.3
+// is checked for the buddy; a SHORT action would set it).
+TEST(ModelV73, IdleCurrPreemptedWithoutBuddy) {
+  Rq rq(profile("v7.3"));
+  CfsRq& cfs = rq.cfs;
+  const u64 z0 = cfs.zero_vruntime;
+  const int a = rq.create_task("A", 0, Policy::idle, 0);
+  const int w = rq.create_task("W", 0, Policy::normal, 100'000);
+  SchedEntity& wse = rq.tasks[w].se;
+  queue_at(cfs, wse, z0 + 5000, z0 + 105'000, 100'000);
+  make_curr(rq, a, z0, z0 + 1'000'000, z0 + 1'000'000);
+  wakeup_preempt_fair(rq, rq.tasks[w], wake_flags::TTWU);
+  EXPECT_TRUE(rq.need_resched);
+  EXPECT_EQ(cfs.next, nullptr);
+  EXPECT_EQ(rq.tasks[a].se.vprot, z0);  // cancel_protect_slice(): vprot := v
+}
+
 // A delayed wakee never preempts on v7.3 (04998aa54848), even with a shorter
 // slice and the earliest eligible deadline; v7.2's SHORT path would run the
 // pick. Same state as above with S delayed and X's deadline later than S's.
