@@ -168,7 +168,8 @@ void Checker::on_overflow(const OverflowEvent& e) {
   v.where = site_name(e.site);
   const bool addition = e.site == Site::sum_w_vruntime_add_accumulate || e.site == Site::sum_w_vruntime_sub_accumulate ||
                         e.site == Site::update_zero_vruntime_accumulate || e.site == Site::avg_vruntime_accumulate ||
-                        e.site == Site::vruntime_eligible_accumulate || e.site == Site::avg_vruntime_floor_adjust;
+                        e.site == Site::vruntime_eligible_accumulate || e.site == Site::avg_vruntime_floor_adjust ||
+                        e.site == Site::ineligible_vruntime_floor_adjust;
   v.what = fmt::format("{} {} {} wraps: exact {} but the kernel's type holds {}", format_i128(e.lhs),
                        addition ? "+" : "x", format_i128(e.rhs), format_i128(e.exact), format_i128(e.kernel));
   add(std::move(v));

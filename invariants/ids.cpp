@@ -160,7 +160,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "protection (curr is back in the tree when the reschedule picks). Not checked: a SCHED_IDLE\n"
      "curr (any non-idle wakee preempts it by design), the NEXT_BUDDY sync shortcut (preempt_sync\n"
      "trusts the buddy), and a brute-force answer that is sched_delayed (that pick dequeues it\n"
-     "first, which moves V). Catches forced preemption that bypasses the pick (e837456fdca8, B23)."},
+     "first, which moves V). Catches forced preemption that bypasses the pick (e837456fdca8, B23).\n"
+     "v7.3: checked after set_short_buddy(); a SHORT preemption may run an eligible next buddy whose\n"
+     "slice is strictly shorter than P's (set_short_buddy keeps it by design, 8f97b627ff1c)."},
     {"I-FRESH",
      "V is read for a decision only after the running entity has been charged up to now",
      "Placement (place_entity), lag (update_entity_lag) and the pick (pick_eevdf) read V, which\n"

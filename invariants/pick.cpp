@@ -90,11 +90,20 @@ void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupP
   const ExpectedPick expected = brute_force_pick(s, true, false);
   if (expected.se && expected.se->sched_delayed) return;  // that pick dequeues it first: V moves, undetermined
   if (expected.se == &wakee) return;
+  // v7.3-rc (8f97b627ff1c): a SHORT preemption keeps a next buddy whose slice is
+  // strictly shorter than the wakee's (set_short_buddy), and the pick runs that
+  // buddy when it is eligible: the shortest request first, by design
+  const SchedEntity* next = s.rq.cfs.next;
+  if (s.rq.profile().behaviour.wakeup_v7_3 &&
+      (reason == WakeupPreemptReason::short_pick || reason == WakeupPreemptReason::short_eligible) &&
+      expected.se == next && next->slice < wakee.slice)
+    return;
   s.report(Id::WAKEPICK, "wakeup_preempt_fair",
            fmt::format("the running task was preempted for {} ({}), but the pick after the reschedule takes {}: {}",
                        task_name(s, &wakee),
                        reason == WakeupPreemptReason::forced ? "forced: the waker is no longer eligible"
                        : reason == WakeupPreemptReason::short_pick ? "PREEMPT_SHORT"
+                       : reason == WakeupPreemptReason::short_eligible ? "PREEMPT_SHORT, eligible wakee"
                                                                    : "EEVDF pick",
                        task_name(s, expected.se), expected.rule),
            {&wakee, expected.se});

@@ -100,6 +100,21 @@ void put_prev_task_fair(Rq& rq, Task& prev);
 void set_next_task_fair(Rq& rq, Task& p, bool first);
 void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags);
 void check_preempt_wakeup_fair(Rq& rq, Task& p, int wake_flags);  // v6.18 (fair_wakeup_v6.cpp)
+void wakeup_preempt_fair_v7_3(Rq& rq, Task& p, int wake_flags);  // v7.3-rc (fair_v7_3.cpp)
+
+// ---- wakeup preemption helpers shared by the v7.1 and v7.3 versions (fair_class.cpp) ----
+enum class PreemptAction { none, short_, pick, resched };
+// set_preempt_buddy(): keep an earlier-deadline buddy, else make pse the buddy (3cd1f657fae5).
+bool set_preempt_buddy(CfsRq& cfs_rq, SchedEntity& pse);
+// preempt_sync(): the NEXT_BUDDY WF_SYNC shortcut (v7.1, unchanged in v7.3-rc).
+PreemptAction preempt_sync(Rq& rq, int wake_flags, SchedEntity& pse, SchedEntity& se);
+
+// ---- v7.3-rc only (fair_v7_3.cpp) ----
+// ineligible_vruntime(): the first integer vruntime at which curr is no longer
+// eligible against the tree alone: zero_vruntime + floor(S/W) + 1 (0d1e7a2bab35).
+u64 ineligible_vruntime(CfsRq& cfs_rq);
+// set_short_buddy(): keep a buddy with a strictly shorter slice, else make pse the buddy (8f97b627ff1c).
+bool set_short_buddy(CfsRq& cfs_rq, SchedEntity& pse);
 void yield_task_fair(Rq& rq);
 void task_tick_fair(Rq& rq, Task& curr);
 void reweight_task_fair(Rq& rq, Task& p, const LoadWeight& lw);

@@ -67,10 +67,6 @@ void set_next_task_fair(Rq& rq, Task& p, bool first) {
   set_next_entity(*p.se.cfs_rq, p.se, first);
 }
 
-namespace {
-
-enum class PreemptAction { none, short_, pick, resched };
-
 // set_preempt_buddy(): keep an earlier-deadline buddy, else make pse the buddy.
 bool set_preempt_buddy(CfsRq& cfs_rq, SchedEntity& pse) {
   if (cfs_rq.next && vruntime_before(cfs_rq.next->deadline, pse.deadline)) return false;
@@ -90,10 +86,9 @@ PreemptAction preempt_sync(Rq& rq, int wake_flags, SchedEntity& pse, SchedEntity
   return PreemptAction::none;
 }
 
-}  // namespace
-
 void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   if (rq.profile().behaviour.wakeup_v6_18) return check_preempt_wakeup_fair(rq, p, wake_flags);
+  if (rq.profile().behaviour.wakeup_v7_3) return wakeup_preempt_fair_v7_3(rq, p, wake_flags);
   Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
   SchedEntity& se = donor.se;
   SchedEntity& pse = p.se;

@@ -53,14 +53,22 @@ void set_protect_slice(CfsRq& cfs_rq, SchedEntity& se) {
   u64 vprot = se.deadline;
   if (profile.feat(Feature::RUN_TO_PARITY)) slice = cfs_rq_min_slice(cfs_rq);
   if (se.slice < slice) slice = se.slice;
-  if (slice != se.slice) vprot = min_vruntime(vprot, se.vruntime + calc_delta_fair(slice, se, cfs_rq));
+  if (slice != se.slice) {
+    if (profile.behaviour.protect_ineligible_cap && profile.feat(Feature::PREEMPT_SHORT))
+      vprot = min_vruntime(vprot, ineligible_vruntime(cfs_rq));  // 0d1e7a2bab35 (v7.3-rc1)
+    else
+      vprot = min_vruntime(vprot, se.vruntime + calc_delta_fair(slice, se, cfs_rq));
+  }
   se.set_vprot(vprot);
 }
 
 // update_protect_slice(): only ever shortens the protection.
 void update_protect_slice(CfsRq& cfs_rq, SchedEntity& se) {
   const u64 slice = cfs_rq_min_slice(cfs_rq);
-  se.set_vprot(min_vruntime(se.vprot, se.vruntime + calc_delta_fair(slice, se, cfs_rq)));
+  u64 runtime = se.vruntime;
+  // 49f87b4d0be8 (v7.3-rc1): from min(v, V), with the re-basing avg_vruntime()
+  if (cfs_rq.rq->profile().behaviour.update_protect_from_avg) runtime = min_vruntime(runtime, avg_vruntime(cfs_rq));
+  se.set_vprot(min_vruntime(se.vprot, runtime + calc_delta_fair(slice, se, cfs_rq)));
 }
 
 bool protect_slice(const SchedEntity& se) { return vruntime_before(se.vruntime, se.vprot); }

@@ -117,6 +117,9 @@ void requeue_delayed_entity(SchedEntity& se) {
   const Profile& profile = cfs_rq.rq->profile();
   Observer& obs = cfs_rq.rq->obs();
   if (!se.sched_delayed || !se.on_rq) obs.on_warn(Warn::requeue_delayed_not_delayed, &se);
+  // 333238da9a19 (v7.2; v7.3-rc: update_curr_eevdf() in enqueue_task_fair): charge
+  // curr's runtime first, so that the lag below is taken against the current V
+  if (profile.behaviour.requeue_updates_curr) update_curr(cfs_rq);
   bool replace = false;
   if (profile.behaviour.lag_delayed_clamps) {
     replace = update_entity_lag(cfs_rq, se);

@@ -24,6 +24,7 @@ const char* site_name(Site s) {
     case Site::rescale_entity_vprot_x_weight: return "rescale_entity.vprot_x_weight";
     case Site::calc_delta_delta_x_weight: return "__calc_delta.delta_x_weight";
     case Site::calc_delta_mul_u64_u32_shr: return "__calc_delta.mul_u64_u32_shr";
+    case Site::ineligible_vruntime_floor_adjust: return "ineligible_vruntime.floor_adjust";
     case Site::count_: break;
   }
   return "?";

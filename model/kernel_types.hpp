@@ -51,6 +51,7 @@ enum class Site : std::uint8_t {
   rescale_entity_vprot_x_weight,
   calc_delta_delta_x_weight,
   calc_delta_mul_u64_u32_shr,
+  ineligible_vruntime_floor_adjust,  // v7.3-rc1 (0d1e7a2bab35)
   count_
 };
 
@@ -92,6 +93,7 @@ enum class WakeupPreemptReason : std::uint8_t {
   idle_curr,   // a SCHED_IDLE curr, any non-idle wakee
   sync,        // NEXT_BUDDY sync wakeup (preempt_sync)
   forced,      // e837456fdca8: the waker is no longer eligible
+  short_eligible,  // ba0d3bf5f97b (v7.3-rc1): PREEMPT_SHORT, the pick did not return the wakee but it is eligible
 };
 
 struct OverflowEvent {

@@ -1,6 +1,6 @@
-// The kernel profiles: mainline, v7.1, v7.0, v6.18, v6.12 and v6.6, each as the
-// newest mainline minus the changes that came after it (docs/profiles.md has
-// the table with the commits).
+// The kernel profiles: mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12 and v6.6.
+// Each is mainline (the newest hierarchical code) with the later changes undone,
+// or for v7.3 the v7.3-rc changes added (docs/profiles.md has the table with the commits).
 #include "model/profile.hpp"
 
 namespace eevdf {
@@ -26,8 +26,9 @@ Profile mainline() {
   Profile p;
   p.name = "mainline";
   p.description =
-      "newest mainline EEVDF (v7.1 + sched/urgent through Sept 2026: augmented-tree fixes "
-      "51b0e68cfa0a and 9a8bc9bb4c3f), 64-bit, hierarchical runqueues";
+      "newest hierarchical EEVDF: v7.2 (v7.1 + 333238da9a19) with the Sept 2026 augmented-tree fixes "
+      "51b0e68cfa0a and 9a8bc9bb4c3f, as in a v7.2.y carrying them; 64-bit. Linus' tree is flat "
+      "since v7.3-rc1: see v7.3";
   p.known = all_features();
   p.features = all_features();
   p.features.set(Feature::NEXT_BUDDY, false);
@@ -36,15 +37,45 @@ Profile mainline() {
   return p;
 }
 
-// v7.1 as released: the same code without the two September 2026 augment fixes.
-Profile v7_1() {
+// v7.2 as released (2026-08-16): v7.1 plus 333238da9a19, without the two
+// September 2026 augment fixes (they came in v7.3-rc3).
+Profile v7_2() {
   Profile p = mainline();
+  p.name = "v7.2";
+  p.description =
+      "v7.2 as released: v7.1 + 333238da9a19 (update_curr before requeue_delayed_entity); "
+      "without 51b0e68cfa0a and 9a8bc9bb4c3f";
+  p.behaviour.augment_copies_all_fields = false;
+  p.behaviour.enqueue_inits_max_slice = false;
+  return p;
+}
+
+// v7.1 as released: v7.2 without 333238da9a19.
+Profile v7_1() {
+  Profile p = v7_2();
   p.name = "v7.1";
   p.description =
       "v7.1 as released: mainline without 51b0e68cfa0a (rotation copies only min_vruntime) "
       "and 9a8bc9bb4c3f (__enqueue_entity leaves max_slice stale)";
-  p.behaviour.augment_copies_all_fields = false;
-  p.behaviour.enqueue_inits_max_slice = false;
+  p.behaviour.requeue_updates_curr = false;  // 333238da9a19 came in v7.2
+  return p;
+}
+
+// v7.3-rc6 (2026-10-04), tasks on the root cfs_rq: the flat runqueue of
+// 85570f10a4c6 reduces to one level with h_load = the task's weight, so this
+// is mainline plus the wakeup/protection series merged with it (v7.3-rc1) and
+// nothing EEVDF after rc3. Tip-only commits (aae2a33ea662, 4bf32ec3327d,
+// d2e010082757) are not in it.
+Profile v7_3() {
+  Profile p = mainline();
+  p.name = "v7.3";
+  p.description =
+      "v7.3-rc6, tasks on the root cfs_rq (no groups): mainline + the v7.3-rc1 short-slice series "
+      "(7ad0ec7890b3, 04998aa54848, 8f97b627ff1c, ba0d3bf5f97b, 7cd2ef17de5e, 49f87b4d0be8, 0d1e7a2bab35)";
+  p.behaviour.wakeup_v7_3 = true;
+  p.behaviour.protect_ineligible_cap = true;
+  p.behaviour.update_protect_from_avg = true;
+  p.known.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // the RFC is against v7.1's wakeup_preempt_fair()
   return p;
 }
 
@@ -144,8 +175,10 @@ struct Entry {
   std::string_view name;
   Factory make;
 };
-const std::array<Entry, 6> kProfiles = {{
+const std::array<Entry, 8> kProfiles = {{
     {"mainline", mainline},
+    {"v7.3", v7_3},
+    {"v7.2", v7_2},
     {"v7.1", v7_1},
     {"v7.0", v7_0},
     {"v6.18", v6_18},

@@ -166,6 +166,18 @@ struct Behaviour {
   ReweightRule reweight = ReweightRule::rescale_around_v;
   YieldRule yield = YieldRule::forfeit_update_deadline;
   WakeupPick wakeup_pick = WakeupPick::pick_next_guarded;
+  // enqueue_task_fair() runs update_curr() before requeue_delayed_entity()
+  // (333238da9a19, v7.2; in v7.3 update_curr_eevdf() of 68e37487810a).
+  bool requeue_updates_curr = true;
+  // v7.3-rc wakeup_preempt_fair() (fair_wakeup_v7_3.cpp): 7ad0ec7890b3,
+  // 04998aa54848, 8f97b627ff1c, ba0d3bf5f97b, 7cd2ef17de5e. Off in mainline.
+  bool wakeup_v7_3 = false;
+  // set_protect_slice() caps a shortened protection at ineligible_vruntime()
+  // under PREEMPT_SHORT (0d1e7a2bab35, v7.3-rc1). Off in mainline.
+  bool protect_ineligible_cap = false;
+  // update_protect_slice() starts from min(v, avg_vruntime()), the re-basing
+  // avg_vruntime() (49f87b4d0be8, v7.3-rc1). Off in mainline.
+  bool update_protect_from_avg = false;
   bool operator==(const Behaviour&) const = default;
 };
 
