@@ -18,7 +18,7 @@ struct ExpectedPick {
 // honour_protection = false: curr's slice protection is ignored, as in the
 // pick that follows a reschedule (curr is back in the tree by then).
 ExpectedPick brute_force_pick(const CheckScope& s, bool protect, bool honour_protection) {
-  const CfsRq& cfs = s.rq.cfs;
+  const CfsRq& cfs = s.cfs;
   const Profile& profile = s.rq.profile();
   const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
   const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
@@ -36,14 +36,12 @@ ExpectedPick brute_force_pick(const CheckScope& s, bool protect, bool honour_pro
   return {best, "the earliest deadline among eligible entities"};
 }
 
-std::string task_name(const CheckScope& s, const SchedEntity* se) {
-  return se ? s.rq.tasks[static_cast<std::size_t>(se->task_id)].name : std::string("NULL");
-}
+std::string task_name(const CheckScope& s, const SchedEntity* se) { return entity_name(s.rq, se); }
 
 }  // namespace
 
 void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, PickCaller caller) {
-  const CfsRq& cfs = s.rq.cfs;
+  const CfsRq& cfs = s.cfs;
   const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
   const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
 
