@@ -97,6 +97,7 @@ void Checker::adopt(std::size_t i, const SchedEntity& se) {
   delayed_before_[i] = se.sched_delayed;
   lag_at_delay_[i] = 0;
   was_curr_[i] = false;
+  queue_before_[i] = se.cfs_rq;
   vruntime_before_[i] = se.vruntime;
   bounds_[i] = WeightBounds{};
 }
@@ -126,6 +127,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
     was_curr_[i] = is_curr(se);
+    queue_before_[i] = se.cfs_rq;
   });
 }
 
@@ -145,6 +147,11 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
 void Checker::end_op() {
   Rq& rq = *rq_;
   adopt_new_tasks();  // tasks and groups created by this operation (create, fork, group)
+  // F5: a task that changed queue keeps a vprot of the old queue until a real pick
+  for (const Task& t : rq.tasks) {
+    const std::size_t i = entity_slot(t.se);
+    if (t.se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
+  }
   ExactAverage avg = exact_average(rq.cfs);
   if (avg.max_slice > max_slice_seen_) max_slice_seen_ = avg.max_slice;
   for (const TaskGroup& g : rq.groups) {  // the largest slice queued anywhere

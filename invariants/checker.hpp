@@ -98,6 +98,9 @@ struct Tolerances {
   // re-placed, but se->vprot keeps its old absolute value (and the old
   // weight's scale) until it is re-armed.
   bool f1_unscaled_vprot = true;
+  // F5: sched_move_task() of the running task is the same sched_change guard:
+  // se->vprot keeps its value from the old group's queue, a different virtual
+  // time line, until a real pick re-arms it. Tolerated with F1's switch.
 };
 
 // The bounds of one weight under the largest slice seen: the lag clamp and one
@@ -168,6 +171,7 @@ class Checker final : public Observer {
   std::array<bool, kMaxEntities> vprot_stale_;      // F1 tolerance
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
+  std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F5: the queue at the operation's start
   std::array<bool, kMaxEntities> delayed_before_;   // I-DELAY
   std::array<i128, kMaxEntities> lag_at_delay_;     // I-DELAY: w·vlag when the entity was delayed
   std::array<WeightBounds, kMaxEntities> bounds_;
