@@ -265,6 +265,10 @@ void Checker::on_set_next(const SchedEntity& se, bool first) {
   adopt_new_tasks();
   const std::size_t i = entity_slot(se);
   if (first) vprot_stale_[i] = false;
+  // F1/F5: set_next_task(first = false) after a sched_change of the running
+  // task re-arms no level's protection, while the levels that were dequeued
+  // are re-placed (bcd74b2ffdd0): their vprot stays from before
+  if (!first && rq_->profile().behaviour.protect_only_first) vprot_stale_[i] = true;
   was_curr_[i] = true;
 }
 

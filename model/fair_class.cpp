@@ -233,11 +233,13 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
     }
   }
   // preempt:
-  rq.obs().on_wakeup_preempt(cfs_rq, pse, reason);
   if (action == PreemptAction::short_) {
     cancel_protect_slice(se);
     if (profile.behaviour.pick_buddy_needs_protect) clear_buddies(cfs_rq, se);  // 78cde54ea5f0
   }
+  // observed after the buddy is cleared: with groups curr's entity can be the
+  // buddy (dequeue_entities() sets it on the parent levels)
+  rq.obs().on_wakeup_preempt(cfs_rq, pse, reason);
   rq.resched_curr();
 }
 
