@@ -142,8 +142,8 @@ int main(int argc, char** argv) {
   fuzzcmd->add_option("--jobs", campaign.jobs, "worker threads (job j uses seed + j)")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   fuzzcmd->add_option("--runs", campaign.max_runs, "stop after this many runs (0: time only)");
-  fuzzcmd->add_flag("--no-groups", campaign.no_groups,
-                    "generate task operations only (byte format 1, as before task groups)");
+  fuzzcmd->add_flag("--groups", campaign.groups,
+                    "generate task-group operations too (byte format 2; finds the open candidate F6)");
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");
@@ -191,9 +191,8 @@ int main(int argc, char** argv) {
   check->add_option("--seed", check_config.seed, "random seed (0: random)")->capture_default_str();
   check->add_option("--shrink-time", shrink_s, "seconds to shrink a failure")->capture_default_str()->check(CLI::Range(1L, 3600L));
   check->add_option("--reproduce", check_config.reproduce, "replay one failure from its reproduce string");
-  bool check_no_groups = false;
-  check->add_flag("--no-groups", check_no_groups, "generate task commands only (no group, move, shares, group_idle)")
-      ->each([&](const std::string&) { check_config.groups = false; });
+  check->add_flag("--groups", check_config.groups,
+                  "generate task-group commands too (group, move, shares, group_idle; finds the open candidate F6)");
 
   std::string encode_file, encode_out;
   auto* encode = app.add_subcommand("encode", "write a text scenario's operations in the byte encoding (a fuzzing seed)");

@@ -81,7 +81,7 @@ struct CheckConfig {
   // case sizes cycle through 0..maxSize and a case has 1..size+1 commands
   // (uniform), so the mean length is about max_ops / 4.
   int max_ops = 100;
-  bool groups = true;  // generate task-group commands too
+  bool groups = false;  // generate task-group commands too (eevdf-check check --groups)
   std::chrono::seconds shrink_budget{30};  // wall clock for shrinking, from the first failure
   std::uint64_t seed = 0;                  // 0 = random (the seed used is in CheckOutcome::seed)
   // A CheckOutcome::reproduce string of an earlier run with the same profile:
