@@ -522,7 +522,7 @@ class Parser {
           if (key == "group") seen = &seen_group;
         }
         if (!seen) {
-          fail(col(i), "expected nice=N, policy=normal|batch|idle, slice=DUR or group=GROUP, " + found(i));
+          fail(col(i), "expected nice=N, policy=normal|batch|idle or slice=DUR (or group=GROUP), " + found(i));
           return;
         }
         if (*seen) {
