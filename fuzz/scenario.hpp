@@ -28,14 +28,15 @@ enum class OpKind : std::uint8_t {
   policy,    // policy NAME normal|batch|idle
   slice,     // slice NAME DUR      (sched_setattr runtime; 0 = base slice)
   exit,      // exit NAME           (NAME must be on the CPU)
-  // task groups (cgroup cpu controller, one CPU)
+  // positional expectations, checked after the previous operation
+  expect_curr,   // expect curr NAME|idle
+  expect_field,  // expect field NAME.FIELD OP VALUE
+  // task groups (cgroup cpu controller, one CPU); after the expect kinds so
+  // that the task operations keep their values
   group_create,  // group NAME [shares=N] [parent=GROUP]
   move,          // move TASK GROUP|root      (sched_move_task)
   shares,        // shares GROUP N            (cpu.shares: sched_group_set_shares)
   group_idle,    // group_idle GROUP 0|1      (cpu.idle: sched_group_set_idle)
-  // positional expectations, checked after the previous operation
-  expect_curr,   // expect curr NAME|idle
-  expect_field,  // expect field NAME.FIELD OP VALUE
 };
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
