@@ -164,10 +164,11 @@ bool Sim::apply(const fuzz::Op& op) {
   const int id = op.task.empty() ? -1 : rq.find_task(op.task);
   switch (op.kind) {
     case OpKind::create: {
-      const int t = rq.find_task(op.task) >= 0
+      const auto g = fuzz::group_id(rq, op.group);
+      const int t = rq.find_task(op.task) >= 0 || !g
                         ? -1
-                        : rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice));
-      if (t < 0) refusal = Refusal::too_many_tasks;
+                        : rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice), *g);
+      if (t < 0) refusal = g ? Refusal::too_many_tasks : Refusal::no_such_group;
       add_task(op.task, t);
       break;
     }
@@ -212,6 +213,10 @@ bool Sim::apply(const fuzz::Op& op) {
     case OpKind::policy: refusal = rq.set_policy(id, op.policy); break;
     case OpKind::slice: refusal = rq.set_slice(id, static_cast<u64>(op.value)); break;
     case OpKind::exit: refusal = rq.exit_task(id); break;
+    case OpKind::group_create:
+    case OpKind::move:
+    case OpKind::shares:
+    case OpKind::group_idle: refusal = fuzz::apply_group_op(rq, op, id); break;
     case OpKind::expect_curr:
     case OpKind::expect_field: break;
   }

@@ -108,7 +108,7 @@ void work(Shared& sh, unsigned job) {
     if (sh.stop.load() || clock::now() - sh.start >= o.time || (o.max_runs && sh.runs.load() >= o.max_runs)) break;
     bytes.resize(8 + rng() % 400);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
-    bytes[0] = fuzz::kBytesFormatVersion;
+    bytes[0] = o.groups ? fuzz::kBytesFormatVersion2 : fuzz::kBytesFormatVersion;  // 2: with task groups
     fuzz::decode_bytes_into(bytes.data(), bytes.size(), s);
     repeat_a_window(s, rng);
     const fuzz::ExecResult r = executor.run(s);

@@ -21,6 +21,7 @@ struct CampaignOptions {
   std::string findings_dir = "findings";
   std::chrono::seconds minimize_budget{30};
   bool progress = true;
+  bool groups = false;  // byte format 2: task-group operations too
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark)
   std::string until;

@@ -148,6 +148,8 @@ int main(int argc, char** argv) {
   fuzzcmd->add_option("--jobs", campaign.jobs, "worker threads (job j uses seed + j)")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   fuzzcmd->add_option("--runs", campaign.max_runs, "stop after this many runs (0: time only)");
+  fuzzcmd->add_flag("--groups", campaign.groups,
+                    "generate task-group operations too (byte format 2; finds the open candidate F7)");
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");
@@ -195,6 +197,8 @@ int main(int argc, char** argv) {
   check->add_option("--seed", check_config.seed, "random seed (0: random)")->capture_default_str();
   check->add_option("--shrink-time", shrink_s, "seconds to shrink a failure")->capture_default_str()->check(CLI::Range(1L, 3600L));
   check->add_option("--reproduce", check_config.reproduce, "replay one failure from its reproduce string");
+  check->add_flag("--groups", check_config.groups,
+                  "generate task-group commands too (group, move, shares, group_idle; finds the open candidate F7)");
 
   std::string encode_file, encode_out;
   auto* encode = app.add_subcommand("encode", "write a text scenario's operations in the byte encoding (a fuzzing seed)");

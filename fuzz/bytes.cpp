@@ -8,10 +8,18 @@ namespace eevdf::fuzz {
 
 namespace {
 
-constexpr OpKind kOpcodeKinds[kBytesOpKinds] = {
+constexpr OpKind kOpcodeKinds[kBytesOpKinds2] = {
     OpKind::create, OpKind::fork,     OpKind::wake,  OpKind::sleep, OpKind::run,    OpKind::tick,
     OpKind::schedule, OpKind::yield, OpKind::nice, OpKind::policy, OpKind::slice, OpKind::exit,
+    OpKind::group_create, OpKind::move, OpKind::shares, OpKind::group_idle,  // version 2
 };
+
+constexpr std::string_view kGroupNames[] = {"G0", "G1", "G2", "G3", "G4", "G5", "G6", "G7"};
+static_assert(std::size(kGroupNames) == kMaxBytesGroups);
+
+bool is_group_op(OpKind k) {
+  return k == OpKind::group_create || k == OpKind::move || k == OpKind::shares || k == OpKind::group_idle;
+}
 
 constexpr Policy kPolicies[3] = {Policy::normal, Policy::batch, Policy::idle};
 
@@ -34,14 +42,14 @@ class Reader {
 };
 
 int opcode_of(OpKind k) {
-  for (std::size_t i = 0; i < kBytesOpKinds; ++i)
+  for (std::size_t i = 0; i < kBytesOpKinds2; ++i)
     if (kOpcodeKinds[i] == k) return static_cast<int>(i);
   return -1;
 }
 
-// Task index of a name "T<n>" with n < count, or -1.
-int task_index(std::string_view name, std::size_t count) {
-  if (name.size() < 2 || name.size() > 3 || name[0] != 'T') return -1;
+// Index of a name "<prefix><n>" with n < count, or -1.
+int name_index(std::string_view name, std::size_t count, char prefix) {
+  if (name.size() < 2 || name.size() > 3 || name[0] != prefix) return -1;
   int n = 0;
   for (char c : name.substr(1)) {
     if (c < '0' || c > '9') return -1;
@@ -50,8 +58,15 @@ int task_index(std::string_view name, std::size_t count) {
   if (name.size() == 3 && name[1] == '0') return -1;  // "T05" is not T5
   return static_cast<std::size_t>(n) < count ? n : -1;
 }
+int task_index(std::string_view name, std::size_t count) { return name_index(name, count, 'T'); }
 
 }  // namespace
+
+std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
+  return data != nullptr && size > 0 && data[0] == kBytesFormatVersion2 ? kBytesOpKinds2 : kBytesOpKinds;
+}
+
+OpKind bytes_op_kind(std::uint8_t opcode, std::size_t kinds) { return kOpcodeKinds[opcode % kinds]; }
 
 std::size_t bytes_arg_count(OpKind kind) {
   switch (kind) {
@@ -67,6 +82,10 @@ std::size_t bytes_arg_count(OpKind kind) {
     case OpKind::policy: return 2;
     case OpKind::slice: return 2;
     case OpKind::exit: return 1;
+    case OpKind::group_create:
+    case OpKind::move:
+    case OpKind::shares:
+    case OpKind::group_idle: return 2;
     case OpKind::expect_curr:
     case OpKind::expect_field: return 0;
   }
@@ -74,7 +93,7 @@ std::size_t bytes_arg_count(OpKind kind) {
 }
 
 bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
-  return size == 0 || (data != nullptr && data[0] == kBytesFormatVersion);
+  return size == 0 || (data != nullptr && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2));
 }
 
 void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
@@ -85,9 +104,11 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   if (max_ops > kMaxBytesOps) max_ops = kMaxBytesOps;
   if (data == nullptr) size = 0;
   Reader r(data, size);
-  if (size > 0 && data[0] == kBytesFormatVersion) r.next();
+  const std::size_t kinds = bytes_op_kinds(data, size);
+  if (size > 0 && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2)) r.next();
   if (ops.capacity() < std::min(size, max_ops)) ops.reserve(std::min(size, max_ops));  // one byte or more per op
   std::size_t ntasks = 0;
+  std::size_t ngroups = 0;
   std::size_t n = 0;  // operations decoded into ops[0, n)
   auto next_op = [&]() -> Op& {
     if (n == ops.size()) ops.emplace_back();
@@ -97,13 +118,25 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   };
   auto pick = [&](std::uint8_t b) { return task_name(b % ntasks); };
   while (!r.done() && n < max_ops) {
-    const OpKind kind = kOpcodeKinds[r.next() % kBytesOpKinds];
+    const OpKind kind = kOpcodeKinds[r.next() % kinds];
     std::uint8_t a[3] = {0, 0, 0};
     for (std::size_t i = 0; i < bytes_arg_count(kind); ++i) a[i] = r.next();
     Op& op = next_op();
     op.kind = kind;
+    // a group or the root group (byte % (groups + 1), the last value is root)
+    auto group_or_root = [&](std::uint8_t b) {
+      const std::size_t i = b % (ngroups + 1);
+      return i == ngroups ? std::string_view{} : kGroupNames[i];
+    };
+    if ((kind == OpKind::shares || kind == OpKind::group_idle) && ngroups == 0) {
+      op.kind = OpKind::group_create;  // parent root, shares 1024
+      op.group = kGroupNames[ngroups++];
+      op.value = kBytesShares[0];
+      continue;
+    }
     const bool needs_task = kind != OpKind::create && kind != OpKind::run && kind != OpKind::tick &&
-                            kind != OpKind::schedule;
+                            kind != OpKind::schedule && kind != OpKind::group_create && kind != OpKind::shares &&
+                            kind != OpKind::group_idle;
     if (needs_task && ntasks == 0) {
       op.kind = OpKind::create;  // nice 0, policy normal, slice 0
       op.task = task_name(ntasks++);
@@ -153,6 +186,27 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
         op.task = pick(a[0]);
         op.value = kBytesSlices[a[1] % kBytesSlices.size()];
         break;
+      case OpKind::group_create:
+        if (ngroups >= kMaxBytesGroups) {
+          op.kind = OpKind::schedule;
+          break;
+        }
+        op.parent = group_or_root(a[0]);
+        op.group = kGroupNames[ngroups++];
+        op.value = kBytesShares[a[1] % kBytesShares.size()];
+        break;
+      case OpKind::move:
+        op.task = pick(a[0]);
+        op.group = group_or_root(a[1]);
+        break;
+      case OpKind::shares:
+        op.group = kGroupNames[a[0] % ngroups];
+        op.value = kBytesShares[a[1] % kBytesShares.size()];
+        break;
+      case OpKind::group_idle:
+        op.group = kGroupNames[a[0] % ngroups];
+        op.value = a[1] & 1;
+        break;
       case OpKind::tick:
       case OpKind::schedule:
       case OpKind::expect_curr:
@@ -182,8 +236,27 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
       return refuse("the byte format has no cpus, hz or base_slice directive");
     if (!s.expectations.empty()) return refuse("the byte format has no expectations");
   }
-  std::vector<std::uint8_t> out{kBytesFormatVersion};
+  const bool v2 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return is_group_op(op.kind); });
+  std::vector<std::uint8_t> out{v2 ? kBytesFormatVersion2 : kBytesFormatVersion};
   std::size_t ntasks = 0;
+  std::size_t ngroups = 0;
+  // a group or root as the decoder selects it: byte % (groups + 1), root last
+  auto group_or_root_arg = [&](const std::string& name, std::uint8_t& b) {
+    if (name.empty()) {
+      b = static_cast<std::uint8_t>(ngroups);
+      return true;
+    }
+    const int i = name_index(name, ngroups, 'G');
+    if (i < 0) return false;
+    b = static_cast<std::uint8_t>(i);
+    return true;
+  };
+  auto shares_arg = [](s64 v, std::uint8_t& b) {
+    const auto it = std::find(kBytesShares.begin(), kBytesShares.end(), v);
+    if (it == kBytesShares.end()) return false;
+    b = static_cast<std::uint8_t>(it - kBytesShares.begin());
+    return true;
+  };
   std::size_t nops = 0;
   auto task_arg = [&](const std::string& name, std::uint8_t& b) {
     const int i = task_index(name, ntasks);
@@ -222,6 +295,7 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
     bool ok = true;
     switch (op.kind) {
       case OpKind::create:
+        if (!op.group.empty()) return refuse(where + "the byte format creates tasks in the root group (use move)");
         ok = ntasks < kMaxBytesTasks && op.task == task_name(ntasks) && nice_arg(op.value, a[0]) &&
              policy_arg(op.policy, a[1]) && slice_arg(op.slice, a[2]);
         if (ok) ++ntasks;
@@ -255,6 +329,26 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
       }
       case OpKind::tick:
       case OpKind::schedule: break;
+      case OpKind::group_create:
+        ok = ngroups < kMaxBytesGroups && op.group == kGroupNames[ngroups] && group_or_root_arg(op.parent, a[0]) &&
+             shares_arg(op.value, a[1]);
+        if (!ok) return refuse(where + "a group must be G<n> in creation order (at most 8), shares from the table");
+        ++ngroups;
+        break;
+      case OpKind::move: ok = task_arg(op.task, a[0]) && group_or_root_arg(op.group, a[1]); break;
+      case OpKind::shares: {
+        const int g = name_index(op.group, ngroups, 'G');
+        ok = g >= 0 && shares_arg(op.value, a[1]);
+        a[0] = static_cast<std::uint8_t>(g < 0 ? 0 : g);
+        break;
+      }
+      case OpKind::group_idle: {
+        const int g = name_index(op.group, ngroups, 'G');
+        ok = g >= 0 && (op.value == 0 || op.value == 1);
+        a[0] = static_cast<std::uint8_t>(g < 0 ? 0 : g);
+        a[1] = static_cast<std::uint8_t>(op.value);
+        break;
+      }
       case OpKind::nice: ok = task_arg(op.task, a[0]) && nice_arg(op.value, a[1]); break;
       case OpKind::policy: ok = task_arg(op.task, a[0]) && policy_arg(op.policy, a[1]); break;
       case OpKind::slice:

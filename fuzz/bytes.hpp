@@ -2,11 +2,12 @@
 // to a valid scenario (the decoder never fails); encode_bytes() writes seeds
 // from text scenarios whose operations it can represent.
 //
-// Format, version 1
-// -----------------
-//   byte 0      format version, 1. If the first byte is anything else, the
-//               whole input (byte 0 included) is read as a version-1 payload;
-//               bytes_version_supported() lets a caller refuse such input.
+// Format, versions 1 and 2
+// ------------------------
+//   byte 0      format version, 1 or 2. If the first byte is anything else,
+//               the whole input (byte 0 included) is read as a version-1
+//               payload; bytes_version_supported() lets a caller refuse such
+//               input.
 //   then        operations, at most kMaxBytesOps (256); the rest is ignored.
 //
 // Each operation is an opcode byte followed by a fixed number of argument
@@ -25,6 +26,20 @@
 //   9            policy    task, policy
 //   10           slice     task, slice
 //   11           exit      task
+//
+// Version 2 has the same operations and four more for task groups, with
+// opcode % 16 (version 1 inputs decode exactly as before):
+//
+//   12           group     parent, shares   (group_create)
+//   13           move      task, group
+//   14           shares    group, shares
+//   15           group_idle group, flags    (flags bit 0: idle)
+//
+// Groups are named G0..G7 in creation order. A parent or move-target byte
+// selects (byte % (groups + 1)): a group, or the root group for the last
+// value. A group byte of shares/group_idle selects group (byte % groups);
+// with no group yet, both become `group` with parent root and shares 1024.
+// `group` when 8 groups exist becomes `schedule`. shares: kBytesShares[byte % 9].
 //
 // Tasks are named T0..T15 in creation order (`create` and the child of `fork`
 // take the next free name). A task byte selects task (byte % number of tasks
@@ -58,6 +73,10 @@
 namespace eevdf::fuzz {
 
 inline constexpr std::uint8_t kBytesFormatVersion = 1;
+inline constexpr std::uint8_t kBytesFormatVersion2 = 2;  // with task-group operations
+inline constexpr std::size_t kBytesOpKinds2 = 16;         // create .. group_idle
+inline constexpr std::size_t kMaxBytesGroups = 8;
+inline constexpr std::array<s64, 9> kBytesShares = {1024, 2, 3, 15, 100, 512, 2048, 10240, 262144};
 inline constexpr std::size_t kMaxBytesOps = 256;
 inline constexpr std::size_t kMaxBytesTasks = 16;
 inline constexpr std::size_t kBytesOpKinds = 12;  // create .. exit (no expect kinds)
@@ -72,7 +91,12 @@ inline constexpr std::array<s64, 7> kBytesSlices = {0, 100'000, 700'000, 1'000'0
 // expect kinds, which the format does not have).
 std::size_t bytes_arg_count(OpKind kind);
 
-// True for an empty input and for one whose first byte is kBytesFormatVersion.
+// Opcode count of the version in byte 0 (kBytesOpKinds2 for version 2, else kBytesOpKinds).
+std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size);
+// The operation of an opcode byte under a version's opcode count.
+OpKind bytes_op_kind(std::uint8_t opcode, std::size_t kinds);
+
+// True for an empty input and for one whose first byte is a supported version.
 bool bytes_version_supported(const std::uint8_t* data, std::size_t size);
 
 // Never fails; see the format above.
@@ -84,8 +108,9 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s,
                        std::size_t max_ops = kMaxBytesOps);
 inline Scenario decode_bytes(const std::vector<std::uint8_t>& b) { return decode_bytes(b.data(), b.size()); }
 
-// The version-1 bytes of `s`, or nullopt (with the reason in *why) when `s` is
-// not representable: a task not named T<n> in creation order, a duration or
+// The version-1 bytes of `s` (version 2 if it has a task-group operation), or nullopt (with the reason in *why) when `s` is
+// not representable: a task not named T<n> in creation order, a group not
+// named G<n> in creation order, a `task ... group=` (use `move`), a duration or
 // slice outside the tables and not a whole number of microseconds up to
 // 65535us, more than 256 operations, an expect operation, or (unless
 // ops_only) a title, a non-default directive or a whole-run expectation.

@@ -81,8 +81,7 @@ StepTrace trace_step(const Rq& rq, int op_index) {
   return t;
 }
 
-std::optional<i128> field_value(const Task& t, const std::string& field) {
-  const SchedEntity& se = t.se;
+std::optional<i128> field_value(const SchedEntity& se, const std::string& field) {
   // virtual times are u64 that wrap by design; compare them as the kernel's (s64)
   if (field == "vruntime") return as_s64(se.vruntime);
   if (field == "deadline") return as_s64(se.deadline);
@@ -116,6 +115,10 @@ const char* op_verb(OpKind k) {
     case OpKind::policy: return "change the policy of";
     case OpKind::slice: return "change the slice of";
     case OpKind::exit: return "exit";
+    case OpKind::group_create: return "create group";
+    case OpKind::move: return "move";
+    case OpKind::shares: return "set cpu.shares of";
+    case OpKind::group_idle: return "set cpu.idle of";
     case OpKind::expect_curr:
     case OpKind::expect_field: return "check";
   }
@@ -135,6 +138,31 @@ bool compare(i128 a, CmpOp op, i128 b) {
 }
 
 }  // namespace
+
+std::optional<int> group_id(const Rq& rq, const std::string& name) {
+  if (name.empty()) return -1;
+  const int g = rq.find_group(name);
+  if (g < 0) return std::nullopt;
+  return g;
+}
+
+Refusal apply_group_op(Rq& rq, const Op& op, int task) {
+  const auto g = group_id(rq, op.group);
+  switch (op.kind) {
+    case OpKind::group_create: {
+      const auto parent = group_id(rq, op.parent);
+      if (!parent) return Refusal::no_such_group;
+      if (rq.find_group(op.group) >= 0) return Refusal::bad_argument;
+      if (rq.groups.size() >= kMaxGroups) return Refusal::too_many_groups;
+      return rq.create_group(op.group, *parent, static_cast<u64>(op.value)) < 0 ? Refusal::bad_argument
+                                                                                 : Refusal::none;
+    }
+    case OpKind::move: return g ? rq.move_task(task, *g) : Refusal::no_such_group;
+    case OpKind::shares: return g ? rq.set_group_shares(*g, static_cast<u64>(op.value)) : Refusal::no_such_group;
+    case OpKind::group_idle: return g ? rq.set_group_idle(*g, op.value != 0) : Refusal::no_such_group;
+    default: return Refusal::bad_argument;
+  }
+}
 
 Executor::Executor(const Profile& profile, ExecOptions options) : profile_(profile), options_(options) {}
 
@@ -177,8 +205,10 @@ ExecResult Executor::run(const Scenario& s) {
     const int id = op.task.empty() ? -1 : task_of(op.task);
     switch (op.kind) {
       case OpKind::create: {
-        const int t = rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice));
-        if (t < 0) refusal = Refusal::too_many_tasks;
+        const auto g = group_id(rq, op.group);
+        const int t = g ? rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice), *g)
+                        : -1;
+        if (t < 0) refusal = g ? Refusal::too_many_tasks : Refusal::no_such_group;
         slot_names.push_back(op.task);
         slot_task.push_back(t);
         break;
@@ -203,6 +233,10 @@ ExecResult Executor::run(const Scenario& s) {
       case OpKind::policy: refusal = rq.set_policy(id, op.policy); break;
       case OpKind::slice: refusal = rq.set_slice(id, static_cast<u64>(op.value)); break;
       case OpKind::exit: refusal = rq.exit_task(id); break;
+      case OpKind::group_create:
+      case OpKind::move:
+      case OpKind::shares:
+      case OpKind::group_idle: refusal = apply_group_op(rq, op, id); break;
       case OpKind::expect_curr: {
         const std::string actual = rq.curr >= 0 ? rq.tasks[static_cast<std::size_t>(rq.curr)].name : "idle";
         if (actual != op.task)
@@ -212,7 +246,9 @@ ExecResult Executor::run(const Scenario& s) {
       }
       case OpKind::expect_field: {
         const Task* t = rq.task(id);
-        const auto value = t ? field_value(*t, op.field) : std::nullopt;
+        const int g = t ? -1 : rq.find_group(op.task);
+        const SchedEntity* se = t ? &t->se : g >= 0 ? &rq.groups[static_cast<std::size_t>(g)].se : nullptr;
+        const auto value = se ? field_value(*se, op.field) : std::nullopt;
         if (!value)
           r.expectation_failures.push_back(fmt::format("line {}: no field {}.{}", op.line, op.task, op.field));
         else if (!compare(*value, op.cmp, op.value))
@@ -225,7 +261,8 @@ ExecResult Executor::run(const Scenario& s) {
     if (options_.coverage) options_.coverage->note(StateCoverage::feature(rq, op.kind, refusal));
     if (refusal != Refusal::none) {
       if (options_.strict) {
-        r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_verb(op.kind), op.task, refusal_text(refusal));
+        r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_verb(op.kind), op.task.empty() ? op.group : op.task,
+                              refusal_text(refusal));
         r.error_op = index;
         return r;
       }

@@ -78,6 +78,12 @@ struct ExecResult {
 // a vruntime other than by running (I-MONO).
 inv::OpClass op_class(OpKind kind);
 
+// Runs a task-group operation (group_create, move, shares, group_idle) on rq;
+// `task` is the resolved id of op.task for move. Shared by every engine.
+Refusal apply_group_op(Rq& rq, const Op& op, int task);
+// The group id of a group name (empty = the root group, -1), or nullopt.
+std::optional<int> group_id(const Rq& rq, const std::string& name);
+
 // Runs s on profile. The expectations of s are evaluated.
 ExecResult execute(const Scenario& s, const Profile& profile, const ExecOptions& options);
 

@@ -12,16 +12,27 @@ bool same_finding(const ExecResult& r, const inv::Violation& target) {
 
 bool same_op(const Op& a, const Op& b) {
   return a.kind == b.kind && a.task == b.task && a.child == b.child && a.value == b.value && a.policy == b.policy &&
-         a.sync == b.sync && a.slice == b.slice;
+         a.sync == b.sync && a.slice == b.slice && a.group == b.group && a.parent == b.parent;
 }
 
-// Drops operations that name a task no remaining create/fork defines, so the
-// scenario prints as valid text.
+// Drops operations that name a task or a group no remaining create/fork/group
+// defines, so the scenario prints as valid text.
 std::vector<Op> drop_undefined(const std::vector<Op>& ops) {
   std::vector<std::string> defined;
+  std::vector<std::string> groups;
   std::vector<Op> out;
   auto known = [&](const std::string& n) { return n.empty() || std::find(defined.begin(), defined.end(), n) != defined.end(); };
+  auto known_group = [&](const std::string& n) {
+    return n.empty() || std::find(groups.begin(), groups.end(), n) != groups.end();
+  };
   for (const Op& op : ops) {
+    if (op.kind == OpKind::group_create) {
+      if (op.group.empty() || known_group(op.group) || !known_group(op.parent)) continue;
+      groups.push_back(op.group);
+      out.push_back(op);
+      continue;
+    }
+    if (!known_group(op.group)) continue;
     if (op.kind == OpKind::create) {
       if (known(op.task) && !op.task.empty()) continue;  // duplicate name
       defined.push_back(op.task);

@@ -12,7 +12,9 @@ namespace {
 
 using Record = std::vector<std::uint8_t>;  // opcode + its argument bytes
 
-OpKind kind_of(std::uint8_t opcode) { return static_cast<OpKind>(opcode % kBytesOpKinds); }
+// Opcodes per version: 12 (version 1) or 16 (version 2, with task groups).
+thread_local std::size_t g_kinds = kBytesOpKinds;
+OpKind kind_of(std::uint8_t opcode) { return bytes_op_kind(opcode, g_kinds); }
 
 // Splits the payload (after the version byte) into operation records.
 std::vector<Record> split(const std::uint8_t* data, std::size_t size) {
@@ -31,7 +33,7 @@ std::vector<Record> split(const std::uint8_t* data, std::size_t size) {
 std::size_t join(const std::vector<Record>& ops, std::uint8_t* out, std::size_t max_out) {
   std::size_t n = 0;
   if (max_out == 0) return 0;
-  out[n++] = kBytesFormatVersion;
+  out[n++] = g_kinds == kBytesOpKinds2 ? kBytesFormatVersion2 : kBytesFormatVersion;
   for (const Record& r : ops) {
     if (n + r.size() > max_out) break;
     std::copy(r.begin(), r.end(), out + n);
@@ -41,7 +43,7 @@ std::size_t join(const std::vector<Record>& ops, std::uint8_t* out, std::size_t 
 }
 
 Record random_op(std::mt19937& rng) {
-  const auto opcode = static_cast<std::uint8_t>(rng() % kBytesOpKinds);
+  const auto opcode = static_cast<std::uint8_t>(rng() % g_kinds);
   Record r(1 + bytes_arg_count(kind_of(opcode)));
   r[0] = opcode;
   for (std::size_t i = 1; i < r.size(); ++i) r[i] = static_cast<std::uint8_t>(rng());
@@ -81,6 +83,16 @@ void mutate_argument(Record& r, std::mt19937& rng) {
       if (arg == 2) r[2] = static_cast<std::uint8_t>(rng() % 2 ? 1 : kBytesSlices.size() - 1);  // 0.1 ms or 100 ms
       else r[1] = static_cast<std::uint8_t>(rng() % kMaxBytesTasks);
       return;
+    case OpKind::group_create:
+    case OpKind::shares:
+      // MIN_SHARES, MAX_SHARES or the default; or a group selector
+      if (arg == 2) r[2] = std::array<std::uint8_t, 3>{1, 8, 0}[rng() % 3];
+      else r[1] = static_cast<std::uint8_t>(rng() % (kMaxBytesGroups + 1));
+      return;
+    case OpKind::move:
+      if (arg == 2) r[2] = static_cast<std::uint8_t>(rng() % (kMaxBytesGroups + 1));
+      else r[1] = static_cast<std::uint8_t>(rng() % kMaxBytesTasks);
+      return;
     default:
       r[arg] = static_cast<std::uint8_t>(rng() % kMaxBytesTasks);  // a task selector (or flags)
       return;
@@ -91,6 +103,7 @@ void mutate_argument(Record& r, std::mt19937& rng) {
 
 std::size_t mutate_ops(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned seed) {
   std::mt19937 rng(seed);
+  g_kinds = bytes_op_kinds(data, size);
   std::vector<Record> ops = split(data, size);
   const unsigned choice = ops.empty() ? 0 : rng() % 6;
   const auto pick = [&] { return static_cast<std::size_t>(rng() % ops.size()); };
@@ -122,6 +135,7 @@ std::size_t mutate_ops(std::uint8_t* data, std::size_t size, std::size_t max_siz
 std::size_t cross_over_ops(const std::uint8_t* a, std::size_t a_size, const std::uint8_t* b, std::size_t b_size,
                            std::uint8_t* out, std::size_t max_out, unsigned seed) {
   std::mt19937 rng(seed);
+  g_kinds = bytes_op_kinds(a, a_size);
   std::vector<Record> x = split(a, a_size);
   const std::vector<Record> y = split(b, b_size);
   const std::size_t cut_x = x.empty() ? 0 : rng() % (x.size() + 1);

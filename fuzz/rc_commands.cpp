@@ -107,13 +107,32 @@ void forget_awake(RcModel& m) {
 // (showValue(const char*)), which is not a discard and silently ends the
 // shrink sequence being repaired.
 
-// task T<i> [nice=N] [policy=P] [slice=DUR]
+// A group of the model or the root group (""), root first so that it shrinks to root.
+rc::Gen<std::string> gen_group_or_root(const RcModel& m) {
+  std::vector<std::string> choices{std::string()};
+  choices.insert(choices.end(), m.groups.begin(), m.groups.end());
+  return table<std::string>(std::move(choices));
+}
+
+bool has_group(const RcModel& m, const std::string& g) {
+  return g.empty() || std::find(m.groups.begin(), m.groups.end(), g) != m.groups.end();
+}
+
+// cpu.shares: the default first (shrinks to it), MIN_SHARES, MAX_SHARES, some in between.
+rc::Gen<s64> gen_shares() { return table<s64>({1024, 2, 3, 100, 512, 2048, 10240, 262144}); }
+
+// task T<i> [nice=N] [policy=P] [slice=DUR] [group=G]
 class CreateCmd final : public RcCommand {
  public:
   explicit CreateCmd(const RcModel& m)
-      : RcCommand(m), index_(m.next_name), nice_(*gen_nice()), policy_(*gen_policy()), slice_(*gen_slice()) {}
+      : RcCommand(m),
+        index_(m.next_name),
+        nice_(*gen_nice()),
+        policy_(*gen_policy()),
+        slice_(*gen_slice()),
+        group_(m.groups.empty() ? std::string() : *gen_group_or_root(m)) {}
   void checkPreconditions(const RcModel& m) const override {
-    const bool ok = can_add(m, index_);
+    const bool ok = can_add(m, index_) && has_group(m, group_);
     RC_PRE(ok);
   }
   void apply(RcModel& m) const override { add_task(m, task_name(index_), index_); }
@@ -122,6 +141,7 @@ class CreateCmd final : public RcCommand {
     op.value = nice_;
     op.policy = policy_;
     op.slice = slice_;
+    op.group = group_;
     return op;
   }
   std::optional<Op> resolve(const RcSystem&) const override { return shown_op(); }
@@ -131,7 +151,87 @@ class CreateCmd final : public RcCommand {
   int nice_;
   Policy policy_;
   s64 slice_;
+  std::string group_;
 };
+
+// group G<i> [shares=N] [parent=G]: never skipped, so the model knows every group.
+class GroupCmd final : public RcCommand {
+ public:
+  explicit GroupCmd(const RcModel& m)
+      : RcCommand(m), name_("G" + std::to_string(m.groups.size())), parent_(*gen_group_or_root(m)),
+        shares_(*gen_shares()) {}
+  void checkPreconditions(const RcModel& m) const override {
+    const bool ok = m.groups.size() < RcModel::kMaxGroups && !has_group(m, name_) && has_group(m, parent_);
+    RC_PRE(ok);
+  }
+  void apply(RcModel& m) const override { m.groups.push_back(name_); }
+  Op shown_op() const override {
+    Op op = make_op(OpKind::group_create);
+    op.group = name_;
+    op.parent = parent_;
+    op.value = shares_;
+    return op;
+  }
+  std::optional<Op> resolve(const RcSystem&) const override { return shown_op(); }
+
+ private:
+  std::string name_, parent_;
+  s64 shares_;
+};
+
+// move NAME G|root: skipped if the task does not exist or is dead.
+class MoveCmd final : public RcCommand {
+ public:
+  explicit MoveCmd(const RcModel& m)
+      : RcCommand(m), task_(*rc::gen::elementOf(names_where(m, any_task))), group_(*gen_group_or_root(m)) {}
+  void checkPreconditions(const RcModel& m) const override {
+    const bool ok = m.find(task_) != nullptr && has_group(m, group_);
+    RC_PRE(ok);
+  }
+  Op shown_op() const override {
+    Op op = make_op(OpKind::move, task_);
+    op.group = group_;
+    return op;
+  }
+  std::optional<Op> resolve(const RcSystem& sut) const override {
+    if (!live_task(sut, task_)) return std::nullopt;
+    return shown_op();
+  }
+
+ private:
+  std::string task_, group_;
+};
+
+// shares G N / group_idle G 0|1 (shares of an idle group is -EINVAL: skipped).
+template <OpKind Kind>
+class GroupParamCmd final : public RcCommand {
+ public:
+  explicit GroupParamCmd(const RcModel& m)
+      : RcCommand(m), group_(*rc::gen::elementOf(m.groups)),
+        value_(Kind == OpKind::shares ? *gen_shares() : *table<s64>({1, 0})) {}
+  void checkPreconditions(const RcModel& m) const override {
+    const bool ok = !group_.empty() && has_group(m, group_);
+    RC_PRE(ok);
+  }
+  Op shown_op() const override {
+    Op op = make_op(Kind);
+    op.group = group_;
+    op.value = value_;
+    return op;
+  }
+  std::optional<Op> resolve(const RcSystem& sut) const override {
+    const int g = sut.rq.find_group(group_);
+    if (g < 0) return std::nullopt;
+    if (Kind == OpKind::shares && sut.rq.groups[static_cast<std::size_t>(g)].idle) return std::nullopt;
+    return shown_op();
+  }
+
+ private:
+  std::string group_;
+  s64 value_;
+};
+using SharesCmd = GroupParamCmd<OpKind::shares>;
+using GroupIdleCmd = GroupParamCmd<OpKind::group_idle>;
 
 // fork <curr> -> T<i>
 class ForkCmd final : public RcCommand {
@@ -295,7 +395,7 @@ class SliceCmd final : public ParamCmd {
 
 // Command kinds in the order the generator weighs them.
 enum Kind : std::size_t { kCreate, kFork, kWake, kSleep, kRun, kTick, kSchedule, kYield, kNice, kPolicy, kSlice, kExit,
-                          kKinds };
+                          kGroup, kMove, kShares, kGroupIdle, kKinds };
 
 std::array<std::size_t, kKinds> weights(const RcModel& m) {
   std::array<std::size_t, kKinds> w{};
@@ -316,6 +416,12 @@ std::array<std::size_t, kKinds> weights(const RcModel& m) {
   const bool custom_slices = !m.setup || m.setup->profile.behaviour.custom_slices;  // v6.6 refuses set_slice
   w[kSlice] = has_tasks && custom_slices ? 1 : 0;
   w[kExit] = m.any_woken ? 1 : 0;
+  const bool groups = m.setup && m.setup->groups;
+  const bool has_groups = !m.groups.empty();
+  w[kGroup] = groups && m.groups.size() < RcModel::kMaxGroups ? (has_groups ? 1 : 3) : 0;
+  w[kMove] = groups && has_tasks && has_groups ? 2 : 0;
+  w[kShares] = groups && has_groups ? 1 : 0;
+  w[kGroupIdle] = groups && has_groups ? 1 : 0;
   return w;
 }
 
@@ -332,6 +438,10 @@ RcCommandPtr make_command(std::size_t kind, const RcModel& m) {
     case kNice: return std::make_shared<NiceCmd>(m);
     case kPolicy: return std::make_shared<PolicyCmd>(m);
     case kSlice: return std::make_shared<SliceCmd>(m);
+    case kGroup: return std::make_shared<GroupCmd>(m);
+    case kMove: return std::make_shared<MoveCmd>(m);
+    case kShares: return std::make_shared<SharesCmd>(m);
+    case kGroupIdle: return std::make_shared<GroupIdleCmd>(m);
     default: return std::make_shared<ExitCmd>(m);
   }
 }
@@ -434,7 +544,8 @@ void RcSystem::perform(const Op& op) {
   const int id = op.task.empty() ? -1 : rq.find_task(op.task);
   switch (op.kind) {
     case OpKind::create:
-      if (rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice)) < 0)
+      if (rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice),
+                         group_id(rq, op.group).value_or(-1)) < 0)
         refusal = Refusal::too_many_tasks;
       break;
     case OpKind::fork:
@@ -450,6 +561,10 @@ void RcSystem::perform(const Op& op) {
     case OpKind::policy: refusal = rq.set_policy(id, op.policy); break;
     case OpKind::slice: refusal = rq.set_slice(id, static_cast<u64>(op.value)); break;
     case OpKind::exit: refusal = rq.exit_task(id); break;
+    case OpKind::group_create:
+    case OpKind::move:
+    case OpKind::shares:
+    case OpKind::group_idle: refusal = apply_group_op(rq, op, id); break;
     case OpKind::expect_curr:
     case OpKind::expect_field: break;  // never generated
   }
@@ -626,11 +741,14 @@ CheckOutcome run_stateful_check(const CheckConfig& config) {
   };
 
   std::string error;
-  auto setup = make_rc_setup(config.profile, error);
-  if (!setup) {
+  auto base_setup = make_rc_setup(config.profile, error);
+  if (!base_setup) {
     out.message = error;
     return finish();
   }
+  auto group_setup = std::make_shared<RcSetup>(*base_setup);
+  group_setup->groups = config.groups;
+  const std::shared_ptr<const RcSetup> setup = group_setup;
   if (config.cases < 1 || config.max_ops < 1) {
     out.message = "cases and max_ops must be at least 1";
     return finish();

@@ -81,6 +81,7 @@ struct CheckConfig {
   // case sizes cycle through 0..maxSize and a case has 1..size+1 commands
   // (uniform), so the mean length is about max_ops / 4.
   int max_ops = 100;
+  bool groups = false;  // generate task-group commands too (eevdf-check check --groups)
   std::chrono::seconds shrink_budget{30};  // wall clock for shrinking, from the first failure
   std::uint64_t seed = 0;                  // 0 = random (the seed used is in CheckOutcome::seed)
   // A CheckOutcome::reproduce string of an earlier run with the same profile:
@@ -123,6 +124,9 @@ CheckOutcome run_stateful_check(const CheckConfig& config);
 struct RcSetup {
   Scenario header;
   Profile profile;
+  // Generate task-group commands (group, move, shares, group_idle) and tasks
+  // created in groups. run_stateful_check() sets it from CheckConfig::groups.
+  bool groups = false;
 };
 
 // The header for `profile` such that print -> parse -> build_profile gives back
@@ -149,6 +153,8 @@ struct RcModel {
   std::shared_ptr<const RcSetup> setup;
   std::vector<TaskInfo> tasks;  // creation order
   int next_name = 0;            // the next fresh name is T<next_name>
+  static constexpr std::size_t kMaxGroups = 6;
+  std::vector<std::string> groups;  // G<n>, creation order (all exist: group creation is never skipped)
   bool any_woken = false;       // some task was woken: the CPU may be busy
 
   const TaskInfo* find(std::string_view name) const;
@@ -186,8 +192,9 @@ using RcCommandBase = rc::state::Command<RcModel, RcSystem>;
 using RcCommandPtr = std::shared_ptr<const RcCommandBase>;
 using RcCommands = std::vector<RcCommandPtr>;
 
-// Base of the twelve commands (create, fork, wake, sleep, run, tick, schedule,
-// yield, nice, policy, slice, exit; defined in rc_commands.cpp).
+// Base of the commands (create, fork, wake, sleep, run, tick, schedule, yield,
+// nice, policy, slice, exit, and with RcSetup::groups group, move, shares,
+// group_idle; defined in rc_commands.cpp).
 class RcCommand : public RcCommandBase {
  public:
   explicit RcCommand(const RcModel& m) : setup_(m.setup) {}

@@ -31,6 +31,12 @@ enum class OpKind : std::uint8_t {
   // positional expectations, checked after the previous operation
   expect_curr,   // expect curr NAME|idle
   expect_field,  // expect field NAME.FIELD OP VALUE
+  // task groups (cgroup cpu controller, one CPU); after the expect kinds so
+  // that the task operations keep their values
+  group_create,  // group NAME [shares=N] [parent=GROUP]
+  move,          // move TASK GROUP|root      (sched_move_task)
+  shares,        // shares GROUP N            (cpu.shares: sched_group_set_shares)
+  group_idle,    // group_idle GROUP 0|1      (cpu.idle: sched_group_set_idle)
 };
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -46,7 +52,13 @@ struct Op {
   CmpOp cmp = CmpOp::eq; // expect_field
   int line = 0;          // 1-based source line, 0 when generated
   s64 slice = 0;         // create: slice=DUR in ns (0 = base slice); added for the parser
+  // Task groups: the group acted on (group_create, shares, group_idle), the
+  // task's group (create: group=; move: the target). Empty = the root group.
+  std::string group;
+  std::string parent;    // group_create: parent=GROUP (empty = root)
 };
+
+inline constexpr s64 kDefaultShares = 1024;  // cpu.shares of a new group (NICE_0_LOAD unscaled)
 
 // Whole-run expectations.
 struct Expectation {

@@ -16,7 +16,9 @@ namespace {
 
 constexpr std::string_view kDirectives = "profile, features, bug, cpus, hz, base_slice";
 constexpr std::string_view kOperations =
-    "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit";
+    "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit, group, move, shares, group_idle";
+constexpr std::string_view kGroupNameRule =
+    "a group name: a letter or '_', then letters, digits or '_', at most 32 characters, not 'root'";
 constexpr std::string_view kTaskNameRule =
     "a task name: a letter or '_', then letters, digits or '_', at most 32 characters";
 
@@ -117,6 +119,7 @@ class Parser {
   bool title_possible_ = true;
   int first_op_line_ = 0;
   std::unordered_map<std::string, int> tasks_;       // name -> line of creation
+  std::unordered_map<std::string, int> groups_;      // group name -> line of creation
   std::map<std::string, int, std::less<>> directives_;  // directive -> line
   std::unordered_set<int> op_lines_;                 // lines holding a task operation
   int no_violation_line_ = 0;
@@ -191,7 +194,7 @@ class Parser {
     }
     static constexpr std::string_view kOps[] = {"task",  "fork",   "wake",  "sleep", "run",
                                                 "tick",  "schedule", "yield", "nice",  "policy",
-                                                "slice", "exit"};
+                                                "slice", "exit", "group", "move", "shares", "group_idle"};
     for (std::string_view op : kOps) {
       if (kw == op) {
         begin_op(true);
@@ -396,6 +399,72 @@ class Parser {
     return true;
   }
 
+  // ---- group names ----
+  // An existing group, or 'root' (-> empty) when allow_root.
+  bool group_ref(std::string_view t, int c, std::string& out, std::string_view after, bool allow_root) {
+    if (t.empty()) return fail(c, "expected a group name after " + std::string(after) + ", found nothing");
+    if (t == "root") {
+      if (!allow_root)
+        return fail(c, "expected a group created earlier with 'group', found 'root' (the root group has no "
+                       "shares and cannot be idle)");
+      out.clear();
+      return true;
+    }
+    if (!valid_task_name(t)) return fail(c, "expected " + std::string(kGroupNameRule) + ", found " + q(t));
+    if (!groups_.count(std::string(t)))
+      return fail(c, "expected the name of a group created earlier with 'group', found " + q(t) +
+                         ", which does not exist");
+    out = std::string(t);
+    return true;
+  }
+
+  bool shares_value(std::string_view v, int c, s64& out, std::string_view after) {
+    const auto n = parse_uint(v, u64{1} << 40);
+    if (!n || *n < kMinGroupShares || *n > kMaxGroupShares)
+      return fail(c, "expected cpu.shares between " + std::to_string(kMinGroupShares) + " and " +
+                         std::to_string(kMaxGroupShares) + " after " + std::string(after) + ", found " +
+                         (v.empty() ? std::string("nothing") : q(v)));
+    out = static_cast<s64>(*n);
+    return true;
+  }
+
+  // group NAME [shares=N] [parent=GROUP]
+  bool group_create(Op& op) {
+    op.kind = OpKind::group_create;
+    op.value = kDefaultShares;
+    if (!has(1)) return fail(col(1), "expected a new group name after 'group', found end of line");
+    const std::string_view t = tok(1);
+    if (t == "root") return fail(col(1), "expected a new group name, found 'root' (reserved for the root group)");
+    if (!valid_task_name(t)) return fail(col(1), "expected " + std::string(kGroupNameRule) + ", " + found(1));
+    if (const auto it = groups_.find(std::string(t)); it != groups_.end())
+      return fail(col(1), "expected a new group name, found " + q(t) + ", which already exists (created on line " +
+                              std::to_string(it->second) + ")");
+    if (groups_.size() >= kMaxScenarioGroups)
+      return fail(col(1), "expected at most " + std::to_string(kMaxScenarioGroups) + " groups, found group number " +
+                              std::to_string(groups_.size() + 1) + " " + q(t));
+    op.group = std::string(t);
+    bool seen_shares = false, seen_parent = false;
+    for (std::size_t i = 2; i < toks_.size(); ++i) {
+      const std::string_view a = tok(i);
+      const std::size_t eq = a.find('=');
+      const std::string_view key = a.substr(0, eq);
+      const std::string_view val = eq == std::string_view::npos ? std::string_view{} : a.substr(eq + 1);
+      const int vc = col(i) + static_cast<int>(key.size()) + 1;
+      bool* seen = eq == std::string_view::npos ? nullptr : key == "shares" ? &seen_shares
+                                                           : key == "parent" ? &seen_parent
+                                                                             : nullptr;
+      if (!seen) return fail(col(i), "expected shares=N or parent=GROUP, " + found(i));
+      if (*seen)
+        return fail(col(i), "expected each of shares= and parent= at most once, found a second '" +
+                                std::string(key) + "='");
+      *seen = true;
+      if (key == "shares" && !shares_value(val, vc, op.value, "'shares='")) return false;
+      if (key == "parent" && !group_ref(val, vc, op.parent, "'parent='", true)) return false;
+    }
+    groups_.emplace(op.group, line_);
+    return true;
+  }
+
   // ---- values ----
   bool nice_value(std::string_view v, int c, s64& out, std::string_view after) {
     const auto n = parse_int(v);
@@ -438,7 +507,7 @@ class Parser {
     if (kw == "task") {
       op.kind = OpKind::create;
       if (!new_task(1, op.task, "'task'")) return;
-      bool seen_nice = false, seen_policy = false, seen_slice = false;
+      bool seen_nice = false, seen_policy = false, seen_slice = false, seen_group = false;
       for (std::size_t i = 2; i < toks_.size(); ++i) {
         const std::string_view t = tok(i);
         const std::size_t eq = t.find('=');
@@ -450,13 +519,14 @@ class Parser {
           if (key == "nice") seen = &seen_nice;
           if (key == "policy") seen = &seen_policy;
           if (key == "slice") seen = &seen_slice;
+          if (key == "group") seen = &seen_group;
         }
         if (!seen) {
-          fail(col(i), "expected nice=N, policy=normal|batch|idle or slice=DUR, " + found(i));
+          fail(col(i), "expected nice=N, policy=normal|batch|idle or slice=DUR (or group=GROUP), " + found(i));
           return;
         }
         if (*seen) {
-          fail(col(i), "expected each of nice=, policy= and slice= at most once, found a second '" +
+          fail(col(i), "expected each of nice=, policy=, slice= and group= at most once, found a second '" +
                            std::string(key) + "='");
           return;
         }
@@ -464,6 +534,7 @@ class Parser {
         if (key == "nice" && !nice_value(val, vc, op.value, "'nice='")) return;
         if (key == "policy" && !policy_value(val, vc, op.policy, "'policy='")) return;
         if (key == "slice" && !slice_value(val, vc, op.slice, "'slice='")) return;
+        if (key == "group" && !group_ref(val, vc, op.group, "'group='", true)) return;
       }
     } else if (kw == "fork") {
       op.kind = OpKind::fork;
@@ -515,6 +586,34 @@ class Parser {
       if (!need(2, "a policy (normal, batch or idle) after the task name")) return;
       if (!policy_value(tok(2), col(2), op.policy, "the task name")) return;
       if (!expect_end(3, "the policy")) return;
+    } else if (kw == "group") {
+      if (!group_create(op)) return;
+    } else if (kw == "move") {
+      op.kind = OpKind::move;
+      if (!task_ref(1, op.task, "'move'")) return;
+      if (!need(2, "a group name (or root) after the task name")) return;
+      if (!group_ref(tok(2), col(2), op.group, "the task name", true)) return;
+      if (!expect_end(3, "the group name")) return;
+    } else if (kw == "shares") {
+      op.kind = OpKind::shares;
+      if (!need(1, "a group name after 'shares'")) return;
+      if (!group_ref(tok(1), col(1), op.group, "'shares'", false)) return;
+      if (!need(2, "cpu.shares between " + std::to_string(kMinGroupShares) + " and " +
+                       std::to_string(kMaxGroupShares) + " after the group name"))
+        return;
+      if (!shares_value(tok(2), col(2), op.value, "the group name")) return;
+      if (!expect_end(3, "the shares")) return;
+    } else if (kw == "group_idle") {
+      op.kind = OpKind::group_idle;
+      if (!need(1, "a group name after 'group_idle'")) return;
+      if (!group_ref(tok(1), col(1), op.group, "'group_idle'", false)) return;
+      if (!need(2, "0 or 1 after the group name")) return;
+      if (tok(2) != "0" && tok(2) != "1") {
+        fail(col(2), "expected 0 or 1 (cpu.idle) after the group name, " + found(2));
+        return;
+      }
+      op.value = tok(2) == "1" ? 1 : 0;
+      if (!expect_end(3, "the idle value")) return;
     } else if (kw == "slice") {
       op.kind = OpKind::slice;
       if (!task_ref(1, op.task, "'slice'")) return;
@@ -605,9 +704,9 @@ class Parser {
                        (name.empty() ? std::string("nothing") : q(name)));
       return;
     }
-    if (!tasks_.count(std::string(name))) {
-      fail(col(2), "expected the name of a task created earlier with 'task' or 'fork', found " + q(name) +
-                       ", which does not exist");
+    if (!tasks_.count(std::string(name)) && !groups_.count(std::string(name))) {
+      fail(col(2), "expected the name of a task created earlier with 'task' or 'fork' or of a group created with "
+                   "'group', found " + q(name) + ", which does not exist");
       return;
     }
     bool known = false;

@@ -45,6 +45,9 @@ std::string format_parse_error(const ParseError& e);
 // decoder and the tests.
 inline constexpr std::size_t kMaxTaskNameLen = 32;
 inline constexpr std::size_t kMaxScenarioTasks = 512;  // = eevdf::kMaxTasks (model/rq.hpp)
+inline constexpr std::size_t kMaxScenarioGroups = 32;  // = eevdf::kMaxGroups (model/rq.hpp)
+inline constexpr s64 kMinGroupShares = 2;              // cpu.shares: MIN_SHARES
+inline constexpr s64 kMaxGroupShares = s64{1} << 18;   // MAX_SHARES
 inline constexpr std::size_t kMaxScenarioBytes = std::size_t{64} << 20;
 inline constexpr unsigned kMaxCpus = 4096;
 inline constexpr s64 kMinSliceNs = 100'000;      // 0.1ms (slice=, slice, base_slice)

@@ -79,8 +79,18 @@ std::string print_op(const Op& op) {
       if (op.value != 0) s += " nice=" + std::to_string(op.value);
       if (op.policy != Policy::normal) s += " policy=" + std::string(policy_keyword(op.policy));
       if (op.slice != 0) s += " slice=" + format_duration(op.slice);
+      if (!op.group.empty()) s += " group=" + op.group;
       return s;
     }
+    case OpKind::group_create: {
+      std::string s = "group " + op.group;
+      if (op.value != kDefaultShares) s += " shares=" + std::to_string(op.value);
+      if (!op.parent.empty()) s += " parent=" + op.parent;
+      return s;
+    }
+    case OpKind::move: return "move " + op.task + " " + (op.group.empty() ? std::string("root") : op.group);
+    case OpKind::shares: return "shares " + op.group + " " + std::to_string(op.value);
+    case OpKind::group_idle: return "group_idle " + op.group + " " + std::to_string(op.value);
     case OpKind::fork: return "fork " + op.task + " -> " + op.child;
     case OpKind::wake: return "wake " + op.task + (op.sync ? " sync" : "");
     case OpKind::sleep: return "sleep " + op.task;
@@ -139,7 +149,12 @@ bool same_op(const Op& a, const Op& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case OpKind::create:
-      return a.task == b.task && a.value == b.value && a.policy == b.policy && a.slice == b.slice;
+      return a.task == b.task && a.value == b.value && a.policy == b.policy && a.slice == b.slice &&
+             a.group == b.group;
+    case OpKind::group_create: return a.group == b.group && a.value == b.value && a.parent == b.parent;
+    case OpKind::move: return a.task == b.task && a.group == b.group;
+    case OpKind::shares:
+    case OpKind::group_idle: return a.group == b.group && a.value == b.value;
     case OpKind::fork: return a.task == b.task && a.child == b.child;
     case OpKind::wake: return a.task == b.task && a.sync == b.sync;
     case OpKind::sleep:

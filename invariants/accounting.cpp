@@ -6,10 +6,17 @@
 
 namespace eevdf::inv {
 
+// "group G: " for a group's queue, nothing for the root queue (the messages
+// of a task-only run are unchanged).
+static std::string queue_prefix(const CheckScope& s) {
+  if (&s.cfs == &s.rq.cfs) return {};
+  return "group " + s.rq.groups[static_cast<std::size_t>(s.cfs.group_id)].name + ": ";
+}
+
 // I-SUM: sum_w_vruntime == Σ key·w' and sum_weight == Σ w' over the tree,
 // in the kernel's wrapping arithmetic (exact mod 2^64).
 static void check_sums(const CheckScope& s) {
-  const CfsRq& cfs = s.rq.cfs;
+  const CfsRq& cfs = s.cfs;
   u64 sum = 0, weight = 0;
   for_each_in_tree(s.avg, [&](const SchedEntity& se) {
     const u64 w = avg_vruntime_weight(cfs, se.load.weight);
@@ -18,47 +25,87 @@ static void check_sums(const CheckScope& s) {
   });
   if (sum != as_u64(cfs.sum_w_vruntime) || weight != cfs.sum_weight)
     s.report(Id::SUM, "__sum_w_vruntime_add / sum_w_vruntime_sub / update_zero_vruntime",
-             fmt::format("sum_w_vruntime = {} and sum_weight = {}, but the tree sums to {} and {} "
+             fmt::format("{}sum_w_vruntime = {} and sum_weight = {}, but the tree sums to {} and {} "
                          "(zero_vruntime {}, sum_shift {})",
-                         cfs.sum_w_vruntime, cfs.sum_weight, as_s64(sum), weight, cfs.zero_vruntime, cfs.sum_shift),
+                         queue_prefix(s), cfs.sum_w_vruntime, cfs.sum_weight, as_s64(sum), weight, cfs.zero_vruntime,
+                         cfs.sum_shift),
              {});
 }
 
-// I-CNT: every counter equals a count over the tasks.
+// The hierarchical counts of one queue: a queued task counts on every queue
+// up its path of queued entities; it counts as idle on a queue if it is
+// SCHED_IDLE or a queue strictly below that one on its path is idle.
+struct HierCounts {
+  unsigned queued = 0, runnable = 0, idle = 0;
+  const Task* broken = nullptr;  // a queued task below a group entity that is not queued
+};
+
+static HierCounts hierarchical_counts(const Rq& rq, const CfsRq& q) {
+  HierCounts c;
+  for (const Task& t : rq.tasks) {
+    if (!t.se.on_rq) continue;
+    bool idle = t.policy == Policy::idle;
+    for (const SchedEntity* e = &t.se; e; e = e->parent) {
+      if (!e->on_rq) {
+        if (!c.broken) c.broken = &t;
+        break;
+      }
+      if (e->cfs_rq == &q) {
+        ++c.queued;
+        if (!t.se.sched_delayed) ++c.runnable;
+        if (idle) ++c.idle;
+        break;
+      }
+      idle = idle || cfs_rq_is_idle(*e->cfs_rq);
+    }
+  }
+  return c;
+}
+
+// I-CNT: every counter equals a count over the entities and tasks.
 static void check_counters(const CheckScope& s) {
   const Rq& rq = s.rq;
-  const CfsRq& cfs = rq.cfs;
-  unsigned tree = 0, queued = 0, runnable = 0, idle = 0;
-  u64 load = 0;
-  tree = static_cast<unsigned>(s.avg.in_tree);
-  for (const Task& t : rq.tasks) {
-    if (t.on_rq != t.se.on_rq) {
-      s.report(Id::CNT, "__block_task / activate_task",
-               fmt::format("{}: p->on_rq = {} but se->on_rq = {}", t.name, t.on_rq, t.se.on_rq), {&t.se});
-      return;
+  const CfsRq& cfs = s.cfs;
+  const bool root = &cfs == &rq.cfs;
+  if (root) {
+    for (const Task& t : rq.tasks) {
+      if (t.on_rq != t.se.on_rq) {
+        s.report(Id::CNT, "__block_task / activate_task",
+                 fmt::format("{}: p->on_rq = {} but se->on_rq = {}", t.name, t.on_rq, t.se.on_rq), {&t.se});
+        return;
+      }
     }
-    if (!t.se.on_rq) continue;
-    ++queued;
-    load += t.se.load.weight;
-    if (!t.se.sched_delayed) ++runnable;
-    if (t.policy == Policy::idle) ++idle;
   }
+  unsigned queued = 0;
+  u64 load = 0;
+  for_each_entity_of(rq, cfs, [&](const SchedEntity& se, const Task*) {
+    if (!se.on_rq) return;
+    ++queued;
+    load += se.load.weight;
+  });
+  const HierCounts h = hierarchical_counts(rq, cfs);
+  const unsigned tree = static_cast<unsigned>(s.avg.in_tree);
   const unsigned curr_on_rq = cfs.curr && cfs.curr->on_rq ? 1 : 0;
+  const std::string q = queue_prefix(s);
   std::string what;
   if (cfs.nr_queued != tree + curr_on_rq)
-    what = fmt::format("nr_queued = {} but the tree holds {} and curr adds {}", cfs.nr_queued, tree, curr_on_rq);
+    what = fmt::format("{}nr_queued = {} but the tree holds {} and curr adds {}", q, cfs.nr_queued, tree, curr_on_rq);
   else if (cfs.nr_queued != queued)
-    what = fmt::format("nr_queued = {} but {} tasks are on_rq", cfs.nr_queued, queued);
+    what = fmt::format("{}nr_queued = {} but {} {} on_rq", q, cfs.nr_queued, queued,
+                       rq.groups.empty() ? "tasks are" : "entities are");
   else if (cfs.load.weight != load)
-    what = fmt::format("cfs_rq->load.weight = {} but the queued weights sum to {}", cfs.load.weight, load);
-  else if (cfs.h_nr_queued != queued)
-    what = fmt::format("h_nr_queued = {} but {} tasks are queued", cfs.h_nr_queued, queued);
-  else if (cfs.h_nr_runnable != runnable)
-    what = fmt::format("h_nr_runnable = {} but {} queued tasks are not delayed", cfs.h_nr_runnable, runnable);
-  else if (cfs.h_nr_idle != idle)
-    what = fmt::format("h_nr_idle = {} but {} queued tasks are SCHED_IDLE", cfs.h_nr_idle, idle);
-  else if (rq.nr_running != queued)
-    what = fmt::format("rq->nr_running = {} but {} fair tasks are queued", rq.nr_running, queued);
+    what = fmt::format("{}cfs_rq->load.weight = {} but the queued weights sum to {}", q, cfs.load.weight, load);
+  else if (h.broken)
+    what = fmt::format("{} is queued below a group entity that is not queued", h.broken->name);
+  else if (cfs.h_nr_queued != h.queued)
+    what = fmt::format("{}h_nr_queued = {} but {} tasks are queued", q, cfs.h_nr_queued, h.queued);
+  else if (cfs.h_nr_runnable != h.runnable)
+    what = fmt::format("{}h_nr_runnable = {} but {} queued tasks are not delayed", q, cfs.h_nr_runnable, h.runnable);
+  else if (cfs.h_nr_idle != h.idle)
+    what = fmt::format("{}h_nr_idle = {} but {} queued tasks are SCHED_IDLE{}", q, cfs.h_nr_idle, h.idle,
+                       rq.groups.empty() ? "" : " or below an idle group");
+  else if (root && rq.nr_running != h.queued)
+    what = fmt::format("rq->nr_running = {} but {} fair tasks are queued", rq.nr_running, h.queued);
   if (!what.empty()) s.report(Id::CNT, "account_entity_enqueue / dequeue_entities", what, {});
 }
 

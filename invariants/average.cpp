@@ -8,7 +8,7 @@
 namespace eevdf::inv {
 
 void check_average(const CheckScope& s) {
-  const CfsRq& cfs = s.rq.cfs;
+  const CfsRq& cfs = s.cfs;
   if (cfs.nr_queued == 0) return;
   Observer& quiet = null_observer();
 
@@ -24,7 +24,7 @@ void check_average(const CheckScope& s) {
       elig_reported = true;
       s.report(Id::ELIG, "vruntime_eligible",
                fmt::format("the kernel says {} is {}eligible; exactly, key·W = {} and Σ key·w = {}",
-                           s.rq.task_of(se).name, kernel ? "" : "not ",
+                           entity_name(s.rq, &se), kernel ? "" : "not ",
                            format_i128(static_cast<i128>(entity_key(cfs, se)) * s.avg.weight), format_i128(s.avg.sum)),
                {&se});
     }

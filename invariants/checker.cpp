@@ -49,8 +49,14 @@ u128 inverse_weight_excess(const Rq& rq, u128 exact) {
   return (exact >> 26) + 1;
 }
 
+std::string entity_name(const Rq& rq, const SchedEntity* se) {
+  if (!se) return "NULL";
+  if (se->task_id >= 0) return rq.tasks[static_cast<std::size_t>(se->task_id)].name;
+  return "group " + rq.groups[static_cast<std::size_t>(se->group_id)].name;
+}
+
 const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
-  WeightBounds& b = bounds_[static_cast<std::size_t>(se.task_id)];
+  WeightBounds& b = bounds_[entity_slot(se)];
   b.weight = se.load.weight;
   b.max_slice = max_slice_seen_;
   b.lag_bound = lag_bound(*rq_, max_slice_seen_, se.load.weight);
@@ -86,66 +92,102 @@ void Checker::add(Violation v) {
 }
 
 
-void Checker::adopt_new_tasks() {
-  if (known_tasks_ == rq_->tasks.size()) return;
-  for (std::size_t i = known_tasks_; i < rq_->tasks.size(); ++i) {
-    vprot_stale_[i] = false;
-    delayed_before_[i] = rq_->tasks[i].se.sched_delayed;
-    lag_at_delay_[i] = 0;
-    was_curr_[i] = false;
-    vruntime_before_[i] = rq_->tasks[i].se.vruntime;
-    bounds_[i] = WeightBounds{};
-  }
-  known_tasks_ = rq_->tasks.size();
+void Checker::adopt(std::size_t i, const SchedEntity& se) {
+  vprot_stale_[i] = false;
+  delayed_before_[i] = se.sched_delayed;
+  lag_at_delay_[i] = 0;
+  was_curr_[i] = false;
+  queue_before_[i] = se.cfs_rq;
+  vruntime_before_[i] = se.vruntime;
+  bounds_[i] = WeightBounds{};
 }
+
+void Checker::adopt_new_tasks() {
+  for (std::size_t i = known_tasks_; i < rq_->tasks.size(); ++i) adopt(i, rq_->tasks[i].se);
+  known_tasks_ = rq_->tasks.size();
+  for (std::size_t g = known_groups_; g < rq_->groups.size(); ++g) adopt(kMaxTasks + g, rq_->groups[g].se);
+  known_groups_ = rq_->groups.size();
+}
+
+namespace {
+// Calls f(se) for every task's and every group's entity.
+template <class F>
+void for_each_entity(const Rq& rq, F f) {
+  for (const Task& t : rq.tasks) f(t.se);
+  for (const TaskGroup& g : rq.groups) f(g.se);
+}
+bool is_curr(const SchedEntity& se) { return se.cfs_rq && se.cfs_rq->curr == &se; }
+}  // namespace
 
 void Checker::begin_op(int op_index, OpClass cls) {
   adopt_new_tasks();
   op_index_ = op_index;
   op_class_ = cls;  // the previous end_op() already noted this state's slices
-  for (std::size_t i = 0; i < rq_->tasks.size(); ++i) {
-    vruntime_before_[i] = rq_->tasks[i].se.vruntime;
-    was_curr_[i] = rq_->cfs.curr == &rq_->tasks[i].se;
-  }
+  for_each_entity(*rq_, [&](const SchedEntity& se) {
+    const std::size_t i = entity_slot(se);
+    vruntime_before_[i] = se.vruntime;
+    was_curr_[i] = is_curr(se);
+    queue_before_[i] = se.cfs_rq;
+  });
 }
 
-void Checker::end_op() {
+// The per-queue families on one queue (root or a group's).
+void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
   Rq& rq = *rq_;
-  adopt_new_tasks();  // tasks created by this operation (create, fork)
-  ExactAverage avg = exact_average(rq.cfs);
-  avg.kernel_offset = avg_vruntime_offset(rq.cfs, null_observer());
-  if (avg.max_slice > max_slice_seen_) max_slice_seen_ = avg.max_slice;
-  const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this};
+  avg.kernel_offset = avg_vruntime_offset(cfs_rq, null_observer());
+  const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, cfs_rq};
   check_accounting(scope);
   check_tree(scope);
   check_average(scope);
   check_lag(scope);
   check_deadline(scope);
   check_delay(scope);
-  if (selection_[Id::FAIR]) fairness_.update(scope, op_class_ == OpClass::running);
+}
 
-  const std::size_t n = rq.tasks.size();
+void Checker::end_op() {
+  Rq& rq = *rq_;
+  adopt_new_tasks();  // tasks and groups created by this operation (create, fork, group)
+  // F6: a task that changed queue keeps a vprot of the old queue until a real pick
+  for (const Task& t : rq.tasks) {
+    const std::size_t i = entity_slot(t.se);
+    if (t.se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
+  }
+  ExactAverage avg = exact_average(rq.cfs);
+  if (avg.max_slice > max_slice_seen_) max_slice_seen_ = avg.max_slice;
+  for (const TaskGroup& g : rq.groups) {  // the largest slice queued anywhere
+    const u64 m = exact_average(g.cfs_rq).max_slice;
+    if (m > max_slice_seen_) max_slice_seen_ = m;
+  }
+  check_queue(rq.cfs, avg);
+  const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, rq.cfs};
+  // I-FAIR's shares are weight / Σ weight of one queue: tasks-only runs
+  if (selection_[Id::FAIR] && rq.groups.empty()) fairness_.update(scope, op_class_ == OpClass::running);
+  for (const TaskGroup& g : rq.groups) {
+    ExactAverage group_avg = exact_average(g.cfs_rq);
+    check_queue(g.cfs_rq, group_avg);
+  }
+
   // I-MONO: running only moves vruntime forward.
   if (selection_[Id::MONO] && op_class_ == OpClass::running) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const SchedEntity& se = rq.tasks[i].se;
+    for_each_entity(rq, [&](const SchedEntity& se) {
+      const std::size_t i = entity_slot(se);
       const s64 moved = vruntime_diff(se.vruntime, vruntime_before_[i]);
       if (moved < 0)
         scope.report(Id::MONO, "update_curr",
-                     fmt::format("vruntime of {} moved backwards by {} ns while the CPU only ran", rq.tasks[i].name,
-                                 format_i128(-static_cast<i128>(moved))),
+                     fmt::format("vruntime of {} moved backwards by {} ns while the CPU only ran",
+                                 entity_name(rq, &se), format_i128(-static_cast<i128>(moved))),
                      {&se});
       else if (moved > 0 && !was_curr_[i])
         scope.report(Id::MONO, "update_curr",
                      fmt::format("vruntime of {} moved by {} ns while it never ran (it was never curr)",
-                                 rq.tasks[i].name, moved),
+                                 entity_name(rq, &se), moved),
                      {&se});
-    }
+    });
   }
   // I-DELAY: lag may not sink while delayed (service units, rounding of a reweight allowed).
-  for (std::size_t i = 0; i < n; ++i) {
-    const SchedEntity& se = rq.tasks[i].se;
-    if (delayed_before_[i] == se.sched_delayed) continue;  // no transition
+  for_each_entity(rq, [&](const SchedEntity& se) {
+    const std::size_t i = entity_slot(se);
+    if (delayed_before_[i] == se.sched_delayed) return;  // no transition
     delayed_before_[i] = se.sched_delayed;
     const i128 service_lag = static_cast<i128>(se.vlag) * static_cast<i128>(se.load.weight);
     if (se.sched_delayed) {
@@ -155,10 +197,10 @@ void Checker::end_op() {
       scope.report(Id::DELAY, "update_entity_lag",
                    fmt::format("{} left the delayed state with w·vlag = {}, below the {} it had when delayed "
                                "(a delayed entity's debt may not grow)",
-                               rq.tasks[i].name, format_i128(service_lag), format_i128(lag_at_delay_[i])),
+                               entity_name(rq, &se), format_i128(service_lag), format_i128(lag_at_delay_[i])),
                    {&se});
     }
-  }
+  });
 }
 
 void Checker::on_overflow(const OverflowEvent& e) {
@@ -189,7 +231,7 @@ void Checker::on_warn(Warn w, const SchedEntity* se) {
 void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) {
   if (!selection_[Id::PICKOPT] && !selection_[Id::NULLPICK] && !selection_[Id::DELAY]) return;
   const ExactAverage avg = exact_average(cfs_rq);
-  const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this};
+  const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this, cfs_rq};
   check_pick(scope, result, protect, caller);
 }
 
@@ -201,11 +243,11 @@ void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, 
   const u64 span = cfs_rq_max_slice(cfs_rq) + rq_->profile().tick_nsec();
   const i128 bound = calc_delta_fair(span, lw, rq_->profile().behaviour.calc_delta, null_observer());
   if (raw > bound || raw < -bound) return;
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
   scope.report(Id::LAG, "update_entity_lag / entity_lag",
                fmt::format("the lag V - v = {} of {} lies within the EEVDF bound ±{} (calc_delta_fair(r_max {} + "
                            "TICK_NSEC)) but was clamped to {}",
-                           raw, rq_->tasks[static_cast<std::size_t>(se.task_id)].name, format_i128(bound),
+                           raw, entity_name(*rq_, &se), format_i128(bound),
                            cfs_rq_max_slice(cfs_rq), clamped),
                {&se});
 }
@@ -226,28 +268,28 @@ void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {
 
 void Checker::on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) {
   if (!selection_[Id::WAKEPICK]) return;
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
   check_wakeup_preempt(scope, wakee, reason);
 }
 
 bool Checker::vprot_stale(const SchedEntity& se) const {
-  const auto i = static_cast<std::size_t>(se.task_id);
-  return tolerances_.f1_unscaled_vprot && vprot_stale_[i];
+  return tolerances_.f1_unscaled_vprot && vprot_stale_[entity_slot(se)];
 }
 
 void Checker::on_set_next(const SchedEntity& se, bool first) {
   adopt_new_tasks();
-  const auto i = static_cast<std::size_t>(se.task_id);
+  const std::size_t i = entity_slot(se);
   if (first) vprot_stale_[i] = false;
+  // F1/F6: set_next_task(first = false) after a sched_change of the running
+  // task re-arms no level's protection, while the levels that were dequeued
+  // are re-placed (bcd74b2ffdd0): their vprot stays from before
+  if (!first && rq_->profile().behaviour.protect_only_first) vprot_stale_[i] = true;
   was_curr_[i] = true;
 }
 
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
   adopt_new_tasks();
-  if (!se.on_rq) {
-    const auto i = static_cast<std::size_t>(se.task_id);
-    vprot_stale_[i] = true;
-  }
+  if (!se.on_rq) vprot_stale_[entity_slot(se)] = true;
   rw_ = {};
   if (!selection_[Id::RW]) return;
   rw_.active = true;
@@ -273,7 +315,7 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   if (!rw_.active) return;
   rw_.active = false;
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
   if (!rw_.on_rq) {
     // w'·vlag' = trunc(w·vlag / w')·w': within one w' of w·vlag
     const i128 before = static_cast<i128>(rw_.vlag) * static_cast<i128>(rw_.old_weight);

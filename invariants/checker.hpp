@@ -26,7 +26,7 @@ struct ExactAverage {
   s64 kernel_offset = 0;  // avg_vruntime_offset() (filled by Checker::end_op, not by exact_average())
   // The queued entities: the tree's in deadline order, then an on_rq curr.
   // Only [0, queued) is set (no zero-fill: this runs at every operation and pick).
-  std::array<const SchedEntity*, kMaxTasks> entities;
+  std::array<const SchedEntity*, kMaxEntities> entities;
   std::size_t in_tree = 0, queued = 0;
 };
 ExactAverage exact_average(const CfsRq& cfs_rq);
@@ -50,6 +50,23 @@ u128 inverse_weight_excess(const Rq& rq, u128 exact);
 
 class Checker;
 
+// Per-entity state index: a task's id, or kMaxTasks + a group's id.
+inline std::size_t entity_slot(const SchedEntity& se) {
+  return se.task_id >= 0 ? static_cast<std::size_t>(se.task_id) : kMaxTasks + static_cast<std::size_t>(se.group_id);
+}
+// A task's name, or "group NAME".
+std::string entity_name(const Rq& rq, const SchedEntity* se);
+
+// Calls f(se, task) for every entity whose queue is cfs_rq: the tasks in id
+// order (task != nullptr), then the group entities.
+template <class F>
+void for_each_entity_of(const Rq& rq, const CfsRq& cfs_rq, F f) {
+  for (const Task& t : rq.tasks)
+    if (t.se.cfs_rq == &cfs_rq) f(t.se, &t);
+  for (const TaskGroup& g : rq.groups)
+    if (g.se.cfs_rq == &cfs_rq) f(g.se, static_cast<const Task*>(nullptr));
+}
+
 // Handed to every family check: the state, the run-long memory and a sink.
 struct CheckScope {
   Rq& rq;
@@ -57,6 +74,7 @@ struct CheckScope {
   const ExactAverage& avg;
   u64 max_slice_seen;
   Checker& checker;
+  const CfsRq& cfs;  // the queue under check (rq.cfs or a group's)
   bool on(Id id) const { return selection[id]; }
   void report(Id id, std::string where, std::string what, std::vector<const SchedEntity*> entities) const;
 };
@@ -80,6 +98,9 @@ struct Tolerances {
   // re-placed, but se->vprot keeps its old absolute value (and the old
   // weight's scale) until it is re-armed.
   bool f1_unscaled_vprot = true;
+  // F6: sched_move_task() of the running task is the same sched_change guard:
+  // se->vprot keeps its value from the old group's queue, a different virtual
+  // time line, until a real pick re-arms it. Tolerated with F1's switch.
 };
 
 // The bounds of one weight under the largest slice seen: the lag clamp and one
@@ -94,7 +115,7 @@ struct WeightBounds {
 class Checker final : public Observer {
  public:
   const WeightBounds& bounds(const SchedEntity& se) {
-    const WeightBounds& b = bounds_[static_cast<std::size_t>(se.task_id)];
+    const WeightBounds& b = bounds_[entity_slot(se)];
     return b.weight == se.load.weight && b.max_slice == max_slice_seen_ ? b : recompute_bounds(se);
   }
   explicit Checker(Selection selection = {}, Tolerances tolerances = {})
@@ -144,13 +165,17 @@ class Checker final : public Observer {
   // Per-task state, set up when a task first appears (adopt_new_tasks()), not
   // zero-filled for all kMaxTasks: a Checker is built for every fuzz run.
   std::size_t known_tasks_ = 0;
-  void adopt_new_tasks();
-  std::array<bool, kMaxTasks> vprot_stale_;      // F1 tolerance
-  std::array<u64, kMaxTasks> vruntime_before_;   // I-MONO
-  std::array<bool, kMaxTasks> was_curr_;         // I-MONO: curr at some point during the operation
-  std::array<bool, kMaxTasks> delayed_before_;   // I-DELAY
-  std::array<i128, kMaxTasks> lag_at_delay_;     // I-DELAY: w·vlag when the entity was delayed
-  std::array<WeightBounds, kMaxTasks> bounds_;
+  std::size_t known_groups_ = 0;
+  void adopt_new_tasks();  // and new groups
+  void adopt(std::size_t slot, const SchedEntity& se);
+  void check_queue(const CfsRq& cfs_rq, ExactAverage& avg);
+  std::array<bool, kMaxEntities> vprot_stale_;      // F1 tolerance
+  std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
+  std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
+  std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
+  std::array<bool, kMaxEntities> delayed_before_;   // I-DELAY
+  std::array<i128, kMaxEntities> lag_at_delay_;     // I-DELAY: w·vlag when the entity was delayed
+  std::array<WeightBounds, kMaxEntities> bounds_;
   const WeightBounds& recompute_bounds(const SchedEntity& se);
 
   struct ReweightRecord {

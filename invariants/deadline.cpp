@@ -1,4 +1,4 @@
-// I-DL, I-PROT and I-SLICE: deadlines, slice protection and slices.
+// I-DL, I-PROT and I-SLICE: deadlines, slice protection and slices, on one queue.
 #include <fmt/format.h>
 
 #include "invariants/checker.hpp"
@@ -9,25 +9,24 @@ namespace eevdf::inv {
 namespace {
 
 void check_deadlines(const CheckScope& s) {
-  const Rq& rq = s.rq;
-  for (const Task& t : rq.tasks) {
-    const SchedEntity& se = t.se;
-    if (!se.on_rq || se.rel_deadline) continue;
+  bool reported = false;
+  for_each_entity_of(s.rq, s.cfs, [&](const SchedEntity& se, const Task*) {
+    if (reported || !se.on_rq || se.rel_deadline) return;
     const i128 vslice = s.checker.bounds(se).vslice;
     const i128 ahead = vruntime_diff(se.deadline, se.vruntime);
     if (ahead < 0 || ahead > vslice + 2) {
       s.report(Id::DL, "place_entity / update_deadline",
                fmt::format("the deadline of {} lies {} ns (virtual) after its vruntime; expected at least 0 and at "
                            "most one virtual slice, {} (slice {} ns)",
-                           t.name, format_i128(ahead), format_i128(vslice), s.max_slice_seen),
+                           entity_name(s.rq, &se), format_i128(ahead), format_i128(vslice), s.max_slice_seen),
                {&se});
-      return;
+      reported = true;
     }
-  }
+  });
 }
 
 void check_protection(const CheckScope& s) {
-  const SchedEntity* curr = s.rq.cfs.curr;
+  const SchedEntity* curr = s.cfs.curr;
   if (s.rq.profile().behaviour.parity_in_vlag) return;  // v6.6-v6.12: no vprot, the parity stash lies in vlag
   if (!curr || !curr->on_rq || !protect_slice(*curr)) return;
   if (s.checker.vprot_stale(*curr)) return;  // finding F1, docs/findings.md
@@ -37,22 +36,38 @@ void check_protection(const CheckScope& s) {
              {curr});
 }
 
+// A task's slice is the base slice or its custom slice; a queued, not delayed
+// group entity's is the shortest request below it, cfs_rq_min_slice() of its
+// queue (enqueue_task_fair / dequeue_entities propagate it on every change).
 void check_slices(const CheckScope& s) {
-  const Rq& rq = s.rq;
-  const u64 base = rq.profile().sysctl_sched_base_slice();
-  for (const Task& t : rq.tasks) {
-    if (t.state == TaskState::dead) continue;
-    const u64 slice = t.se.slice;
-    const bool ok = t.se.custom_slice ? (slice >= 100000 && slice <= 100000000) : slice == base;
-    if (!ok) {
-      s.report(Id::SLICE, "__setparam_fair / update_deadline",
-               fmt::format("{} has slice {} ns; expected {}", t.name, slice,
-                           t.se.custom_slice ? "a custom slice in [100000, 100000000]"
-                                             : fmt::format("the base slice {}", base)),
-               {&t.se});
+  const u64 base = s.rq.profile().sysctl_sched_base_slice();
+  bool reported = false;
+  for_each_entity_of(s.rq, s.cfs, [&](const SchedEntity& se, const Task* t) {
+    if (reported) return;
+    const u64 slice = se.slice;
+    if (!t) {
+      if (!se.on_rq || se.sched_delayed) return;
+      const u64 expected = cfs_rq_min_slice(*se.my_q);
+      if (slice != expected) {
+        s.report(Id::SLICE, "enqueue_task_fair / dequeue_entities (group slice)",
+                 fmt::format("{} has slice {} ns; expected the shortest slice queued below it, {} ns",
+                             entity_name(s.rq, &se), slice, expected),
+                 {&se});
+        reported = true;
+      }
       return;
     }
-  }
+    if (t->state == TaskState::dead) return;
+    const bool ok = se.custom_slice ? (slice >= 100000 && slice <= 100000000) : slice == base;
+    if (!ok) {
+      s.report(Id::SLICE, "__setparam_fair / update_deadline",
+               fmt::format("{} has slice {} ns; expected {}", t->name, slice,
+                           se.custom_slice ? "a custom slice in [100000, 100000000]"
+                                           : fmt::format("the base slice {}", base)),
+               {&se});
+      reported = true;
+    }
+  });
 }
 
 }  // namespace

@@ -8,7 +8,7 @@ namespace eevdf::inv {
 
 void check_delay(const CheckScope& s) {
   if (!s.on(Id::DELAY)) return;
-  const CfsRq& cfs = s.rq.cfs;
+  const CfsRq& cfs = s.cfs;
   if (cfs.curr && cfs.curr->sched_delayed)
     s.report(Id::DELAY, "set_next_entity", "a sched_delayed entity is cfs_rq->curr", {cfs.curr});
   if (cfs.next && cfs.next->sched_delayed)

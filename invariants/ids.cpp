@@ -120,12 +120,19 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
     {"I-SLICE",
      "every slice is the base slice or a custom slice in 0.1 .. 100 ms",
      "A task without a custom slice has slice == sysctl_sched_base_slice once placed; a custom\n"
-     "slice is clamped by __setparam_fair() to [100 us, 100 ms]. No U64_MAX or zero slices."},
+     "slice is clamped by __setparam_fair() to [100 us, 100 ms]. No U64_MAX or zero slices.\n"
+     "A queued, not delayed group entity's slice is cfs_rq_min_slice() of its own queue: the\n"
+     "shortest request below it, which enqueue_task_fair() and dequeue_entities() propagate up\n"
+     "the hierarchy (with the min_slice augment) on every change."},
     {"I-CNT",
      "nr_queued, load.weight, h_nr_queued, h_nr_runnable, h_nr_idle and nr_running are exact",
      "nr_queued = tree entities + on_rq curr; load.weight = Σ queued weights; h_nr_queued = tasks\n"
      "on the queue; h_nr_runnable excludes delayed tasks; h_nr_idle counts SCHED_IDLE tasks;\n"
-     "rq->nr_running = h_nr_queued; p->on_rq agrees with se->on_rq. Exact."},
+     "rq->nr_running = h_nr_queued; p->on_rq agrees with se->on_rq. Exact.\n"
+     "Per queue (the root and every group's): nr_queued and load.weight count the entities\n"
+     "(tasks and group entities) on that queue; h_nr_queued counts the queued tasks whose path of\n"
+     "queued entities reaches it; h_nr_runnable those not delayed; h_nr_idle those that are\n"
+     "SCHED_IDLE or sit below an idle group strictly beneath it (sched_group_set_idle())."},
     {"I-MONO",
      "vruntime moves only through the operations allowed to move it, and never backwards by running",
      "Running (run, tick, schedule, sleep, exit) only advances the vruntime of an entity that was\n"
@@ -145,7 +152,8 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "is <= (n-1)·(r_max + q). Hence |s_i - T·w_i/W| <= n·(max_slice + TICK_NSEC) for n runnable\n"
      "tasks. (The tighter 2·(r_max + q) fails: three SCHED_IDLE tasks with 100 us slices each\n"
      "overrun by a tick and the nice-0 task falls 2.8 ms behind with r_max + q = 1.1 ms.) Exact\n"
-     "rational arithmetic; the worst measured ratio is reported (tests/invariants_fair_test.cpp)."},
+     "rational arithmetic; the worst measured ratio is reported (tests/invariants_fair_test.cpp).\n"
+     "Not checked while task groups exist (a task's share is then hierarchical)."},
     {"I-WARN",
      "no WARN_ON_ONCE / BUG_ON of the modelled code fires",
      "The modelled kernel functions raise their WARN_ON_ONCE and BUG_ON conditions as events;\n"

@@ -9,21 +9,24 @@ namespace eevdf::inv {
 void check_lag(const CheckScope& s) {
   if (!s.on(Id::LAG)) return;
   const Rq& rq = s.rq;
-  for (const Task& t : rq.tasks) {
-    const SchedEntity& se = t.se;
-    // a delayed entity's lag is saved when it is delayed only since 059258b0d424
-    const bool saved = (t.state == TaskState::sleeping && !se.on_rq) ||
-                       (se.sched_delayed && rq.profile().behaviour.lag_delayed_clamps);
-    if (!saved) continue;
+  bool reported = false;
+  for_each_entity_of(rq, s.cfs, [&](const SchedEntity& se, const Task* t) {
+    if (reported) return;
+    // a delayed entity's lag is saved when it is delayed only since 059258b0d424;
+    // a group entity's when it is dequeued
+    const bool off_queue = t ? t->state == TaskState::sleeping && !se.on_rq : !se.on_rq;
+    const bool saved = off_queue || (se.sched_delayed && rq.profile().behaviour.lag_delayed_clamps);
+    if (!saved) return;
     const i128 limit = s.checker.bounds(se).lag_bound;
     if (se.vlag > limit || se.vlag < -limit) {
       s.report(Id::LAG, "update_entity_lag / entity_lag",
                fmt::format("saved vlag of {} is {}, beyond the clamp ±{} (calc_delta_fair(max_slice {} + TICK_NSEC))",
-                           t.name, se.vlag, format_i128(limit), s.max_slice_seen),
+                           entity_name(rq, &se), se.vlag, format_i128(limit), s.max_slice_seen),
                {&se});
-      return;
+      reported = true;
     }
-  }
+  });
+  if (reported) return;
   if (s.avg.weight == 0) return;
   const s64 offset = s.avg.kernel_offset;
   const i128 total = static_cast<i128>(offset) * s.avg.weight - s.avg.sum;  // Σ w'_i (V - v_i)

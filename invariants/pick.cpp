@@ -18,7 +18,7 @@ struct ExpectedPick {
 // honour_protection = false: curr's slice protection is ignored, as in the
 // pick that follows a reschedule (curr is back in the tree by then).
 ExpectedPick brute_force_pick(const CheckScope& s, bool protect, bool honour_protection) {
-  const CfsRq& cfs = s.rq.cfs;
+  const CfsRq& cfs = s.cfs;
   const Profile& profile = s.rq.profile();
   const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
   const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
@@ -47,17 +47,15 @@ ExpectedPick brute_force_pick(const CheckScope& s, bool protect, bool honour_pro
 // shape, and any is optimal.
 bool equally_good(const CheckScope& s, const ExpectedPick& expected, const SchedEntity* result) {
   if (!tree_by_vruntime(s.rq.profile()) || !expected.se || !result) return false;
-  return result->deadline == expected.se->deadline && exactly_eligible(s.rq.cfs, s.avg, result->vruntime);
+  return result->deadline == expected.se->deadline && exactly_eligible(s.cfs, s.avg, result->vruntime);
 }
 
-std::string task_name(const CheckScope& s, const SchedEntity* se) {
-  return se ? s.rq.tasks[static_cast<std::size_t>(se->task_id)].name : std::string("NULL");
-}
+std::string task_name(const CheckScope& s, const SchedEntity* se) { return entity_name(s.rq, se); }
 
 }  // namespace
 
 void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, PickCaller caller) {
-  const CfsRq& cfs = s.rq.cfs;
+  const CfsRq& cfs = s.cfs;
   const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
   const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
 

@@ -74,7 +74,7 @@ struct TreeWalk {
 
 void check_tree(const CheckScope& s) {
   if (!s.on(Id::AUG)) return;
-  const auto& tree = s.rq.cfs.tasks_timeline;
+  const auto& tree = s.cfs.tasks_timeline;
   const SchedEntity* root = tree.root();
   TreeWalk w{s, tree_by_vruntime(s.rq.profile())};
   if (!root) {

@@ -21,7 +21,11 @@ std::string format_i128(i128 v) {
 EntitySnapshot snapshot(const Rq& rq, const SchedEntity& se) {
   EntitySnapshot e;
   const Task* t = rq.task(se.task_id);
-  e.task = t ? t->name : "?";
+  const TaskGroup* g = se.group_id >= 0 && static_cast<std::size_t>(se.group_id) < rq.groups.size()
+                           ? &rq.groups[static_cast<std::size_t>(se.group_id)]
+                           : nullptr;
+  e.task = t ? t->name : g ? "group " + g->name : "?";
+  const CfsRq& cfs = se.cfs_rq ? *se.cfs_rq : rq.cfs;
   e.vruntime = se.vruntime;
   e.deadline = se.deadline;
   e.vprot = se.vprot;
@@ -31,13 +35,13 @@ EntitySnapshot snapshot(const Rq& rq, const SchedEntity& se) {
   e.min_slice = se.min_slice;
   e.max_slice = se.max_slice;
   e.vlag = se.vlag;
-  e.key = entity_key(rq.cfs, se);
+  e.key = entity_key(cfs, se);
   e.on_rq = se.on_rq;
-  e.curr = rq.cfs.curr == &se;
+  e.curr = cfs.curr == &se;
   e.sched_delayed = se.sched_delayed;
   e.rel_deadline = se.rel_deadline;
   e.custom_slice = se.custom_slice;
-  e.eligible = se.on_rq && vruntime_eligible(rq.cfs, se.vruntime, null_observer());
+  e.eligible = se.on_rq && vruntime_eligible(cfs, se.vruntime, null_observer());
   return e;
 }
 

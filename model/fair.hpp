@@ -91,6 +91,18 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight);
 // rescale_entity(): vlag, a relative deadline and (if given) a relative vprot times old/new weight.
 void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* rel_vprot, Observer& obs);
 
+// ---- the group hierarchy (fair_group.cpp) ----
+inline bool entity_is_task(const SchedEntity& se) { return se.my_q == nullptr; }
+bool cfs_rq_is_idle(const CfsRq& cfs_rq);
+bool se_is_idle(const Rq& rq, const SchedEntity& se);
+CfsRq* is_same_group(const SchedEntity& se, const SchedEntity& pse);
+void find_matching_se(SchedEntity*& se, SchedEntity*& pse);
+u64 calc_group_shares(const Rq& rq, const CfsRq& cfs_rq);
+void update_cfs_group(SchedEntity& se);
+void put_prev_set_next_fair(Rq& rq, Task& prev, Task& next);
+// min_vruntime_cb_propagate(&se->run_node, NULL): refresh the augments above se.
+void min_vruntime_cb_propagate(CfsRq& cfs_rq, SchedEntity& se);
+
 // ---- class callbacks (fair_class.cpp) ----
 void enqueue_task_fair(Rq& rq, Task& p, int flags);
 bool dequeue_task_fair(Rq& rq, Task& p, int flags);

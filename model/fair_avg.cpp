@@ -277,6 +277,10 @@ void enqueue_entity_rb(CfsRq& cfs_rq, SchedEntity& se) {
   update_zero_vruntime_at_rb_op(cfs_rq);
 }
 
+void min_vruntime_cb_propagate(CfsRq& cfs_rq, SchedEntity& se) {
+  RbTree<SchedEntity>::propagate(&se, nullptr, augment_callbacks(cfs_rq));
+}
+
 // __dequeue_entity()
 void dequeue_entity_rb(CfsRq& cfs_rq, SchedEntity& se) {
   if (tree_by_vruntime(profile_of(cfs_rq))) return dequeue_entity_rb_v6_6(cfs_rq, se);

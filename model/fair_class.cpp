@@ -1,5 +1,5 @@
-// The fair class callbacks for a task on the root cfs_rq (fair.c, newest
-// mainline ≈ v7.1; one hierarchy level: no task groups yet).
+// The fair class callbacks (fair.c, newest mainline ≈ v7.1) with the task
+// group hierarchy: every for_each_sched_entity() walk of the kernel.
 #include "model/fair.hpp"
 
 namespace eevdf {
@@ -9,62 +9,134 @@ bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
 bool normal_policy(const Task& p) { return p.policy == Policy::normal; }
 }  // namespace
 
+// enqueue_task_fair() (v7.1): enqueue upwards until a level is already
+// queued (a delayed one is requeued), then refresh the queued levels above:
+// group shares, group slices from cfs_rq_min_slice() with the min_slice
+// augment, and the h_nr_* counters.
 void enqueue_task_fair(Rq& rq, Task& p, int flags) {
-  SchedEntity& se = p.se;
+  SchedEntity* se = &p.se;
   if (flags & enqueue_flags::DELAYED) {
-    requeue_delayed_entity(se);
+    requeue_delayed_entity(*se);
     return;
   }
+  unsigned h_nr_idle = task_is_idle(p) ? 1 : 0;
   const bool task_new = !(flags & enqueue_flags::WAKEUP);
-  const unsigned h_nr_runnable = (task_new && se.sched_delayed) ? 0 : 1;
-  CfsRq& cfs_rq = *se.cfs_rq;
-  if (se.on_rq) {
-    if (se.sched_delayed) requeue_delayed_entity(se);
-  } else {
-    enqueue_entity(cfs_rq, se, flags);
+  const unsigned h_nr_runnable = (task_new && se->sched_delayed) ? 0 : 1;
+  u64 slice = 0;
+  auto account = [&](CfsRq& cfs_rq) {
     cfs_rq.h_nr_runnable += h_nr_runnable;
     cfs_rq.h_nr_queued++;
-    if (task_is_idle(p)) cfs_rq.h_nr_idle++;
+    cfs_rq.h_nr_idle += h_nr_idle;
+    if (cfs_rq_is_idle(cfs_rq)) h_nr_idle = 1;
+  };
+  for (; se; se = se->parent) {
+    if (se->on_rq) {
+      if (se->sched_delayed) requeue_delayed_entity(*se);
+      break;
+    }
+    CfsRq& cfs_rq = *se->cfs_rq;
+    if (slice) {  // a group entity serves its queue's shortest request
+      se->slice = slice;
+      se->custom_slice = true;
+    }
+    enqueue_entity(cfs_rq, *se, flags);
+    slice = cfs_rq_min_slice(cfs_rq);
+    account(cfs_rq);
+    flags = enqueue_flags::WAKEUP;
+  }
+  for (; se; se = se->parent) {
+    CfsRq& cfs_rq = *se->cfs_rq;
+    update_cfs_group(*se);
+    se->slice = slice;
+    if (se != cfs_rq.curr) min_vruntime_cb_propagate(cfs_rq, *se);
+    slice = cfs_rq_min_slice(cfs_rq);
+    account(cfs_rq);
   }
   rq.nr_running++;  // add_nr_running()
 }
 
-// dequeue_entities(): 1 when dequeued, -1 when the task stays queued as delayed.
-int dequeue_entities(Rq& rq, SchedEntity& se, int flags) {
+// dequeue_entities() (v7.1): 1 when dequeued, -1 when the task stays queued
+// as delayed. Dequeues upwards while a level empties (a group entity may be
+// delayed there), then refreshes the levels above like enqueue_task_fair().
+int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
   const bool task_sleep = flags & dequeue_flags::SLEEP;
   const bool task_delayed = flags & dequeue_flags::DELAYED;
-  Task& p = rq.task_of(se);
-  const unsigned h_nr_idle = task_is_idle(p) ? 1 : 0;
-  const unsigned h_nr_runnable = (task_sleep || task_delayed || !se.sched_delayed) ? 1 : 0;
-  CfsRq& cfs_rq = *se.cfs_rq;
-
-  if (!dequeue_entity(cfs_rq, se, flags)) return -1;
-  cfs_rq.h_nr_runnable -= h_nr_runnable;
-  cfs_rq.h_nr_queued--;
-  cfs_rq.h_nr_idle -= h_nr_idle;
-  rq.nr_running--;  // sub_nr_running()
-  if (task_delayed) p.on_rq = false;  // __block_task()
+  SchedEntity* se = &se_in;
+  Task* p = nullptr;
+  unsigned h_nr_idle = 0, h_nr_queued = 0, h_nr_runnable = 0;
+  u64 slice = 0;
+  if (entity_is_task(*se)) {
+    p = &rq.task_of(*se);
+    h_nr_queued = 1;
+    h_nr_idle = task_is_idle(*p) ? 1 : 0;
+    if (task_sleep || task_delayed || !se->sched_delayed) h_nr_runnable = 1;
+  }
+  auto account = [&](CfsRq& cfs_rq) {
+    cfs_rq.h_nr_runnable -= h_nr_runnable;
+    cfs_rq.h_nr_queued -= h_nr_queued;
+    cfs_rq.h_nr_idle -= h_nr_idle;
+    if (cfs_rq_is_idle(cfs_rq)) h_nr_idle = h_nr_queued;
+  };
+  while (se) {
+    CfsRq& cfs_rq = *se->cfs_rq;
+    if (!dequeue_entity(cfs_rq, *se, flags)) {
+      if (p && &p->se == se) return -1;
+      slice = cfs_rq_min_slice(cfs_rq);
+      break;  // the delayed group entity itself is refreshed below
+    }
+    account(cfs_rq);
+    if (cfs_rq.load.weight) {  // the parent has other entities: it stays queued
+      slice = cfs_rq_min_slice(cfs_rq);
+      se = se->parent;
+      if (task_sleep && se) set_next_buddy(*se);
+      break;
+    }
+    flags |= dequeue_flags::SLEEP;
+    flags &= ~(dequeue_flags::DELAYED | dequeue_flags::SPECIAL);
+    se = se->parent;
+  }
+  for (; se; se = se->parent) {
+    CfsRq& cfs_rq = *se->cfs_rq;
+    update_cfs_group(*se);
+    se->slice = slice;
+    if (se != cfs_rq.curr) min_vruntime_cb_propagate(cfs_rq, *se);
+    slice = cfs_rq_min_slice(cfs_rq);
+    account(cfs_rq);
+  }
+  rq.nr_running -= h_nr_queued;  // sub_nr_running()
+  if (p && task_delayed) p->on_rq = false;  // __block_task()
   return 1;
 }
 
 bool dequeue_task_fair(Rq& rq, Task& p, int flags) { return dequeue_entities(rq, p.se, flags) >= 0; }
 
+// pick_task_fair() (v7.1): pick on every level from the root down; a NULL
+// pick (a delayed entity was dequeued) restarts at the root.
 Task* pick_task_fair(Rq& rq) {
-  CfsRq& cfs_rq = rq.cfs;
   while (true) {
-    if (!cfs_rq.nr_queued) return nullptr;
-    if (cfs_rq.curr && cfs_rq.curr->on_rq) update_curr(cfs_rq);
-    SchedEntity* se = pick_next_entity(rq, cfs_rq, true, PickCaller::schedule);
-    if (rq.oops) return nullptr;
+    CfsRq* cfs_rq = &rq.cfs;
+    if (!cfs_rq->nr_queued) return nullptr;
+    SchedEntity* se = nullptr;
+    do {
+      if (cfs_rq->curr && cfs_rq->curr->on_rq) update_curr(*cfs_rq);
+      se = pick_next_entity(rq, *cfs_rq, true, PickCaller::schedule);
+      if (rq.oops) return nullptr;
+      if (!se) break;
+      cfs_rq = se->my_q;
+    } while (cfs_rq);
     if (se) return &rq.task_of(*se);
   }
 }
 
-void put_prev_task_fair(Rq&, Task& prev) { put_prev_entity(*prev.se.cfs_rq, prev.se); }
+// put_prev_task_fair() (v7.1): every level.
+void put_prev_task_fair(Rq&, Task& prev) {
+  for (SchedEntity* se = &prev.se; se; se = se->parent) put_prev_entity(*se->cfs_rq, *se);
+}
 
+// set_next_task_fair() (v7.1): every level.
 void set_next_task_fair(Rq& rq, Task& p, bool first) {
   if (p.se.sched_delayed) rq.obs().on_warn(Warn::set_next_task_delayed, &p.se);
-  set_next_entity(*p.se.cfs_rq, p.se, first);
+  for (SchedEntity* se = &p.se; se; se = se->parent) set_next_entity(*se->cfs_rq, *se, first);
 }
 
 // set_preempt_buddy(): keep an earlier-deadline buddy, else make pse the buddy.
@@ -90,19 +162,23 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   if (rq.profile().behaviour.wakeup_v6_18) return check_preempt_wakeup_fair(rq, p, wake_flags);
   if (rq.profile().behaviour.wakeup_v7_3) return wakeup_preempt_fair_v7_3(rq, p, wake_flags);
   Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
-  SchedEntity& se = donor.se;
-  SchedEntity& pse = p.se;
-  CfsRq& cfs_rq = *se.cfs_rq;
   const Profile& profile = rq.profile();
   PreemptAction action = PreemptAction::pick;
   WakeupPreemptReason reason = WakeupPreemptReason::pick;
 
-  if (&se == &pse) return;
+  if (&donor.se == &p.se) return;
   if (rq.need_resched) return;
   if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
 
-  const bool cse_is_idle = task_is_idle(donor);
-  const bool pse_is_idle = task_is_idle(p);
+  SchedEntity* se_match = &donor.se;
+  SchedEntity* pse_match = &p.se;
+  find_matching_se(se_match, pse_match);
+  SchedEntity& se = *se_match;
+  SchedEntity& pse = *pse_match;
+  CfsRq& cfs_rq = *se.cfs_rq;
+
+  const bool cse_is_idle = se_is_idle(rq, se);
+  const bool pse_is_idle = se_is_idle(rq, pse);
   if (cse_is_idle && !pse_is_idle) {
     action = PreemptAction::short_;
     reason = WakeupPreemptReason::idle_curr;
@@ -152,11 +228,13 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
     }
   }
   // preempt:
-  rq.obs().on_wakeup_preempt(cfs_rq, pse, reason);
   if (action == PreemptAction::short_) {
     cancel_protect_slice(se);
     if (profile.behaviour.pick_buddy_needs_protect) clear_buddies(cfs_rq, se);  // 78cde54ea5f0
   }
+  // observed after the buddy is cleared: with groups curr's entity can be the
+  // buddy (dequeue_entities() sets it on the parent levels)
+  rq.obs().on_wakeup_preempt(cfs_rq, pse, reason);
   rq.resched_curr();
 }
 
@@ -192,10 +270,14 @@ void yield_task_fair(Rq& rq) {
 
 // task_tick_fair() -> entity_tick(): update_curr() on the running entity, and
 // between b3d99f43c72b and 1319ea57529e a re-basing avg_vruntime().
+// entity_tick() (v7.1) on every level: update_curr(), then the group's share.
 void task_tick_fair(Rq& rq, Task& curr) {
-  CfsRq& cfs_rq = *curr.se.cfs_rq;
-  update_curr(cfs_rq);
-  if (rq.profile().behaviour.key_base == KeyBase::zero_at_avg_tick) avg_vruntime(cfs_rq);
+  for (SchedEntity* se = &curr.se; se; se = se->parent) {
+    CfsRq& cfs_rq = *se->cfs_rq;
+    update_curr(cfs_rq);
+    if (rq.profile().behaviour.key_base == KeyBase::zero_at_avg_tick) avg_vruntime(cfs_rq);
+    update_cfs_group(*se);
+  }
 }
 
 void reweight_task_fair(Rq&, Task& p, const LoadWeight& lw) {

@@ -5,14 +5,19 @@
 
 namespace eevdf {
 
+// set_delayed() / clear_delayed() (v7.1): a delayed task leaves h_nr_runnable
+// on every level above it; a delayed group entity has no task below it and
+// changes no counter.
 void set_delayed(SchedEntity& se) {
   se.sched_delayed = true;
-  se.cfs_rq->h_nr_runnable--;  // task entity: every level (one level here)
+  if (!entity_is_task(se)) return;
+  for (SchedEntity* s = &se; s; s = s->parent) s->cfs_rq->h_nr_runnable--;
 }
 
 void clear_delayed(SchedEntity& se) {
   se.sched_delayed = false;
-  se.cfs_rq->h_nr_runnable++;
+  if (!entity_is_task(se)) return;
+  for (SchedEntity* s = &se; s; s = s->parent) s->cfs_rq->h_nr_runnable++;
 }
 
 // place_entity(): put se at V minus its saved lag, inflated by (W + w) / W so
@@ -60,6 +65,7 @@ void enqueue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   const bool curr = cfs_rq.curr == &se;
   if (curr) place_entity(cfs_rq, se, flags);
   update_curr(cfs_rq);
+  update_cfs_group(se);  // a group entity takes its share before it is placed
   if (!curr) place_entity(cfs_rq, se, flags);
   // account_entity_enqueue()
   cfs_rq.load.weight += se.load.weight;
@@ -101,6 +107,7 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   cfs_rq.load.weight -= se.load.weight;
   cfs_rq.load.inv_weight = 0;
   cfs_rq.nr_queued--;
+  update_cfs_group(se);
   if ((flags & (dequeue_flags::SAVE | dequeue_flags::MOVE)) != dequeue_flags::SAVE) update_min_vruntime(cfs_rq);
   if (flags & dequeue_flags::DELAYED) {  // finish_delayed_dequeue_entity()
     clear_delayed(se);

@@ -106,18 +106,27 @@ void put_prev_entity(CfsRq& cfs_rq, SchedEntity& prev) {
   cfs_rq.curr = nullptr;
 }
 
+// set_next_buddy() (v7.1): the buddy on every level up to an idle entity.
 void set_next_buddy(SchedEntity& se) {
   Rq& rq = *se.cfs_rq->rq;
-  if (!se.on_rq) {
-    rq.obs().on_warn(Warn::set_next_buddy_not_on_rq, &se);
-    return;
+  for (SchedEntity* s = &se; s; s = s->parent) {
+    if (!s->on_rq) {
+      rq.obs().on_warn(Warn::set_next_buddy_not_on_rq, s);
+      return;
+    }
+    if (se_is_idle(rq, *s)) return;
+    s->cfs_rq->next = s;
   }
-  if (rq.task_of(se).policy == Policy::idle) return;  // se_is_idle()
-  se.cfs_rq->next = &se;
 }
 
+// clear_buddies() + __clear_buddies_next() (v7.1): clear upwards while each
+// level's buddy is the entity on the path.
 void clear_buddies(CfsRq& cfs_rq, SchedEntity& se) {
-  if (cfs_rq.next == &se) cfs_rq.next = nullptr;
+  if (cfs_rq.next != &se) return;
+  for (SchedEntity* s = &se; s; s = s->parent) {
+    if (s->cfs_rq->next != s) break;
+    s->cfs_rq->next = nullptr;
+  }
 }
 
 }  // namespace eevdf

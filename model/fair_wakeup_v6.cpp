@@ -14,20 +14,25 @@ void check_preempt_wakeup_fair(Rq& rq, Task& p, int wake_flags) {
     case CheckPreempt::v6_18: break;
   }
   Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
-  SchedEntity& se = donor.se;
-  SchedEntity& pse = p.se;
-  CfsRq& cfs_rq = *se.cfs_rq;
   const Profile& profile = rq.profile();
   bool do_preempt_short = false;
   WakeupPreemptReason reason = WakeupPreemptReason::pick;
 
-  if (&se == &pse) return;
-  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK) && !pse.sched_delayed) set_next_buddy(pse);
+  if (&donor.se == &p.se) return;
+  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK) && !p.se.sched_delayed)
+    set_next_buddy(p.se);
   if (rq.need_resched) return;
   if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
 
-  const bool cse_is_idle = donor.policy == Policy::idle;
-  const bool pse_is_idle = p.policy == Policy::idle;
+  SchedEntity* se_match = &donor.se;
+  SchedEntity* pse_match = &p.se;
+  find_matching_se(se_match, pse_match);
+  SchedEntity& se = *se_match;
+  SchedEntity& pse = *pse_match;
+  CfsRq& cfs_rq = *se.cfs_rq;
+
+  const bool cse_is_idle = se_is_idle(rq, se);
+  const bool pse_is_idle = se_is_idle(rq, pse);
   if (cse_is_idle && !pse_is_idle) {
     do_preempt_short = true;
     reason = WakeupPreemptReason::idle_curr;

@@ -29,6 +29,9 @@ const char* refusal_text(Refusal r) {
     case Refusal::kernel_oopsed: return "the modelled kernel crashed earlier (NULL pick)";
     case Refusal::no_custom_slices:
       return "this kernel has no custom slices (sched_attr::sched_runtime sets the slice since v6.12, 857b158dc5e8)";
+    case Refusal::no_such_group: return "no such task group";
+    case Refusal::too_many_groups: return "too many task groups";
+    case Refusal::group_is_idle: return "the group is idle (cpu.shares of an idle group is -EINVAL)";
   }
   return "?";
 }
@@ -39,12 +42,27 @@ Rq::Rq(Profile profile, Observer* obs) : profile_(std::move(profile)), obs_(obs 
   callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
   cfs.rq = this;
   tasks.reserve(kMaxTasks);
+  groups.reserve(kMaxGroups);
 }
 
 int Rq::find_task(std::string_view name) const {
   for (std::size_t i = 0; i < tasks.size(); ++i)
     if (tasks[i].name == name) return static_cast<int>(i);
   return -1;
+}
+
+int Rq::find_group(std::string_view name) const {
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (groups[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// set_task_rq() (sched.h, v7.1): the task's entity hangs below its group's entity.
+void Rq::set_task_rq(Task& p) {
+  SchedEntity& se = p.se;
+  se.cfs_rq = &group_queue(p.group);
+  se.parent = p.group < 0 ? nullptr : &groups[static_cast<std::size_t>(p.group)].se;
+  se.depth = se.parent ? se.parent->depth + 1 : 0;
 }
 
 // set_load_weight(): the table weight, through reweight_task_fair() when the
@@ -71,7 +89,7 @@ void Rq::sched_fork(Task& p) {
   se.set_vlag(0);
   if (profile_.behaviour.fork_clears_rel_deadline) se.rel_deadline = false;  // 3da56dc063cd
   se.rb_parent = se.rb_left = se.rb_right = nullptr;
-  se.cfs_rq = &cfs;
+  set_task_rq(p);  // sched_cgroup_fork() / __set_task_cpu()
   p.state = TaskState::new_;
   if (p.sched_reset_on_fork) {
     if (p.nice < 0) p.nice = 0;
@@ -82,10 +100,12 @@ void Rq::sched_fork(Task& p) {
   }
 }
 
-int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns) {
+int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns, int group) {
   if (oops || tasks.size() >= kMaxTasks || nice < -20 || nice > 19) return -1;
+  if (group >= 0 && static_cast<std::size_t>(group) >= groups.size()) return -1;
   Task& p = tasks.emplace_back();
   p.name = std::string(name);
+  p.group = group;
   p.nice = nice;
   p.policy = policy;
   p.se.task_id = static_cast<int>(tasks.size() - 1);
@@ -156,8 +176,12 @@ void Rq::switch_to_next() {
   need_resched = false;
   if (oops) return;
   if (next == prev) return;
-  if (prev) put_prev_task_fair(*this, *prev);
-  if (next) set_next_task_fair(*this, *next, true);
+  if (prev && next)
+    put_prev_set_next_fair(*this, *prev, *next);  // pick_next_task_fair(): only the levels that differ
+  else if (prev)
+    put_prev_task_fair(*this, *prev);
+  else if (next)
+    set_next_task_fair(*this, *next, true);
   curr = next ? next->se.task_id : -1;
 }
 
@@ -281,6 +305,26 @@ Refusal Rq::set_policy(int id, Policy policy) {
   const u64 runtime = p->se.custom_slice ? p->se.slice : 0;  // _sched_setscheduler keeps a custom slice
   if (policy == p->policy && runtime == p->se.slice) return Refusal::none;
   change_fair_params(*p, policy, runtime);
+  return Refusal::none;
+}
+
+// sched_move_task() (v7.1): the sched_change guard (DEQUEUE_SAVE | DEQUEUE_MOVE)
+// around sched_change_group(); a running task is rescheduled. A TASK_NEW task
+// only changes its group (task_change_group_fair() skips it; wake_up_new_task()
+// sets its queue).
+Refusal Rq::move_task(int id, int group) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (group >= 0 && static_cast<std::size_t>(group) >= groups.size()) return Refusal::no_such_group;
+  if (p->group == group) return Refusal::none;
+  const bool running = curr >= 0 && &tasks[static_cast<std::size_t>(curr)] == p;
+  sched_change(*p, dequeue_flags::SAVE | dequeue_flags::MOVE | dequeue_flags::NOCLOCK, [&] {
+    p->group = group;  // sched_change_group()
+    set_task_rq(*p);
+  });
+  if (running) resched_curr();
   return Refusal::none;
 }
 

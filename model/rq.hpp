@@ -13,6 +13,9 @@
 namespace eevdf {
 
 inline constexpr std::size_t kMaxTasks = 512;
+inline constexpr std::size_t kMaxGroups = 32;  // task groups besides the root one
+// Entities the model can hold: every task's and every group's.
+inline constexpr std::size_t kMaxEntities = kMaxTasks + kMaxGroups;
 
 // Why an entry point refused to run (the operation is not possible in this
 // state). The model is unchanged when an entry point refuses.
@@ -27,6 +30,9 @@ enum class Refusal : std::uint8_t {
   bad_argument,
   kernel_oopsed,            // an earlier operation crashed the modelled kernel
   no_custom_slices,         // set_slice on a kernel before 857b158dc5e8 (v6.6)
+  no_such_group,
+  too_many_groups,
+  group_is_idle,            // sched_group_set_shares() of an idle group: -EINVAL
 };
 const char* refusal_text(Refusal r);
 
@@ -42,7 +48,7 @@ class Rq {
 
   // ---- task-level entry points (kernel/sched/core.c) ----
   // sched_fork() of a fresh task: creates it in TASK_NEW. Returns its id or -1.
-  int create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns);
+  int create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns, int group = -1);
   // copy_process() + sched_fork() by the running task: the child copies the
   // parent, then is reset. Returns -1 if parent is not on the CPU.
   int fork_task(int parent, std::string_view child_name);
@@ -67,6 +73,18 @@ class Rq {
   // do_exit(): a running task exits (schedule() follows).
   Refusal exit_task(int task);
 
+  // ---- task groups (kernel/sched/core.c cgroup cpu controller; model/group.cpp) ----
+  // sched_create_group() + sched_online_group() under `parent` (-1 = root),
+  // then cpu.shares := shares (unscaled, kMinShares .. kMaxShares). Returns
+  // the group's id or -1.
+  int create_group(std::string_view name, int parent, u64 shares);
+  // cpu.shares write: sched_group_set_shares(tg, scale_load(shares)).
+  Refusal set_group_shares(int group, u64 shares);
+  // cpu.idle write: sched_group_set_idle().
+  Refusal set_group_idle(int group, bool idle);
+  // cgroup migration of a task: sched_move_task() (group -1 = the root group).
+  Refusal move_task(int task, int group);
+
   // ---- state ----
   CfsRq cfs;
   u64 clock_task = 0;     // rq_clock_task(), ns
@@ -75,12 +93,18 @@ class Rq {
   bool oops = false;      // the kernel would have crashed (NULL pick); entry points refuse
   unsigned nr_running = 0;  // fair tasks queued, delayed ones included
   std::vector<Task> tasks;
+  std::vector<TaskGroup> groups;  // reserved for kMaxGroups: entity and queue pointers stay valid
 
   Task* task(int id) { return id >= 0 && static_cast<std::size_t>(id) < tasks.size() ? &tasks[id] : nullptr; }
   const Task* task(int id) const {
     return id >= 0 && static_cast<std::size_t>(id) < tasks.size() ? &tasks[id] : nullptr;
   }
   int find_task(std::string_view name) const;
+  int find_group(std::string_view name) const;
+  TaskGroup* group(int id) { return id >= 0 && static_cast<std::size_t>(id) < groups.size() ? &groups[id] : nullptr; }
+  // tg->cfs_rq[cpu] of a group id (-1: rq->cfs).
+  CfsRq& group_queue(int id) { return id < 0 ? cfs : groups[static_cast<std::size_t>(id)].cfs_rq; }
+  const CfsRq& group_queue(int id) const { return id < 0 ? cfs : groups[static_cast<std::size_t>(id)].cfs_rq; }
   Task& task_of(const SchedEntity& se) { return tasks[static_cast<std::size_t>(se.task_id)]; }
   const Task& task_of(const SchedEntity& se) const { return tasks[static_cast<std::size_t>(se.task_id)]; }
 
@@ -95,6 +119,8 @@ class Rq {
   friend MinVruntimeCallbacks& augment_callbacks(CfsRq&);
 
   void sched_fork(Task& p);
+  void set_task_rq(Task& p);
+  void sched_group_set_shares(TaskGroup& tg, u64 scaled_shares);  // __sched_group_set_shares
   void set_load_weight(Task& p, bool update_load);
   void do_tick();
   void switch_to_next();  // pick_next_task() + put_prev_set_next_task()

@@ -56,7 +56,14 @@ struct SchedEntity {
   }
 
   CfsRq* cfs_rq = nullptr;  // the queue this entity is (or will be) queued on
-  int task_id = -1;         // index of the owning task (single-level model)
+  // Hierarchy (CONFIG_FAIR_GROUP_SCHED): the group entity above (nullptr on the
+  // root queue), the queue a group entity owns (nullptr for a task), depth 0 on
+  // the root queue.
+  SchedEntity* parent = nullptr;
+  CfsRq* my_q = nullptr;
+  int depth = 0;
+  int task_id = -1;   // index of the owning task; -1 for a group entity
+  int group_id = -1;  // index of the owning task group for a group entity; -1 for a task
 };
 
 // RB_DECLARE_CALLBACKS(min_vruntime_cb, ...) with RBCOMPUTE =
@@ -98,6 +105,19 @@ struct CfsRq {
   SchedEntity* next = nullptr;
 
   Rq* rq = nullptr;
+  int idle = 0;       // cfs_rq->idle: the owning group is SCHED_IDLE (cfs_rq_is_idle)
+  int group_id = -1;  // the owning task group; -1 for the root queue (rq->cfs)
+};
+
+// struct task_group for one CPU: tg->shares (scaled load), tg->idle, the
+// parent group, and tg->cfs_rq[0] / tg->se[0].
+struct TaskGroup {
+  std::string name;
+  u64 shares = kNice0Load;  // scaled: scale_load(MIN_SHARES) .. scale_load(MAX_SHARES)
+  bool idle = false;        // tg->idle (cpu.idle)
+  int parent = -1;          // parent group, -1 = the root task group
+  SchedEntity se;           // tg->se[cpu]
+  CfsRq cfs_rq;             // tg->cfs_rq[cpu]
 };
 
 enum class Policy : std::uint8_t { normal, batch, idle };
@@ -118,6 +138,7 @@ struct Task {
   bool sched_reset_on_fork = false;
   TaskState state = TaskState::new_;
   bool on_rq = false;  // p->on_rq: queued in the class (includes delayed)
+  int group = -1;      // p->sched_task_group: -1 = the root task group
 };
 
 // Enqueue / dequeue / wake flags (kernel/sched/sched.h); values are the model's own.

@@ -1,0 +1,96 @@
+// The task-group hierarchy of fair.c (CONFIG_FAIR_GROUP_SCHED, newest
+// mainline ≈ v7.1) on one CPU: entity relations, idle groups, group shares
+// and the partial put_prev/set_next walk of pick_next_task_fair().
+#include "model/fair.hpp"
+
+namespace eevdf {
+
+// cfs_rq_is_idle() (v7.1)
+bool cfs_rq_is_idle(const CfsRq& cfs_rq) { return cfs_rq.idle > 0; }
+
+// se_is_idle() (v7.1): a SCHED_IDLE task, or a group entity whose queue is idle.
+bool se_is_idle(const Rq& rq, const SchedEntity& se) {
+  if (entity_is_task(se)) return rq.task_of(se).policy == Policy::idle;
+  return cfs_rq_is_idle(*se.my_q);
+}
+
+// is_same_group() (v7.1): the common queue of two entities, or nullptr.
+CfsRq* is_same_group(const SchedEntity& se, const SchedEntity& pse) {
+  return se.cfs_rq == pse.cfs_rq ? se.cfs_rq : nullptr;
+}
+
+// find_matching_se() (v7.1): walk both entities up to the level where they
+// share a queue.
+void find_matching_se(SchedEntity*& se, SchedEntity*& pse) {
+  int se_depth = se->depth;
+  int pse_depth = pse->depth;
+  while (se_depth > pse_depth) {
+    --se_depth;
+    se = se->parent;
+  }
+  while (pse_depth > se_depth) {
+    --pse_depth;
+    pse = pse->parent;
+  }
+  while (!is_same_group(*se, *pse)) {
+    se = se->parent;
+    pse = pse->parent;
+  }
+}
+
+// calc_group_shares() (v7.1): tg->shares · load / tg_weight, clamped to
+// [MIN_SHARES, tg->shares]. Model stand-in for PELT (docs/model.md): the
+// queue's load average is its scale_load_down(load.weight), and on one CPU
+// the group's load_avg is this queue's own contribution, so
+// tg_weight = tg->load_avg - tg_load_avg_contrib + load = load.
+u64 calc_group_shares(const Rq& rq, const CfsRq& cfs_rq) {
+  const TaskGroup& tg = rq.groups[static_cast<std::size_t>(cfs_rq.group_id)];
+  const s64 tg_shares = as_s64(tg.shares);
+  const s64 load_weight = as_s64(scale_load_down(cfs_rq.load.weight));
+  const s64 load_avg = load_weight;  // stand-in for cfs_rq->avg.load_avg
+  const s64 load = load_weight > load_avg ? load_weight : load_avg;
+  const s64 tg_load_avg = load_avg;          // atomic_long_read(&tg->load_avg), one CPU
+  const s64 tg_load_avg_contrib = load_avg;  // cfs_rq->tg_load_avg_contrib
+  const s64 tg_weight = tg_load_avg - tg_load_avg_contrib + load;
+  s64 shares = tg_shares * load;  // at most 2^28 · 2^41: no overflow
+  if (tg_weight) shares /= tg_weight;
+  const s64 min_shares = static_cast<s64>(kMinShares);
+  if (shares < min_shares) shares = min_shares;
+  if (shares > tg_shares) shares = tg_shares;
+  return as_u64(shares);
+}
+
+// update_cfs_group() (v7.1): a group entity takes its share through
+// reweight_entity(); an empty group keeps its weight (DELAY_DEQUEUE).
+void update_cfs_group(SchedEntity& se) {
+  CfsRq* gcfs_rq = se.my_q;
+  if (!gcfs_rq || !gcfs_rq->load.weight) return;
+  const u64 shares = calc_group_shares(*gcfs_rq->rq, *gcfs_rq);
+  if (se.load.weight != shares) reweight_entity(*se.cfs_rq, se, shares);
+}
+
+// The CONFIG_FAIR_GROUP_SCHED part of pick_next_task_fair() (v7.1) when a
+// fair task follows a fair task: put_prev/set_next only on the levels below
+// the lowest common queue; the shared ancestors stay curr untouched.
+void put_prev_set_next_fair(Rq& rq, Task& prev, Task& next) {
+  SchedEntity* se = &next.se;
+  SchedEntity* pse = &prev.se;
+  CfsRq* cfs_rq = nullptr;
+  while (!(cfs_rq = is_same_group(*se, *pse))) {
+    const int se_depth = se->depth;
+    const int pse_depth = pse->depth;
+    if (se_depth <= pse_depth) {
+      put_prev_entity(*pse->cfs_rq, *pse);
+      pse = pse->parent;
+    }
+    if (se_depth >= pse_depth) {
+      set_next_entity(*se->cfs_rq, *se, true);
+      se = se->parent;
+    }
+  }
+  put_prev_entity(*cfs_rq, *pse);
+  set_next_entity(*cfs_rq, *se, true);
+  if (next.se.sched_delayed) rq.obs().on_warn(Warn::set_next_task_delayed, &next.se);  // __set_next_task_fair()
+}
+
+}  // namespace eevdf
