@@ -257,11 +257,11 @@ void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {
   if (!selection_[Id::FRESH]) return;
   const SchedEntity* curr = cfs_rq.curr;
   if (!curr || !curr->on_rq || curr->exec_start == rq_->clock_task) return;
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this};
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
   scope.report(Id::FRESH, caller,
-               fmt::format("{} read V while the running task {} had {} ns of runtime not yet charged "
+               fmt::format("{} read V while the running entity {} had {} ns of runtime not yet charged "
                            "(exec_start {}, rq_clock_task {}): update_curr() was not called first",
-                           caller, rq_->tasks[static_cast<std::size_t>(curr->task_id)].name,
+                           caller, entity_name(*rq_, curr),
                            rq_->clock_task - curr->exec_start, curr->exec_start, rq_->clock_task),
                {curr});
 }
