@@ -97,6 +97,12 @@ bool cfs_rq_is_idle(const CfsRq& cfs_rq);
 bool se_is_idle(const Rq& rq, const SchedEntity& se);
 CfsRq* is_same_group(const SchedEntity& se, const SchedEntity& pse);
 void find_matching_se(SchedEntity*& se, SchedEntity*& pse);
+// The running task's and the wakee's entities on their common level (find_matching_se()).
+struct MatchedEntities {
+  SchedEntity& se;
+  SchedEntity& pse;
+};
+MatchedEntities matching_entities(Task& donor, Task& p);
 u64 calc_group_shares(const Rq& rq, const CfsRq& cfs_rq);
 void update_cfs_group(SchedEntity& se);
 void put_prev_set_next_fair(Rq& rq, Task& prev, Task& next);

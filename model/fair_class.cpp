@@ -7,6 +7,22 @@ namespace eevdf {
 namespace {
 bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
 bool normal_policy(const Task& p) { return p.policy == Policy::normal; }
+
+// The second loop of enqueue_task_fair() and dequeue_entities(): on each level
+// from se up, whose entity stays queued, refresh the group weight, give the
+// entity its queue's shortest request (with the min_slice augment) and update
+// the hierarchical counters with `account`.
+template <class Account>
+void refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
+  for (; se; se = se->parent) {
+    CfsRq& cfs_rq = *se->cfs_rq;
+    update_cfs_group(*se);
+    se->slice = slice;
+    if (se != cfs_rq.curr) min_vruntime_cb_propagate(cfs_rq, *se);
+    slice = cfs_rq_min_slice(cfs_rq);
+    account(cfs_rq);
+  }
+}
 }  // namespace
 
 // enqueue_task_fair() (v7.1): enqueue upwards until a level is already
@@ -44,14 +60,7 @@ void enqueue_task_fair(Rq& rq, Task& p, int flags) {
     account(cfs_rq);
     flags = enqueue_flags::WAKEUP;
   }
-  for (; se; se = se->parent) {
-    CfsRq& cfs_rq = *se->cfs_rq;
-    update_cfs_group(*se);
-    se->slice = slice;
-    if (se != cfs_rq.curr) min_vruntime_cb_propagate(cfs_rq, *se);
-    slice = cfs_rq_min_slice(cfs_rq);
-    account(cfs_rq);
-  }
+  refresh_queued_levels(se, slice, account);
   rq.nr_running++;  // add_nr_running()
 }
 
@@ -95,14 +104,7 @@ int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
     flags &= ~(dequeue_flags::DELAYED | dequeue_flags::SPECIAL);
     se = se->parent;
   }
-  for (; se; se = se->parent) {
-    CfsRq& cfs_rq = *se->cfs_rq;
-    update_cfs_group(*se);
-    se->slice = slice;
-    if (se != cfs_rq.curr) min_vruntime_cb_propagate(cfs_rq, *se);
-    slice = cfs_rq_min_slice(cfs_rq);
-    account(cfs_rq);
-  }
+  refresh_queued_levels(se, slice, account);
   rq.nr_running -= h_nr_queued;  // sub_nr_running()
   if (p && task_delayed) p->on_rq = false;  // __block_task()
   return 1;
@@ -170,11 +172,7 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   if (rq.need_resched) return;
   if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
 
-  SchedEntity* se_match = &donor.se;
-  SchedEntity* pse_match = &p.se;
-  find_matching_se(se_match, pse_match);
-  SchedEntity& se = *se_match;
-  SchedEntity& pse = *pse_match;
+  auto [se, pse] = matching_entities(donor, p);
   CfsRq& cfs_rq = *se.cfs_rq;
 
   const bool cse_is_idle = se_is_idle(rq, se);

@@ -38,6 +38,13 @@ void find_matching_se(SchedEntity*& se, SchedEntity*& pse) {
   }
 }
 
+MatchedEntities matching_entities(Task& donor, Task& p) {
+  SchedEntity* se = &donor.se;
+  SchedEntity* pse = &p.se;
+  find_matching_se(se, pse);
+  return {*se, *pse};
+}
+
 // calc_group_shares() (v7.1): tg->shares · load / tg_weight, clamped to
 // [MIN_SHARES, tg->shares]. Model stand-in for PELT (docs/model.md): the
 // queue's load average is its scale_load_down(load.weight), and on one CPU

@@ -24,11 +24,7 @@ void check_preempt_wakeup_fair(Rq& rq, Task& p, int wake_flags) {
   if (rq.need_resched) return;
   if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
 
-  SchedEntity* se_match = &donor.se;
-  SchedEntity* pse_match = &p.se;
-  find_matching_se(se_match, pse_match);
-  SchedEntity& se = *se_match;
-  SchedEntity& pse = *pse_match;
+  auto [se, pse] = matching_entities(donor, p);
   CfsRq& cfs_rq = *se.cfs_rq;
 
   const bool cse_is_idle = se_is_idle(rq, se);
