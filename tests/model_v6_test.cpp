@@ -25,7 +25,9 @@ constexpr u64 kUnit = 100000;         // ns, the step of the hand-built tree
 
 Profile profile(std::string_view name, std::string_view bug = "") {
   Profile p = *profile_by_name(name);
-  if (!bug.empty()) EXPECT_EQ(apply_bug(p, bug), "");
+  if (!bug.empty()) {
+    EXPECT_EQ(apply_bug(p, bug), "");
+  }
   return p;
 }
 

@@ -406,16 +406,30 @@ Scenario gen_scenario_now() {
 
   std::set<std::string> used;
   std::vector<std::string> names;
+  std::vector<std::string> groups;
   int counter = 0;
   const int nops = *rc::gen::inRange(0, 40);
   for (int i = 0; i < nops; ++i) {
     Op op;
-    op.kind = static_cast<OpKind>(*rc::gen::inRange(0, static_cast<int>(OpKind::expect_field) + 1));
+    op.kind = static_cast<OpKind>(*rc::gen::inRange(0, static_cast<int>(OpKind::group_idle) + 1));
     const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
-                            op.kind != OpKind::schedule;
+                            op.kind != OpKind::schedule && op.kind != OpKind::group_create &&
+                            op.kind != OpKind::shares && op.kind != OpKind::group_idle;
     if (needs_task && names.empty()) op.kind = OpKind::create;
+    const bool needs_group = op.kind == OpKind::shares || op.kind == OpKind::group_idle;
+    if (needs_group && groups.empty()) op.kind = OpKind::group_create;
+    if (op.kind == OpKind::group_create && groups.size() >= kMaxScenarioGroups) op.kind = OpKind::schedule;
     if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
     auto some_task = [&] { return *rc::gen::elementOf(names); };
+    // A group created earlier, or (allow_root) sometimes the root group (empty).
+    auto some_group = [&](bool allow_root) {
+      if (groups.empty() || (allow_root && *rc::gen::arbitrary<bool>())) return std::string();
+      return *rc::gen::elementOf(groups);
+    };
+    auto gen_shares = [] {
+      return *rc::gen::oneOf(rc::gen::just(kDefaultShares), rc::gen::inRange<s64>(kMinGroupShares, kMaxGroupShares + 1),
+                             rc::gen::element<s64>(s64{kMinGroupShares}, s64{kMaxGroupShares}));
+    };
     switch (op.kind) {
       case OpKind::create:
         op.task = gen_task_name(used, counter);
@@ -423,6 +437,7 @@ Scenario gen_scenario_now() {
         op.value = *rc::gen::inRange(kMinNice, kMaxNice + 1);
         op.policy = gen_policy();
         op.slice = gen_slice();
+        op.group = some_group(true);
         break;
       case OpKind::fork:
         op.task = some_task();
@@ -461,6 +476,24 @@ Scenario gen_scenario_now() {
         op.value = *rc::gen::oneOf(rc::gen::arbitrary<s64>(), rc::gen::element<s64>(INT64_MIN, INT64_MAX, 0, -1),
                                    rc::gen::map(rc::gen::inRange<s64>(-100000, 100000),
                                                 [](s64 v) { return v * 1000; }));
+        break;
+      case OpKind::group_create:
+        op.parent = some_group(true);
+        op.group = gen_task_name(used, counter);
+        groups.push_back(op.group);
+        op.value = gen_shares();
+        break;
+      case OpKind::move:
+        op.task = some_task();
+        op.group = some_group(true);
+        break;
+      case OpKind::shares:
+        op.group = some_group(false);
+        op.value = gen_shares();
+        break;
+      case OpKind::group_idle:
+        op.group = some_group(false);
+        op.value = *rc::gen::inRange(0, 2);
         break;
     }
     op.line = 7 * i + 100;  // arbitrary source lines; the printer renumbers
