@@ -306,7 +306,8 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   // the lag reweight_entity() will compute, and whether entity_lag() clamps it
   const u64 v_floor = cfs_rq.zero_vruntime + as_u64(avg_vruntime_offset(cfs_rq, null_observer()));
   const i128 raw = vruntime_diff(v_floor, se.vruntime);
-  rw_.max_slice = cfs_rq_max_slice(cfs_rq);
+  // the slice entity_lag() clamps with: the queue's largest (6e3c0a4e1ad1), before it the entity's own
+  rw_.max_slice = rq_->profile().behaviour.lag_limit_max_slice ? cfs_rq_max_slice(cfs_rq) : se.slice;
   const i128 limit = static_cast<i128>(lag_bound(*rq_, rw_.max_slice, se.load.weight));
   rw_.clamped = raw > limit || raw < -limit;
   rw_.v_floor = v_floor;

@@ -36,9 +36,21 @@ void check_protection(const CheckScope& s) {
              {curr});
 }
 
+// The shortest slice queued on cfs_rq, curr and delayed entities included,
+// counted entity by entity: what cfs_rq_min_slice() answers when the min_slice
+// augment is right (a stale augment is I-AUG's finding; this is its effect).
+u64 exact_min_slice(const Rq& rq, const CfsRq& cfs_rq) {
+  u64 min = ~u64{0};
+  for_each_entity_of(rq, cfs_rq, [&](const SchedEntity& se, const Task*) {
+    if (se.on_rq && se.slice < min) min = se.slice;
+  });
+  return min;
+}
+
 // A task's slice is the base slice or its custom slice; a queued, not delayed
-// group entity's is the shortest request below it, cfs_rq_min_slice() of its
-// queue (enqueue_task_fair / dequeue_entities propagate it on every change).
+// group entity's is the shortest request below it (enqueue_task_fair /
+// dequeue_entities propagate cfs_rq_min_slice() on every change), or the base
+// slice before that propagation (v6.6).
 void check_slices(const CheckScope& s) {
   const u64 base = s.rq.profile().sysctl_sched_base_slice();
   bool reported = false;
@@ -47,7 +59,8 @@ void check_slices(const CheckScope& s) {
     const u64 slice = se.slice;
     if (!t) {
       if (!se.on_rq || se.sched_delayed) return;
-      const u64 expected = cfs_rq_min_slice(*se.my_q);
+      const u64 expected =
+          s.rq.profile().behaviour.group_slice_from_queue ? exact_min_slice(s.rq, *se.my_q) : base;
       if (slice != expected) {
         s.report(Id::SLICE, "enqueue_task_fair / dequeue_entities (group slice)",
                  fmt::format("{} has slice {} ns; expected the shortest slice queued below it, {} ns",

@@ -16,10 +16,13 @@ template <class Account>
 void refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
   for (; se; se = se->parent) {
     CfsRq& cfs_rq = *se->cfs_rq;
+    const Behaviour& b = cfs_rq.rq->profile().behaviour;
     update_cfs_group(*se);
-    se->slice = slice;
-    if (se != cfs_rq.curr) min_vruntime_cb_propagate(cfs_rq, *se);
-    slice = cfs_rq_min_slice(cfs_rq);
+    if (b.group_slice_from_queue) {
+      se->slice = slice;
+      if (b.group_slice_updates_augment && se != cfs_rq.curr) min_vruntime_cb_propagate(cfs_rq, *se);
+      slice = cfs_rq_min_slice(cfs_rq);
+    }
     account(cfs_rq);
   }
 }
@@ -51,7 +54,7 @@ void enqueue_task_fair(Rq& rq, Task& p, int flags) {
       break;
     }
     CfsRq& cfs_rq = *se->cfs_rq;
-    if (slice) {  // a group entity serves its queue's shortest request
+    if (slice && rq.profile().behaviour.group_slice_from_queue) {  // a group entity serves its queue's shortest request
       se->slice = slice;
       se->custom_slice = true;
     }

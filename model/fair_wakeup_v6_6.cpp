@@ -35,21 +35,23 @@ bool do_preempt_short(CfsRq& cfs_rq, SchedEntity& pse, SchedEntity& se) {
 
 }  // namespace
 
-// check_preempt_wakeup_fair() of v6.12.0
+// check_preempt_wakeup_fair() of v6.12.0: the idle tests compare the
+// entities find_matching_se() returns (faa42d29419d, v6.11), then the policy.
 void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags) {
   Task& curr = rq.tasks[static_cast<std::size_t>(rq.curr)];
-  SchedEntity& se = curr.se;
-  SchedEntity& pse = p.se;
-  CfsRq& cfs_rq = *se.cfs_rq;
   const Profile& profile = rq.profile();
 
-  if (&se == &pse) return;
+  if (&curr.se == &p.se) return;
   // v6.12.0 has no !pse->sched_delayed test here (493afbd187c4 came in 6.12.y)
-  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(pse);
+  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(p.se);
   if (rq.need_resched) return;
   if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
-  if (task_is_idle(curr) && !task_is_idle(p)) return preempt_idle_curr(rq, cfs_rq, pse);
-  if (task_is_idle(curr) != task_is_idle(p)) return;
+  auto [se, pse] = matching_entities(curr, p);
+  CfsRq& cfs_rq = *se.cfs_rq;
+  const bool cse_is_idle = se_is_idle(rq, se);
+  const bool pse_is_idle = se_is_idle(rq, pse);
+  if (cse_is_idle && !pse_is_idle) return preempt_idle_curr(rq, cfs_rq, pse);
+  if (cse_is_idle != pse_is_idle) return;
   if (p.policy != Policy::normal) return;  // normal_policy()
   update_curr(cfs_rq);
   WakeupPreemptReason reason = WakeupPreemptReason::pick;
@@ -60,20 +62,23 @@ void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags) {
   preempt_if_picked(rq, cfs_rq, pse, reason);
 }
 
-// check_preempt_wakeup() of v6.6.0
+// check_preempt_wakeup() of v6.6.0: the task policy tests, then the idle
+// tests of the entities find_matching_se() returns (304000390f88, v5.15).
 void check_preempt_wakeup_v6_6(Rq& rq, Task& p, int wake_flags) {
   Task& curr = rq.tasks[static_cast<std::size_t>(rq.curr)];
-  SchedEntity& se = curr.se;
-  SchedEntity& pse = p.se;
-  CfsRq& cfs_rq = *se.cfs_rq;
   const Profile& profile = rq.profile();
 
-  if (&se == &pse) return;
-  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(pse);
+  if (&curr.se == &p.se) return;
+  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(p.se);
   if (rq.need_resched) return;
-  if (task_is_idle(curr) && !task_is_idle(p)) return preempt_idle_curr(rq, cfs_rq, pse);
+  if (task_is_idle(curr) && !task_is_idle(p)) return preempt_idle_curr(rq, *p.se.cfs_rq, p.se);
   if (p.policy != Policy::normal || !profile.feat(Feature::WAKEUP_PREEMPTION)) return;
-  // find_matching_se() and the se_is_idle() tests: one level, decided above
+  auto [se, pse] = matching_entities(curr, p);
+  CfsRq& cfs_rq = *se.cfs_rq;
+  const bool cse_is_idle = se_is_idle(rq, se);
+  const bool pse_is_idle = se_is_idle(rq, pse);
+  if (cse_is_idle && !pse_is_idle) return preempt_idle_curr(rq, cfs_rq, pse);
+  if (cse_is_idle != pse_is_idle) return;
   update_curr(cfs_rq);
   preempt_if_picked(rq, cfs_rq, pse, WakeupPreemptReason::pick);
 }

@@ -145,6 +145,7 @@ Profile v6_12() {
   b.reweight = ReweightRule::eevdf_clamped_lag;  // 6d71a9c61604 came in v6.13-rc7
   b.place_rel_deadline_gated = true;         // 6d71a9c61604 dropped the feature test
   b.check_preempt = CheckPreempt::v6_12;
+  b.group_slice_updates_augment = false;    // 563bc2161b94 came in v6.15
   return p;
 }
 
@@ -167,6 +168,7 @@ Profile v6_6() {
   b.check_preempt = CheckPreempt::v6_6;
   b.place_at_fork = true;                    // c40dd90ac045 came in v6.12
   b.custom_slices = false;                   // 857b158dc5e8 came in v6.12
+  b.group_slice_from_queue = false;          // aef6987d8954 came in v6.12
   return p;
 }
 

@@ -178,6 +178,13 @@ struct Behaviour {
   // update_protect_slice() starts from min(v, avg_vruntime()), the re-basing
   // avg_vruntime() (49f87b4d0be8, v7.3-rc1). Off in mainline.
   bool update_protect_from_avg = false;
+  // enqueue_task_fair() and dequeue_entities() give a group entity the
+  // shortest slice queued below it (aef6987d8954, v6.12); before, a group
+  // entity has the base slice place_entity() gives every entity.
+  bool group_slice_from_queue = true;
+  // ... and a queued ancestor's new slice reaches the min_slice augment of its
+  // tree (min_vruntime_cb_propagate, 563bc2161b94, v6.15).
+  bool group_slice_updates_augment = true;
   bool operator==(const Behaviour&) const = default;
 };
 
