@@ -58,7 +58,17 @@ void check_slices(const CheckScope& s) {
     if (reported) return;
     const u64 slice = se.slice;
     if (!t) {
-      if (!se.on_rq || se.sched_delayed) return;
+      if (!se.on_rq) return;
+      if (se.sched_delayed) {  // keeps the slice of its last refresh: some request's, 0.1 .. 100 ms
+        if (slice < 100000 || slice > 100000000) {
+          s.report(Id::SLICE, "dequeue_entities (delayed group slice)",
+                   fmt::format("delayed {} has slice {} ns; expected a slice in [100000, 100000000]",
+                               entity_name(s.rq, &se), slice),
+                   {&se});
+          reported = true;
+        }
+        return;
+      }
       const u64 expected =
           s.rq.profile().behaviour.group_slice_from_queue ? exact_min_slice(s.rq, *se.my_q) : base;
       if (slice != expected) {

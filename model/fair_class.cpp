@@ -77,11 +77,14 @@ int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
   Task* p = nullptr;
   unsigned h_nr_idle = 0, h_nr_queued = 0, h_nr_runnable = 0;
   u64 slice = 0;
+  const bool slice_fixed = rq.profile().behaviour.dequeue_slice_from_nonempty_queue;
   if (entity_is_task(*se)) {
     p = &rq.task_of(*se);
     h_nr_queued = 1;
     h_nr_idle = task_is_idle(*p) ? 1 : 0;
     if (task_sleep || task_delayed || !se->sched_delayed) h_nr_runnable = 1;
+  } else if (!slice_fixed) {
+    slice = cfs_rq_min_slice(*se->my_q);  // a delayed group entity's queue is empty: U64_MAX
   }
   auto account = [&](CfsRq& cfs_rq) {
     cfs_rq.h_nr_runnable -= h_nr_runnable;
@@ -93,7 +96,7 @@ int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
     CfsRq& cfs_rq = *se->cfs_rq;
     if (!dequeue_entity(cfs_rq, *se, flags)) {
       if (p && &p->se == se) return -1;
-      slice = cfs_rq_min_slice(cfs_rq);
+      if (slice_fixed) slice = cfs_rq_min_slice(cfs_rq);
       break;  // the delayed group entity itself is refreshed below
     }
     account(cfs_rq);

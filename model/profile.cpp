@@ -146,6 +146,7 @@ Profile v6_12() {
   b.place_rel_deadline_gated = true;         // 6d71a9c61604 dropped the feature test
   b.check_preempt = CheckPreempt::v6_12;
   b.group_slice_updates_augment = false;    // 563bc2161b94 came in v6.15
+  b.dequeue_slice_from_nonempty_queue = false;  // bbce3de72be5 came in v6.15 (6.12.y: 6.12.29)
   return p;
 }
 

@@ -185,6 +185,12 @@ struct Behaviour {
   // ... and a queued ancestor's new slice reaches the min_slice augment of its
   // tree (min_vruntime_cb_propagate, 563bc2161b94, v6.15).
   bool group_slice_updates_augment = true;
+  // dequeue_entities() takes the slice for the levels above from the first
+  // queue that stays non-empty, also when a parent's dequeue is delayed
+  // (bbce3de72be5, v6.15). Before, a group entity being dequeued started from
+  // its own (empty: U64_MAX) queue's cfs_rq_min_slice() and the delayed-parent
+  // break kept that, so the delayed parent got slice U64_MAX.
+  bool dequeue_slice_from_nonempty_queue = true;
   bool operator==(const Behaviour&) const = default;
 };
 
