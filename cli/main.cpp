@@ -236,7 +236,11 @@ int main(int argc, char** argv) {
     if (!profile) return bad_input(error);
     campaign.time = std::chrono::seconds(time_s);
     campaign.minimize_budget = std::chrono::seconds(minimize_s);
-    return cli::run_campaign(*profile, profile_args(fuzz_profile), campaign) > 0 ? 1 : 0;
+    // the replay line of a finding checks what the campaign checked
+    std::string replay_args = profile_args(fuzz_profile);
+    if (!fuzz_only.empty()) replay_args += " --invariants " + fuzz_only;
+    if (!fuzz_skip.empty()) replay_args += " --skip " + fuzz_skip;
+    return cli::run_campaign(*profile, replay_args, campaign) > 0 ? 1 : 0;
   }
   if (mincmd->parsed()) {
     std::string error;

@@ -17,14 +17,16 @@ struct ExpectedPick {
 // What pick_eevdf(protect) must answer, by brute force with exact eligibility.
 // honour_protection = false: curr's slice protection is ignored, as in the
 // pick that follows a reschedule (curr is back in the tree by then).
-ExpectedPick brute_force_pick(const CheckScope& s, bool protect, bool honour_protection) {
+// with_buddy = false: a bare pick_eevdf() on a kernel whose buddy lives in
+// pick_next_entity() (v6.12-v6.18: the wakeup probe does not see the buddy).
+ExpectedPick brute_force_pick(const CheckScope& s, bool protect, bool honour_protection, bool with_buddy = true) {
   const CfsRq& cfs = s.cfs;
   const Profile& profile = s.rq.profile();
   const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
   const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
   const bool buddy_allowed = protect || !profile.behaviour.pick_buddy_needs_protect;
   if (cfs.nr_queued == 1) return {curr ? curr : leftmost, "the only queued entity"};
-  if (profile.feat(buddy_feature(profile)) && buddy_allowed && cfs.next &&
+  if (with_buddy && profile.feat(buddy_feature(profile)) && buddy_allowed && cfs.next &&
       exactly_eligible(cfs, s.avg, cfs.next->vruntime))
     return {cfs.next, "the eligible next buddy (PICK_BUDDY)"};
   const SchedEntity* eligible_curr = curr && exactly_eligible(cfs, s.avg, curr->vruntime) ? curr : nullptr;
@@ -72,7 +74,9 @@ void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, Pi
                          task_name(s, result)),
              {result});
   if (!s.on(Id::PICKOPT)) return;
-  const ExpectedPick expected = brute_force_pick(s, protect, true);
+  const bool bare_pick_eevdf =
+      caller == PickCaller::wakeup_preempt_decision && s.rq.profile().behaviour.pick_buddy_in_pick_next;
+  const ExpectedPick expected = brute_force_pick(s, protect, true, !bare_pick_eevdf);
   if (expected.se != result && !equally_good(s, expected, result))
     s.report(Id::PICKOPT, "pick_eevdf",
              fmt::format("pick_eevdf(protect={}) returned {}, but {} is {}", protect, task_name(s, result),
