@@ -330,10 +330,14 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
     return;
   }
   // reweight_entity() places the entity at exactly V - vlag' (V as it computed it);
-  // reweight_eevdf() (v6.9-v6.13) and v6.6.0 keep the lag in a local: V is checked below
+  // reweight_eevdf() (v6.9-v6.13) and v6.6.0 keep the lag in a local: V is checked below.
+  // v6.14-v7.0 re-place with place_entity(), from V of the queue without the entity:
+  // three floors (that V, the inflated lag's division, V after) put it within 2 ns.
   const ReweightRule rule = rq_->profile().behaviour.reweight;
   const bool lag_stored = rule == ReweightRule::rescale_around_v || rule == ReweightRule::replace_after_rescale;
-  if (lag_stored && se.vruntime != rw_.v_floor - as_u64(se.vlag)) {
+  const i128 placement_error = vruntime_diff(se.vruntime, rw_.v_floor - as_u64(se.vlag));
+  const i128 allowed = rule == ReweightRule::replace_after_rescale ? 2 : 0;
+  if (lag_stored && (placement_error > allowed || placement_error < -allowed)) {
     scope.report(Id::RW, "reweight_entity",
                  fmt::format("vruntime {} is not V - vlag = {} - {} after reweighting {} -> {}", se.vruntime,
                              rw_.v_floor, se.vlag, rw_.old_weight, rw_.new_weight),
