@@ -23,7 +23,7 @@ inline u64 eevdf_weight(const CfsRq& cfs_rq, const SchedEntity& se) {
 }
 // ... and reports a weight below MIN_SHARES on the flat runqueue (I-HLOAD).
 LoadWeight& eevdf_load_checked(const CfsRq& cfs_rq, SchedEntity& se);
-u64 eevdf_weight_checked(const CfsRq& cfs_rq, const SchedEntity& se);
+u64 eevdf_weight_checked(const CfsRq& cfs_rq, const SchedEntity& se, Observer& obs);
 // The EEVDF queue-size tests: rq->cfs.h_nr_queued on the flat runqueue, nr_queued otherwise.
 inline unsigned eevdf_nr_queued(const CfsRq& cfs_rq) {
   return flat_runqueue(cfs_rq) ? cfs_rq.h_nr_queued : cfs_rq.nr_queued;

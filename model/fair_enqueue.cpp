@@ -40,8 +40,8 @@ void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
     const SchedEntity* curr = cfs_rq.curr;
     lag = se.vlag;
     s64 load = as_s64(cfs_rq.sum_weight);
-    if (curr && curr->on_rq) load = as_s64(as_u64(load) + avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, *curr)));
-    const s64 weight = as_s64(avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, se)));
+    if (curr && curr->on_rq) load = as_s64(as_u64(load) + avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, *curr, obs)));
+    const s64 weight = as_s64(avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, se, obs)));
     lag = mul_s64(lag, as_s64(as_u64(load) + as_u64(weight)), Site::place_entity_lag_x_load, obs);
     if (load == 0) {
       obs.on_warn(Warn::place_entity_zero_load, &se);

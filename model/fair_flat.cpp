@@ -38,10 +38,10 @@ LoadWeight& eevdf_load_checked(const CfsRq& cfs_rq, SchedEntity& se) {
   return lw;
 }
 
-u64 eevdf_weight_checked(const CfsRq& cfs_rq, const SchedEntity& se) {
+u64 eevdf_weight_checked(const CfsRq& cfs_rq, const SchedEntity& se, Observer& obs) {
   const u64 w = eevdf_weight(cfs_rq, se);
   if (flat_runqueue(cfs_rq) && entity_is_task(se) && w < kMinShares) [[unlikely]]
-    cfs_rq.rq->obs().on_warn(Warn::h_load_below_min_shares, &se);
+    obs.on_warn(Warn::h_load_below_min_shares, &se);
   return w;
 }
 
