@@ -56,6 +56,13 @@ void add_profile_options(CLI::App* cmd, fuzz::ProfileOverride& o, const char* pr
   if (!o.profile.empty()) opt->capture_default_str();
   cmd->add_option("--bug", o.bug, "re-create a historical bug on the profile: B01 (see 'eevdf-check profiles')");
   cmd->add_option("--features", o.features, "scheduler features, debugfs syntax: NO_NEXT_BUDDY,PARANOID_AVG");
+  // v7.3's sched/cgroup_mode knob, carried as the features item cgroup_mode=NAME
+  // (defined after --features: its callback runs after the list is stored)
+  cmd->add_option_function<std::string>(
+         "--cgroup-mode",
+         [&o](const std::string& mode) { o.features += (o.features.empty() ? "" : ",") + ("cgroup_mode=" + mode); },
+         "v7.3 single runqueue: group shares per sched/cgroup_mode (default concur)")
+      ->check(CLI::IsMember({"up", "smp", "concur", "max", "tasks"}));
   cmd->add_option("--hz", o.hz, "CONFIG_HZ of the kernel (overrides the scenario's 'hz'; default 1000)")
       ->check(CLI::IsMember(std::vector<unsigned>(fuzz::kAllowedHz.begin(), fuzz::kAllowedHz.end())));
   cmd->add_option("--cpus", o.cpus, "online CPUs, for the base-slice factor (overrides the scenario's 'cpus'; default 8)")

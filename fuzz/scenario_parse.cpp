@@ -297,6 +297,22 @@ class Parser {
                 "empty name");
         return;
       }
+      // v7.3's debugfs knob sched/cgroup_mode, written as an item of the list
+      if (item.substr(0, 12) == "cgroup_mode=") {
+        if (!cgroup_mode_from_name(item.substr(12))) {
+          fail(c + 12, "expected a cgroup_mode (up, smp, concur, max, tasks), found " + q(item.substr(12)));
+          return;
+        }
+        const auto profile = profile_by_name(sc_.profile);
+        if (!profile || !profile->behaviour.flat_runqueue) {
+          fail(c, "cgroup_mode exists only on the single runqueue of profile v7.3, not on " + q(sc_.profile) +
+                      " (write 'profile v7.3' before 'features')");
+          return;
+        }
+        if (end == list.size()) break;
+        pos = end + 1;
+        continue;
+      }
       const std::string why = apply_features(scratch, item);
       if (!why.empty()) {
         std::string names;

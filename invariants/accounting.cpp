@@ -19,7 +19,7 @@ static void check_sums(const CheckScope& s) {
   const CfsRq& cfs = s.cfs;
   u64 sum = 0, weight = 0;
   for_each_in_tree(s.avg, [&](const SchedEntity& se) {
-    const u64 w = avg_vruntime_weight(cfs, se.load.weight);
+    const u64 w = avg_vruntime_weight(cfs, eevdf_weight(cfs, se));
     sum += as_u64(entity_key(cfs, se)) * w;
     weight += w;
   });
@@ -88,7 +88,18 @@ static void check_counters(const CheckScope& s) {
   const unsigned curr_on_rq = cfs.curr && cfs.curr->on_rq ? 1 : 0;
   const std::string q = queue_prefix(s);
   std::string what;
-  if (cfs.nr_queued != tree + curr_on_rq)
+  const bool flat = rq.profile().behaviour.flat_runqueue;
+  // v7.3 flat runqueue: only rq->cfs has a tree, holding every queued task but
+  // the running one (h_nr_queued counts them all); curr is the running task
+  const Task* running = rq.task(rq.curr);
+  if (flat && !root && (tree || cfs.curr || cfs.next))
+    what = fmt::format("{}a group queue has an EEVDF tree ({} entities), a curr or a buddy on the flat runqueue", q, tree);
+  else if (flat && root && cfs.h_nr_queued != tree + curr_on_rq)
+    what = fmt::format("h_nr_queued = {} but the tree holds {} and curr adds {}", cfs.h_nr_queued, tree, curr_on_rq);
+  else if (flat && root && cfs.curr != (running ? &running->se : nullptr))
+    what = fmt::format("rq->cfs.curr is {} but the running task is {}", entity_name(rq, cfs.curr),
+                       running ? running->name : "idle");
+  else if (!flat && cfs.nr_queued != tree + curr_on_rq)
     what = fmt::format("{}nr_queued = {} but the tree holds {} and curr adds {}", q, cfs.nr_queued, tree, curr_on_rq);
   else if (cfs.nr_queued != queued)
     what = fmt::format("{}nr_queued = {} but {} {} on_rq", q, cfs.nr_queued, queued,

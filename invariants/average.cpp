@@ -9,7 +9,7 @@ namespace eevdf::inv {
 
 void check_average(const CheckScope& s) {
   const CfsRq& cfs = s.cfs;
-  if (cfs.nr_queued == 0) return;
+  if (eevdf_nr_queued(cfs) == 0) return;
   Observer& quiet = null_observer();
 
   // One pass over the queue: kernel vs exact eligibility, some entity eligible, keys near V.

@@ -12,10 +12,11 @@ ExactAverage exact_average(const CfsRq& cfs_rq) {
   ExactAverage a;
   auto add = [&](const SchedEntity& se) {
     if (a.queued < a.entities.size()) a.entities[a.queued++] = &se;
-    const u64 w = avg_vruntime_weight(cfs_rq, se.load.weight);
+    const u64 full = eevdf_weight(cfs_rq, se);  // h_load on the v7.3 flat runqueue
+    const u64 w = avg_vruntime_weight(cfs_rq, full);
     a.sum += static_cast<i128>(entity_key(cfs_rq, se)) * static_cast<i128>(w);
     a.weight += static_cast<i128>(w);
-    if (a.min_weight == 0 || se.load.weight < a.min_weight) a.min_weight = se.load.weight;
+    if (a.min_weight == 0 || full < a.min_weight) a.min_weight = full;
     if (se.slice > a.max_slice) a.max_slice = se.slice;
   };
   for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(n)) add(*n);
@@ -57,10 +58,10 @@ std::string entity_name(const Rq& rq, const SchedEntity* se) {
 
 const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
   WeightBounds& b = bounds_[entity_slot(se)];
-  b.weight = se.load.weight;
+  LoadWeight lw = eevdf_load_of(*rq_, se);
+  b.weight = lw.weight;
   b.max_slice = max_slice_seen_;
-  b.lag_bound = lag_bound(*rq_, max_slice_seen_, se.load.weight);
-  LoadWeight lw = se.load;
+  b.lag_bound = lag_bound(*rq_, max_slice_seen_, lw.weight);
   b.vslice = calc_delta_fair(max_slice_seen_, lw, rq_->profile().behaviour.calc_delta, null_observer());
   b.vslice += static_cast<u64>(inverse_weight_excess(*rq_, b.vslice));
   return b;
@@ -116,7 +117,10 @@ void for_each_entity(const Rq& rq, F f) {
   for (const Task& t : rq.tasks) f(t.se);
   for (const TaskGroup& g : rq.groups) f(g.se);
 }
-bool is_curr(const SchedEntity& se) { return se.cfs_rq && se.cfs_rq->curr == &se; }
+// On the v7.3 flat runqueue a grouped task is curr of rq->cfs, not of its own queue.
+bool is_curr(const Rq& rq, const SchedEntity& se) {
+  return (se.cfs_rq && se.cfs_rq->curr == &se) || rq.cfs.curr == &se;
+}
 }  // namespace
 
 void Checker::begin_op(int op_index, OpClass cls) {
@@ -126,7 +130,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
   for_each_entity(*rq_, [&](const SchedEntity& se) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
-    was_curr_[i] = is_curr(se);
+    was_curr_[i] = is_curr(*rq_, se);
     queue_before_[i] = se.cfs_rq;
   });
 }
@@ -137,6 +141,8 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
   avg.kernel_offset = avg_vruntime_offset(cfs_rq, null_observer());
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, cfs_rq};
   check_accounting(scope);
+  // v7.3 flat runqueue: a group's queue keeps load and counters only (no tree, no curr)
+  if (rq.profile().behaviour.flat_runqueue && &cfs_rq != &rq.cfs) return;
   check_tree(scope);
   check_average(scope);
   check_lag(scope);
@@ -189,11 +195,12 @@ void Checker::end_op() {
     const std::size_t i = entity_slot(se);
     if (delayed_before_[i] == se.sched_delayed) return;  // no transition
     delayed_before_[i] = se.sched_delayed;
-    const i128 service_lag = static_cast<i128>(se.vlag) * static_cast<i128>(se.load.weight);
+    const u64 weight = eevdf_load_of(rq, se).weight;
+    const i128 service_lag = static_cast<i128>(se.vlag) * static_cast<i128>(weight);
     if (se.sched_delayed) {
       lag_at_delay_[i] = service_lag;
     } else if (selection_[Id::DELAY] && rq.profile().behaviour.lag_delayed_clamps &&
-               service_lag < lag_at_delay_[i] - static_cast<i128>(se.load.weight)) {
+               service_lag < lag_at_delay_[i] - static_cast<i128>(weight)) {
       scope.report(Id::DELAY, "update_entity_lag",
                    fmt::format("{} left the delayed state with w·vlag = {}, below the {} it had when delayed "
                                "(a delayed entity's debt may not grow)",
@@ -220,10 +227,12 @@ void Checker::on_overflow(const OverflowEvent& e) {
 void Checker::on_warn(Warn w, const SchedEntity* se) {
   Violation v;
   v.id = w == Warn::pick_next_entity_null ? Id::NULLPICK : Id::WARN;
+  if (w == Warn::h_load_below_min_shares || w == Warn::calc_prop_weight_zero_divisor) v.id = Id::HLOAD;
   if (!selection_[v.id]) return;
   v.where = warn_name(w);
   v.what = w == Warn::pick_next_entity_null ? "pick_eevdf() returned NULL with entities queued; the kernel dereferences it"
-                                            : "the kernel's warning condition holds";
+           : v.id == Id::HLOAD                ? std::string(warn_name(w))
+                                              : "the kernel's warning condition holds";
   if (se && rq_) v.entities.push_back(snapshot(*rq_, *se));
   add(std::move(v));
 }
@@ -239,7 +248,7 @@ void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool prote
 // r_max the largest slice queued now, survives update_entity_lag() unclamped.
 void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) {
   if (!selection_[Id::LAG] || raw == clamped) return;
-  LoadWeight lw = se.load;
+  LoadWeight lw = eevdf_load_of(*rq_, se);
   const u64 span = cfs_rq_max_slice(cfs_rq) + rq_->profile().tick_nsec();
   const i128 bound = calc_delta_fair(span, lw, rq_->profile().behaviour.calc_delta, null_observer());
   if (raw > bound || raw < -bound) return;
@@ -294,7 +303,7 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   if (!selection_[Id::RW]) return;
   rw_.active = true;
   rw_.on_rq = se.on_rq;
-  rw_.old_weight = se.load.weight;
+  rw_.old_weight = eevdf_weight(cfs_rq, se);
   rw_.new_weight = new_weight;
   rw_.vlag = se.vlag;
   if (!se.on_rq) return;
@@ -302,27 +311,31 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   rw_.v_sum = avg.sum;
   rw_.v_weight = avg.weight;
   rw_.zero = cfs_rq.zero_vruntime;
-  rw_.rest_weight = avg.weight - avg_vruntime_weight(cfs_rq, se.load.weight);
+  rw_.rest_weight = avg.weight - avg_vruntime_weight(cfs_rq, rw_.old_weight);
   // the lag reweight_entity() will compute, and whether entity_lag() clamps it
   const u64 v_floor = cfs_rq.zero_vruntime + as_u64(avg_vruntime_offset(cfs_rq, null_observer()));
   const i128 raw = vruntime_diff(v_floor, se.vruntime);
   // the slice entity_lag() clamps with: the queue's largest (6e3c0a4e1ad1), before it the entity's own
   rw_.max_slice = rq_->profile().behaviour.lag_limit_max_slice ? cfs_rq_max_slice(cfs_rq) : se.slice;
-  const i128 limit = static_cast<i128>(lag_bound(*rq_, rw_.max_slice, se.load.weight));
+  const i128 limit = static_cast<i128>(lag_bound(*rq_, rw_.max_slice, rw_.old_weight));
   rw_.clamped = raw > limit || raw < -limit;
   rw_.v_floor = v_floor;
 }
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
+  // v7.3 flat runqueue: set_next_task_fair() and task_tick_fair() reweight the
+  // running task; I-MONO then measures running from the reweighted vruntime
+  if (rq_->profile().behaviour.flat_runqueue) vruntime_before_[entity_slot(se)] = se.vruntime;
   if (!rw_.active) return;
   rw_.active = false;
   const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
   if (!rw_.on_rq) {
     // w'·vlag' = trunc(w·vlag / w')·w': within one w' of w·vlag
     const i128 before = static_cast<i128>(rw_.vlag) * static_cast<i128>(rw_.old_weight);
-    const i128 after = static_cast<i128>(se.vlag) * static_cast<i128>(se.load.weight);
+    const u64 new_weight = eevdf_weight(cfs_rq, se);
+    const i128 after = static_cast<i128>(se.vlag) * static_cast<i128>(new_weight);
     const i128 diff = after > before ? after - before : before - after;
-    if (diff >= static_cast<i128>(se.load.weight))
+    if (diff >= static_cast<i128>(new_weight))
       scope.report(Id::RW, "rescale_entity",
                    fmt::format("w·vlag changed from {} to {} (weight {} -> {}); allowed: less than one new weight",
                                format_i128(before), format_i128(after), rw_.old_weight, rw_.new_weight),

@@ -57,6 +57,26 @@ inline std::size_t entity_slot(const SchedEntity& se) {
 // A task's name, or "group NAME".
 std::string entity_name(const Rq& rq, const SchedEntity* se);
 
+// The weight EEVDF uses for se: h_load for a task on the v7.3 flat runqueue.
+inline const LoadWeight& eevdf_load_of(const Rq& rq, const SchedEntity& se) {
+  return rq.profile().behaviour.flat_runqueue && se.task_id >= 0 ? se.h_load : se.load;
+}
+// The queue whose EEVDF tree holds se: rq->cfs for every task on the flat
+// runqueue (group entities are in none: nullptr), se's own queue otherwise.
+inline const CfsRq* eevdf_queue_of(const Rq& rq, const SchedEntity& se) {
+  if (!rq.profile().behaviour.flat_runqueue) return se.cfs_rq;
+  return se.task_id >= 0 ? &rq.cfs : nullptr;
+}
+// Calls f(se, task) for every entity that EEVDF places on cfs_rq (see
+// eevdf_queue_of): the tasks in id order, then the group entities.
+template <class F>
+void for_each_eevdf_entity_of(const Rq& rq, const CfsRq& cfs_rq, F f) {
+  for (const Task& t : rq.tasks)
+    if (eevdf_queue_of(rq, t.se) == &cfs_rq) f(t.se, &t);
+  for (const TaskGroup& g : rq.groups)
+    if (eevdf_queue_of(rq, g.se) == &cfs_rq) f(g.se, static_cast<const Task*>(nullptr));
+}
+
 // Calls f(se, task) for every entity whose queue is cfs_rq: the tasks in id
 // order (task != nullptr), then the group entities.
 template <class F>
@@ -116,7 +136,7 @@ class Checker final : public Observer {
  public:
   const WeightBounds& bounds(const SchedEntity& se) {
     const WeightBounds& b = bounds_[entity_slot(se)];
-    return b.weight == se.load.weight && b.max_slice == max_slice_seen_ ? b : recompute_bounds(se);
+    return b.weight == eevdf_load_of(*rq_, se).weight && b.max_slice == max_slice_seen_ ? b : recompute_bounds(se);
   }
   explicit Checker(Selection selection = {}, Tolerances tolerances = {})
       : selection_(selection), tolerances_(tolerances) {

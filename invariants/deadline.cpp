@@ -10,7 +10,7 @@ namespace {
 
 void check_deadlines(const CheckScope& s) {
   bool reported = false;
-  for_each_entity_of(s.rq, s.cfs, [&](const SchedEntity& se, const Task*) {
+  for_each_eevdf_entity_of(s.rq, s.cfs, [&](const SchedEntity& se, const Task*) {
     if (reported || !se.on_rq || se.rel_deadline) return;
     const i128 vslice = s.checker.bounds(se).vslice;
     const i128 ahead = vruntime_diff(se.deadline, se.vruntime);
@@ -54,7 +54,7 @@ u64 exact_min_slice(const Rq& rq, const CfsRq& cfs_rq) {
 void check_slices(const CheckScope& s) {
   const u64 base = s.rq.profile().sysctl_sched_base_slice();
   bool reported = false;
-  for_each_entity_of(s.rq, s.cfs, [&](const SchedEntity& se, const Task* t) {
+  for_each_eevdf_entity_of(s.rq, s.cfs, [&](const SchedEntity& se, const Task* t) {
     if (reported) return;
     const u64 slice = se.slice;
     if (!t) {

@@ -181,6 +181,19 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "of the entity being decided on. Catches 333238da9a19 (v7.2: requeue_delayed_entity() ran\n"
      "without update_curr(), so a delayed task woken between two ticks was re-placed against a stale\n"
      "V) and the stale-curr fixes of the single runqueue (68e37487810a, 1719d035a6fa)."},
+    {"I-HLOAD",
+     "on the v7.3 flat runqueue every task's EEVDF weight h_load is at least MIN_SHARES (2) where it\n"
+     "is used, and no __calc_prop_weight division has a zero divisor",
+     "v7.3-rc1 (85570f10a4c6) queues every task on rq->cfs at se->h_load, the product of its group\n"
+     "fractions w_i / W_i (__calc_prop_weight, floored at MIN_SHARES = 2 per level), written only by\n"
+     "reweight_eevdf(). Checked where the weight is used: calc_delta_fair() (a zero weight divides\n"
+     "by zero in __calc_delta), the sum_w_vruntime terms and the curr terms of avg_vruntime() /\n"
+     "vruntime_eligible(), and both weights of place_entity(). h_load stays 0 for a task never\n"
+     "enqueued (rq->idle, spec §1); below 2 it would be unrepresentable by the floor. Every level of\n"
+     "__calc_prop_weight divides by the load of the queue holding the entity (NICE_0_LOAD at the\n"
+     "top): a zero load is the #DE of the v2 task_tick_fair() (throttled curr) and of the empty-\n"
+     "cpuset tg_cpus() = 0 bug (spec §5); the model reports it and stops, as the kernel would.\n"
+     "Exact; not raised on other profiles (h_load is unused there)."},
 }};
 
 }  // namespace

@@ -25,7 +25,7 @@ ExpectedPick brute_force_pick(const CheckScope& s, bool protect, bool honour_pro
   const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
   const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
   const bool buddy_allowed = protect || !profile.behaviour.pick_buddy_needs_protect;
-  if (cfs.nr_queued == 1) return {curr ? curr : leftmost, "the only queued entity"};
+  if (eevdf_nr_queued(cfs) == 1) return {curr ? curr : leftmost, "the only queued entity"};
   if (with_buddy && profile.feat(buddy_feature(profile)) && buddy_allowed && cfs.next &&
       exactly_eligible(cfs, s.avg, cfs.next->vruntime))
     return {cfs.next, "the eligible next buddy (PICK_BUDDY)"};
@@ -61,7 +61,7 @@ void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, Pi
   const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
   const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
 
-  if (result == nullptr && cfs.nr_queued > 0) {
+  if (result == nullptr && eevdf_nr_queued(cfs) > 0) {
     if (s.on(Id::NULLPICK))
       s.report(Id::NULLPICK, "pick_eevdf",
                fmt::format("pick_eevdf() returned NULL with nr_queued = {}", cfs.nr_queued), {leftmost, curr});

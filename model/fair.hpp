@@ -9,6 +9,40 @@
 
 namespace eevdf {
 
+inline bool entity_is_task(const SchedEntity& se) { return se.my_q == nullptr; }
+
+// ---- the v7.3-rc single runqueue (fair_flat.cpp) ----
+inline bool flat_runqueue(const CfsRq& cfs_rq) { return cfs_rq.rq->profile().behaviour.flat_runqueue; }
+// The weight every EEVDF computation uses: se->h_load on the flat runqueue
+// (a task), se->load otherwise.
+inline LoadWeight& eevdf_load(const CfsRq& cfs_rq, SchedEntity& se) {
+  return flat_runqueue(cfs_rq) && entity_is_task(se) ? se.h_load : se.load;
+}
+inline u64 eevdf_weight(const CfsRq& cfs_rq, const SchedEntity& se) {
+  return flat_runqueue(cfs_rq) && entity_is_task(se) ? se.h_load.weight : se.load.weight;
+}
+// ... and reports a weight below MIN_SHARES on the flat runqueue (I-HLOAD).
+LoadWeight& eevdf_load_checked(const CfsRq& cfs_rq, SchedEntity& se);
+u64 eevdf_weight_checked(const CfsRq& cfs_rq, const SchedEntity& se, Observer& obs);
+// The EEVDF queue-size tests: rq->cfs.h_nr_queued on the flat runqueue, nr_queued otherwise.
+inline unsigned eevdf_nr_queued(const CfsRq& cfs_rq) {
+  return flat_runqueue(cfs_rq) ? cfs_rq.h_nr_queued : cfs_rq.nr_queued;
+}
+u64 calc_prop_weight(CfsRq& cfs_rq, const SchedEntity& se, u64 w);  // __calc_prop_weight
+u64 calc_group_shares_flat(const Rq& rq, const CfsRq& cfs_rq);      // calc_group_shares per cgroup_mode
+void reweight_eevdf_flat(CfsRq& cfs_rq, SchedEntity& se, u64 weight, bool on_rq);  // reweight_eevdf
+void reweight_entity_flat(CfsRq& cfs_rq, SchedEntity& se, u64 weight);  // reweight_entity: load only
+void update_curr_flat(CfsRq& cfs_rq);   // update_curr() of v7.3: h_curr, vruntime only for a task
+void update_curr_eevdf(CfsRq& cfs_rq);  // the running task's leaf
+void update_curr_fair(Rq& rq);          // every level of the running task
+void enqueue_task_fair_flat(Rq& rq, Task& p, int flags);
+bool dequeue_task_flat(Rq& rq, Task& p, int flags);  // __dequeue_task
+Task* pick_task_fair_flat(Rq& rq);
+void put_prev_task_fair_flat(Rq& rq, Task& prev, const Task* next);
+void set_next_task_fair_flat(Rq& rq, Task& p, bool first);
+void task_tick_fair_flat(Rq& rq, Task& curr);
+void reweight_task_fair_flat(Rq& rq, Task& p, const LoadWeight& lw);
+
 // ---- weighted average V (fair_avg.cpp) ----
 u64 avg_vruntime_weight(const CfsRq& cfs_rq, u64 w);
 s64 entity_key(const CfsRq& cfs_rq, const SchedEntity& se);
@@ -92,7 +126,6 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight);
 void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* rel_vprot, Observer& obs);
 
 // ---- the group hierarchy (fair_group.cpp) ----
-inline bool entity_is_task(const SchedEntity& se) { return se.my_q == nullptr; }
 bool cfs_rq_is_idle(const CfsRq& cfs_rq);
 bool se_is_idle(const Rq& rq, const SchedEntity& se);
 CfsRq* is_same_group(const SchedEntity& se, const SchedEntity& pse);

@@ -13,7 +13,7 @@ const Profile& profile_of(const CfsRq& cfs_rq) { return cfs_rq.rq->profile(); }
 }  // namespace
 
 u64 calc_delta_fair(u64 delta, SchedEntity& se, const CfsRq& cfs_rq) {
-  return eevdf::calc_delta_fair(delta, se.load, profile_of(cfs_rq).behaviour.calc_delta, obs_of(cfs_rq));
+  return eevdf::calc_delta_fair(delta, eevdf_load_checked(cfs_rq, se), profile_of(cfs_rq).behaviour.calc_delta, obs_of(cfs_rq));
 }
 
 // avg_vruntime_weight(): full weight, or max(2, w >> sum_shift) once PARANOID_AVG
@@ -36,7 +36,7 @@ namespace {
 // __sum_w_vruntime_add()
 void sum_w_vruntime_add_raw(CfsRq& cfs_rq, SchedEntity& se) {
   Observer& obs = obs_of(cfs_rq);
-  const u64 weight = avg_vruntime_weight(cfs_rq, se.load.weight);
+  const u64 weight = avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, se, obs_of(cfs_rq)));
   const s64 key = entity_key(cfs_rq, se);
   const s64 w_vruntime = mul_s64(key, as_s64(weight), Site::sum_w_vruntime_add_key_x_weight, obs);
   if ((w_vruntime >> 63) != (w_vruntime >> 62)) obs.on_warn(Warn::sum_w_vruntime_add_product_over_62_bits, &se);
@@ -48,7 +48,7 @@ void sum_w_vruntime_add_raw(CfsRq& cfs_rq, SchedEntity& se) {
 // (sum_shift++) and rebuilds both sums from the tree on overflow.
 void sum_w_vruntime_add_paranoid(CfsRq& cfs_rq, SchedEntity& se) {
   while (true) {
-    const u64 weight = avg_vruntime_weight(cfs_rq, se.load.weight);
+    const u64 weight = avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, se, obs_of(cfs_rq)));
     const s64 key = entity_key(cfs_rq, se);
     s64 product = 0;
     s64 sum = 0;
@@ -84,7 +84,7 @@ void sum_w_vruntime_add(CfsRq& cfs_rq, SchedEntity& se) {
 
 void sum_w_vruntime_sub(CfsRq& cfs_rq, SchedEntity& se) {
   Observer& obs = obs_of(cfs_rq);
-  const u64 weight = avg_vruntime_weight(cfs_rq, se.load.weight);
+  const u64 weight = avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, se, obs_of(cfs_rq)));
   const s64 key = entity_key(cfs_rq, se);
   const s64 product = mul_s64(key, as_s64(weight), Site::sum_w_vruntime_sub_key_x_weight, obs);
   cfs_rq.sum_w_vruntime = sub_s64(cfs_rq.sum_w_vruntime, product, Site::sum_w_vruntime_sub_accumulate, obs);
@@ -111,7 +111,7 @@ s64 avg_vruntime_offset(const CfsRq& cfs_rq, Observer& obs) {
   if (exact_single && !weight) return curr ? as_s64(curr->vruntime - cfs_rq.zero_vruntime) : 0;
   s64 runtime = cfs_rq.sum_w_vruntime;
   if (curr) {
-    const u64 w = avg_vruntime_weight(cfs_rq, curr->load.weight);
+    const u64 w = avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, *curr, obs));
     const s64 term = mul_s64(entity_key(cfs_rq, *curr), as_s64(w), Site::avg_vruntime_curr_key_x_weight, obs);
     runtime = add_s64(runtime, term, Site::avg_vruntime_accumulate, obs);
     weight = as_s64(as_u64(weight) + w);
@@ -168,7 +168,7 @@ EligibilityBase eligibility_base(const CfsRq& cfs_rq, Observer& obs) {
   const SchedEntity* curr = cfs_rq.curr;
   EligibilityBase b{cfs_rq.sum_w_vruntime, as_s64(cfs_rq.sum_weight)};
   if (curr && curr->on_rq) {
-    const u64 weight = avg_vruntime_weight(cfs_rq, curr->load.weight);
+    const u64 weight = avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, *curr, obs));
     const s64 term = mul_s64(entity_key(cfs_rq, *curr), as_s64(weight), Site::vruntime_eligible_curr_key_x_weight, obs);
     b.avg = add_s64(b.avg, term, Site::vruntime_eligible_accumulate, obs);
     b.load = as_s64(as_u64(b.load) + weight);

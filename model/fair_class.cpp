@@ -33,6 +33,7 @@ void refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
 // group shares, group slices from cfs_rq_min_slice() with the min_slice
 // augment, and the h_nr_* counters.
 void enqueue_task_fair(Rq& rq, Task& p, int flags) {
+  if (rq.profile().behaviour.flat_runqueue) return enqueue_task_fair_flat(rq, p, flags);
   SchedEntity* se = &p.se;
   if (flags & enqueue_flags::DELAYED) {
     requeue_delayed_entity(*se);
@@ -71,6 +72,7 @@ void enqueue_task_fair(Rq& rq, Task& p, int flags) {
 // as delayed. Dequeues upwards while a level empties (a group entity may be
 // delayed there), then refreshes the levels above like enqueue_task_fair().
 int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
+  if (rq.profile().behaviour.flat_runqueue) return dequeue_task_flat(rq, rq.task_of(se_in), flags) ? 1 : -1;
   const bool task_sleep = flags & dequeue_flags::SLEEP;
   const bool task_delayed = flags & dequeue_flags::DELAYED;
   SchedEntity* se = &se_in;
@@ -121,6 +123,7 @@ bool dequeue_task_fair(Rq& rq, Task& p, int flags) { return dequeue_entities(rq,
 // pick_task_fair() (v7.1): pick on every level from the root down; a NULL
 // pick (a delayed entity was dequeued) restarts at the root.
 Task* pick_task_fair(Rq& rq) {
+  if (rq.profile().behaviour.flat_runqueue) return pick_task_fair_flat(rq);
   while (true) {
     CfsRq* cfs_rq = &rq.cfs;
     if (!cfs_rq->nr_queued) return nullptr;
@@ -137,12 +140,14 @@ Task* pick_task_fair(Rq& rq) {
 }
 
 // put_prev_task_fair() (v7.1): every level.
-void put_prev_task_fair(Rq&, Task& prev) {
+void put_prev_task_fair(Rq& rq, Task& prev) {
+  if (rq.profile().behaviour.flat_runqueue) return put_prev_task_fair_flat(rq, prev, nullptr);
   for (SchedEntity* se = &prev.se; se; se = se->parent) put_prev_entity(*se->cfs_rq, *se);
 }
 
 // set_next_task_fair() (v7.1): every level.
 void set_next_task_fair(Rq& rq, Task& p, bool first) {
+  if (rq.profile().behaviour.flat_runqueue) return set_next_task_fair_flat(rq, p, first);
   if (p.se.sched_delayed) rq.obs().on_warn(Warn::set_next_task_delayed, &p.se);
   for (SchedEntity* se = &p.se; se; se = se->parent) set_next_entity(*se->cfs_rq, *se, first);
 }
@@ -245,10 +250,14 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
 void yield_task_fair(Rq& rq) {
   Task& curr = rq.tasks[static_cast<std::size_t>(rq.curr)];
   SchedEntity& se = curr.se;
-  CfsRq& cfs_rq = *se.cfs_rq;
+  const bool flat = rq.profile().behaviour.flat_runqueue;  // v7.3-rc: rq->cfs, update_curr_eevdf (1719d035a6fa)
+  CfsRq& cfs_rq = flat ? rq.cfs : *se.cfs_rq;
   if (rq.nr_running == 1) return;
   clear_buddies(cfs_rq, se);
-  update_curr(cfs_rq);
+  if (flat)
+    update_curr_eevdf(cfs_rq);
+  else
+    update_curr(cfs_rq);
   switch (rq.profile().behaviour.yield) {
     case YieldRule::deadline_only:  // v6.6-v6.18
       se.deadline += calc_delta_fair(se.slice, se, cfs_rq);
@@ -276,6 +285,7 @@ void yield_task_fair(Rq& rq) {
 // between b3d99f43c72b and 1319ea57529e a re-basing avg_vruntime().
 // entity_tick() (v7.1) on every level: update_curr(), then the group's share.
 void task_tick_fair(Rq& rq, Task& curr) {
+  if (rq.profile().behaviour.flat_runqueue) return task_tick_fair_flat(rq, curr);
   for (SchedEntity* se = &curr.se; se; se = se->parent) {
     CfsRq& cfs_rq = *se->cfs_rq;
     update_curr(cfs_rq);
@@ -284,7 +294,8 @@ void task_tick_fair(Rq& rq, Task& curr) {
   }
 }
 
-void reweight_task_fair(Rq&, Task& p, const LoadWeight& lw) {
+void reweight_task_fair(Rq& rq, Task& p, const LoadWeight& lw) {
+  if (rq.profile().behaviour.flat_runqueue) return reweight_task_fair_flat(rq, p, lw);
   reweight_entity(*p.se.cfs_rq, p.se, lw.weight);
   p.se.load.inv_weight = lw.inv_weight;
 }
@@ -292,7 +303,7 @@ void reweight_task_fair(Rq&, Task& p, const LoadWeight& lw) {
 void prio_changed_fair(Rq& rq, Task& p, int old_prio) {
   if (!p.on_rq) return;
   if (120 + p.nice == old_prio) return;
-  if (rq.cfs.nr_queued == 1) return;
+  if (eevdf_nr_queued(rq.cfs) == 1) return;
   if (rq.curr >= 0 && &rq.tasks[static_cast<std::size_t>(rq.curr)] == &p) {
     if (120 + p.nice > old_prio) rq.resched_curr();
   } else {

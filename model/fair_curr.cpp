@@ -29,6 +29,7 @@ bool update_deadline(CfsRq& cfs_rq, SchedEntity& se) {
 }
 
 void update_curr(CfsRq& cfs_rq) {
+  if (flat_runqueue(cfs_rq)) return update_curr_flat(cfs_rq);  // v7.3-rc: h_curr
   SchedEntity* curr = cfs_rq.curr;
   if (!curr) return;
   Rq& rq = *cfs_rq.rq;

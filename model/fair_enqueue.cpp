@@ -33,12 +33,15 @@ void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   s64 lag = 0;
   bool update_zero = false;
 
-  if (profile.feat(Feature::PLACE_LAG) && cfs_rq.nr_queued && se.vlag) {
+  // v7.3-rc1 flat runqueue: rq->cfs.h_nr_queued, less the task itself with ENQUEUE_QUEUED
+  unsigned nr_queued = cfs_rq.nr_queued;
+  if (flat_runqueue(cfs_rq)) nr_queued = cfs_rq.h_nr_queued - ((flags & enqueue_flags::QUEUED) ? 1 : 0);
+  if (profile.feat(Feature::PLACE_LAG) && nr_queued && se.vlag) {
     const SchedEntity* curr = cfs_rq.curr;
     lag = se.vlag;
     s64 load = as_s64(cfs_rq.sum_weight);
-    if (curr && curr->on_rq) load = as_s64(as_u64(load) + avg_vruntime_weight(cfs_rq, curr->load.weight));
-    const s64 weight = as_s64(avg_vruntime_weight(cfs_rq, se.load.weight));
+    if (curr && curr->on_rq) load = as_s64(as_u64(load) + avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, *curr, obs)));
+    const s64 weight = as_s64(avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, se, obs)));
     lag = mul_s64(lag, as_s64(as_u64(load) + as_u64(weight)), Site::place_entity_lag_x_load, obs);
     if (load == 0) {
       obs.on_warn(Warn::place_entity_zero_load, &se);

@@ -72,7 +72,8 @@ u64 calc_group_shares(const Rq& rq, const CfsRq& cfs_rq) {
 void update_cfs_group(SchedEntity& se) {
   CfsRq* gcfs_rq = se.my_q;
   if (!gcfs_rq || !gcfs_rq->load.weight) return;
-  const u64 shares = calc_group_shares(*gcfs_rq->rq, *gcfs_rq);
+  const u64 shares = flat_runqueue(*gcfs_rq) ? calc_group_shares_flat(*gcfs_rq->rq, *gcfs_rq)
+                                             : calc_group_shares(*gcfs_rq->rq, *gcfs_rq);
   if (se.load.weight != shares) reweight_entity(*se.cfs_rq, se, shares);
 }
 
@@ -80,6 +81,11 @@ void update_cfs_group(SchedEntity& se) {
 // fair task follows a fair task: put_prev/set_next only on the levels below
 // the lowest common queue; the shared ancestors stay curr untouched.
 void put_prev_set_next_fair(Rq& rq, Task& prev, Task& next) {
+  if (rq.profile().behaviour.flat_runqueue) {  // v7.3-rc1: shared levels keep h_curr
+    put_prev_task_fair_flat(rq, prev, &next);
+    set_next_task_fair_flat(rq, next, true);
+    return;
+  }
   SchedEntity* se = &next.se;
   SchedEntity* pse = &prev.se;
   CfsRq* cfs_rq = nullptr;

@@ -12,7 +12,7 @@ SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
   SchedEntity* curr = cfs_rq.curr;
   SchedEntity* best = nullptr;
 
-  if (cfs_rq.nr_queued == 1) return curr && curr->on_rq ? curr : se;
+  if (eevdf_nr_queued(cfs_rq) == 1) return curr && curr->on_rq ? curr : se;
 
   const Profile& profile = cfs_rq.rq->profile();
   const bool buddy_allowed = !profile.behaviour.pick_buddy_in_pick_next &&
@@ -109,6 +109,15 @@ void put_prev_entity(CfsRq& cfs_rq, SchedEntity& prev) {
 // set_next_buddy() (v7.1): the buddy on every level up to an idle entity.
 void set_next_buddy(SchedEntity& se) {
   Rq& rq = *se.cfs_rq->rq;
+  if (rq.profile().behaviour.flat_runqueue) {  // v7.3-rc1: the buddy lives on rq->cfs only
+    if (!se.on_rq) {
+      rq.obs().on_warn(Warn::set_next_buddy_not_on_rq, &se);
+      return;
+    }
+    if (se_is_idle(rq, se)) return;
+    rq.cfs.next = &se;
+    return;
+  }
   for (SchedEntity* s = &se; s; s = s->parent) {
     if (!s->on_rq) {
       rq.obs().on_warn(Warn::set_next_buddy_not_on_rq, s);
@@ -123,6 +132,10 @@ void set_next_buddy(SchedEntity& se) {
 // level's buddy is the entity on the path.
 void clear_buddies(CfsRq& cfs_rq, SchedEntity& se) {
   if (cfs_rq.next != &se) return;
+  if (flat_runqueue(cfs_rq)) {  // v7.3-rc1: only rq->cfs has a buddy
+    cfs_rq.next = nullptr;
+    return;
+  }
   for (SchedEntity* s = &se; s; s = s->parent) {
     if (s->cfs_rq->next != s) break;
     s->cfs_rq->next = nullptr;

@@ -14,7 +14,8 @@ s64 rescale_div(const Profile& p, s64 x, s64 w) {
 }  // namespace
 
 void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* rel_vprot, Observer& obs) {
-  const s64 old_weight = as_s64(se.load.weight);
+  // v7.3-rc1 flat runqueue: a task is rescaled by its old h_load
+  const s64 old_weight = as_s64(profile.behaviour.flat_runqueue && entity_is_task(se) ? se.h_load.weight : se.load.weight);
   const s64 new_weight = as_s64(weight);
   se.set_vlag(rescale_div(profile, mul_s64(se.vlag, old_weight, Site::rescale_entity_vlag_x_weight, obs), new_weight));
   if (se.rel_deadline)
@@ -79,6 +80,7 @@ void reweight_entity_replace(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
 }  // namespace
 
 void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
+  if (flat_runqueue(cfs_rq)) return reweight_entity_flat(cfs_rq, se, weight);  // v7.3-rc: load only
   switch (cfs_rq.rq->profile().behaviour.reweight) {
     case ReweightRule::replace_after_rescale: return reweight_entity_replace(cfs_rq, se, weight);
     case ReweightRule::eevdf_clamped_lag:

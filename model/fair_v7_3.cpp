@@ -44,7 +44,7 @@ Decision wakeup_decision(Rq& rq, Task& donor, Task& p, int wake_flags, PreemptAc
                          WakeupPreemptReason& reason) {
   SchedEntity& se = donor.se;
   SchedEntity& pse = p.se;
-  CfsRq& cfs_rq = *se.cfs_rq;
+  CfsRq& cfs_rq = rq.profile().behaviour.flat_runqueue ? rq.cfs : *se.cfs_rq;  // &rq->cfs
   const Profile& profile = rq.profile();
   const bool cse_is_idle = task_is_idle(donor);
   const bool pse_is_idle = task_is_idle(p);
@@ -52,7 +52,10 @@ Decision wakeup_decision(Rq& rq, Task& donor, Task& p, int wake_flags, PreemptAc
     reason = WakeupPreemptReason::idle_curr;
     return Decision::preempt;
   }
-  update_curr(cfs_rq);  // update_curr_fair(rq): one level for a root task
+  if (profile.behaviour.flat_runqueue)
+    update_curr_fair(rq);  // every level of the running task
+  else
+    update_curr(cfs_rq);  // one level for a root task
   // 04998aa54848: a delayed wakee never preempts, not even a shorter one
   if (cse_is_idle != pse_is_idle || p.policy != Policy::normal || pse.sched_delayed) return Decision::keep;
   if (profile.feat(Feature::PREEMPT_SHORT) && pse.slice < se.slice) {
@@ -90,7 +93,7 @@ void wakeup_preempt_fair_v7_3(Rq& rq, Task& p, int wake_flags) {
   Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
   SchedEntity& se = donor.se;
   SchedEntity& pse = p.se;
-  CfsRq& cfs_rq = *se.cfs_rq;
+  CfsRq& cfs_rq = rq.profile().behaviour.flat_runqueue ? rq.cfs : *se.cfs_rq;
   const Profile& profile = rq.profile();
   PreemptAction action = PreemptAction::pick;
   WakeupPreemptReason reason = WakeupPreemptReason::pick;

@@ -25,6 +25,8 @@ const char* site_name(Site s) {
     case Site::calc_delta_delta_x_weight: return "__calc_delta.delta_x_weight";
     case Site::calc_delta_mul_u64_u32_shr: return "__calc_delta.mul_u64_u32_shr";
     case Site::ineligible_vruntime_floor_adjust: return "ineligible_vruntime.floor_adjust";
+    case Site::calc_prop_weight_x_weight: return "__calc_prop_weight.x_x_weight";
+    case Site::calc_smp_shares_ts_x_load: return "__calc_smp_shares.ts_x_load";
     case Site::count_: break;
   }
   return "?";
@@ -51,6 +53,10 @@ const char* warn_name(Warn w) {
     case Warn::preempt_sync_without_ttwu: return "preempt_sync: WARN_ON_ONCE(!(wake_flags & WF_TTWU))";
     case Warn::pick_next_entity_null:
       return "pick_next_entity: NULL pick on a cfs_rq with nr_queued > 0 (NULL dereference)";
+    case Warn::h_load_below_min_shares:
+      return "flat runqueue: a task's se->h_load.weight < MIN_SHARES (2) reaches calc_delta_fair / avg weight / placement";
+    case Warn::calc_prop_weight_zero_divisor:
+      return "__calc_prop_weight: division by a zero cfs_rq->load.weight (#DE)";
     case Warn::count_: break;
   }
   return "?";

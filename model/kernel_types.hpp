@@ -52,6 +52,8 @@ enum class Site : std::uint8_t {
   calc_delta_delta_x_weight,
   calc_delta_mul_u64_u32_shr,
   ineligible_vruntime_floor_adjust,  // v7.3-rc1 (0d1e7a2bab35)
+  calc_prop_weight_x_weight,         // v7.3-rc1 flat runqueue: x * se->load.weight in __calc_prop_weight
+  calc_smp_shares_ts_x_load,         // v7.3-rc1 flat runqueue: ts * load in __calc_smp_shares
   count_
 };
 
@@ -72,6 +74,11 @@ enum class Warn : std::uint8_t {
   sched_fork_delayed,                       // WARN_ON_ONCE(p->se.sched_delayed)
   preempt_sync_without_ttwu,                // WARN_ON_ONCE(!(wake_flags & WF_TTWU))
   pick_next_entity_null,                    // pick on a non-empty queue returned NULL
+  // v7.3-rc1 flat runqueue (I-HLOAD, not I-WARN): a task's EEVDF weight se->h_load
+  // below MIN_SHARES where calc_delta_fair / avg_vruntime_weight / place_entity
+  // use it, and a __calc_prop_weight division by a zero cfs_rq load (#DE).
+  h_load_below_min_shares,
+  calc_prop_weight_zero_divisor,
   count_
 };
 

@@ -61,20 +61,23 @@ Profile v7_1() {
   return p;
 }
 
-// v7.3-rc6 (2026-10-04), tasks on the root cfs_rq: the flat runqueue of
-// 85570f10a4c6 reduces to one level with h_load = the task's weight, so this
-// is mainline plus the wakeup/protection series merged with it (v7.3-rc1) and
-// nothing EEVDF after rc3. Tip-only commits (aae2a33ea662, 4bf32ec3327d,
+// v7.3-rc6 (2026-10-04) with the single runqueue of 85570f10a4c6 (+ 68e37487810a,
+// 1719d035a6fa): every task on rq->cfs at its hierarchical weight h_load
+// (model/fair_flat.cpp); for tasks of the root group h_load = the task's weight,
+// and the EEVDF code is mainline plus the wakeup/protection series merged with it
+// (v7.3-rc1) and nothing EEVDF after rc3. Tip-only commits (aae2a33ea662, 4bf32ec3327d,
 // d2e010082757) are not in it.
 Profile v7_3() {
   Profile p = mainline();
   p.name = "v7.3";
   p.description =
-      "v7.3-rc6, tasks on the root cfs_rq (no groups): mainline + the v7.3-rc1 short-slice series "
+      "v7.3-rc6: the single runqueue (85570f10a4c6, 68e37487810a, 1719d035a6fa; tasks at h_load, cgroup_mode) + "
+      "the v7.3-rc1 short-slice series "
       "(7ad0ec7890b3, 04998aa54848, 8f97b627ff1c, ba0d3bf5f97b, 7cd2ef17de5e, 49f87b4d0be8, 0d1e7a2bab35)";
   p.behaviour.wakeup_v7_3 = true;
   p.behaviour.protect_ineligible_cap = true;
   p.behaviour.update_protect_from_avg = true;
+  p.behaviour.flat_runqueue = true;
   p.known.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // the RFC is against v7.1's wakeup_preempt_fair()
   return p;
 }
@@ -239,15 +242,56 @@ std::string apply_features(FeatureSet& set, std::string_view list) {
   return {};
 }
 
+const char* cgroup_mode_name(CgroupMode m) {
+  switch (m) {
+    case CgroupMode::up: return "up";
+    case CgroupMode::smp: return "smp";
+    case CgroupMode::concur: return "concur";
+    case CgroupMode::max: return "max";
+    case CgroupMode::tasks: return "tasks";
+  }
+  return "?";
+}
+
+std::optional<CgroupMode> cgroup_mode_from_name(std::string_view name) {
+  for (CgroupMode m : {CgroupMode::up, CgroupMode::smp, CgroupMode::concur, CgroupMode::max, CgroupMode::tasks})
+    if (name == cgroup_mode_name(m)) return m;
+  return std::nullopt;
+}
+
+// Items "cgroup_mode=NAME" set the flat runqueue's sched/cgroup_mode knob
+// (docs/scenario-language.md); the others are SCHED_FEATs.
 std::string apply_features(Profile& profile, std::string_view list) {
+  std::string features;
+  std::optional<CgroupMode> mode;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t end = list.find(',', pos);
+    if (end == std::string_view::npos) end = list.size();
+    std::string_view item = list.substr(pos, end - pos);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    if (item.substr(0, 12) == "cgroup_mode=") {
+      mode = cgroup_mode_from_name(item.substr(12));
+      if (!mode) return "unknown cgroup_mode '" + std::string(item.substr(12)) + "' (up, smp, concur, max, tasks)";
+      if (!profile.behaviour.flat_runqueue)
+        return "cgroup_mode exists only on the single runqueue of v7.3, not in " + profile.name;
+    } else {
+      if (!features.empty()) features += ',';
+      features += std::string(list.substr(pos, end - pos));
+    }
+    pos = end + 1;
+  }
   FeatureSet set = profile.features;
-  if (std::string err = apply_features(set, list); !err.empty()) return err;
+  if (!features.empty() || !mode)
+    if (std::string err = apply_features(set, features.empty() ? list : std::string_view(features)); !err.empty())
+      return err;
   for (std::size_t i = 0; i < kFeatureCount; ++i) {
     const auto f = static_cast<Feature>(i);
     if (set[f] && !profile.known[f])
       return "scheduler feature '" + std::string(feature_name(f)) + "' does not exist in " + profile.name;
   }
   profile.features = set;
+  if (mode) profile.tunables.cgroup_mode = *mode;
   return {};
 }
 

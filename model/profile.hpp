@@ -45,11 +45,18 @@ struct FeatureSet {
   bool operator==(const FeatureSet&) const = default;
 };
 
+// The v7.3 flat runqueue's debugfs knob sched/cgroup_mode (4161cb2d867b..fb1050ac8e40):
+// how update_cfs_group() computes a group entity's weight. Default concur.
+enum class CgroupMode : std::uint8_t { up, smp, concur, max, tasks };
+const char* cgroup_mode_name(CgroupMode m);
+std::optional<CgroupMode> cgroup_mode_from_name(std::string_view name);
+
 struct Tunables {
   unsigned ncpus = 8;                              // online CPUs, for the base-slice factor
   unsigned hz = 1000;                              // CONFIG_HZ
   u64 normalized_base_slice = 700000;              // normalized_sysctl_sched_base_slice, ns
   u64 migration_cost = 500000;                     // sysctl_sched_migration_cost, ns
+  CgroupMode cgroup_mode = CgroupMode::concur;     // sched/cgroup_mode; read only with Behaviour::flat_runqueue
   bool operator==(const Tunables&) const = default;
 };
 
@@ -191,6 +198,11 @@ struct Behaviour {
   // its own (empty: U64_MAX) queue's cfs_rq_min_slice() and the delayed-parent
   // break kept that, so the delayed parent got slice U64_MAX.
   bool dequeue_slice_from_nonempty_queue = true;
+  // The single runqueue (85570f10a4c6 "sched/eevdf: Move to a single runqueue",
+  // 68e37487810a "Fix flat hierarchy", 1719d035a6fa update_curr_eevdf(), v7.3-rc):
+  // every task on rq->cfs at its hierarchical weight se->h_load; group queues keep
+  // load and counters only (model/fair_flat.cpp). Off in mainline.
+  bool flat_runqueue = false;
   bool operator==(const Behaviour&) const = default;
 };
 

@@ -19,6 +19,10 @@ struct CfsRq;
 
 struct SchedEntity {
   LoadWeight load;
+  // v7.3-rc flat runqueue (85570f10a4c6): a task's EEVDF weight on rq->cfs,
+  // the product of its group fractions (__calc_prop_weight); written only by
+  // reweight_eevdf(). Unused on other profiles.
+  LoadWeight h_load;
   // run_node
   SchedEntity* rb_parent = nullptr;
   SchedEntity* rb_left = nullptr;
@@ -103,6 +107,9 @@ struct CfsRq {
   RbTree<SchedEntity> tasks_timeline;
   SchedEntity* curr = nullptr;
   SchedEntity* next = nullptr;
+  // v7.3-rc flat runqueue: this level's entity on the running task's path
+  // (curr is then kept on rq->cfs only, and always a task).
+  SchedEntity* h_curr = nullptr;
 
   Rq* rq = nullptr;
   int idle = 0;       // cfs_rq->idle: the owning group is SCHED_IDLE (cfs_rq_is_idle)
@@ -150,6 +157,7 @@ inline constexpr int NOCLOCK = 1 << 3;
 inline constexpr int MIGRATED = 1 << 4;
 inline constexpr int INITIAL = 1 << 5;
 inline constexpr int DELAYED = 1 << 6;
+inline constexpr int QUEUED = 1 << 7;  // ENQUEUE_QUEUED (v7.3-rc1): the hierarchy walk already counted the task
 }  // namespace enqueue_flags
 namespace dequeue_flags {
 inline constexpr int SLEEP = 1 << 0;

@@ -1013,5 +1013,43 @@ TEST(Catalogue, FreshCleanTwinRequeueRightAfterATick) {
   EXPECT_FALSE(has_violation(h.checker, Id::FRESH)) << listing(h.checker);
 }
 
+// I-HLOAD (v7.3 flat runqueue). The running task's h_load is zeroed, as a task
+// that no enqueue ever weighed has it (rq->idle, spec §1): update_curr()'s
+// calc_delta_fair() then divides by zero in the kernel.
+TEST(Catalogue, HloadFiresOnZeroEffectiveWeight) {
+  Harness h(*profile_by_name("v7.3"));
+  h.busy();
+  EXPECT_EQ(h.se(h.c).h_load.weight, u64{335} << 10);  // a root task: its nice-5 weight
+  h.op(OpClass::running, [&] {
+    h.se(h.c).h_load.weight = 0;
+    h.rq.tick();  // update_curr() -> calc_delta_fair()
+  });
+  const inv::Violation* v = find_violation(h.checker, Id::HLOAD);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_NE(v->where.find("MIN_SHARES"), std::string::npos) << v->where;
+}
+
+// ... and a zero __calc_prop_weight divisor: a task not accounted on its group's queue.
+TEST(Catalogue, HloadFiresOnZeroPropWeightDivisor) {
+  Harness h(*profile_by_name("v7.3"));
+  int g = -1, t = -1;
+  h.op(OpClass::placement, [&] {
+    g = h.rq.create_group("G", -1, 1024);
+    t = h.rq.create_task("T", 0, Policy::normal, 0, g);
+  });
+  h.op(OpClass::placement, [&] { calc_prop_weight(h.rq.groups[0].cfs_rq, h.se(t), kNice0); });
+  EXPECT_TRUE(has_violation(h.checker, Id::HLOAD)) << listing(h.checker);
+}
+
+// Clean twin: the same running, weights as enqueue left them; and the same run on mainline.
+TEST(Catalogue, HloadCleanTwin) {
+  for (const char* name : {"v7.3", "mainline"}) {
+    Harness h(*profile_by_name(name));
+    h.busy();
+    h.op(OpClass::running, [&] { h.rq.tick(); });
+    EXPECT_FALSE(has_violation(h.checker, Id::HLOAD)) << name << ": " << listing(h.checker);
+  }
+}
+
 }  // namespace
 }  // namespace eevdf

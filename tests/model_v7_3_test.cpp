@@ -24,6 +24,7 @@ Profile profile(std::string_view name) { return *profile_by_name(name); }
 
 // Puts se into the tree at (vruntime, deadline, slice), as enqueue_entity() leaves it.
 void queue_at(CfsRq& cfs, SchedEntity& se, u64 vruntime, u64 deadline, u64 slice) {
+  se.h_load = se.load;  // v7.3 flat runqueue: a root task's EEVDF weight is its own
   se.vruntime = vruntime;
   se.deadline = deadline;
   se.slice = slice;
@@ -37,12 +38,14 @@ void queue_at(CfsRq& cfs, SchedEntity& se, u64 vruntime, u64 deadline, u64 slice
 // Makes se the running, queued curr (not in the tree), charged up to now.
 void make_curr(Rq& rq, int task, u64 vruntime, u64 deadline, u64 vprot) {
   SchedEntity& se = rq.tasks[static_cast<std::size_t>(task)].se;
+  se.h_load = se.load;  // v7.3 flat runqueue: a root task's EEVDF weight is its own
   se.vruntime = vruntime;
   se.deadline = deadline;
   se.set_vprot(vprot);
   se.on_rq = true;
   se.exec_start = rq.clock_task;
   rq.cfs.curr = &se;
+  rq.cfs.h_curr = &se;  // v7.3 flat runqueue: update_curr() charges h_curr
   rq.cfs.load.weight += se.load.weight;
   rq.cfs.nr_queued++;
   rq.cfs.h_nr_queued++;
@@ -102,6 +105,7 @@ u64 protect_after_pick(std::string_view name, std::string_view features) {
   SchedEntity& a = rq.tasks[rq.create_task("A", 0, Policy::normal, 0)].se;
   SchedEntity& b = rq.tasks[rq.create_task("B", 0, Policy::normal, 0)].se;
   queue_at(cfs, b, z0 + 3000, z0 + 53000, 100000);
+  a.h_load = a.load;  // v7.3 flat runqueue: set by the enqueue that queued A
   a.vruntime = z0;
   a.deadline = z0 + 1'000'000;
   a.slice = kBaseSlice;
