@@ -54,6 +54,9 @@ struct StepTrace {
   bool need_resched = false;
   std::vector<inv::EntitySnapshot> tasks;  // every task, queued or not
   std::vector<std::string> task_state;     // "running", "queued", "delayed", "sleeping", "new", "dead"
+  // Several runqueues (empty with one): each task's CPU, and V of every CPU.
+  std::vector<int> task_cpu;
+  std::vector<u64> cpu_avg_vruntime;
 };
 
 struct ExecResult {

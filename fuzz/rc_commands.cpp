@@ -565,6 +565,7 @@ void RcSystem::perform(const Op& op) {
     case OpKind::move:
     case OpKind::shares:
     case OpKind::group_idle: refusal = apply_group_op(rq, op, id); break;
+    case OpKind::migrate:  // generated only with runqueues (not yet: one CPU)
     case OpKind::expect_curr:
     case OpKind::expect_field: break;  // never generated
   }

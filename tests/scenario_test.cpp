@@ -264,7 +264,7 @@ TEST(scenario_parse, ErrorPositions) {
       {"task A\nfork A -> A\n", 2, 11, "expected a new task name", "already exists"},
       {"task A\nfork X -> B\n", 2, 6, "created earlier", "found 'X'"},
       {"wake\n", 1, 5, "expected a task name", "found end of line"},
-      {"task A\nwake A now\n", 2, 8, "expected 'sync' or end of line", "found 'now'"},
+      {"task A\nwake A now\n", 2, 8, "expected 'sync', 'cpu=N' or end of line", "found 'now'"},
       {"tick extra\n", 1, 6, "expected end of line", "found 'extra'"},
       {"task A\nexpect field A.foo == 1\n", 2, 16, "expected a field (vruntime", "found 'foo'"},
       {"task A\nexpect field A.vruntime = 1\n", 2, 25, "expected a comparison", "found '='"},
