@@ -34,6 +34,10 @@ std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o
       return std::nullopt;
     }
   }
+  if (std::string why = runqueues_refusal(profile->name, o.runqueues ? o.runqueues : s.runqueues); !why.empty()) {
+    error = why;
+    return std::nullopt;
+  }
   profile->tunables.ncpus = o.cpus ? o.cpus : s.cpus;
   profile->tunables.hz = o.hz ? o.hz : s.hz;
   if (s.base_slice) profile->tunables.normalized_base_slice = static_cast<u64>(*s.base_slice);
@@ -185,6 +189,12 @@ ExecResult Executor::run(const Scenario& s) {
     r.error = why;
     return r;
   }
+  if (s.runqueues > 1)
+    for (const Op& op : s.ops)
+      if (op.kind == OpKind::group_create || op.kind == OpKind::move || !op.group.empty()) {
+        r.error = fmt::format("line {}: task groups are modelled on one CPU only (runqueues {})", op.line, s.runqueues);
+        return r;
+      }
   System sys(profile_, s.runqueues);
   Rq& rq = sys.rq(0);  // the lone runqueue, and the one task groups live on
   // One checker per runqueue (each its runqueue's observer). With several,

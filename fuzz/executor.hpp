@@ -23,6 +23,8 @@ struct ProfileOverride {
   std::string bug;       // empty: the scenario's
   unsigned hz = 0;       // CONFIG_HZ; 0: the scenario's
   unsigned cpus = 0;     // online CPUs; 0: the scenario's
+  unsigned runqueues = 0;  // CPUs modelled (--runqueues); 0: the scenario's. Not part of the Profile:
+                           // callers apply it to the scenario; build_profile() checks the profile allows it
 };
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
 

@@ -82,6 +82,7 @@ struct CheckConfig {
   // (uniform), so the mean length is about max_ops / 4.
   int max_ops = 100;
   bool groups = false;  // generate task-group commands too (eevdf-check check --groups)
+  unsigned runqueues = 1;  // CPUs (eevdf-check check --runqueues): > 1 adds wake cpu= and migrate
   std::chrono::seconds shrink_budget{30};  // wall clock for shrinking, from the first failure
   std::uint64_t seed = 0;                  // 0 = random (the seed used is in CheckOutcome::seed)
   // A CheckOutcome::reproduce string of an earlier run with the same profile:
