@@ -114,6 +114,7 @@ std::optional<i128> field_value(const SchedEntity& se, const std::string& field)
   if (field == "custom_slice") return se.custom_slice;
   if (field == "sum_exec_runtime") return se.sum_exec_runtime;
   if (field == "exec_start") return se.exec_start;
+  if (field == "cpu") return se.cfs_rq && se.cfs_rq->rq ? se.cfs_rq->rq->cpu : 0;
   return std::nullopt;
 }
 

@@ -68,6 +68,7 @@
 #include "invariants/checker.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
+#include "model/system.hpp"
 
 namespace eevdf::fuzz {
 
@@ -128,6 +129,9 @@ struct RcSetup {
   // Generate task-group commands (group, move, shares, group_idle) and tasks
   // created in groups. run_stateful_check() sets it from CheckConfig::groups.
   bool groups = false;
+  // CPUs (runqueues > 1: wake cpu= and migrate commands; the header says
+  // `runqueues N`). run_stateful_check() sets it from CheckConfig::runqueues.
+  unsigned runqueues = 1;
 };
 
 // The header for `profile` such that print -> parse -> build_profile gives back
@@ -169,8 +173,10 @@ struct RcSystem {
   RcSystem& operator=(const RcSystem&) = delete;
 
   std::shared_ptr<const RcSetup> setup;
-  Rq rq;
-  inv::Checker checker;
+  System sys;  // setup->runqueues CPUs
+  Rq& rq;      // CPU 0 (the only one unless runqueues > 1)
+  std::vector<std::unique_ptr<inv::Checker>> checkers;  // one per runqueue
+  inv::Checker& checker;                                // CPU 0's
   std::vector<Op> executed;  // performed operations, resolved; executed[i] ran as op index i
   long long commands = 0;    // Command::run calls
   long long skipped = 0;     // of those, skipped
@@ -180,6 +186,8 @@ struct RcSystem {
 
   // Name of the task on the CPU, or "" when idle.
   std::string curr_name() const;
+  // ... on CPU cpu.
+  std::string curr_name(unsigned cpu) const;
   // The task called `name`, or nullptr.
   const Task* task(const std::string& name) const;
   // Runs a resolved operation exactly as fuzz::Executor does, records it, and

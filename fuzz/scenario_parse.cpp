@@ -336,8 +336,8 @@ class Parser {
   // ---- several CPUs (model/system.hpp) ----
   void directive_runqueues() {
     if (!directive_ok("runqueues", col(0)) || !note_directive("runqueues", col(0))) return;
-    const auto v = parse_uint(tok(1), kMaxRunqueues);
-    if (!has(1) || !v || *v < 1) {
+    const auto v = parse_uint(tok(1), 1000);
+    if (!has(1) || !v || *v < 1 || *v > kMaxRunqueues) {
       fail(col(1), "expected a runqueue count between 1 and " + std::to_string(kMaxRunqueues) + ", " + found(1));
       return;
     }
