@@ -15,6 +15,7 @@
 
 #include "fuzz/bytes.hpp"
 #include "fuzz/executor.hpp"
+#include "fuzz/op_mutator.hpp"
 #include "fuzz/rc_commands.hpp"
 #include "fuzz/scenario_parse.hpp"
 #include "fuzz/scenario_print.hpp"
@@ -262,6 +263,21 @@ TEST(Smp, BytesVersion3) {
   const auto enc1 = fuzz::encode_bytes(a);
   ASSERT_TRUE(enc1);
   EXPECT_EQ((*enc1)[0], 1);
+}
+
+// The operation-level mutator keeps version 3's two header bytes and reads
+// the records after them.
+TEST(Smp, OpMutatorKeepsTheVersion3Header) {
+  const std::vector<std::uint8_t> in = {3, 3, 0, 20, 0, 0, 2, 0, 6, 16, 0, 1, 4, 5, 0, 0};
+  for (unsigned seed = 1; seed < 200; ++seed) {
+    std::vector<std::uint8_t> b = in;
+    b.resize(64);
+    const std::size_t n = fuzz::mutate_ops(b.data(), in.size(), b.size(), seed);
+    ASSERT_GE(n, 2u);
+    EXPECT_EQ(b[0], 3);
+    EXPECT_EQ(b[1], 3);
+    EXPECT_EQ(fuzz::decode_bytes(b.data(), n).runqueues, 4u);
+  }
 }
 
 // RapidCheck on three CPUs (wake cpu=, migrate, the running task of any CPU):
