@@ -403,6 +403,10 @@ Scenario gen_scenario_now() {
   s.cpus = *rc::gen::oneOf(rc::gen::just(8u), rc::gen::inRange(1u, kMaxCpus + 1));
   s.hz = *rc::gen::elementOf(kAllowedHz);
   if (*rc::gen::arbitrary<bool>()) s.base_slice = *rc::gen::inRange<s64>(kMinSliceNs, kMaxSliceNs + 1);
+  if (*rc::gen::inRange(0, 4) == 0) {  // several CPUs: only where the parser allows them
+    s.profile = *rc::gen::element(std::string("mainline"), std::string("v7.2"));
+    s.runqueues = *rc::gen::inRange(2u, 9u);
+  }
 
   std::set<std::string> used;
   std::vector<std::string> names;
@@ -415,6 +419,8 @@ Scenario gen_scenario_now() {
                             op.kind != OpKind::schedule;
     if (needs_task && names.empty()) op.kind = OpKind::create;
     if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
+    if (s.runqueues > 1 && !names.empty() && *rc::gen::inRange(0, 6) == 0) op.kind = OpKind::migrate;
+    const int nrq = static_cast<int>(s.runqueues);
     auto some_task = [&] { return *rc::gen::elementOf(names); };
     switch (op.kind) {
       case OpKind::create:
@@ -432,6 +438,11 @@ Scenario gen_scenario_now() {
       case OpKind::wake:
         op.task = some_task();
         op.sync = *rc::gen::arbitrary<bool>();
+        op.cpu = *rc::gen::inRange(-1, nrq);
+        break;
+      case OpKind::migrate:
+        op.task = some_task();
+        op.cpu = *rc::gen::inRange(0, nrq);
         break;
       case OpKind::sleep:
       case OpKind::yield:
@@ -453,6 +464,7 @@ Scenario gen_scenario_now() {
         break;
       case OpKind::expect_curr:
         op.task = *rc::gen::arbitrary<bool>() ? std::string("idle") : some_task();
+        op.cpu = *rc::gen::inRange(-1, nrq);
         break;
       case OpKind::expect_field:
         op.task = some_task();
@@ -692,10 +704,15 @@ RC_GTEST_PROP(scenario_bytes, DecodeIntoAReusedScenarioIsAFreshDecode,
 RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()) {
   Scenario s;
   std::size_t ntasks = 0;
+  // version 3 half of the time: several runqueues, migrate and wake cpu=
+  const bool v3 = *rc::gen::arbitrary<bool>();
+  if (v3) s.runqueues = *rc::gen::inRange(1u, 9u);
+  const int nrq = static_cast<int>(s.runqueues);
   const int n = *rc::gen::inRange(0, 80);
   for (int i = 0; i < n; ++i) {
     Op op;
     op.kind = static_cast<OpKind>(*rc::gen::inRange(0, 12));
+    if (v3 && *rc::gen::inRange(0, 8) == 0) op.kind = OpKind::migrate;
     const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
                             op.kind != OpKind::schedule;
     if (needs_task && ntasks == 0) op.kind = OpKind::create;
@@ -716,6 +733,11 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
       case OpKind::wake:
         op.task = some();
         op.sync = *rc::gen::arbitrary<bool>();
+        if (v3) op.cpu = *rc::gen::inRange(-1, nrq);
+        break;
+      case OpKind::migrate:
+        op.task = some();
+        op.cpu = *rc::gen::inRange(0, nrq);
         break;
       case OpKind::run:
         op.value = *rc::gen::oneOf(rc::gen::elementOf(kBytesDurations),
