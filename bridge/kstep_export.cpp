@@ -95,6 +95,10 @@ struct TaskInfo {
 
 std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& profile,
                                         const std::string& source_name, std::string& error) {
+  if (s.runqueues != 1) {
+    error = "kSTEP export models one CPU; the scenario has runqueues " + std::to_string(s.runqueues);
+    return std::nullopt;
+  }
   const auto version = kernel_version_of(profile.name);
   if (!version) {
     error = fmt::format("profile '{}' names no kernel release; kSTEP drivers are guarded by one", profile.name);
@@ -226,6 +230,7 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
       case fuzz::OpKind::move:
       case fuzz::OpKind::shares:
       case fuzz::OpKind::group_idle:
+      case fuzz::OpKind::migrate:
         check = false;
         note(op, "not exported: the kSTEP driver written here has no cgroup operations (task groups are left out)");
         break;

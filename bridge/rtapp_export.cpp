@@ -47,6 +47,10 @@ struct Thread {
 
 std::optional<std::string> export_rtapp(const fuzz::Scenario& s, const Profile& profile, const std::string& source_name,
                                         std::string& error) {
+  if (s.runqueues != 1) {
+    error = "rt-app export models one CPU; the scenario has runqueues " + std::to_string(s.runqueues);
+    return std::nullopt;
+  }
   Sim sim(profile, true, inv::Tolerances{false}, false);
   std::vector<std::string> caveats;
   std::map<std::string, Thread> threads;

@@ -217,6 +217,7 @@ bool Sim::apply(const fuzz::Op& op) {
     case OpKind::move:
     case OpKind::shares:
     case OpKind::group_idle: refusal = fuzz::apply_group_op(rq, op, id); break;
+    case OpKind::migrate: refusal = Refusal::bad_argument; break;  // one CPU (simulate() refuses runqueues > 1)
     case OpKind::expect_curr:
     case OpKind::expect_field: break;
   }
@@ -243,6 +244,12 @@ SimResult Sim::finish() {
 SimResult simulate(const fuzz::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples,
                    inv::Tolerances tolerances) {
   Sim sim(profile, keep_going, tolerances, keep_samples);
+  if (s.runqueues != 1) {  // the bridges model one CPU
+    SimResult r = sim.finish();
+    r.error = "the bridges (simulate, compare, report, exports) model one CPU; the scenario has runqueues " +
+              std::to_string(s.runqueues);
+    return r;
+  }
   for (const auto& op : s.ops)
     if (!sim.apply(op)) break;
   return sim.finish();

@@ -109,6 +109,10 @@ void work(Shared& sh, unsigned job) {
     bytes.resize(8 + rng() % 400);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     bytes[0] = o.groups ? fuzz::kBytesFormatVersion2 : fuzz::kBytesFormatVersion;  // 2: with task groups
+    if (o.runqueues > 1) {  // 3: several CPUs
+      bytes[0] = fuzz::kBytesFormatVersion3;
+      bytes[1] = fuzz::bytes_runqueue_byte(o.runqueues);
+    }
     fuzz::decode_bytes_into(bytes.data(), bytes.size(), s);
     repeat_a_window(s, rng);
     const fuzz::ExecResult r = executor.run(s);
@@ -136,6 +140,7 @@ void work(Shared& sh, unsigned job) {
       out.bug = sh.profile.bug;
       out.hz = sh.profile.tunables.hz;
       out.cpus = sh.profile.tunables.ncpus;
+      out.runqueues = o.runqueues;
       const std::string text = fuzz::print_scenario(out);
       std::lock_guard lock(sh.mutex);
       std::filesystem::create_directories(o.findings_dir);

@@ -13,6 +13,7 @@
 #include "cli/demo.hpp"
 #include "cli/load.hpp"
 #include "cli/prove.hpp"
+#include "model/system.hpp"
 #include "cli/report.hpp"
 #include "fuzz/bytes.hpp"
 #include "fuzz/executor.hpp"
@@ -47,6 +48,7 @@ std::string profile_args(const fuzz::ProfileOverride& o) {
   if (!o.features.empty()) out += " --features " + o.features;
   if (o.hz) out += " --hz " + std::to_string(o.hz);
   if (o.cpus) out += " --cpus " + std::to_string(o.cpus);
+  if (o.runqueues) out += " --runqueues " + std::to_string(o.runqueues);
   return out;
 }
 
@@ -67,10 +69,20 @@ void add_profile_options(CLI::App* cmd, fuzz::ProfileOverride& o, const char* pr
       ->check(CLI::IsMember(std::vector<unsigned>(fuzz::kAllowedHz.begin(), fuzz::kAllowedHz.end())));
   cmd->add_option("--cpus", o.cpus, "online CPUs, for the base-slice factor (overrides the scenario's 'cpus'; default 8)")
       ->check(CLI::Range(1u, static_cast<unsigned>(fuzz::kMaxCpus)));
+  cmd->add_option("--runqueues", o.runqueues,
+                  "CPUs modelled, each with its runqueue (overrides the scenario's 'runqueues'; fuzz and check: "
+                  "generate wake cpu= and migrate; mainline and v7.2 only; default 1)")
+      ->check(CLI::Range(1u, kMaxRunqueues));
 }
 
-int run_loaded(const cli::Loaded& given, const RunArgs& a) {
+int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
   std::string error;
+  cli::Loaded with_runqueues;
+  if (a.profile.runqueues) {  // --runqueues overrides the scenario's
+    with_runqueues = given_as_loaded;
+    with_runqueues.scenario.runqueues = a.profile.runqueues;
+  }
+  const cli::Loaded& given = a.profile.runqueues ? with_runqueues : given_as_loaded;
   cli::Loaded without_bug;
   if (a.without_bug) {
     // the fixed kernel: the same operations without the bug switch must raise nothing
@@ -241,6 +253,9 @@ int main(int argc, char** argv) {
     std::string error;
     const auto profile = fuzz::build_profile(empty, fuzz_profile, error);
     if (!profile) return bad_input(error);
+    campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
+    if (campaign.groups && campaign.runqueues > 1)
+      return bad_input("--groups needs --runqueues 1: task groups are modelled on one CPU only");
     campaign.time = std::chrono::seconds(time_s);
     campaign.minimize_budget = std::chrono::seconds(minimize_s);
     // the replay line of a finding checks what the campaign checked
@@ -251,8 +266,9 @@ int main(int argc, char** argv) {
   }
   if (mincmd->parsed()) {
     std::string error;
-    const auto loaded = cli::load_scenario(min_file, false, error);
+    auto loaded = cli::load_scenario(min_file, false, error);
     if (!loaded) return bad_input(error);
+    if (min_profile.runqueues) loaded->scenario.runqueues = min_profile.runqueues;
     const auto profile = fuzz::build_profile(loaded->scenario, min_profile, error);
     if (!profile) return bad_input(min_file + ": " + error);
     fuzz::ExecOptions options;
@@ -312,6 +328,9 @@ int main(int argc, char** argv) {
     const auto profile = fuzz::build_profile(fuzz::Scenario{}, check_profile, error);
     if (!profile) return bad_input(error);
     check_config.profile = *profile;
+    check_config.runqueues = check_profile.runqueues ? check_profile.runqueues : 1;
+    if (check_config.groups && check_config.runqueues > 1)
+      return bad_input("--groups needs --runqueues 1: task groups are modelled on one CPU only");
     check_config.shrink_budget = std::chrono::seconds(shrink_s);
     const auto outcome = fuzz::run_stateful_check(check_config);
     std::cout << outcome.message << "\n";

@@ -28,9 +28,14 @@ void print_table(std::ostream& out, const fuzz::Scenario& s, const fuzz::ExecRes
       const auto& e = st.tasks[i];
       const std::string& state = st.task_state[i];
       if (state == "new" || state == "dead" || state == "sleeping") continue;
-      const s64 lag = vruntime_diff(st.avg_vruntime, e.vruntime);
+      // several CPUs: the lag against the task's own CPU's V, and "@CPU"
+      const bool smp = i < st.task_cpu.size();
+      const std::size_t cpu = smp ? static_cast<std::size_t>(st.task_cpu[i]) : 0;
+      const u64 v = smp && cpu < st.cpu_avg_vruntime.size() ? st.cpu_avg_vruntime[cpu] : st.avg_vruntime;
+      const s64 lag = vruntime_diff(v, e.vruntime);
       const s64 dl = vruntime_diff(e.deadline, e.vruntime);
-      queue += fmt::format(" {}{} lag={} d-v={}{}", e.task, state == "running" ? "*" : "", lag, dl,
+      queue += fmt::format(" {}{}{} lag={} d-v={}{}", e.task, smp ? "@" + std::to_string(cpu) : "",
+                           state == "running" ? "*" : "", lag, dl,
                            state == "delayed" ? " [delayed]" : (e.eligible ? "" : " [inelig]"));
     }
     out << fmt::format("{:>4}  {:<28} {:>12}  {:<8} {:>21} {}\n", st.op_index + 1, op.substr(0, 28), st.clock,

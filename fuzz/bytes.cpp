@@ -8,10 +8,11 @@ namespace eevdf::fuzz {
 
 namespace {
 
-constexpr OpKind kOpcodeKinds[kBytesOpKinds2] = {
+constexpr OpKind kOpcodeKinds[kBytesOpKinds3] = {
     OpKind::create, OpKind::fork,     OpKind::wake,  OpKind::sleep, OpKind::run,    OpKind::tick,
     OpKind::schedule, OpKind::yield, OpKind::nice, OpKind::policy, OpKind::slice, OpKind::exit,
     OpKind::group_create, OpKind::move, OpKind::shares, OpKind::group_idle,  // version 2
+    OpKind::migrate,                                                         // version 3
 };
 
 constexpr std::string_view kGroupNames[] = {"G0", "G1", "G2", "G3", "G4", "G5", "G6", "G7"};
@@ -42,7 +43,7 @@ class Reader {
 };
 
 int opcode_of(OpKind k) {
-  for (std::size_t i = 0; i < kBytesOpKinds2; ++i)
+  for (std::size_t i = 0; i < kBytesOpKinds3; ++i)
     if (kOpcodeKinds[i] == k) return static_cast<int>(i);
   return -1;
 }
@@ -63,7 +64,14 @@ int task_index(std::string_view name, std::size_t count) { return name_index(nam
 }  // namespace
 
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
-  return data != nullptr && size > 0 && data[0] == kBytesFormatVersion2 ? kBytesOpKinds2 : kBytesOpKinds;
+  if (data == nullptr || size == 0) return kBytesOpKinds;
+  return data[0] == kBytesFormatVersion2 ? kBytesOpKinds2 : data[0] == kBytesFormatVersion3 ? kBytesOpKinds3 : kBytesOpKinds;
+}
+
+std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size) {
+  if (data == nullptr || size == 0) return 0;
+  if (data[0] == kBytesFormatVersion3) return 2;
+  return data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ? 1 : 0;
 }
 
 OpKind bytes_op_kind(std::uint8_t opcode, std::size_t kinds) { return kOpcodeKinds[opcode % kinds]; }
@@ -86,6 +94,7 @@ std::size_t bytes_arg_count(OpKind kind) {
     case OpKind::move:
     case OpKind::shares:
     case OpKind::group_idle: return 2;
+    case OpKind::migrate: return 2;
     case OpKind::expect_curr:
     case OpKind::expect_field: return 0;
   }
@@ -93,7 +102,8 @@ std::size_t bytes_arg_count(OpKind kind) {
 }
 
 bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
-  return size == 0 || (data != nullptr && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2));
+  return size == 0 || (data != nullptr && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ||
+                                           data[0] == kBytesFormatVersion3));
 }
 
 void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
@@ -105,7 +115,10 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   if (data == nullptr) size = 0;
   Reader r(data, size);
   const std::size_t kinds = bytes_op_kinds(data, size);
-  if (size > 0 && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2)) r.next();
+  const std::size_t header = bytes_header_size(data, size);
+  if (header >= 1) r.next();
+  if (header == 2) s.runqueues = static_cast<unsigned>(r.next() % 8) + 1;
+  const unsigned nrq = s.runqueues;
   if (ops.capacity() < std::min(size, max_ops)) ops.reserve(std::min(size, max_ops));  // one byte or more per op
   std::size_t ntasks = 0;
   std::size_t ngroups = 0;
@@ -123,6 +136,10 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
     for (std::size_t i = 0; i < bytes_arg_count(kind); ++i) a[i] = r.next();
     Op& op = next_op();
     op.kind = kind;
+    if (nrq > 1 && is_group_op(kind)) {  // task groups live on one CPU
+      op.kind = OpKind::schedule;
+      continue;
+    }
     // a group or the root group (byte % (groups + 1), the last value is root)
     auto group_or_root = [&](std::uint8_t b) {
       const std::size_t i = b % (ngroups + 1);
@@ -164,6 +181,11 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
       case OpKind::wake:
         op.task = pick(a[0]);
         op.sync = (a[1] & 1) != 0;
+        if (header == 2 && (a[1] & 2) != 0) op.cpu = static_cast<int>((a[1] >> 2) % nrq);
+        break;
+      case OpKind::migrate:
+        op.task = pick(a[0]);
+        op.cpu = static_cast<int>(a[1] % nrq);
         break;
       case OpKind::sleep:
       case OpKind::yield:
@@ -234,10 +256,18 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
       return refuse("the byte format has no profile, features or bug (they come from the command line)");
     if (s.cpus != 8 || s.hz != 1000 || s.base_slice)
       return refuse("the byte format has no cpus, hz or base_slice directive");
+    if (s.runqueues < 1 || s.runqueues > 8) return refuse("runqueues must be 1 .. 8");
     if (!s.expectations.empty()) return refuse("the byte format has no expectations");
   }
   const bool v2 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return is_group_op(op.kind); });
-  std::vector<std::uint8_t> out{v2 ? kBytesFormatVersion2 : kBytesFormatVersion};
+  const bool v3 = s.runqueues != 1 || std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
+                    return op.kind == OpKind::migrate || (op.kind == OpKind::wake && op.cpu >= 0);
+                  });
+  if (v3 && v2 && s.runqueues != 1) return refuse("task groups with several runqueues");
+  if (s.runqueues < 1 || s.runqueues > 8) return refuse("runqueues must be 1 .. 8");
+  std::vector<std::uint8_t> out{v3 ? kBytesFormatVersion3 : v2 ? kBytesFormatVersion2 : kBytesFormatVersion};
+  if (v3) out.push_back(bytes_runqueue_byte(s.runqueues));
+  const int nrq = static_cast<int>(s.runqueues);
   std::size_t ntasks = 0;
   std::size_t ngroups = 0;
   // a group or root as the decoder selects it: byte % (groups + 1), root last
@@ -308,8 +338,12 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         else return refuse(where + "fork needs an existing parent and the child T<n> in creation order");
         break;
       case OpKind::wake:
-        ok = task_arg(op.task, a[0]);
-        a[1] = op.sync ? 1 : 0;
+        ok = task_arg(op.task, a[0]) && op.cpu < nrq;
+        a[1] = static_cast<std::uint8_t>((op.sync ? 1 : 0) | (op.cpu >= 0 ? 2 | (op.cpu << 2) : 0));
+        break;
+      case OpKind::migrate:
+        ok = task_arg(op.task, a[0]) && op.cpu >= 0 && op.cpu < nrq;
+        a[1] = static_cast<std::uint8_t>(op.cpu < 0 ? 0 : op.cpu);
         break;
       case OpKind::sleep:
       case OpKind::yield:

@@ -4,7 +4,7 @@
 //
 // Format, versions 1 and 2
 // ------------------------
-//   byte 0      format version, 1 or 2. If the first byte is anything else,
+//   byte 0      format version, 1, 2 or 3 (3: a runqueue byte follows). If the first byte is anything else,
 //               the whole input (byte 0 included) is read as a version-1
 //               payload; bytes_version_supported() lets a caller refuse such
 //               input.
@@ -41,6 +41,17 @@
 // with no group yet, both become `group` with parent root and shares 1024.
 // `group` when 8 groups exist becomes `schedule`. shares: kBytesShares[byte % 9].
 //
+// Version 3 (several CPUs) is version 2 with a second header byte and one
+// more operation, opcode % 17 (versions 1 and 2 decode exactly as before):
+//
+//   byte 1       runqueue count: byte % 8 + 1 (the scenario's `runqueues`)
+//   16           migrate   task, cpu        (cpu: byte % runqueues)
+//
+// and `wake` reads its flags byte further: bit 1 set gives cpu=(flags >> 2) %
+// runqueues (select_task_rq()'s answer), bit 1 clear wakes on the task's CPU.
+// With more than one runqueue the group opcodes 12..15 decode as `schedule`
+// (task groups are modelled on one CPU only).
+//
 // Tasks are named T0..T15 in creation order (`create` and the child of `fork`
 // take the next free name). A task byte selects task (byte % number of tasks
 // created so far). nice: byte % 40 - 20. policy: byte % 3 (normal, batch,
@@ -75,6 +86,8 @@ namespace eevdf::fuzz {
 inline constexpr std::uint8_t kBytesFormatVersion = 1;
 inline constexpr std::uint8_t kBytesFormatVersion2 = 2;  // with task-group operations
 inline constexpr std::size_t kBytesOpKinds2 = 16;         // create .. group_idle
+inline constexpr std::uint8_t kBytesFormatVersion3 = 3;  // with several runqueues
+inline constexpr std::size_t kBytesOpKinds3 = 17;         // create .. group_idle, migrate
 inline constexpr std::size_t kMaxBytesGroups = 8;
 inline constexpr std::array<s64, 9> kBytesShares = {1024, 2, 3, 15, 100, 512, 2048, 10240, 262144};
 inline constexpr std::size_t kMaxBytesOps = 256;
@@ -91,8 +104,13 @@ inline constexpr std::array<s64, 7> kBytesSlices = {0, 100'000, 700'000, 1'000'0
 // expect kinds, which the format does not have).
 std::size_t bytes_arg_count(OpKind kind);
 
-// Opcode count of the version in byte 0 (kBytesOpKinds2 for version 2, else kBytesOpKinds).
+// Opcode count of the version in byte 0 (kBytesOpKinds2 for version 2,
+// kBytesOpKinds3 for version 3, else kBytesOpKinds).
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size);
+// Header bytes before the first operation: 0 (no version byte), 1, or 2 (version 3).
+std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size);
+// The runqueue byte of version 3 for `runqueues` (1 .. 8).
+inline std::uint8_t bytes_runqueue_byte(unsigned runqueues) { return static_cast<std::uint8_t>(runqueues - 1); }
 // The operation of an opcode byte under a version's opcode count.
 OpKind bytes_op_kind(std::uint8_t opcode, std::size_t kinds);
 
@@ -108,7 +126,8 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s,
                        std::size_t max_ops = kMaxBytesOps);
 inline Scenario decode_bytes(const std::vector<std::uint8_t>& b) { return decode_bytes(b.data(), b.size()); }
 
-// The version-1 bytes of `s` (version 2 if it has a task-group operation), or nullopt (with the reason in *why) when `s` is
+// The version-1 bytes of `s` (version 2 if it has a task-group operation,
+// version 3 if it has more than one runqueue, a migrate or a wake cpu=), or nullopt (with the reason in *why) when `s` is
 // not representable: a task not named T<n> in creation order, a group not
 // named G<n> in creation order, a `task ... group=` (use `move`), a duration or
 // slice outside the tables and not a whole number of microseconds up to

@@ -2,11 +2,14 @@
 
 #include "fuzz/scenario_print.hpp"
 
+#include <algorithm>
+#include <memory>
 #include <fmt/format.h>
 
 #include "model/bugs.hpp"
 #include "model/fair.hpp"
 #include "model/rq.hpp"
+#include "model/system.hpp"
 
 namespace eevdf::fuzz {
 
@@ -30,6 +33,10 @@ std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o
       error = err;
       return std::nullopt;
     }
+  }
+  if (std::string why = runqueues_refusal(profile->name, o.runqueues ? o.runqueues : s.runqueues); !why.empty()) {
+    error = why;
+    return std::nullopt;
   }
   profile->tunables.ncpus = o.cpus ? o.cpus : s.cpus;
   profile->tunables.hz = o.hz ? o.hz : s.hz;
@@ -63,11 +70,16 @@ const char* task_state_name(const Rq& rq, const Task& t) {
   return "sleeping";
 }
 
-StepTrace trace_step(const Rq& rq, int op_index) {
+StepTrace trace_step(const System& sys, int op_index) {
+  const Rq& rq = sys.rq(0);
   StepTrace t;
   t.op_index = op_index;
   t.clock = rq.clock_task;
   t.curr = rq.curr >= 0 ? rq.tasks[static_cast<std::size_t>(rq.curr)].name : "idle";
+  for (unsigned c = 1; c < sys.size(); ++c) {  // several CPUs: "A|idle|B", CPU 0 first
+    const Rq& other = sys.rq(c);
+    t.curr += "|" + (other.curr >= 0 ? other.tasks[static_cast<std::size_t>(other.curr)].name : std::string("idle"));
+  }
   t.avg_vruntime = rq.cfs.zero_vruntime + as_u64(avg_vruntime_offset(rq.cfs, null_observer()));
   t.sum_w_vruntime = rq.cfs.sum_w_vruntime;
   t.sum_weight = rq.cfs.sum_weight;
@@ -75,9 +87,13 @@ StepTrace trace_step(const Rq& rq, int op_index) {
   t.nr_queued = rq.cfs.nr_queued;
   t.need_resched = rq.need_resched;
   for (const Task& task : rq.tasks) {
-    t.tasks.push_back(inv::snapshot(rq, task.se));
-    t.task_state.push_back(task_state_name(rq, task));
+    t.tasks.push_back(inv::snapshot(sys.rq_of(task.se.task_id), task.se));  // lag against its own CPU's V
+    t.task_state.push_back(task_state_name(sys.rq_of(task.se.task_id), task));
+    if (sys.size() > 1) t.task_cpu.push_back(task.cpu);
   }
+  for (unsigned c = 0; sys.size() > 1 && c < sys.size(); ++c)
+    t.cpu_avg_vruntime.push_back(sys.rq(c).cfs.zero_vruntime +
+                                 as_u64(avg_vruntime_offset(sys.rq(c).cfs, null_observer())));
   return t;
 }
 
@@ -98,6 +114,7 @@ std::optional<i128> field_value(const SchedEntity& se, const std::string& field)
   if (field == "custom_slice") return se.custom_slice;
   if (field == "sum_exec_runtime") return se.sum_exec_runtime;
   if (field == "exec_start") return se.exec_start;
+  if (field == "cpu") return se.cfs_rq && se.cfs_rq->rq ? se.cfs_rq->rq->cpu : 0;
   return std::nullopt;
 }
 
@@ -119,6 +136,7 @@ const char* op_verb(OpKind k) {
     case OpKind::move: return "move";
     case OpKind::shares: return "set cpu.shares of";
     case OpKind::group_idle: return "set cpu.idle of";
+    case OpKind::migrate: return "migrate";
     case OpKind::expect_curr:
     case OpKind::expect_field: return "check";
   }
@@ -168,9 +186,31 @@ Executor::Executor(const Profile& profile, ExecOptions options) : profile_(profi
 
 ExecResult Executor::run(const Scenario& s) {
   ExecResult r;
-  Rq rq(profile_);
-  inv::Checker checker(options_.selection, options_.tolerances);
-  checker.attach(rq);
+  if (std::string why = runqueues_refusal(profile_.name, s.runqueues); !why.empty()) {
+    r.error = why;
+    return r;
+  }
+  if (s.runqueues > 1)
+    for (const Op& op : s.ops)
+      if (op.kind == OpKind::group_create || op.kind == OpKind::move || !op.group.empty()) {
+        r.error = fmt::format("line {}: task groups are modelled on one CPU only (runqueues {})", op.line, s.runqueues);
+        return r;
+      }
+  System sys(profile_, s.runqueues);
+  Rq& rq = sys.rq(0);  // the lone runqueue, and the one task groups live on
+  // One checker per runqueue (each its runqueue's observer). With several,
+  // the largest slice seen is shared: a migrated task carries a lag clamped
+  // on its source CPU.
+  std::vector<std::unique_ptr<inv::Checker>> checkers;
+  for (unsigned c = 0; c < sys.size(); ++c) {
+    checkers.push_back(std::make_unique<inv::Checker>(options_.selection, options_.tolerances));
+    checkers.back()->attach(sys.rq(c));
+  }
+  auto violated = [&] {
+    for (const auto& c : checkers)
+      if (c->violated()) return true;
+    return false;
+  };
 
   // Task names resolve to slots in the order tasks are created; a slot maps
   // to the runqueue's task id once the create or fork has run.
@@ -195,12 +235,12 @@ ExecResult Executor::run(const Scenario& s) {
     const int slot = slot_of(name);
     return slot < 0 ? -1 : slot_task[static_cast<std::size_t>(slot)];
   };
-  if (options_.trace) r.trace.push_back(trace_step(rq, -1));
+  if (options_.trace) r.trace.push_back(trace_step(sys, -1));
 
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
     const int index = static_cast<int>(i);
-    checker.begin_op(index, op_class(op.kind));
+    for (auto& c : checkers) c->begin_op(index, op_class(op.kind));
     Refusal refusal = Refusal::none;
     const int id = op.task.empty() ? -1 : task_of(op.task);
     switch (op.kind) {
@@ -214,38 +254,43 @@ ExecResult Executor::run(const Scenario& s) {
         break;
       }
       case OpKind::fork: {
-        const int t = id < 0 ? -1 : rq.fork_task(id, op.child);
+        Rq& prq = sys.rq_of(id);
+        const int t = id < 0 ? -1 : prq.fork_task(id, op.child);
         if (t < 0)
           refusal = id < 0 ? Refusal::no_such_task
-                : id != rq.curr ? Refusal::task_not_running_on_cpu
+                : id != prq.curr ? Refusal::task_not_running_on_cpu
                                 : Refusal::too_many_tasks;
         slot_names.push_back(op.child);
         slot_task.push_back(t);
         break;
       }
-      case OpKind::wake: refusal = rq.wake(id, op.sync); break;
-      case OpKind::sleep: refusal = rq.sleep(id); break;
-      case OpKind::run: rq.run(static_cast<u64>(op.value)); break;
-      case OpKind::tick: rq.tick(); break;
-      case OpKind::schedule: rq.schedule(); break;
-      case OpKind::yield: refusal = rq.yield(id); break;
-      case OpKind::nice: refusal = rq.set_nice(id, static_cast<int>(op.value)); break;
-      case OpKind::policy: refusal = rq.set_policy(id, op.policy); break;
-      case OpKind::slice: refusal = rq.set_slice(id, static_cast<u64>(op.value)); break;
-      case OpKind::exit: refusal = rq.exit_task(id); break;
+      case OpKind::wake: refusal = sys.wake(id, op.sync, op.cpu); break;
+      case OpKind::sleep: refusal = sys.rq_of(id).sleep(id); break;
+      case OpKind::run: sys.run(static_cast<u64>(op.value)); break;
+      case OpKind::tick: sys.tick(); break;
+      case OpKind::schedule: sys.schedule(); break;
+      case OpKind::yield: refusal = sys.rq_of(id).yield(id); break;
+      case OpKind::nice: refusal = sys.rq_of(id).set_nice(id, static_cast<int>(op.value)); break;
+      case OpKind::policy: refusal = sys.rq_of(id).set_policy(id, op.policy); break;
+      case OpKind::slice: refusal = sys.rq_of(id).set_slice(id, static_cast<u64>(op.value)); break;
+      case OpKind::exit: refusal = sys.rq_of(id).exit_task(id); break;
+      case OpKind::migrate: refusal = sys.migrate(id, op.cpu); break;
       case OpKind::group_create:
       case OpKind::move:
       case OpKind::shares:
       case OpKind::group_idle: refusal = apply_group_op(rq, op, id); break;
       case OpKind::expect_curr: {
-        const std::string actual = rq.curr >= 0 ? rq.tasks[static_cast<std::size_t>(rq.curr)].name : "idle";
+        const unsigned cpu = op.cpu > 0 && static_cast<unsigned>(op.cpu) < sys.size() ? static_cast<unsigned>(op.cpu) : 0;
+        const Rq& crq = sys.rq(cpu);
+        const std::string actual = crq.curr >= 0 ? crq.tasks[static_cast<std::size_t>(crq.curr)].name : "idle";
         if (actual != op.task)
           r.expectation_failures.push_back(
-              fmt::format("line {}: expected {} on the CPU, found {}", op.line, op.task, actual));
+              op.cpu < 0 ? fmt::format("line {}: expected {} on the CPU, found {}", op.line, op.task, actual)
+                         : fmt::format("line {}: expected {} on CPU {}, found {}", op.line, op.task, cpu, actual));
         break;
       }
       case OpKind::expect_field: {
-        const Task* t = rq.task(id);
+        const Task* t = sys.rq_of(id).task(id);
         const int g = t ? -1 : rq.find_group(op.task);
         const SchedEntity* se = t ? &t->se : g >= 0 ? &rq.groups[static_cast<std::size_t>(g)].se : nullptr;
         const auto value = se ? field_value(*se, op.field) : std::nullopt;
@@ -258,7 +303,7 @@ ExecResult Executor::run(const Scenario& s) {
         break;
       }
     }
-    if (options_.coverage) options_.coverage->note(StateCoverage::feature(rq, op.kind, refusal));
+    if (options_.coverage) options_.coverage->note(StateCoverage::feature(sys.rq_of(id), op.kind, refusal));
     if (refusal != Refusal::none) {
       if (options_.strict) {
         r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_verb(op.kind), op.task.empty() ? op.group : op.task,
@@ -273,12 +318,22 @@ ExecResult Executor::run(const Scenario& s) {
     }
     // A refused operation leaves the model untouched (model/rq.hpp), so the state
     // the previous check passed is unchanged: checking it again would find nothing new.
-    if (refusal == Refusal::none) checker.end_op();
-    if (options_.trace) r.trace.push_back(trace_step(rq, index));
-    if (rq.oops) r.oops = true;
-    if ((checker.violated() && !options_.keep_going) || rq.oops) break;
+    if (refusal == Refusal::none) {
+      if (sys.size() > 1) {
+        u64 max_slice = 0;
+        for (unsigned c = 0; c < sys.size(); ++c)
+          max_slice = std::max({max_slice, checkers[c]->max_slice_seen(), inv::exact_average(sys.rq(c).cfs).max_slice});
+        for (auto& c : checkers) c->raise_max_slice(max_slice);
+      }
+      for (auto& c : checkers) c->end_op();
+    }
+    if (options_.trace) r.trace.push_back(trace_step(sys, index));
+    if (sys.oops()) r.oops = true;
+    if ((violated() && !options_.keep_going) || sys.oops()) break;
   }
-  r.violations = checker.violations();
+  for (const auto& c : checkers)
+    for (const auto& v : c->violations())
+      if (r.violations.size() < inv::Checker::kMaxViolations) r.violations.push_back(v);
 
   const std::size_t failures_before = r.expectation_failures.size();
   bool expects_violation = false;

@@ -23,6 +23,8 @@ struct ProfileOverride {
   std::string bug;       // empty: the scenario's
   unsigned hz = 0;       // CONFIG_HZ; 0: the scenario's
   unsigned cpus = 0;     // online CPUs; 0: the scenario's
+  unsigned runqueues = 0;  // CPUs modelled (--runqueues); 0: the scenario's. Not part of the Profile:
+                           // callers apply it to the scenario; build_profile() checks the profile allows it
 };
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
 
@@ -54,6 +56,9 @@ struct StepTrace {
   bool need_resched = false;
   std::vector<inv::EntitySnapshot> tasks;  // every task, queued or not
   std::vector<std::string> task_state;     // "running", "queued", "delayed", "sleeping", "new", "dead"
+  // Several runqueues (empty with one): each task's CPU, and V of every CPU.
+  std::vector<int> task_cpu;
+  std::vector<u64> cpu_avg_vruntime;
 };
 
 struct ExecResult {

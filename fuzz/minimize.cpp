@@ -12,7 +12,7 @@ bool same_finding(const ExecResult& r, const inv::Violation& target) {
 
 bool same_op(const Op& a, const Op& b) {
   return a.kind == b.kind && a.task == b.task && a.child == b.child && a.value == b.value && a.policy == b.policy &&
-         a.sync == b.sync && a.slice == b.slice && a.group == b.group && a.parent == b.parent;
+         a.sync == b.sync && a.slice == b.slice && a.group == b.group && a.parent == b.parent && a.cpu == b.cpu;
 }
 
 // Drops operations that name a task or a group no remaining create/fork/group

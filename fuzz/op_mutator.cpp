@@ -12,14 +12,25 @@ namespace {
 
 using Record = std::vector<std::uint8_t>;  // opcode + its argument bytes
 
-// Opcodes per version: 12 (version 1) or 16 (version 2, with task groups).
+// Opcodes per version: 12 (version 1), 16 (version 2, with task groups) or 17
+// (version 3, several runqueues); the header bytes are kept as they are.
 thread_local std::size_t g_kinds = kBytesOpKinds;
+thread_local std::uint8_t g_header[2] = {kBytesFormatVersion, 0};
+thread_local std::size_t g_header_size = 1;
+void read_header(const std::uint8_t* data, std::size_t size) {
+  g_kinds = bytes_op_kinds(data, size);
+  g_header_size = g_kinds == kBytesOpKinds3 ? 2 : 1;
+  g_header[0] = g_kinds == kBytesOpKinds3   ? kBytesFormatVersion3
+                : g_kinds == kBytesOpKinds2 ? kBytesFormatVersion2
+                                            : kBytesFormatVersion;
+  g_header[1] = g_header_size == 2 && size > 1 ? data[1] : 0;
+}
 OpKind kind_of(std::uint8_t opcode) { return bytes_op_kind(opcode, g_kinds); }
 
 // Splits the payload (after the version byte) into operation records.
-std::vector<Record> split(const std::uint8_t* data, std::size_t size) {
+std::vector<Record> split(const std::uint8_t* data, std::size_t size, std::size_t header) {
   std::vector<Record> ops;
-  std::size_t i = size > 0 ? 1 : 0;
+  std::size_t i = std::min(size, header);
   while (i < size && ops.size() < kMaxBytesOps) {
     const std::size_t n = 1 + bytes_arg_count(kind_of(data[i]));
     Record r(data + i, data + std::min(size, i + n));
@@ -33,7 +44,7 @@ std::vector<Record> split(const std::uint8_t* data, std::size_t size) {
 std::size_t join(const std::vector<Record>& ops, std::uint8_t* out, std::size_t max_out) {
   std::size_t n = 0;
   if (max_out == 0) return 0;
-  out[n++] = g_kinds == kBytesOpKinds2 ? kBytesFormatVersion2 : kBytesFormatVersion;
+  for (std::size_t h = 0; h < g_header_size && n < max_out; ++h) out[n++] = g_header[h];
   for (const Record& r : ops) {
     if (n + r.size() > max_out) break;
     std::copy(r.begin(), r.end(), out + n);
@@ -89,6 +100,9 @@ void mutate_argument(Record& r, std::mt19937& rng) {
       if (arg == 2) r[2] = std::array<std::uint8_t, 3>{1, 8, 0}[rng() % 3];
       else r[1] = static_cast<std::uint8_t>(rng() % (kMaxBytesGroups + 1));
       return;
+    case OpKind::migrate:  // a CPU selector or a task selector
+      r[arg] = static_cast<std::uint8_t>(rng() % (arg == 2 ? 8 : kMaxBytesTasks));
+      return;
     case OpKind::move:
       if (arg == 2) r[2] = static_cast<std::uint8_t>(rng() % (kMaxBytesGroups + 1));
       else r[1] = static_cast<std::uint8_t>(rng() % kMaxBytesTasks);
@@ -103,8 +117,8 @@ void mutate_argument(Record& r, std::mt19937& rng) {
 
 std::size_t mutate_ops(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned seed) {
   std::mt19937 rng(seed);
-  g_kinds = bytes_op_kinds(data, size);
-  std::vector<Record> ops = split(data, size);
+  read_header(data, size);
+  std::vector<Record> ops = split(data, size, g_header_size);
   const unsigned choice = ops.empty() ? 0 : rng() % 6;
   const auto pick = [&] { return static_cast<std::size_t>(rng() % ops.size()); };
   switch (choice) {
@@ -135,9 +149,10 @@ std::size_t mutate_ops(std::uint8_t* data, std::size_t size, std::size_t max_siz
 std::size_t cross_over_ops(const std::uint8_t* a, std::size_t a_size, const std::uint8_t* b, std::size_t b_size,
                            std::uint8_t* out, std::size_t max_out, unsigned seed) {
   std::mt19937 rng(seed);
-  g_kinds = bytes_op_kinds(a, a_size);
-  std::vector<Record> x = split(a, a_size);
-  const std::vector<Record> y = split(b, b_size);
+  read_header(a, a_size);
+  std::vector<Record> x = split(a, a_size, g_header_size);
+  // b's records are read with a's opcodes (the result has a's header)
+  const std::vector<Record> y = split(b, b_size, b_size > 0 && b[0] == kBytesFormatVersion3 ? 2 : 1);
   const std::size_t cut_x = x.empty() ? 0 : rng() % (x.size() + 1);
   const std::size_t cut_y = y.empty() ? 0 : rng() % (y.size() + 1);
   x.resize(cut_x);

@@ -107,6 +107,13 @@ void forget_awake(RcModel& m) {
 // (showValue(const char*)), which is not a discard and silently ends the
 // shrink sequence being repaired.
 
+unsigned runqueues_of(const RcModel& m) { return m.setup ? m.setup->runqueues : 1; }
+// The CPU of a command on "the running task": -1 with one CPU (no draw, so
+// one-CPU generation is unchanged), else one of the CPUs.
+int gen_cpu(const RcModel& m) {
+  return runqueues_of(m) > 1 ? *rc::gen::inRange(0, static_cast<int>(runqueues_of(m))) : -1;
+}
+
 // A group of the model or the root group (""), root first so that it shrinks to root.
 rc::Gen<std::string> gen_group_or_root(const RcModel& m) {
   std::vector<std::string> choices{std::string()};
@@ -265,7 +272,8 @@ class WakeCmd final : public RcCommand {
   explicit WakeCmd(const RcModel& m)
       : RcCommand(m),
         task_(*rc::gen::elementOf(names_where(m, wakeable))),
-        sync_(*gen_sync()) {}
+        sync_(*gen_sync()),
+        cpu_(runqueues_of(m) > 1 ? *rc::gen::inRange(-1, static_cast<int>(runqueues_of(m))) : -1) {}
   void checkPreconditions(const RcModel& m) const override {
     const auto* t = m.find(task_);
     const bool ok = t && wakeable(*t);
@@ -278,6 +286,7 @@ class WakeCmd final : public RcCommand {
   Op shown_op() const override {
     Op op = make_op(OpKind::wake, task_);
     op.sync = sync_;
+    op.cpu = cpu_;
     return op;
   }
   std::optional<Op> resolve(const RcSystem& sut) const override {
@@ -289,23 +298,55 @@ class WakeCmd final : public RcCommand {
  private:
   std::string task_;
   bool sync_;
+  int cpu_;  // select_task_rq()'s answer; -1: the task's CPU
+};
+
+// migrate NAME CPU (runqueues > 1): the load balancer moves a queued task;
+// skipped if the task does not exist, is dead or runs on its CPU.
+class MigrateCmd final : public RcCommand {
+ public:
+  explicit MigrateCmd(const RcModel& m)
+      : RcCommand(m),
+        task_(*rc::gen::elementOf(names_where(m, any_task))),
+        cpu_(*rc::gen::inRange(0, static_cast<int>(runqueues_of(m)))) {}
+  void checkPreconditions(const RcModel& m) const override {
+    const bool ok = runqueues_of(m) > 1 && m.find(task_) != nullptr && cpu_ < static_cast<int>(runqueues_of(m));
+    RC_PRE(ok);
+  }
+  Op shown_op() const override {
+    Op op = make_op(OpKind::migrate, task_);
+    op.cpu = cpu_;
+    return op;
+  }
+  std::optional<Op> resolve(const RcSystem& sut) const override {
+    const Task* t = live_task(sut, task_);
+    if (!t || sut.sys.rq(static_cast<unsigned>(t->cpu)).curr == t->se.task_id) return std::nullopt;
+    return shown_op();
+  }
+
+ private:
+  std::string task_;
+  int cpu_;
 };
 
 // sleep / yield / exit <curr>
 template <OpKind Kind>
 class CurrCmd final : public RcCommand {
  public:
-  explicit CurrCmd(const RcModel& m) : RcCommand(m) {}
+  explicit CurrCmd(const RcModel& m) : RcCommand(m), cpu_(gen_cpu(m)) {}
   void checkPreconditions(const RcModel& m) const override { RC_PRE(m.any_woken); }
   void apply(RcModel& m) const override {
     if constexpr (Kind != OpKind::yield) forget_awake(m);
   }
-  Op shown_op() const override { return make_op(Kind, kCurr); }
+  Op shown_op() const override { return make_op(Kind, cpu_ > 0 ? "<curr of CPU " + std::to_string(cpu_) + ">" : kCurr); }
   std::optional<Op> resolve(const RcSystem& sut) const override {
-    const std::string curr = sut.curr_name();
+    const std::string curr = sut.curr_name(static_cast<unsigned>(cpu_ < 0 ? 0 : cpu_));
     if (curr.empty()) return std::nullopt;
     return make_op(Kind, curr);
   }
+
+ private:
+  int cpu_;  // the CPU whose task acts (-1: one CPU)
 };
 using SleepCmd = CurrCmd<OpKind::sleep>;
 using YieldCmd = CurrCmd<OpKind::yield>;
@@ -395,7 +436,7 @@ class SliceCmd final : public ParamCmd {
 
 // Command kinds in the order the generator weighs them.
 enum Kind : std::size_t { kCreate, kFork, kWake, kSleep, kRun, kTick, kSchedule, kYield, kNice, kPolicy, kSlice, kExit,
-                          kGroup, kMove, kShares, kGroupIdle, kKinds };
+                          kGroup, kMove, kShares, kGroupIdle, kMigrate, kKinds };
 
 std::array<std::size_t, kKinds> weights(const RcModel& m) {
   std::array<std::size_t, kKinds> w{};
@@ -422,6 +463,7 @@ std::array<std::size_t, kKinds> weights(const RcModel& m) {
   w[kMove] = groups && has_tasks && has_groups ? 2 : 0;
   w[kShares] = groups && has_groups ? 1 : 0;
   w[kGroupIdle] = groups && has_groups ? 1 : 0;
+  w[kMigrate] = runqueues_of(m) > 1 && has_tasks ? 3 : 0;
   return w;
 }
 
@@ -442,6 +484,7 @@ RcCommandPtr make_command(std::size_t kind, const RcModel& m) {
     case kMove: return std::make_shared<MoveCmd>(m);
     case kShares: return std::make_shared<SharesCmd>(m);
     case kGroupIdle: return std::make_shared<GroupIdleCmd>(m);
+    case kMigrate: return std::make_shared<MigrateCmd>(m);
     default: return std::make_shared<ExitCmd>(m);
   }
 }
@@ -524,14 +567,31 @@ RcModel::TaskInfo* RcModel::find(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+std::vector<std::unique_ptr<inv::Checker>> checkers_for(System& sys) {
+  std::vector<std::unique_ptr<inv::Checker>> out;
+  for (unsigned c = 0; c < sys.size(); ++c) {
+    out.push_back(std::make_unique<inv::Checker>(inv::Selection{}, inv::Tolerances{}));
+    out.back()->attach(sys.rq(c));
+  }
+  return out;
+}
+}  // namespace
+
 RcSystem::RcSystem(std::shared_ptr<const RcSetup> s)
-    : setup(std::move(s)), rq(setup->profile), checker(inv::Selection{}, inv::Tolerances{}) {
-  checker.attach(rq);
+    : setup(std::move(s)),
+      sys(setup->profile, setup->runqueues),
+      rq(sys.rq(0)),
+      checkers(checkers_for(sys)),
+      checker(*checkers.front()) {
   executed.reserve(128);
 }
 
-std::string RcSystem::curr_name() const {
-  return rq.curr >= 0 ? rq.tasks[static_cast<std::size_t>(rq.curr)].name : std::string();
+std::string RcSystem::curr_name() const { return curr_name(0); }
+
+std::string RcSystem::curr_name(unsigned cpu) const {
+  const Rq& r = sys.rq(cpu < sys.size() ? cpu : 0);
+  return r.curr >= 0 ? r.tasks[static_cast<std::size_t>(r.curr)].name : std::string();
 }
 
 const Task* RcSystem::task(const std::string& name) const { return rq.task(rq.find_task(name)); }
@@ -539,9 +599,10 @@ const Task* RcSystem::task(const std::string& name) const { return rq.task(rq.fi
 void RcSystem::perform(const Op& op) {
   const int index = static_cast<int>(executed.size());
   executed.push_back(op);
-  checker.begin_op(index, op_class(op.kind));
+  for (auto& c : checkers) c->begin_op(index, op_class(op.kind));
   Refusal refusal = Refusal::none;
   const int id = op.task.empty() ? -1 : rq.find_task(op.task);
+  Rq& own = sys.rq_of(id);  // the task's CPU (as fuzz::Executor routes)
   switch (op.kind) {
     case OpKind::create:
       if (rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice),
@@ -549,18 +610,19 @@ void RcSystem::perform(const Op& op) {
         refusal = Refusal::too_many_tasks;
       break;
     case OpKind::fork:
-      if (rq.fork_task(id, op.child) < 0) refusal = Refusal::task_not_running_on_cpu;
+      if (own.fork_task(id, op.child) < 0) refusal = Refusal::task_not_running_on_cpu;
       break;
-    case OpKind::wake: refusal = rq.wake(id, op.sync); break;
-    case OpKind::sleep: refusal = rq.sleep(id); break;
-    case OpKind::run: rq.run(static_cast<u64>(op.value)); break;
-    case OpKind::tick: rq.tick(); break;
-    case OpKind::schedule: rq.schedule(); break;
-    case OpKind::yield: refusal = rq.yield(id); break;
-    case OpKind::nice: refusal = rq.set_nice(id, static_cast<int>(op.value)); break;
-    case OpKind::policy: refusal = rq.set_policy(id, op.policy); break;
-    case OpKind::slice: refusal = rq.set_slice(id, static_cast<u64>(op.value)); break;
-    case OpKind::exit: refusal = rq.exit_task(id); break;
+    case OpKind::wake: refusal = sys.wake(id, op.sync, op.cpu); break;
+    case OpKind::sleep: refusal = own.sleep(id); break;
+    case OpKind::run: sys.run(static_cast<u64>(op.value)); break;
+    case OpKind::tick: sys.tick(); break;
+    case OpKind::schedule: sys.schedule(); break;
+    case OpKind::yield: refusal = own.yield(id); break;
+    case OpKind::nice: refusal = own.set_nice(id, static_cast<int>(op.value)); break;
+    case OpKind::policy: refusal = own.set_policy(id, op.policy); break;
+    case OpKind::slice: refusal = own.set_slice(id, static_cast<u64>(op.value)); break;
+    case OpKind::exit: refusal = own.exit_task(id); break;
+    case OpKind::migrate: refusal = sys.migrate(id, op.cpu); break;
     case OpKind::group_create:
     case OpKind::move:
     case OpKind::shares:
@@ -568,7 +630,15 @@ void RcSystem::perform(const Op& op) {
     case OpKind::expect_curr:
     case OpKind::expect_field: break;  // never generated
   }
-  checker.end_op();
+  if (sys.size() > 1) {  // the largest slice is shared (fuzz::Executor does the same)
+    u64 max_slice = 0;
+    for (unsigned c = 0; c < sys.size(); ++c)
+      max_slice = std::max({max_slice, checkers[c]->max_slice_seen(), inv::exact_average(sys.rq(c).cfs).max_slice});
+    for (auto& c : checkers) c->raise_max_slice(max_slice);
+  }
+  for (auto& c : checkers) c->end_op();
+  std::vector<inv::Violation> violations;
+  for (const auto& c : checkers) violations.insert(violations.end(), c->violations().begin(), c->violations().end());
 
   if (refusal != Refusal::none) {
     // A bug of resolve(): the command should have been skipped.
@@ -578,18 +648,18 @@ void RcSystem::perform(const Op& op) {
                           refusal_text(refusal));
     RC_FAIL(failure);
   }
-  if (checker.violated()) {
+  if (!violations.empty()) {
     failed = true;
-    failure_id = inv::id_name(checker.violations().front().id);
+    failure_id = inv::id_name(violations.front().id);
     failure.clear();
-    for (const auto& v : checker.violations()) {
+    for (const auto& v : violations) {
       const std::string text =
           v.op_index >= 0 && static_cast<std::size_t>(v.op_index) < executed.size()
               ? print_op(executed[static_cast<std::size_t>(v.op_index)])
               : std::string();
       failure += inv::format_violation(v, text, setup->profile.name);
     }
-  } else if (rq.oops) {
+  } else if (sys.oops()) {
     failed = true;
     failure_id = "oops";
     failure = fmt::format("the modelled kernel crashed (NULL pick) at operation {} ({}) [profile {}]\n", index + 1,
@@ -748,6 +818,16 @@ CheckOutcome run_stateful_check(const CheckConfig& config) {
   }
   auto group_setup = std::make_shared<RcSetup>(*base_setup);
   group_setup->groups = config.groups;
+  group_setup->runqueues = config.runqueues;
+  group_setup->header.runqueues = config.runqueues;
+  if (std::string why = runqueues_refusal(config.profile.name, config.runqueues); !why.empty()) {
+    out.message = why;
+    return finish();
+  }
+  if (config.groups && config.runqueues > 1) {
+    out.message = "task groups are modelled on one CPU only (--groups needs --runqueues 1)";
+    return finish();
+  }
   const std::shared_ptr<const RcSetup> setup = group_setup;
   if (config.cases < 1 || config.max_ops < 1) {
     out.message = "cases and max_ops must be at least 1";

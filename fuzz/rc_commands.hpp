@@ -68,6 +68,7 @@
 #include "invariants/checker.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
+#include "model/system.hpp"
 
 namespace eevdf::fuzz {
 
@@ -82,6 +83,7 @@ struct CheckConfig {
   // (uniform), so the mean length is about max_ops / 4.
   int max_ops = 100;
   bool groups = false;  // generate task-group commands too (eevdf-check check --groups)
+  unsigned runqueues = 1;  // CPUs (eevdf-check check --runqueues): > 1 adds wake cpu= and migrate
   std::chrono::seconds shrink_budget{30};  // wall clock for shrinking, from the first failure
   std::uint64_t seed = 0;                  // 0 = random (the seed used is in CheckOutcome::seed)
   // A CheckOutcome::reproduce string of an earlier run with the same profile:
@@ -127,6 +129,9 @@ struct RcSetup {
   // Generate task-group commands (group, move, shares, group_idle) and tasks
   // created in groups. run_stateful_check() sets it from CheckConfig::groups.
   bool groups = false;
+  // CPUs (runqueues > 1: wake cpu= and migrate commands; the header says
+  // `runqueues N`). run_stateful_check() sets it from CheckConfig::runqueues.
+  unsigned runqueues = 1;
 };
 
 // The header for `profile` such that print -> parse -> build_profile gives back
@@ -168,8 +173,10 @@ struct RcSystem {
   RcSystem& operator=(const RcSystem&) = delete;
 
   std::shared_ptr<const RcSetup> setup;
-  Rq rq;
-  inv::Checker checker;
+  System sys;  // setup->runqueues CPUs
+  Rq& rq;      // CPU 0 (the only one unless runqueues > 1)
+  std::vector<std::unique_ptr<inv::Checker>> checkers;  // one per runqueue
+  inv::Checker& checker;                                // CPU 0's
   std::vector<Op> executed;  // performed operations, resolved; executed[i] ran as op index i
   long long commands = 0;    // Command::run calls
   long long skipped = 0;     // of those, skipped
@@ -179,6 +186,8 @@ struct RcSystem {
 
   // Name of the task on the CPU, or "" when idle.
   std::string curr_name() const;
+  // ... on CPU cpu.
+  std::string curr_name(unsigned cpu) const;
   // The task called `name`, or nullptr.
   const Task* task(const std::string& name) const;
   // Runs a resolved operation exactly as fuzz::Executor does, records it, and

@@ -37,6 +37,8 @@ enum class OpKind : std::uint8_t {
   move,          // move TASK GROUP|root      (sched_move_task)
   shares,        // shares GROUP N            (cpu.shares: sched_group_set_shares)
   group_idle,    // group_idle GROUP 0|1      (cpu.idle: sched_group_set_idle)
+  // several CPUs (runqueues N > 1); after the group kinds, same reason
+  migrate,       // migrate NAME CPU          (load balancer: detach_task + attach_task)
 };
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -56,6 +58,10 @@ struct Op {
   // task's group (create: group=; move: the target). Empty = the root group.
   std::string group;
   std::string parent;    // group_create: parent=GROUP (empty = root)
+  // Several CPUs: wake cpu=N (select_task_rq's answer), the target of
+  // migrate, the CPU of expect curr. -1 = not given (the task's own CPU; CPU 0
+  // for expect curr).
+  int cpu = -1;
 };
 
 inline constexpr s64 kDefaultShares = 1024;  // cpu.shares of a new group (NICE_0_LOAD unscaled)
@@ -75,6 +81,7 @@ struct Scenario {
   std::string bug;                // bug=ID (later issue); empty = none
   unsigned cpus = 8;              // tunable: online CPUs (base slice factor; WF_RQ_SELECTED)
   unsigned hz = 1000;
+  unsigned runqueues = 1;         // CPUs modelled, each with its own runqueue (model/system.hpp)
   std::optional<s64> base_slice;  // normalized base slice in ns, if set
   std::vector<Op> ops;
   std::vector<Expectation> expectations;

@@ -9,14 +9,16 @@
 
 #include "fuzz/duration.hpp"
 #include "model/profile.hpp"
+#include "model/system.hpp"
 
 namespace eevdf::fuzz {
 
 namespace {
 
-constexpr std::string_view kDirectives = "profile, features, bug, cpus, hz, base_slice";
+constexpr std::string_view kDirectives = "profile, features, bug, cpus, hz, base_slice, runqueues";
 constexpr std::string_view kOperations =
-    "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit, group, move, shares, group_idle";
+    "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit, group, move, shares, group_idle, "
+    "migrate";
 constexpr std::string_view kGroupNameRule =
     "a group name: a letter or '_', then letters, digits or '_', at most 32 characters, not 'root'";
 constexpr std::string_view kTaskNameRule =
@@ -105,6 +107,8 @@ class Parser {
     }
     check_at_refs();
     if (err_) return *err_;
+    check_runqueues_profile();
+    if (err_) return *err_;
     return std::move(sc_);
   }
 
@@ -188,13 +192,15 @@ class Parser {
     if (kw == "cpus") return directive_cpus();
     if (kw == "hz") return directive_hz();
     if (kw == "base_slice") return directive_base_slice();
+    if (kw == "runqueues") return directive_runqueues();
     if (kw == "expect") {
       begin_op(false);
       return expect();
     }
     static constexpr std::string_view kOps[] = {"task",  "fork",   "wake",  "sleep", "run",
                                                 "tick",  "schedule", "yield", "nice",  "policy",
-                                                "slice", "exit", "group", "move", "shares", "group_idle"};
+                                                "slice", "exit", "group", "move", "shares", "group_idle",
+                                                "migrate"};
     for (std::string_view op : kOps) {
       if (kw == op) {
         begin_op(true);
@@ -341,6 +347,41 @@ class Parser {
     }
     sc_.cpus = static_cast<unsigned>(*v);
     expect_end(2, "the CPU count");
+  }
+
+  // ---- several CPUs (model/system.hpp) ----
+  void directive_runqueues() {
+    if (!directive_ok("runqueues", col(0)) || !note_directive("runqueues", col(0))) return;
+    const auto v = parse_uint(tok(1), 1000);
+    if (!has(1) || !v || *v < 1 || *v > kMaxRunqueues) {
+      fail(col(1), "expected a runqueue count between 1 and " + std::to_string(kMaxRunqueues) + ", " + found(1));
+      return;
+    }
+    sc_.runqueues = static_cast<unsigned>(*v);
+    expect_end(2, "the runqueue count");
+  }
+  // runqueues > 1 only where the migration path was checked (model/system.cpp).
+  void check_runqueues_profile() {
+    const std::string why = runqueues_refusal(sc_.profile, sc_.runqueues);
+    if (why.empty()) return;
+    const auto it = directives_.find("runqueues");
+    fail_at(it == directives_.end() ? 1 : it->second, 1, "expected a profile that models several CPUs: " + why);
+  }
+  // Task groups live on one runqueue: refused with several.
+  bool groups_allowed(int c, std::string_view what) {
+    if (sc_.runqueues == 1) return true;
+    return fail(c, "expected no task groups with 'runqueues " + std::to_string(sc_.runqueues) + "', found " +
+                       std::string(what) + " (task groups are modelled on one CPU only)");
+  }
+  // cpu=N with N below the runqueue count.
+  bool cpu_value(std::string_view v, int c, int& out, std::string_view after) {
+    const auto n = parse_uint(v, 64);
+    if (!n || *n >= sc_.runqueues)
+      return fail(c, "expected a CPU between 0 and " + std::to_string(sc_.runqueues - 1) + " after " +
+                         std::string(after) + " (runqueues " + std::to_string(sc_.runqueues) + "), found " +
+                         (v.empty() ? std::string("nothing") : q(v)));
+    out = static_cast<int>(*n);
+    return true;
   }
 
   void directive_hz() {
@@ -550,6 +591,7 @@ class Parser {
         if (key == "nice" && !nice_value(val, vc, op.value, "'nice='")) return;
         if (key == "policy" && !policy_value(val, vc, op.policy, "'policy='")) return;
         if (key == "slice" && !slice_value(val, vc, op.slice, "'slice='")) return;
+        if (key == "group" && !groups_allowed(col(i), "'group='")) return;
         if (key == "group" && !group_ref(val, vc, op.group, "'group='", true)) return;
       }
     } else if (kw == "fork") {
@@ -564,14 +606,23 @@ class Parser {
     } else if (kw == "wake") {
       op.kind = OpKind::wake;
       if (!task_ref(1, op.task, "'wake'")) return;
-      if (has(2)) {
-        if (tok(2) != "sync") {
-          fail(col(2), "expected 'sync' or end of line after the task name, " + found(2));
-          return;
-        }
+      // wake NAME [sync] [cpu=N], in this order
+      std::size_t i = 2;
+      if (tok(i) == "sync") {
         op.sync = true;
+        ++i;
       }
-      if (!expect_end(3, "'sync'")) return;
+      if (tok(i).substr(0, 4) == "cpu=") {
+        if (!cpu_value(tok(i).substr(4), col(i) + 4, op.cpu, "'cpu='")) return;
+        ++i;
+      }
+      if (has(i)) {
+        fail(col(i), std::string(op.sync || op.cpu >= 0 ? "expected 'cpu=N' or end of line after 'sync', "
+                                                         : "expected 'sync', 'cpu=N' or end of line after the task "
+                                                           "name, ") +
+                         found(i));
+        return;
+      }
     } else if (kw == "sleep" || kw == "yield" || kw == "exit") {
       op.kind = kw == "sleep" ? OpKind::sleep : kw == "yield" ? OpKind::yield : OpKind::exit;
       if (!task_ref(1, op.task, "'" + std::string(kw) + "'")) return;
@@ -602,9 +653,17 @@ class Parser {
       if (!need(2, "a policy (normal, batch or idle) after the task name")) return;
       if (!policy_value(tok(2), col(2), op.policy, "the task name")) return;
       if (!expect_end(3, "the policy")) return;
+    } else if (kw == "migrate") {
+      op.kind = OpKind::migrate;
+      if (!task_ref(1, op.task, "'migrate'")) return;
+      if (!need(2, "a CPU after the task name (migrate NAME CPU)")) return;
+      if (!cpu_value(tok(2), col(2), op.cpu, "the task name")) return;
+      if (!expect_end(3, "the CPU")) return;
     } else if (kw == "group") {
+      if (!groups_allowed(col(0), "'group'")) return;
       if (!group_create(op)) return;
     } else if (kw == "move") {
+      if (!groups_allowed(col(0), "'move'")) return;
       op.kind = OpKind::move;
       if (!task_ref(1, op.task, "'move'")) return;
       if (!need(2, "a group name (or root) after the task name")) return;
@@ -695,7 +754,13 @@ class Parser {
       Op op;
       op.kind = OpKind::expect_curr;
       if (!task_ref(2, op.task, "'expect " + std::string(what) + "'", true)) return;
-      if (!expect_end(3, "the task name")) return;
+      if (tok(3).substr(0, 4) == "cpu=") {
+        if (!cpu_value(tok(3).substr(4), col(3) + 4, op.cpu, "'cpu='")) return;
+        if (!expect_end(4, "'cpu=N'")) return;
+      } else if (has(3)) {
+        fail(col(3), "expected 'cpu=N' or end of line after the task name, " + found(3));
+        return;
+      }
       push(std::move(op));
     } else if (what == "field") {
       expect_field();

@@ -92,7 +92,9 @@ std::string print_op(const Op& op) {
     case OpKind::shares: return "shares " + op.group + " " + std::to_string(op.value);
     case OpKind::group_idle: return "group_idle " + op.group + " " + std::to_string(op.value);
     case OpKind::fork: return "fork " + op.task + " -> " + op.child;
-    case OpKind::wake: return "wake " + op.task + (op.sync ? " sync" : "");
+    case OpKind::wake:
+      return "wake " + op.task + (op.sync ? " sync" : "") + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
+    case OpKind::migrate: return "migrate " + op.task + " " + std::to_string(op.cpu);
     case OpKind::sleep: return "sleep " + op.task;
     case OpKind::run: return "run " + format_duration(op.value);
     case OpKind::tick: return "tick";
@@ -102,7 +104,8 @@ std::string print_op(const Op& op) {
     case OpKind::policy: return "policy " + op.task + " " + std::string(policy_keyword(op.policy));
     case OpKind::slice: return "slice " + op.task + " " + format_duration(op.value);
     case OpKind::exit: return "exit " + op.task;
-    case OpKind::expect_curr: return "expect curr " + op.task;
+    case OpKind::expect_curr:
+      return "expect curr " + op.task + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     case OpKind::expect_field:
       return "expect field " + op.task + "." + op.field + " " + std::string(cmp_keyword(op.cmp)) + " " +
              field_value_text(op.field, op.value);
@@ -131,6 +134,7 @@ std::string print_scenario(const Scenario& s) {
   if (s.cpus != 8) emit("cpus " + std::to_string(s.cpus));
   if (s.hz != 1000) emit("hz " + std::to_string(s.hz));
   if (s.base_slice) emit("base_slice " + format_duration(*s.base_slice));
+  if (s.runqueues != 1) emit("runqueues " + std::to_string(s.runqueues));
   const int first_op_line = lines + 1;
   for (const Op& op : s.ops) emit(print_op(op));
   const LineIndex index(s);
@@ -156,11 +160,12 @@ bool same_op(const Op& a, const Op& b) {
     case OpKind::shares:
     case OpKind::group_idle: return a.group == b.group && a.value == b.value;
     case OpKind::fork: return a.task == b.task && a.child == b.child;
-    case OpKind::wake: return a.task == b.task && a.sync == b.sync;
+    case OpKind::wake: return a.task == b.task && a.sync == b.sync && a.cpu == b.cpu;
+    case OpKind::migrate:
+    case OpKind::expect_curr: return a.task == b.task && a.cpu == b.cpu;
     case OpKind::sleep:
     case OpKind::yield:
-    case OpKind::exit:
-    case OpKind::expect_curr: return a.task == b.task;
+    case OpKind::exit: return a.task == b.task;
     case OpKind::run: return a.value == b.value;
     case OpKind::tick:
     case OpKind::schedule: return true;
@@ -175,7 +180,7 @@ bool same_op(const Op& a, const Op& b) {
 
 bool same_scenario(const Scenario& a, const Scenario& b) {
   if (a.title != b.title || a.profile != b.profile || a.features != b.features || a.bug != b.bug ||
-      a.cpus != b.cpus || a.hz != b.hz || a.base_slice != b.base_slice)
+      a.cpus != b.cpus || a.hz != b.hz || a.base_slice != b.base_slice || a.runqueues != b.runqueues)
     return false;
   if (a.ops.size() != b.ops.size() || a.expectations.size() != b.expectations.size()) return false;
   for (std::size_t i = 0; i < a.ops.size(); ++i)

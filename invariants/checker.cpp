@@ -111,10 +111,12 @@ void Checker::adopt_new_tasks() {
 }
 
 namespace {
-// Calls f(se) for every task's and every group's entity.
+// Calls f(se) for every entity of this runqueue: the tasks on its CPU (with
+// several runqueues the task table is shared) and every group's entity.
 template <class F>
 void for_each_entity(const Rq& rq, F f) {
-  for (const Task& t : rq.tasks) f(t.se);
+  for (const Task& t : rq.tasks)
+    if (t.cpu == rq.cpu) f(t.se);
   for (const TaskGroup& g : rq.groups) f(g.se);
 }
 // On the v7.3 flat runqueue a grouped task is curr of rq->cfs, not of its own queue.
@@ -127,6 +129,17 @@ void Checker::begin_op(int op_index, OpClass cls) {
   adopt_new_tasks();
   op_index_ = op_index;
   op_class_ = cls;  // the previous end_op() already noted this state's slices
+  // A task on another CPU may arrive during this operation: what this checker
+  // remembers of it starts from its state now (a delayed one with its saved lag).
+  for (const Task& t : rq_->tasks) {
+    if (t.cpu == rq_->cpu) continue;
+    const std::size_t i = entity_slot(t.se);
+    delayed_before_[i] = t.se.sched_delayed;
+    lag_at_delay_[i] = static_cast<i128>(t.se.vlag) * static_cast<i128>(t.se.load.weight);
+    vruntime_before_[i] = t.se.vruntime;
+    was_curr_[i] = false;
+    queue_before_[i] = t.se.cfs_rq;
+  }
   for_each_entity(*rq_, [&](const SchedEntity& se) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
@@ -155,6 +168,7 @@ void Checker::end_op() {
   adopt_new_tasks();  // tasks and groups created by this operation (create, fork, group)
   // F6: a task that changed queue keeps a vprot of the old queue until a real pick
   for (const Task& t : rq.tasks) {
+    if (t.cpu != rq.cpu) continue;
     const std::size_t i = entity_slot(t.se);
     if (t.se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
   }

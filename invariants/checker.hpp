@@ -155,6 +155,12 @@ class Checker final : public Observer {
   bool violated() const { return !violations_.empty(); }
   const Selection& selection() const { return selection_; }
   void add(Violation v);
+  // Several runqueues: the lag bounds use the largest slice seen on any CPU
+  // (a migrated task carries a lag clamped on its source), raised before end_op().
+  u64 max_slice_seen() const { return max_slice_seen_; }
+  void raise_max_slice(u64 m) {
+    if (m > max_slice_seen_) max_slice_seen_ = m;
+  }
 
   // Observer
   void on_overflow(const OverflowEvent& e) override;

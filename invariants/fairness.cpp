@@ -7,7 +7,8 @@
 namespace eevdf::inv {
 
 namespace {
-bool runnable_member(const Task& t) { return t.se.on_rq && !t.se.sched_delayed; }
+// A runnable task of this runqueue (the task table may be shared by several).
+bool runnable_member(const Rq& rq, const Task& t) { return t.cpu == rq.cpu && t.se.on_rq && !t.se.sched_delayed; }
 }  // namespace
 
 u64 service_so_far(const Rq& rq, const Task& t) {
@@ -22,7 +23,7 @@ void FairnessWindow::start(const Rq& rq) {
   active_ = rq.curr >= 0 && rq.cfs.h_nr_runnable == rq.cfs.nr_queued;
   for (std::size_t i = 0; i < ntasks_; ++i) {
     const Task& t = rq.tasks[i];
-    member_[i] = runnable_member(t);
+    member_[i] = runnable_member(rq, t);
     weight_[i] = t.se.load.weight;
     start_service_[i] = service_so_far(rq, t);
   }
@@ -32,7 +33,7 @@ bool FairnessWindow::same_members(const Rq& rq) const {
   if (rq.tasks.size() != ntasks_ || rq.curr < 0 || rq.cfs.h_nr_runnable != rq.cfs.nr_queued) return false;
   for (std::size_t i = 0; i < ntasks_; ++i) {
     const Task& t = rq.tasks[i];
-    if (runnable_member(t) != member_[i] || (member_[i] && t.se.load.weight != weight_[i])) return false;
+    if (runnable_member(rq, t) != member_[i] || (member_[i] && t.se.load.weight != weight_[i])) return false;
   }
   return true;
 }

@@ -32,17 +32,33 @@ const char* refusal_text(Refusal r) {
     case Refusal::no_such_group: return "no such task group";
     case Refusal::too_many_groups: return "too many task groups";
     case Refusal::group_is_idle: return "the group is idle (cpu.shares of an idle group is -EINVAL)";
+    case Refusal::task_on_cpu: return "the task is running on its CPU (the load balancer moves only queued tasks)";
   }
   return "?";
 }
 
 MinVruntimeCallbacks& augment_callbacks(CfsRq& cfs_rq) { return cfs_rq.rq->callbacks_; }
 
-Rq::Rq(Profile profile, Observer* obs) : profile_(std::move(profile)), obs_(obs ? obs : &null_observer()) {
+Rq::Rq(Profile profile, Observer* obs)
+    : tasks(own_tasks_), profile_(std::move(profile)), obs_(obs ? obs : &null_observer()) {
   callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
   cfs.rq = this;
   tasks.reserve(kMaxTasks);
   groups.reserve(kMaxGroups);
+}
+
+Rq::Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, int cpu_id)
+    : cpu(cpu_id), tasks(shared_tasks), profile_(std::move(profile)), obs_(obs ? obs : &null_observer()) {
+  callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
+  cfs.rq = this;
+  tasks.reserve(kMaxTasks);
+  groups.reserve(kMaxGroups);
+}
+
+// __set_task_cpu() (core.c, v7.2): set_task_rq() against this CPU's queues.
+void Rq::set_task_cpu(Task& p) {
+  p.cpu = cpu;
+  set_task_rq(p);
 }
 
 int Rq::find_task(std::string_view name) const {
@@ -109,6 +125,7 @@ int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_s
   p.nice = nice;
   p.policy = policy;
   p.se.task_id = static_cast<int>(tasks.size() - 1);
+  p.cpu = cpu;
   sched_fork(p);
   set_load_weight(p, false);
   // before 857b158dc5e8 (v6.6) a fair task ignores sched_runtime: base slice
@@ -130,7 +147,9 @@ int Rq::fork_task(int parent, std::string_view child_name) {
   return p.se.task_id;
 }
 
-Refusal Rq::wake(int id, bool sync) {
+Refusal Rq::wake(int id, bool sync) { return wake(id, sync, false); }
+
+Refusal Rq::wake(int id, bool sync, bool migrated) {
   if (oops) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
@@ -154,13 +173,15 @@ Refusal Rq::wake(int id, bool sync) {
     return Refusal::none;
   }
 
-  int flags = wake_flags::TTWU | (sync ? wake_flags::SYNC : 0);
+  int flags = wake_flags::TTWU | (sync ? wake_flags::SYNC : 0) | (migrated ? wake_flags::MIGRATED : 0);
   if (p->on_rq) {  // ttwu_runnable(): still queued as delayed
     if (p->se.sched_delayed) enqueue_task_fair(*this, *p, enqueue_flags::NOCLOCK | enqueue_flags::DELAYED);
     if (&tasks[static_cast<std::size_t>(id)] != task(curr)) preempt(flags);
   } else {  // select_task_rq() ran (more than one CPU allowed), then ttwu_do_activate()
     if (profile_.tunables.ncpus > 1) flags |= wake_flags::RQ_SELECTED;
-    enqueue_task_fair(*this, *p, enqueue_flags::WAKEUP | enqueue_flags::NOCLOCK);
+    // ttwu_do_activate(): WF_MIGRATED adds ENQUEUE_MIGRATED
+    enqueue_task_fair(*this, *p,
+                      enqueue_flags::WAKEUP | enqueue_flags::NOCLOCK | (migrated ? enqueue_flags::MIGRATED : 0));
     p->on_rq = true;
     preempt(flags);
   }

@@ -33,12 +33,16 @@ enum class Refusal : std::uint8_t {
   no_such_group,
   too_many_groups,
   group_is_idle,            // sched_group_set_shares() of an idle group: -EINVAL
+  task_on_cpu,              // migrate of the running task (can_migrate_task(): task_on_cpu())
 };
 const char* refusal_text(Refusal r);
 
 class Rq {
  public:
   explicit Rq(Profile profile, Observer* obs = nullptr);
+  // One CPU of several (model/system.hpp): the task table is shared by every
+  // runqueue of the system, and this runqueue is CPU `cpu`.
+  Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, int cpu);
   Rq(const Rq&) = delete;
   Rq& operator=(const Rq&) = delete;
 
@@ -54,6 +58,12 @@ class Rq {
   int fork_task(int parent, std::string_view child_name);
   // wake_up_new_task() for a new task, try_to_wake_up() for a sleeping one.
   Refusal wake(int task, bool sync);
+  // try_to_wake_up() of a task that select_task_rq() moved to this CPU
+  // (WF_MIGRATED, so ENQUEUE_MIGRATED): `migrated` (model/system.cpp sets it).
+  Refusal wake(int task, bool sync, bool migrated);
+  // __set_task_cpu(): the task now belongs to this CPU (its queue becomes this
+  // runqueue's root queue or its group's queue here).
+  void set_task_cpu(Task& p);
   // The current task blocks: __schedule() with a non-running state.
   Refusal sleep(int task);
   // __schedule(): put the current task back and pick the next one.
@@ -92,7 +102,13 @@ class Rq {
   bool need_resched = false;
   bool oops = false;      // the kernel would have crashed (NULL pick); entry points refuse
   unsigned nr_running = 0;  // fair tasks queued, delayed ones included
-  std::vector<Task> tasks;
+  int cpu = 0;              // cpu_of(rq)
+ private:
+  std::vector<Task> own_tasks_;  // the task table of a lone runqueue
+ public:
+  // Every task of the system, indexed by task id; with several runqueues the
+  // table is shared and a task belongs to runqueue tasks[id].cpu.
+  std::vector<Task>& tasks;
   std::vector<TaskGroup> groups;  // reserved for kMaxGroups: entity and queue pointers stay valid
 
   Task* task(int id) { return id >= 0 && static_cast<std::size_t>(id) < tasks.size() ? &tasks[id] : nullptr; }

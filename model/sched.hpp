@@ -146,6 +146,7 @@ struct Task {
   TaskState state = TaskState::new_;
   bool on_rq = false;  // p->on_rq: queued in the class (includes delayed)
   int group = -1;      // p->sched_task_group: -1 = the root task group
+  int cpu = 0;         // task_cpu(p): the runqueue the task belongs to
 };
 
 // Enqueue / dequeue / wake flags (kernel/sched/sched.h); values are the model's own.

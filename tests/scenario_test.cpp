@@ -264,7 +264,7 @@ TEST(scenario_parse, ErrorPositions) {
       {"task A\nfork A -> A\n", 2, 11, "expected a new task name", "already exists"},
       {"task A\nfork X -> B\n", 2, 6, "created earlier", "found 'X'"},
       {"wake\n", 1, 5, "expected a task name", "found end of line"},
-      {"task A\nwake A now\n", 2, 8, "expected 'sync' or end of line", "found 'now'"},
+      {"task A\nwake A now\n", 2, 8, "expected 'sync', 'cpu=N' or end of line", "found 'now'"},
       {"tick extra\n", 1, 6, "expected end of line", "found 'extra'"},
       {"task A\nexpect field A.foo == 1\n", 2, 16, "expected a field (vruntime", "found 'foo'"},
       {"task A\nexpect field A.vruntime = 1\n", 2, 25, "expected a comparison", "found '='"},
@@ -403,6 +403,10 @@ Scenario gen_scenario_now() {
   s.cpus = *rc::gen::oneOf(rc::gen::just(8u), rc::gen::inRange(1u, kMaxCpus + 1));
   s.hz = *rc::gen::elementOf(kAllowedHz);
   if (*rc::gen::arbitrary<bool>()) s.base_slice = *rc::gen::inRange<s64>(kMinSliceNs, kMaxSliceNs + 1);
+  if (*rc::gen::inRange(0, 4) == 0) {  // several CPUs: only where the parser allows them
+    s.profile = *rc::gen::element(std::string("mainline"), std::string("v7.2"));
+    s.runqueues = *rc::gen::inRange(2u, 9u);
+  }
 
   std::set<std::string> used;
   std::vector<std::string> names;
@@ -420,6 +424,8 @@ Scenario gen_scenario_now() {
     if (needs_group && groups.empty()) op.kind = OpKind::group_create;
     if (op.kind == OpKind::group_create && groups.size() >= kMaxScenarioGroups) op.kind = OpKind::schedule;
     if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
+    if (s.runqueues > 1 && !names.empty() && *rc::gen::inRange(0, 6) == 0) op.kind = OpKind::migrate;
+    const int nrq = static_cast<int>(s.runqueues);
     auto some_task = [&] { return *rc::gen::elementOf(names); };
     // A group created earlier, or (allow_root) sometimes the root group (empty).
     auto some_group = [&](bool allow_root) {
@@ -447,6 +453,11 @@ Scenario gen_scenario_now() {
       case OpKind::wake:
         op.task = some_task();
         op.sync = *rc::gen::arbitrary<bool>();
+        op.cpu = *rc::gen::inRange(-1, nrq);
+        break;
+      case OpKind::migrate:
+        op.task = some_task();
+        op.cpu = *rc::gen::inRange(0, nrq);
         break;
       case OpKind::sleep:
       case OpKind::yield:
@@ -468,6 +479,7 @@ Scenario gen_scenario_now() {
         break;
       case OpKind::expect_curr:
         op.task = *rc::gen::arbitrary<bool>() ? std::string("idle") : some_task();
+        op.cpu = *rc::gen::inRange(-1, nrq);
         break;
       case OpKind::expect_field:
         op.task = some_task();
@@ -725,10 +737,15 @@ RC_GTEST_PROP(scenario_bytes, DecodeIntoAReusedScenarioIsAFreshDecode,
 RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()) {
   Scenario s;
   std::size_t ntasks = 0;
+  // version 3 half of the time: several runqueues, migrate and wake cpu=
+  const bool v3 = *rc::gen::arbitrary<bool>();
+  if (v3) s.runqueues = *rc::gen::inRange(1u, 9u);
+  const int nrq = static_cast<int>(s.runqueues);
   const int n = *rc::gen::inRange(0, 80);
   for (int i = 0; i < n; ++i) {
     Op op;
     op.kind = static_cast<OpKind>(*rc::gen::inRange(0, 12));
+    if (v3 && *rc::gen::inRange(0, 8) == 0) op.kind = OpKind::migrate;
     const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
                             op.kind != OpKind::schedule;
     if (needs_task && ntasks == 0) op.kind = OpKind::create;
@@ -749,6 +766,11 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
       case OpKind::wake:
         op.task = some();
         op.sync = *rc::gen::arbitrary<bool>();
+        if (v3) op.cpu = *rc::gen::inRange(-1, nrq);
+        break;
+      case OpKind::migrate:
+        op.task = some();
+        op.cpu = *rc::gen::inRange(0, nrq);
         break;
       case OpKind::run:
         op.value = *rc::gen::oneOf(rc::gen::elementOf(kBytesDurations),

@@ -1,0 +1,127 @@
+// Several CPUs (model/system.hpp): the core.c wake-up with a CPU choice and
+// the load balancer's migration of one task, newest mainline (v7.2).
+#include "model/system.hpp"
+
+#include "model/fair.hpp"
+
+namespace eevdf {
+
+std::string runqueues_refusal(const std::string& profile, unsigned nr) {
+  if (nr < 1 || nr > kMaxRunqueues) return "runqueues must be 1 .. 8";
+  if (nr == 1) return {};
+  // The migration path (dequeue_entity() without DEQUEUE_SLEEP keeping a
+  // relative deadline, place_entity() with it, delayed tasks migrated while
+  // delayed) was checked against v7.2 only.
+  if (profile != "mainline" && profile != "v7.2")
+    return "runqueues > 1 is modelled on the mainline and v7.2 profiles only (the migration path of '" + profile +
+           "' was not checked)";
+  return {};
+}
+
+System::System(const Profile& profile, unsigned nr) {
+  tasks.reserve(kMaxTasks);
+  if (nr < 1) nr = 1;
+  for (unsigned c = 0; c < nr; ++c)
+    rqs_.push_back(std::make_unique<Rq>(profile, nullptr, tasks, static_cast<int>(c)));
+}
+
+Rq& System::rq_of(int id) {
+  const Task* p = rqs_[0]->task(id);
+  return p ? *rqs_[static_cast<std::size_t>(p->cpu)] : *rqs_[0];
+}
+const Rq& System::rq_of(int id) const {
+  const Task* p = rqs_[0]->task(id);
+  return p ? *rqs_[static_cast<std::size_t>(p->cpu)] : *rqs_[0];
+}
+
+bool System::oops() const {
+  for (const auto& r : rqs_)
+    if (r->oops) return true;
+  return false;
+}
+
+// try_to_wake_up() (core.c, v7.2): a task still on its runqueue (delayed) is
+// woken there by ttwu_runnable() before select_task_rq() runs, so `cpu` is
+// not consulted; a new task gets its CPU by __set_task_cpu() in
+// wake_up_new_task(); a sleeping task moved by set_task_cpu() (only PELT in
+// migrate_task_rq_fair(): its saved vlag is all the EEVDF state it carries)
+// is activated with WF_MIGRATED / ENQUEUE_MIGRATED.
+Refusal System::wake(int id, bool sync, int cpu) {
+  Rq& src = rq_of(id);
+  Task* p = src.task(id);
+  if (!p || cpu < 0 || p->on_rq || p->state == TaskState::dead || p->state == TaskState::running ||
+      cpu == p->cpu)
+    return src.wake(id, sync);
+  if (static_cast<unsigned>(cpu) >= size()) return Refusal::bad_argument;
+  Rq& dst = rq(static_cast<unsigned>(cpu));
+  if (src.oops || dst.oops) return Refusal::kernel_oopsed;
+  const bool migrated = p->state != TaskState::new_;
+  dst.set_task_cpu(*p);
+  return dst.wake(id, sync, migrated);
+}
+
+// detach_task() + attach_task() (fair.c, v7.2): deactivate_task() with
+// DEQUEUE_NOCLOCK on the source (not a sleep: update_entity_lag() saves the
+// lag and the deadline becomes relative; a delayed task stays delayed, as a
+// load migration may move it), set_task_cpu(), activate_task() with
+// ENQUEUE_NOCLOCK | ENQUEUE_MIGRATED (task_on_rq_migrating()) on the
+// destination, then wakeup_preempt() there. A sleeping or new task only
+// changes CPU.
+Refusal System::migrate(int id, int cpu) {
+  Rq& src = rq_of(id);
+  Task* p = src.task(id);
+  if (!p) return Refusal::no_such_task;
+  if (cpu < 0 || static_cast<unsigned>(cpu) >= size()) return Refusal::bad_argument;
+  Rq& dst = rq(static_cast<unsigned>(cpu));
+  if (src.oops || dst.oops) return Refusal::kernel_oopsed;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (src.curr == id) return Refusal::task_on_cpu;
+  if (cpu == p->cpu) return Refusal::none;
+  if (!p->on_rq) {
+    dst.set_task_cpu(*p);
+    return Refusal::none;
+  }
+  dequeue_task_fair(src, *p, dequeue_flags::NOCLOCK);  // p->on_rq = TASK_ON_RQ_MIGRATING
+  dst.set_task_cpu(*p);
+  enqueue_task_fair(dst, *p, enqueue_flags::NOCLOCK | enqueue_flags::MIGRATED);  // p->on_rq = TASK_ON_RQ_QUEUED
+  if (dst.curr < 0)  // wakeup_preempt(): the fair class is above idle
+    dst.resched_curr();
+  else
+    wakeup_preempt_fair(dst, *p, 0);
+  return Refusal::none;
+}
+
+void System::run(u64 ns) {
+  if (size() == 1) {
+    rqs_[0]->run(ns);
+    return;
+  }
+  const u64 tick = rqs_[0]->profile().tick_nsec();
+  u64 now = rqs_[0]->clock_task;
+  const u64 end = now + ns;
+  for (;;) {
+    const u64 next_tick = (now / tick + 1) * tick;
+    const u64 step_end = next_tick > end ? end : next_tick;
+    for (auto& r : rqs_) {
+      if (r->oops) {
+        r->clock_task = step_end;  // a dead CPU's clock still shows the wall clock
+        continue;
+      }
+      r->run(step_end - now);
+    }
+    now = step_end;
+    if (now == end) break;
+  }
+}
+
+void System::tick() {
+  const u64 tick = rqs_[0]->profile().tick_nsec();
+  const u64 now = rqs_[0]->clock_task;
+  run((now / tick + 1) * tick - now);
+}
+
+void System::schedule() {
+  for (auto& r : rqs_) r->schedule();
+}
+
+}  // namespace eevdf

@@ -1,0 +1,59 @@
+// Several CPUs: one runqueue (model/rq.hpp) per CPU, a task table shared by
+// all of them, one wall clock, and the paths that move a task between CPUs
+// (kernel/sched/core.c: try_to_wake_up() with select_task_rq(), the load
+// balancer's detach_task()/attach_task() in fair.c; newest mainline, v7.2).
+//
+// Time: every CPU's rq_clock_task() is the wall clock. `run` advances it in
+// steps that end at the TICK_NSEC boundaries; at each step CPU 0, 1, .. N-1
+// run in this order (Rq::run over the step: a pending reschedule first, then
+// the tick at the boundary). CPUs do not interact while time passes: there is
+// no load balancing of its own; tasks move only by `wake ... cpu=N` and
+// `migrate`. With one CPU every call is the lone runqueue's.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/rq.hpp"
+
+namespace eevdf {
+
+inline constexpr unsigned kMaxRunqueues = 8;
+
+// Empty when `profile` can run with `nr` runqueues, else why not.
+std::string runqueues_refusal(const std::string& profile, unsigned nr);
+
+class System {
+ public:
+  System(const Profile& profile, unsigned nr_runqueues);
+  System(const System&) = delete;
+  System& operator=(const System&) = delete;
+
+  unsigned size() const { return static_cast<unsigned>(rqs_.size()); }
+  Rq& rq(unsigned cpu) { return *rqs_[cpu]; }
+  const Rq& rq(unsigned cpu) const { return *rqs_[cpu]; }
+  // The runqueue of task id (CPU 0 for an unknown id).
+  Rq& rq_of(int task);
+  const Rq& rq_of(int task) const;
+  bool oops() const;
+
+  // try_to_wake_up() / wake_up_new_task() with select_task_rq() answering
+  // `cpu` (-1: the task's own CPU).
+  Refusal wake(int task, bool sync, int cpu);
+  // The load balancer moving task to `cpu`: detach_task() + attach_task()
+  // for a queued task; only set_task_cpu() for a sleeping or new one.
+  Refusal migrate(int task, int cpu);
+  // Advance the wall clock by ns on every CPU; tick() to the next boundary.
+  void run(u64 ns);
+  void tick();
+  // __schedule() on every CPU, in order.
+  void schedule();
+
+  std::vector<Task> tasks;  // shared by every runqueue (reserved: pointers stay valid)
+
+ private:
+  std::vector<std::unique_ptr<Rq>> rqs_;
+};
+
+}  // namespace eevdf
