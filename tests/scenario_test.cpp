@@ -415,7 +415,9 @@ Scenario gen_scenario_now() {
   const int nops = *rc::gen::inRange(0, 40);
   for (int i = 0; i < nops; ++i) {
     Op op;
-    op.kind = static_cast<OpKind>(*rc::gen::inRange(0, static_cast<int>(OpKind::group_idle) + 1));
+    // task groups exist on one runqueue only (the parser refuses them with 'runqueues N')
+    const OpKind last_kind = s.runqueues > 1 ? OpKind::expect_field : OpKind::group_idle;
+    op.kind = static_cast<OpKind>(*rc::gen::inRange(0, static_cast<int>(last_kind) + 1));
     const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
                             op.kind != OpKind::schedule && op.kind != OpKind::group_create &&
                             op.kind != OpKind::shares && op.kind != OpKind::group_idle;
