@@ -25,6 +25,8 @@ Params params_for(const Profile& profile) {
   }
   // 6e3c0a4e1ad1 (v7.0): lag clamp via max_slice.
   if (!b.lag_limit_max_slice) p.lag_clamp = LagClamp::two_slice;
+  // 85570f10a4c6 (v7.3-rc1): tasks at h_load, floored at MIN_SHARES
+  p.task_weight_from_hierarchy = b.flat_runqueue;
   return p;
 }
 

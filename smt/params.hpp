@@ -41,6 +41,10 @@ struct Params {
   long long weight_min = 2;            // calc_group_shares(): MIN_SHARES, unscaled
   long long weight_max = 1LL << 28;    // scale_load(MAX_SHARES)
   bool groups = true;                  // false: task weights only (what scenarios reach)
+  // v7.3's single runqueue: a task is queued at its effective weight h_load,
+  // any integer from MIN_SHARES (2, the floor of __calc_prop_weight) to the
+  // nice -20 weight, so "task weights only" reaches weight 2 too.
+  bool task_weight_from_hierarchy = false;
   long long key_lags = 2;              // |key|·w ≤ key_lags · L · NICE_0_LOAD (I-KEY)
   long long max_queue = 512;           // N: entities on one cfs_rq
   long long max_delta_exec = 3000000000LL;  // sched_tick_remote(): WARN above 3 s

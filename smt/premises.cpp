@@ -19,6 +19,7 @@ z3::expr Env::all_facts() const {
 }
 
 i128 weight_lo(const Params& p, bool tasks_only) {
+  if (tasks_only && p.task_weight_from_hierarchy) return kMinShares;
   return tasks_only ? static_cast<i128>(scale_load(kWeightIdleprio)) : p.weight_min;
 }
 i128 weight_hi(const Params& p, bool tasks_only) {
@@ -27,6 +28,8 @@ i128 weight_hi(const Params& p, bool tasks_only) {
 
 z3::expr weight_domain(Env& env, const z3::expr& w) {
   if (!env.tasks_only) return in_range(w, env.p.weight_min, env.p.weight_max);
+  if (env.p.task_weight_from_hierarchy)  // h_load: any value from the floor to the nice -20 weight
+    return in_range(w, weight_lo(env.p, true), weight_hi(env.p, true));
   z3::expr any = w == int_val(env.c, static_cast<i128>(scale_load(kWeightIdleprio)));
   for (const u32 t : sched_prio_to_weight) any = any || w == int_val(env.c, static_cast<i128>(scale_load(t)));
   return any;

@@ -85,6 +85,26 @@ TEST_P(ExpectedVerdicts, EveryObligationAsRecordedInDocsProofs) {
 INSTANTIATE_TEST_SUITE_P(Profiles, ExpectedVerdicts, ::testing::Values("mainline", "v7.1"),
                          [](const auto& info) { return info.param == "mainline" ? "mainline" : "v7_1"; });
 
+// v7.3 (single runqueue): a task's effective weight goes down to MIN_SHARES, so
+// place_entity()'s lag·(load + w) overflows with task weights only and few tasks
+// (F8); on mainline the task-only form needs hundreds of nice -20 tasks.
+TEST(SmtRefutation, FlatRunqueueTaskWeightsReachPlaceEntityOverflow) {
+  // the weight of the placed entity in the task-weights-only counterexample
+  auto placed_weight = [](const smt::Outcome& o) {
+    for (const auto& a : o.reachable)
+      if (a.name.rfind("w ", 0) == 0) return a.value;
+    return std::string("none");
+  };
+  const auto flat = smt::prove_one("place_entity.lag_x_load", params("v7.3"));
+  ASSERT_TRUE(flat);
+  EXPECT_EQ(flat->verdict, smt::Verdict::refuted);
+  const long long flat_w = std::stoll(placed_weight(*flat));
+  EXPECT_LT(flat_w, 1024) << "a task below the lightest nice weight: only h_load gets there";
+  const auto hier = smt::prove_one("place_entity.lag_x_load", params("mainline"));
+  ASSERT_TRUE(hier);
+  EXPECT_GE(std::stoll(placed_weight(*hier)), 3072) << "SCHED_IDLE's scale_load(3) is the lightest task";
+}
+
 // The tightest |key| for key·w is floor((2^63 - 1) / w_max) of the profile's sum weights.
 TEST(SmtBounds, KeyTimesWeightBoundIsTheArithmeticOne) {
   const auto full = smt::prove_one("sum_w_vruntime_add.key_x_weight", params("mainline", "", true));
