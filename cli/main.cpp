@@ -334,6 +334,10 @@ int main(int argc, char** argv) {
     check_config.shrink_budget = std::chrono::seconds(shrink_s);
     const auto outcome = fuzz::run_stateful_check(check_config);
     std::cout << outcome.message << "\n";
+    if (outcome.seconds > 0)
+      std::cout << fmt::format("{} commands ({} executed, {} skipped as refused) in {:.2f} s = {:.0f} commands/s\n",
+                               outcome.commands_run, outcome.ops_executed, outcome.ops_skipped, outcome.seconds,
+                               static_cast<double>(outcome.commands_run) / outcome.seconds);
     if (outcome.passed) return 0;
     if (outcome.counterexample_scenario.empty()) return 2;  // nothing ran: the configuration was refused
     std::cout << "\ncounterexample (replay with `eevdf-check run FILE`):\n"
