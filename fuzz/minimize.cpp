@@ -1,5 +1,7 @@
 #include "fuzz/minimize.hpp"
 
+#include "fuzz/duration.hpp"
+
 namespace eevdf::fuzz {
 
 namespace {
@@ -168,10 +170,35 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
     return progress;
   };
 
+  // Two adjacent runs as one: the same clock and ticks, one operation fewer
+  // (a bug that needs time to pass minimizes to one long run, not to many).
+  auto merge_runs = [&] {
+    bool progress = false;
+    for (std::size_t i = 0; i + 1 < best.ops.size() && !out_of_time();) {
+      const Op& a = best.ops[i];
+      const Op& b = best.ops[i + 1];
+      if (a.kind != OpKind::run || b.kind != OpKind::run || a.value > kMaxDurationNs - b.value) {
+        ++i;
+        continue;
+      }
+      Scenario candidate = best;
+      candidate.ops[i].value = a.value + b.value;
+      candidate.ops.erase(candidate.ops.begin() + static_cast<long>(i) + 1);
+      if (still_fails(candidate)) {
+        best = std::move(candidate);
+        progress = true;
+      } else {
+        ++i;
+      }
+    }
+    return progress;
+  };
+
   while (!out_of_time()) {
     const bool a = remove_operations();
     const bool b = simplify_arguments();
-    if (!a && !b) break;
+    const bool c = merge_runs();
+    if (!a && !b && !c) break;
   }
   drop_skipped();
   const ExecResult final_run = execute(best, profile, options);

@@ -1,0 +1,58 @@
+// The minimizer keeps the finding (same invariant and site) and reaches the
+// short forms a reader expects: unrelated operations gone, runs merged.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <variant>
+
+#include "fuzz/executor.hpp"
+#include "fuzz/minimize.hpp"
+#include "fuzz/scenario_parse.hpp"
+#include "model/bugs.hpp"
+
+namespace eevdf::fuzz {
+namespace {
+
+Scenario parse(const std::string& text) {
+  auto parsed = parse_scenario(text, "test.scn");
+  if (auto* e = std::get_if<ParseError>(&parsed)) ADD_FAILURE() << format_parse_error(*e);
+  return std::get<Scenario>(parsed);
+}
+
+// B02 (zero_vruntime frozen while one task runs): only time has to pass, so
+// the minimum is one task, its wakeup and one run; the four runs that add up
+// to the needed time merge into one, and the second task goes.
+TEST(Minimize, MergesRunsAndDropsWhatTheFindingDoesNotNeed) {
+  Profile profile = *profile_by_name("mainline");
+  ASSERT_EQ(apply_bug(profile, "B02"), "");
+  const Scenario s = parse(
+      "profile mainline\n"
+      "task A\n"
+      "task B nice=3\n"
+      "wake A\n"
+      "run 9ms\n"
+      "run 9ms\n"
+      "run 9ms\n"
+      "run 9ms\n");
+  const ExecResult r = execute(s, profile, ExecOptions{});
+  ASSERT_FALSE(r.violations.empty()) << "B02 needs about 32 ms of one task running";
+  const inv::Violation target = r.violations.front();
+  ASSERT_EQ(inv::id_name(target.id), std::string("I-KEY"));
+
+  const MinimizeResult m = minimize(s, profile, target, std::chrono::seconds(10));
+  ASSERT_TRUE(m.complete);
+  ASSERT_EQ(m.scenario.ops.size(), 3u);
+  EXPECT_EQ(m.scenario.ops[0].kind, OpKind::create);
+  EXPECT_EQ(m.scenario.ops[1].kind, OpKind::wake);
+  EXPECT_EQ(m.scenario.ops[2].kind, OpKind::run);
+  EXPECT_EQ(m.violation.id, target.id);
+  EXPECT_EQ(m.violation.where, target.where);
+  // the merged run is no longer than the four together
+  EXPECT_LE(m.scenario.ops[2].value, 36000000);
+  const ExecResult again = execute(m.scenario, profile, ExecOptions{});
+  ASSERT_FALSE(again.violations.empty());
+  EXPECT_EQ(again.violations.front().id, target.id);
+}
+
+}  // namespace
+}  // namespace eevdf::fuzz
