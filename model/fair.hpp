@@ -74,6 +74,7 @@ u64 calc_delta_fair(u64 delta, SchedEntity& se, const CfsRq& cfs_rq);
 
 // ---- the running entity (fair_curr.cpp) ----
 void update_curr(CfsRq& cfs_rq);
+s64 update_se(Rq& rq, SchedEntity& se);  // charge the time since exec_start (same in every version)
 bool update_deadline(CfsRq& cfs_rq, SchedEntity& se);
 void set_protect_slice(CfsRq& cfs_rq, SchedEntity& se);
 void update_protect_slice(CfsRq& cfs_rq, SchedEntity& se);

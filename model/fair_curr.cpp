@@ -4,8 +4,6 @@
 
 namespace eevdf {
 
-namespace {
-
 // update_se(): charge the time since exec_start; returns the signed delta.
 s64 update_se(Rq& rq, SchedEntity& se) {
   const u64 now = rq.clock_task;
@@ -15,6 +13,8 @@ s64 update_se(Rq& rq, SchedEntity& se) {
   se.sum_exec_runtime += as_u64(delta_exec);
   return delta_exec;
 }
+
+namespace {
 
 }  // namespace
 

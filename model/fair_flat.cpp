@@ -13,15 +13,6 @@ namespace eevdf {
 namespace {
 bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
 
-// update_se() (v7.3-rc, unchanged): charge the time since exec_start.
-s64 update_se(Rq& rq, SchedEntity& se) {
-  const u64 now = rq.clock_task;
-  const s64 delta_exec = as_s64(now - se.exec_start);
-  if (delta_exec <= 0) return delta_exec;
-  se.exec_start = now;
-  se.sum_exec_runtime += as_u64(delta_exec);
-  return delta_exec;
-}
 
 // Is `se` an entity on the path of task `p` (p's own entity or an ancestor)?
 bool on_path(const Task& p, const SchedEntity* se) {

@@ -2,6 +2,8 @@
 // do_preempt_short(), 85e511df3cec) and of v6.6.0 (check_preempt_wakeup()):
 // both ask pick_eevdf() with its RUN_TO_PARITY test; v6.12 first cancels the
 // parity stash for a shorter-slice wakee.
+#include <optional>
+
 #include "model/fair.hpp"
 
 namespace eevdf {
@@ -33,6 +35,21 @@ bool do_preempt_short(CfsRq& cfs_rq, SchedEntity& pse, SchedEntity& se) {
   return !entity_eligible(cfs_rq, se);
 }
 
+// v6.6 and v6.12: find_matching_se() and the se_is_idle() tests of the two
+// entities it returns; nullopt when they decide the wakeup (an idle entity is
+// preempted by a non-idle one, and nothing happens the other way round).
+std::optional<MatchedEntities> match_for_wakeup(Rq& rq, Task& curr, Task& p) {
+  auto [se, pse] = matching_entities(curr, p);
+  const bool cse_is_idle = se_is_idle(rq, se);
+  const bool pse_is_idle = se_is_idle(rq, pse);
+  if (cse_is_idle && !pse_is_idle) {
+    preempt_idle_curr(rq, *se.cfs_rq, pse);
+    return std::nullopt;
+  }
+  if (cse_is_idle != pse_is_idle) return std::nullopt;
+  return MatchedEntities{se, pse};
+}
+
 }  // namespace
 
 // check_preempt_wakeup_fair() of v6.12.0: the idle tests compare the
@@ -46,12 +63,10 @@ void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags) {
   if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(p.se);
   if (rq.need_resched) return;
   if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
-  auto [se, pse] = matching_entities(curr, p);
+  const auto matched = match_for_wakeup(rq, curr, p);
+  if (!matched) return;
+  auto [se, pse] = *matched;
   CfsRq& cfs_rq = *se.cfs_rq;
-  const bool cse_is_idle = se_is_idle(rq, se);
-  const bool pse_is_idle = se_is_idle(rq, pse);
-  if (cse_is_idle && !pse_is_idle) return preempt_idle_curr(rq, cfs_rq, pse);
-  if (cse_is_idle != pse_is_idle) return;
   if (p.policy != Policy::normal) return;  // normal_policy()
   update_curr(cfs_rq);
   WakeupPreemptReason reason = WakeupPreemptReason::pick;
@@ -73,12 +88,10 @@ void check_preempt_wakeup_v6_6(Rq& rq, Task& p, int wake_flags) {
   if (rq.need_resched) return;
   if (task_is_idle(curr) && !task_is_idle(p)) return preempt_idle_curr(rq, *p.se.cfs_rq, p.se);
   if (p.policy != Policy::normal || !profile.feat(Feature::WAKEUP_PREEMPTION)) return;
-  auto [se, pse] = matching_entities(curr, p);
+  const auto matched = match_for_wakeup(rq, curr, p);
+  if (!matched) return;
+  auto [se, pse] = *matched;
   CfsRq& cfs_rq = *se.cfs_rq;
-  const bool cse_is_idle = se_is_idle(rq, se);
-  const bool pse_is_idle = se_is_idle(rq, pse);
-  if (cse_is_idle && !pse_is_idle) return preempt_idle_curr(rq, cfs_rq, pse);
-  if (cse_is_idle != pse_is_idle) return;
   update_curr(cfs_rq);
   preempt_if_picked(rq, cfs_rq, pse, WakeupPreemptReason::pick);
 }

@@ -220,7 +220,11 @@ std::optional<Profile> profile_by_name(std::string_view name) {
   return std::nullopt;
 }
 
-std::string apply_features(FeatureSet& set, std::string_view list) {
+namespace {
+// The comma-separated items of a debugfs-style list, blanks trimmed; an empty
+// item (",," or an empty list) stays, for the caller to refuse.
+std::vector<std::string_view> list_items(std::string_view list) {
+  std::vector<std::string_view> items;
   std::size_t pos = 0;
   while (pos <= list.size()) {
     std::size_t end = list.find(',', pos);
@@ -228,6 +232,15 @@ std::string apply_features(FeatureSet& set, std::string_view list) {
     std::string_view item = list.substr(pos, end - pos);
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    items.push_back(item);
+    pos = end + 1;
+  }
+  return items;
+}
+}  // namespace
+
+std::string apply_features(FeatureSet& set, std::string_view list) {
+  for (std::string_view item : list_items(list)) {
     if (item.empty()) return "empty feature name in '" + std::string(list) + "'";
     bool value = true;
     if (item.substr(0, 3) == "NO_") {
@@ -237,7 +250,6 @@ std::string apply_features(FeatureSet& set, std::string_view list) {
     const auto f = feature_from_name(item);
     if (!f) return "unknown scheduler feature '" + std::string(item) + "'";
     set.set(*f, value);
-    pos = end + 1;
   }
   return {};
 }
@@ -264,12 +276,7 @@ std::optional<CgroupMode> cgroup_mode_from_name(std::string_view name) {
 std::string apply_features(Profile& profile, std::string_view list) {
   std::string features;
   std::optional<CgroupMode> mode;
-  std::size_t pos = 0;
-  while (pos <= list.size()) {
-    std::size_t end = list.find(',', pos);
-    if (end == std::string_view::npos) end = list.size();
-    std::string_view item = list.substr(pos, end - pos);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+  for (std::string_view item : list_items(list)) {
     if (item.substr(0, 12) == "cgroup_mode=") {
       mode = cgroup_mode_from_name(item.substr(12));
       if (!mode) return "unknown cgroup_mode '" + std::string(item.substr(12)) + "' (up, smp, concur, max, tasks)";
@@ -277,9 +284,8 @@ std::string apply_features(Profile& profile, std::string_view list) {
         return "cgroup_mode exists only on the single runqueue of v7.3, not in " + profile.name;
     } else {
       if (!features.empty()) features += ',';
-      features += std::string(list.substr(pos, end - pos));
+      features += std::string(item);
     }
-    pos = end + 1;
   }
   FeatureSet set = profile.features;
   if (!features.empty() || !mode)
