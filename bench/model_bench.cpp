@@ -10,6 +10,9 @@
 //                       16 tasks, the checker attached with only one family
 //                       of invariants on; family "none" (every id off) is the
 //                       baseline. Cost of a family = its ns/op − none's ns/op.
+//   BM_groups           4 task groups x 16 tasks (issue 7), hierarchical
+//                       (mainline) or the v7.3 single runqueue (flat:1),
+//                       without and with every invariant (checked:1).
 //
 // The stream is generated once, outside the timed loop, as intents: a kind,
 // a random selector and an argument. The few state-dependent choices are
@@ -137,13 +140,20 @@ class CheckHooks {
 template <class Hooks>
 class Driver {
  public:
-  Driver(int ntasks, Hooks& hooks) : rq_(*eevdf::profile_by_name("mainline")), hooks_(hooks), n_(ntasks) {
+  // ngroups task groups of default shares below the root; task i joins group i % ngroups.
+  Driver(int ntasks, Hooks& hooks, const char* profile = "mainline", int ngroups = 0)
+      : rq_(*eevdf::profile_by_name(profile)), hooks_(hooks), n_(ntasks) {
     hooks_.attach(rq_);
     sleeping_.reserve(static_cast<std::size_t>(ntasks));
+    for (int g = 0; g < ngroups; ++g) {
+      hooks_.begin({Kind::create});
+      rq_.create_group("g" + std::to_string(g), -1, 1024);
+      hooks_.end();
+    }
     for (int i = 0; i < ntasks; ++i) {
       const int nice = (i * 7) % 40 - 20;
       hooks_.begin({Kind::create, i, nice, 0});
-      const int id = rq_.create_task(task_name(i), nice, eevdf::Policy::normal, 0);
+      const int id = rq_.create_task(task_name(i), nice, eevdf::Policy::normal, 0, ngroups ? i % ngroups : -1);
       hooks_.end();
       hooks_.begin({Kind::wake, id, 0, 0});
       rq_.wake(id, false);
@@ -230,14 +240,15 @@ class Driver {
   std::vector<int> sleeping_;
 };
 
-void BM_MixedStream(benchmark::State& state) {
-  const int ntasks = static_cast<int>(state.range(0));
+// The timed loop of every benchmark: the stream in batches of kBatch
+// operations; reports refusals, an oops, items processed and the mean number
+// of runnable tasks (sampled once per batch).
+template <class Hooks>
+void drive(benchmark::State& state, Driver<Hooks>& driver) {
   const std::vector<Op> ops = make_stream(kSeed);
-  NoHooks hooks;
-  Driver<NoHooks> driver(ntasks, hooks);
   std::size_t cursor = 0;
   bool ok = true;
-  double queued_sum = 0;  // sampled once per batch: mean queue length
+  double queued_sum = 0;
   for (auto _ : state) {
     for (std::size_t i = 0; i < kBatch; ++i) {
       ok &= driver.apply(ops[cursor]);
@@ -251,6 +262,12 @@ void BM_MixedStream(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(kBatch));
   state.counters["runnable"] =
       state.iterations() ? queued_sum / static_cast<double>(state.iterations()) : 0.0;
+}
+
+void BM_MixedStream(benchmark::State& state) {
+  NoHooks hooks;
+  Driver<NoHooks> driver(static_cast<int>(state.range(0)), hooks);
+  drive(state, driver);
 }
 
 BENCHMARK(BM_MixedStream)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64)->Arg(256);
@@ -304,22 +321,9 @@ void print_reproducer(int ntasks, const inv::Selection& selection, const char* b
 
 void run_checked(benchmark::State& state, const inv::Selection& selection, const std::string& label) {
   const int ntasks = static_cast<int>(state.range(0));
-  const std::vector<Op> ops = make_stream(kSeed);
   CheckHooks hooks(selection);
   Driver<CheckHooks> driver(ntasks, hooks);
-  std::size_t cursor = 0;
-  bool ok = true;
-  double queued_sum = 0;
-  for (auto _ : state) {
-    for (std::size_t i = 0; i < kBatch; ++i) {
-      ok &= driver.apply(ops[cursor]);
-      cursor = (cursor + 1) & (kStreamLen - 1);
-    }
-    queued_sum += driver.rq().cfs.h_nr_runnable;
-    benchmark::DoNotOptimize(driver.rq().clock_task);
-  }
-  if (!ok) state.SkipWithError("an entry point refused an operation");
-  if (driver.rq().oops) state.SkipWithError("the modelled kernel oopsed");
+  drive(state, driver);
   if (hooks.checker().violated()) {
     const inv::Violation& v = hooks.checker().violations().front();
     const std::string msg = "invariant " + std::string(inv::id_name(v.id)) + " violated at operation " +
@@ -327,9 +331,6 @@ void run_checked(benchmark::State& state, const inv::Selection& selection, const
     state.SkipWithError(msg.c_str());
     print_reproducer(ntasks, selection, label.c_str());
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(kBatch));
-  state.counters["runnable"] =
-      state.iterations() ? queued_sum / static_cast<double>(state.iterations()) : 0.0;
 }
 
 void BM_checked(benchmark::State& state) {
@@ -337,6 +338,29 @@ void BM_checked(benchmark::State& state) {
 }
 
 BENCHMARK(BM_checked)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64);
+
+// Task groups (issue 7): 64 tasks in 4 groups of default shares.
+void BM_groups(benchmark::State& state) {
+  const char* profile = state.range(0) ? "v7.3" : "mainline";
+  constexpr int kTasks = 64, kGroups = 4;
+  if (!state.range(1)) {
+    NoHooks hooks;
+    Driver<NoHooks> driver(kTasks, hooks, profile, kGroups);
+    drive(state, driver);
+    return;
+  }
+  CheckHooks hooks(inv::Selection{});
+  Driver<CheckHooks> driver(kTasks, hooks, profile, kGroups);
+  drive(state, driver);
+  if (hooks.checker().violated()) {
+    const inv::Violation& v = hooks.checker().violations().front();
+    const std::string msg = "invariant " + std::string(inv::id_name(v.id)) + " violated at operation " +
+                            std::to_string(v.op_index) + " on " + profile + " with groups";
+    state.SkipWithError(msg.c_str());
+  }
+}
+
+BENCHMARK(BM_groups)->ArgNames({"flat", "checked"})->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1});
 
 // One family of invariants at a time (invariants/checker.hpp lists them).
 struct Family {
