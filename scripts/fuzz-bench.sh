@@ -14,6 +14,8 @@
 #   in the environment change the input bound: 1 + 64 x 4 bytes holds 64
 #   operations of any kind; MAX_OPS caps the count for inputs of 1-byte ops.
 #   FLAGS adds libFuzzer flags (e.g. FLAGS=-entropic=0).
+#   PROFILE (default mainline) fuzzes another profile; on one with expected
+#   findings (docs/profiles.md) a repeat ends at its first finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-build-fuzz/fuzz/targets/scenario_fuzzer}"
@@ -29,7 +31,7 @@ for i in $(seq 1 "$repeats"); do
   for f in corpus/seeds/mainline/*.bin; do  # the named seeds only: a fixed start
     [[ "$(basename "$f")" =~ ^[0-9a-f]{40}\.bin$ ]] || cp "$f" "$work/corpus/"
   done
-  EEVDF_PROFILE=mainline EEVDF_MAX_OPS="$max_ops" /usr/bin/time -f "cputime %U %S" -o "$work/time" \
+  EEVDF_PROFILE="${PROFILE:-mainline}" EEVDF_MAX_OPS="$max_ops" /usr/bin/time -f "cputime %U %S" -o "$work/time" \
     "$bin" "$work/corpus" -max_len="$max_len" -max_total_time="$seconds" -seed="$i" -print_final_stats=1 ${FLAGS:-} \
     >"$work/log" 2>&1 || { tail -40 "$work/log"; exit 1; }
   units=$(awk '/^stat::number_of_executed_units/ {print $2}' "$work/log")
