@@ -1,7 +1,7 @@
 // Several CPUs: one runqueue (model/rq.hpp) per CPU, a task table shared by
 // all of them, one wall clock, and the paths that move a task between CPUs
 // (kernel/sched/core.c: try_to_wake_up() with select_task_rq(), the load
-// balancer's detach_task()/attach_task() in fair.c; newest mainline, v7.2).
+// balancer's detach_task()/attach_task() in fair.c; newest mainline, v7.2; also v7.3, v7.1).
 //
 // Time: every CPU's rq_clock_task() is the wall clock. `run` advances it in
 // steps that end at the TICK_NSEC boundaries; at each step CPU 0, 1, .. N-1
