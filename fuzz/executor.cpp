@@ -320,9 +320,12 @@ ExecResult Executor::run(const Scenario& s) {
     // the previous check passed is unchanged: checking it again would find nothing new.
     if (refusal == Refusal::none) {
       if (sys.size() > 1) {
+        // the largest slice queued on any CPU, from the shared task table (no
+        // task groups with several runqueues), and the largest each checker saw
         u64 max_slice = 0;
-        for (unsigned c = 0; c < sys.size(); ++c)
-          max_slice = std::max({max_slice, checkers[c]->max_slice_seen(), inv::exact_average(sys.rq(c).cfs).max_slice});
+        for (const Task& t : sys.tasks)
+          if (t.se.on_rq) max_slice = std::max(max_slice, t.se.slice);
+        for (const auto& c : checkers) max_slice = std::max(max_slice, c->max_slice_seen());
         for (auto& c : checkers) c->raise_max_slice(max_slice);
       }
       for (auto& c : checkers) c->end_op();

@@ -86,34 +86,35 @@ static void check_counters(const CheckScope& s) {
   const HierCounts h = hierarchical_counts(rq, cfs);
   const unsigned tree = static_cast<unsigned>(s.avg.in_tree);
   const unsigned curr_on_rq = cfs.curr && cfs.curr->on_rq ? 1 : 0;
-  const std::string q = queue_prefix(s);
+  // the queue's name, built only for a message (this runs after every operation)
+  const auto q = [&s] { return queue_prefix(s); };
   std::string what;
   const bool flat = rq.profile().behaviour.flat_runqueue;
   // v7.3 flat runqueue: only rq->cfs has a tree, holding every queued task but
   // the running one (h_nr_queued counts them all); curr is the running task
   const Task* running = rq.task(rq.curr);
   if (flat && !root && (tree || cfs.curr || cfs.next))
-    what = fmt::format("{}a group queue has an EEVDF tree ({} entities), a curr or a buddy on the flat runqueue", q, tree);
+    what = fmt::format("{}a group queue has an EEVDF tree ({} entities), a curr or a buddy on the flat runqueue", q(), tree);
   else if (flat && root && cfs.h_nr_queued != tree + curr_on_rq)
     what = fmt::format("h_nr_queued = {} but the tree holds {} and curr adds {}", cfs.h_nr_queued, tree, curr_on_rq);
   else if (flat && root && cfs.curr != (running ? &running->se : nullptr))
     what = fmt::format("rq->cfs.curr is {} but the running task is {}", entity_name(rq, cfs.curr),
                        running ? running->name : "idle");
   else if (!flat && cfs.nr_queued != tree + curr_on_rq)
-    what = fmt::format("{}nr_queued = {} but the tree holds {} and curr adds {}", q, cfs.nr_queued, tree, curr_on_rq);
+    what = fmt::format("{}nr_queued = {} but the tree holds {} and curr adds {}", q(), cfs.nr_queued, tree, curr_on_rq);
   else if (cfs.nr_queued != queued)
-    what = fmt::format("{}nr_queued = {} but {} {} on_rq", q, cfs.nr_queued, queued,
+    what = fmt::format("{}nr_queued = {} but {} {} on_rq", q(), cfs.nr_queued, queued,
                        rq.groups.empty() ? "tasks are" : "entities are");
   else if (cfs.load.weight != load)
-    what = fmt::format("{}cfs_rq->load.weight = {} but the queued weights sum to {}", q, cfs.load.weight, load);
+    what = fmt::format("{}cfs_rq->load.weight = {} but the queued weights sum to {}", q(), cfs.load.weight, load);
   else if (h.broken)
     what = fmt::format("{} is queued below a group entity that is not queued", h.broken->name);
   else if (cfs.h_nr_queued != h.queued)
-    what = fmt::format("{}h_nr_queued = {} but {} tasks are queued", q, cfs.h_nr_queued, h.queued);
+    what = fmt::format("{}h_nr_queued = {} but {} tasks are queued", q(), cfs.h_nr_queued, h.queued);
   else if (cfs.h_nr_runnable != h.runnable)
-    what = fmt::format("{}h_nr_runnable = {} but {} queued tasks are not delayed", q, cfs.h_nr_runnable, h.runnable);
+    what = fmt::format("{}h_nr_runnable = {} but {} queued tasks are not delayed", q(), cfs.h_nr_runnable, h.runnable);
   else if (cfs.h_nr_idle != h.idle)
-    what = fmt::format("{}h_nr_idle = {} but {} queued tasks are SCHED_IDLE{}", q, cfs.h_nr_idle, h.idle,
+    what = fmt::format("{}h_nr_idle = {} but {} queued tasks are SCHED_IDLE{}", q(), cfs.h_nr_idle, h.idle,
                        rq.groups.empty() ? "" : " or below an idle group");
   else if (root && rq.nr_running != h.queued)
     what = fmt::format("rq->nr_running = {} but {} fair tasks are queued", rq.nr_running, h.queued);

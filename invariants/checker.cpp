@@ -173,11 +173,17 @@ void Checker::end_op() {
     if (t.se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
   }
   ExactAverage avg = exact_average(rq.cfs);
-  if (avg.max_slice > max_slice_seen_) max_slice_seen_ = avg.max_slice;
-  for (const TaskGroup& g : rq.groups) {  // the largest slice queued anywhere
-    const u64 m = exact_average(g.cfs_rq).max_slice;
-    if (m > max_slice_seen_) max_slice_seen_ = m;
+  // The largest slice queued anywhere on this CPU: the root queue's, and with
+  // groups every queued entity's (each one is in its queue's tree or its curr;
+  // on the flat runqueue only tasks are queued for EEVDF, all on the root).
+  u64 largest = avg.max_slice;
+  if (!rq.groups.empty()) {
+    const bool flat = rq.profile().behaviour.flat_runqueue;
+    for_each_entity(rq, [&](const SchedEntity& se) {
+      if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > largest) largest = se.slice;
+    });
   }
+  if (largest > max_slice_seen_) max_slice_seen_ = largest;
   check_queue(rq.cfs, avg);
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, rq.cfs};
   // I-FAIR's shares are weight / Σ weight of one queue: tasks-only runs

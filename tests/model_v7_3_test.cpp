@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 #include "model/fair.hpp"
 #include "model/profile.hpp"
@@ -191,19 +192,28 @@ TEST(ModelV73, SetShortBuddyKeepsOnlyAStrictlyShorterBuddy) {
 //       (min(z0 + 1 ms, v + 1 ms)).
 // v7.3: S is eligible and shorter -> preempt, vprot := v, next := S.
 
+// The state above: A runs (not eligible), X and the short S are queued.
+// Returns the ids of A and S.
+std::pair<int, int> short_wakee_state(Rq& rq) {
+  CfsRq& cfs = rq.cfs;
+  const u64 z0 = cfs.zero_vruntime;
+  const int a = rq.create_task("A", 0, Policy::normal, 0);
+  SchedEntity& x = rq.tasks[rq.create_task("X", 0, Policy::normal, 0)].se;
+  const int s = rq.create_task("S", 0, Policy::normal, 1'000'000);
+  queue_at(cfs, x, z0, z0 + 1000, kBaseSlice);
+  queue_at(cfs, rq.tasks[s].se, z0 + 50, z0 + 500'000, 1'000'000);
+  make_curr(rq, a, z0 + 100, z0 + 1'000'000, z0 + 1'000'000);
+  return {a, s};
+}
+
 TEST(ModelV73, EligibleShortWakeePreemptsAndBecomesBuddy) {
   for (const char* name : {"v7.3", "v7.2"}) {
     SCOPED_TRACE(name);
     Rq rq(profile(name));
     CfsRq& cfs = rq.cfs;
     const u64 z0 = cfs.zero_vruntime;
-    const int a = rq.create_task("A", 0, Policy::normal, 0);
-    SchedEntity& x = rq.tasks[rq.create_task("X", 0, Policy::normal, 0)].se;
-    const int s = rq.create_task("S", 0, Policy::normal, 1'000'000);
+    const auto [a, s] = short_wakee_state(rq);
     SchedEntity& sse = rq.tasks[s].se;
-    queue_at(cfs, x, z0, z0 + 1000, kBaseSlice);
-    queue_at(cfs, sse, z0 + 50, z0 + 500'000, 1'000'000);
-    make_curr(rq, a, z0 + 100, z0 + 1'000'000, z0 + 1'000'000);
     SchedEntity& ase = rq.tasks[a].se;
     ASSERT_FALSE(entity_eligible(cfs, ase));
     ASSERT_TRUE(entity_eligible(cfs, sse));
@@ -230,13 +240,8 @@ TEST(ModelV73, PendingReschedDoesNotEndShortDecision) {
     Rq rq(profile(name));
     CfsRq& cfs = rq.cfs;
     const u64 z0 = cfs.zero_vruntime;
-    const int a = rq.create_task("A", 0, Policy::normal, 0);
-    SchedEntity& x = rq.tasks[rq.create_task("X", 0, Policy::normal, 0)].se;
-    const int s = rq.create_task("S", 0, Policy::normal, 1'000'000);
+    const auto [a, s] = short_wakee_state(rq);
     SchedEntity& sse = rq.tasks[s].se;
-    queue_at(cfs, x, z0, z0 + 1000, kBaseSlice);
-    queue_at(cfs, sse, z0 + 50, z0 + 500'000, 1'000'000);
-    make_curr(rq, a, z0 + 100, z0 + 1'000'000, z0 + 1'000'000);
     rq.need_resched = true;
     wakeup_preempt_fair(rq, rq.tasks[s], wake_flags::TTWU);
     const bool v73 = std::string_view(name) == "v7.3";
