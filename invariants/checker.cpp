@@ -95,6 +95,7 @@ void Checker::add(Violation v) {
 
 void Checker::adopt(std::size_t i, const SchedEntity& se) {
   vprot_stale_[i] = false;
+  rescaled_deadline_[i] = {};
   delayed_before_[i] = se.sched_delayed;
   lag_at_delay_[i] = 0;
   was_curr_[i] = false;
@@ -305,6 +306,11 @@ bool Checker::vprot_stale(const SchedEntity& se) const {
   return tolerances_.f1_unscaled_vprot && vprot_stale_[entity_slot(se)];
 }
 
+const Checker::RescaledDeadline* Checker::rescaled_deadline(const SchedEntity& se) const {
+  const RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
+  return r.set && r.deadline == se.deadline && !se.rel_deadline ? &r : nullptr;
+}
+
 void Checker::on_set_next(const SchedEntity& se, bool first) {
   adopt_new_tasks();
   const std::size_t i = entity_slot(se);
@@ -319,14 +325,20 @@ void Checker::on_set_next(const SchedEntity& se, bool first) {
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
   adopt_new_tasks();
   if (!se.on_rq) vprot_stale_[entity_slot(se)] = true;
+  // F7: the running entity's vprot is rescaled only while it protects
+  // (ff38424030f9); an expired one stays absolute while the rescaled, clamped
+  // lag can move vruntime back below it
+  if (se.on_rq && cfs_rq.curr == &se && !protect_slice(se)) vprot_stale_[entity_slot(se)] = true;
   rw_ = {};
-  if (!selection_[Id::RW]) return;
-  rw_.active = true;
+  if (!selection_[Id::RW] && !se.on_rq) return;
+  rw_.active = selection_[Id::RW];
   rw_.on_rq = se.on_rq;
   rw_.old_weight = eevdf_weight(cfs_rq, se);
   rw_.new_weight = new_weight;
   rw_.vlag = se.vlag;
   if (!se.on_rq) return;
+  rw_.queued_begun = true;
+  if (const RescaledDeadline* before = rescaled_deadline(se)) rw_.prior_excess = before->excess;
   const ExactAverage avg = exact_average(cfs_rq);
   rw_.v_sum = avg.sum;
   rw_.v_weight = avg.weight;
@@ -346,6 +358,16 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   // v7.3 flat runqueue: set_next_task_fair() and task_tick_fair() reweight the
   // running task; I-MONO then measures running from the reweighted vruntime
   if (rq_->profile().behaviour.flat_runqueue) vruntime_before_[entity_slot(se)] = se.vruntime;
+  if (rw_.queued_begun) {
+    rw_.queued_begun = false;
+    // (E + 2) * w / w' from the two truncated rescales and the old slice's
+    // rounding, + 4 for the new slice's rounding and the placement (2 ns, v6.14-v7.0)
+    const u64 w = rw_.old_weight, w2 = rw_.new_weight > 0 ? rw_.new_weight : 1;
+    const u128 scaled = (static_cast<u128>(rw_.prior_excess) + 2) * w;
+    const u128 excess = (scaled + w2 - 1) / w2 + 4;
+    rescaled_deadline_[entity_slot(se)] = {true, rw_.clamped, se.deadline,
+                                           excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess)};
+  }
   if (!rw_.active) return;
   rw_.active = false;
   const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};

@@ -118,9 +118,17 @@ struct Tolerances {
   // re-placed, but se->vprot keeps its old absolute value (and the old
   // weight's scale) until it is re-armed.
   bool f1_unscaled_vprot = true;
+  // F7 (deadline part): reweight_entity() of a queued entity clamps its lag but
+  // rescales its deadline unclamped around V, so the deadline can come to lie
+  // before the vruntime until update_deadline() or a placement renews it.
+  // Tolerated with F1's switch as well.
   // F6: sched_move_task() of the running task is the same sched_change guard:
   // se->vprot keeps its value from the old group's queue, a different virtual
   // time line, until a real pick re-arms it. Tolerated with F1's switch.
+  // F7 (protection part): reweight_entity() of the running entity rescales
+  // se->vprot only while it still protects; an expired vprot keeps its
+  // absolute value, and the rescaled lag can move vruntime back below it, so
+  // the old protection revives past the new deadline. Same switch.
 };
 
 // The bounds of one weight under the largest slice seen: the lag clamp and one
@@ -145,6 +153,20 @@ class Checker final : public Observer {
   // F1: se->vprot is derived from a value an off-queue reweight left stale
   // (set at the reweight, cleared when a real pick re-arms vprot).
   bool vprot_stale(const SchedEntity& se) const;
+  // The deadline reweight_entity() left on a queued entity, while it lasts.
+  // The kernel rescales d - V and V - v separately, each truncated, so d - v
+  // drifts from one virtual slice by up to `excess` ns (virtual), growing by
+  // old/new weight at every reweight. `clamped`: entity_lag() clamped the lag
+  // but not the deadline (finding F7), so d - v may be anything.
+  struct RescaledDeadline {
+    bool set = false;
+    bool clamped = false;
+    u64 deadline = 0;
+    u64 excess = 0;
+  };
+  // The record if se's deadline is still the one its last reweight left, else null.
+  const RescaledDeadline* rescaled_deadline(const SchedEntity& se) const;
+  bool tolerates_f7() const { return tolerances_.f1_unscaled_vprot; }
 
   // Becomes the runqueue's observer.
   void attach(Rq& rq);
@@ -196,6 +218,7 @@ class Checker final : public Observer {
   void adopt(std::size_t slot, const SchedEntity& se);
   void check_queue(const CfsRq& cfs_rq, ExactAverage& avg);
   std::array<bool, kMaxEntities> vprot_stale_;      // F1 tolerance
+  std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_;  // I-DL after reweight_entity()
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
@@ -208,6 +231,8 @@ class Checker final : public Observer {
     bool active = false;
     bool on_rq = false;
     bool clamped = false;
+    bool queued_begun = false;  // on_reweight_begin() saw a queued entity (whatever the selection)
+    u64 prior_excess = 0;       // the rounding drift the entity's deadline carried before
     u64 old_weight = 0, new_weight = 0;
     i128 v_sum = 0, v_weight = 0;  // exact V before, as S/W, absolute via zero point
     u64 zero = 0;

@@ -14,11 +14,17 @@ void check_deadlines(const CheckScope& s) {
     if (reported || !se.on_rq || se.rel_deadline) return;
     const i128 vslice = s.checker.bounds(se).vslice;
     const i128 ahead = vruntime_diff(se.deadline, se.vruntime);
-    if (ahead < 0 || ahead > vslice + 2) {
+    const Checker::RescaledDeadline* rescaled = s.checker.rescaled_deadline(se);
+    if (rescaled && rescaled->clamped && s.checker.tolerates_f7()) return;  // finding F7, docs/findings.md
+    const i128 below = rescaled ? -2 : 0;  // two truncations toward zero
+    const i128 above = vslice + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
+    if (ahead < below || ahead > above) {
       s.report(Id::DL, "place_entity / update_deadline",
-               fmt::format("the deadline of {} lies {} ns (virtual) after its vruntime; expected at least 0 and at "
-                           "most one virtual slice, {} (slice {} ns)",
-                           entity_name(s.rq, &se), format_i128(ahead), format_i128(vslice), s.max_slice_seen),
+               fmt::format("the deadline of {} lies {} ns (virtual) after its vruntime; expected at least {} and at "
+                           "most one virtual slice, {} (slice {} ns){}",
+                           entity_name(s.rq, &se), format_i128(ahead), format_i128(below), format_i128(vslice),
+                           s.max_slice_seen,
+                           rescaled ? fmt::format(", + {} ns of reweight rounding", rescaled->excess) : ""),
                {&se});
       reported = true;
     }

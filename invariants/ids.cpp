@@ -102,8 +102,12 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "queued path lose at most 2 ns. On profiles with the inverse-weight __calc_delta (v7.0 and\n"
      "older) the wmult table exceeds 2^32/w by up to 9.3e-9 relative, which a reweight's\n"
      "rescaling keeps: the bound there is one virtual slice + 2^-26 of it + 1 ns (the same\n"
-     "allowance applies to I-LAG's bound). A deadline set from a stale relative deadline, or\n"
-     "pushed forward repeatedly without vruntime following, fails it."},
+     "allowance applies to I-LAG's bound). A queued reweight rescales d - V and V - v apart, so\n"
+     "while the deadline it left lasts, d - v may lie 2 ns below 0 and E' = (E + 2)·w/w' + 4 ns\n"
+     "beyond the slice (E: the drift before). Tolerated finding F7: a reweight whose lag\n"
+     "entity_lag() clamped leaves the deadline unclamped (--no-tolerance reports it). A\n"
+     "deadline set from a stale relative deadline, or pushed forward repeatedly without\n"
+     "vruntime following, fails it."},
     {"I-DELAY",
      "a delayed entity is never curr nor next, and its lag does not sink while delayed",
      "With DELAY_DEQUEUE an ineligible sleeper stays queued as sched_delayed until it is picked\n"
@@ -116,7 +120,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "slice protection never extends past the deadline",
      "set_protect_slice() arms vprot = min(deadline, v + calc_delta_fair(min_slice)) at a real\n"
      "pick; update_protect_slice() only shortens it; reweight rescales it with the deadline. While\n"
-     "curr is protected (v < vprot), vprot must not be after its deadline. No tolerance."},
+     "curr is protected (v < vprot), vprot must not be after its deadline. Tolerated findings\n"
+     "(--no-tolerance reports them): F1/F6, a vprot kept across a sched_change of the running\n"
+     "task; F7, an expired vprot that a reweight of the running entity left unrescaled."},
     {"I-SLICE",
      "every slice is the base slice or a custom slice in 0.1 .. 100 ms",
      "A task without a custom slice has slice == sysctl_sched_base_slice once placed; a custom\n"

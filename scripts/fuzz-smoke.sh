@@ -17,7 +17,7 @@ for target in scenario_fuzzer parse_fuzzer; do
   corpus="$work/${target%_fuzzer}"
   echo "fuzz-smoke: $target for ${seconds}s (profile mainline)"
   if ! EEVDF_PROFILE=mainline ./build-fuzz/fuzz/targets/$target "$corpus" -dict=fuzz/targets/$target.dict \
-        -max_len=1024 -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$work/" \
+        -max_len=1024 -max_total_time="$seconds" -seed=1 -print_final_stats=1 -artifact_prefix="$work/" \
         >"$work/$target.log" 2>&1; then
     cat "$work/$target.log" | tail -60
     echo "fuzz-smoke: $target FAILED; crash files:" "$work"/crash-* 2>/dev/null
