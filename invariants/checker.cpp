@@ -259,10 +259,18 @@ void Checker::on_warn(Warn w, const SchedEntity* se) {
 }
 
 void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) {
-  if (!selection_[Id::PICKOPT] && !selection_[Id::NULLPICK] && !selection_[Id::DELAY]) return;
+  const bool after_idle_preempt = caller == PickCaller::schedule && idle_preempted_task_ >= 0;
+  if (!after_idle_preempt && !selection_[Id::PICKOPT] && !selection_[Id::NULLPICK] && !selection_[Id::DELAY]) return;
   const ExactAverage avg = exact_average(cfs_rq);
   const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this, cfs_rq};
   check_pick(scope, result, protect, caller);
+  if (!after_idle_preempt) return;
+  // the pick goes down the idle task's path while it returns curr, a group entity on it
+  const SchedEntity* path = &rq_->tasks[static_cast<std::size_t>(idle_preempted_task_)].se;
+  while (path && path != result) path = path->parent;
+  const bool on_path = result && path == result && cfs_rq.curr == result;
+  if (on_path && protect) check_pick_after_idle_preempt(scope, result);
+  if (!on_path || entity_is_task(*result)) idle_preempted_task_ = -1;
 }
 
 // I-LAG: a lag within the EEVDF bound, calc_delta_fair(r_max + TICK_NSEC) with
@@ -298,6 +306,7 @@ void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {
 
 void Checker::on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) {
   if (!selection_[Id::WAKEPICK]) return;
+  if (reason == WakeupPreemptReason::idle_curr) idle_preempted_task_ = rq_->curr;
   const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
   check_wakeup_preempt(scope, wakee, reason);
 }

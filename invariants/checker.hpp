@@ -108,6 +108,8 @@ void check_deadline(const CheckScope& s);    // I-DL, I-PROT, I-SLICE
 void check_delay(const CheckScope& s);       // I-DELAY (state part)
 void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, PickCaller caller);  // I-PICKOPT, I-NULLPICK, I-DELAY
 void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupPreemptReason reason);  // I-WAKEPICK
+// I-WAKEPICK at the pick after a non-idle wakee preempted the SCHED_IDLE curr (on one level of its path).
+void check_pick_after_idle_preempt(const CheckScope& s, const SchedEntity* result);
 
 // Findings on the newest kernel (docs/findings.md) that the checker tolerates
 // by default, so that fuzzing goes on finding other things. Each tolerance is
@@ -218,6 +220,9 @@ class Checker final : public Observer {
   void adopt(std::size_t slot, const SchedEntity& se);
   void check_queue(const CfsRq& cfs_rq, ExactAverage& avg);
   std::array<bool, kMaxEntities> vprot_stale_;      // F1 tolerance
+  // I-WAKEPICK: the SCHED_IDLE task a non-idle wakee preempted, until the
+  // pick that follows has gone down its path (-1: none)
+  int idle_preempted_task_ = -1;
   std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_;  // I-DL after reweight_entity()
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation

@@ -111,4 +111,19 @@ void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupP
            {&wakee, expected.se});
 }
 
+// After wakeup_preempt_fair() rescheduled a SCHED_IDLE curr for a non-idle
+// wakee, the pick must not keep curr by its slice protection alone: the
+// preemption was decided without asking EEVDF, and f553741ac8c0 (v6.15)
+// cancels the protection for it. (v6.6 - v6.12 keep it: a finding there.)
+void check_pick_after_idle_preempt(const CheckScope& s, const SchedEntity* result) {
+  if (!s.on(Id::WAKEPICK) || !result) return;
+  const ExpectedPick unprotected = brute_force_pick(s, true, false);
+  if (unprotected.se == result || equally_good(s, unprotected, result)) return;
+  s.report(Id::WAKEPICK, "wakeup_preempt_fair / pick_eevdf",
+           fmt::format("a non-idle wakee preempted the SCHED_IDLE curr {}, but the pick keeps it by its slice "
+                       "protection; without it the pick is {} ({})",
+                       task_name(s, result), task_name(s, unprotected.se), unprotected.rule),
+           {result, unprotected.se});
+}
+
 }  // namespace eevdf::inv
