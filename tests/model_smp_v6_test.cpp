@@ -176,6 +176,30 @@ TEST_P(SmpV6, SleepingTaskWokenElsewhereCarriesOnlyItsLag) {
   EXPECT_EQ(se.exec_start, 0u);
 }
 
+// A new task woken on another CPU is placed there at zero lag: from v6.12
+// with ENQUEUE_INITIAL (half a slice); on v6.6 the placement task_fork_fair()
+// made on CPU 0 is redone by wake_up_new_task() without it (one full slice).
+//   CPU 0: A and B share 3 ms (V = V0 + 1.5 ms); CPU 1: D runs 3 ms alone
+//   (V = V0 + 3 ms; 3 ms is a tick boundary: curr is charged).
+TEST_P(SmpV6, NewTaskWokenElsewhereIsPlacedThere) {
+  const Version& ver = GetParam();
+  const int a = task("A"), b = task("B"), d = task("D");
+  ASSERT_EQ(sys.wake(a, false, -1), Refusal::none);
+  ASSERT_EQ(sys.wake(b, false, -1), Refusal::none);
+  ASSERT_EQ(sys.wake(d, false, 1), Refusal::none);
+  sys.run(3 * kMs);
+  const int e = task("E");  // sched_fork() (v6.6: task_fork_fair() on CPU 0)
+  if (!ver.initial_half) EXPECT_EQ(t(e).se.vruntime, expected_v(sys, 0));
+  const u64 v_dst = expected_v(sys, 1);
+  ASSERT_NE(v_dst, expected_v(sys, 0));
+  ASSERT_EQ(sys.wake(e, false, 1), Refusal::none);
+  const SchedEntity& se = t(e).se;
+  EXPECT_EQ(t(e).cpu, 1);
+  EXPECT_EQ(se.vruntime, v_dst);
+  EXPECT_EQ(se.deadline, se.vruntime + (ver.initial_half ? ver.slice / 2 : ver.slice));
+  EXPECT_FALSE(se.rel_deadline);
+}
+
 // A delayed task (v6.12 on) moved by a load migration is fully dequeued on the
 // source (lag saved, deadline relative), placed on the destination and stays
 // delayed there; its wake-up is ttwu_runnable() on the destination
