@@ -71,7 +71,7 @@ void add_profile_options(CLI::App* cmd, fuzz::ProfileOverride& o, const char* pr
       ->check(CLI::Range(1u, static_cast<unsigned>(fuzz::kMaxCpus)));
   cmd->add_option("--runqueues", o.runqueues,
                   "CPUs modelled, each with its runqueue (overrides the scenario's 'runqueues'; fuzz and check: "
-                  "generate wake cpu= and migrate; mainline, v7.3, v7.2, v7.1; default 1)")
+                  "generate wake cpu= and migrate; every profile; default 1)")
       ->check(CLI::Range(1u, kMaxRunqueues));
 }
 

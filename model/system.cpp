@@ -2,6 +2,8 @@
 // the load balancer's migration of one task, newest mainline (v7.2).
 #include "model/system.hpp"
 
+#include <string_view>
+
 #include "model/fair.hpp"
 
 namespace eevdf {
@@ -9,16 +11,49 @@ namespace eevdf {
 std::string runqueues_refusal(const std::string& profile, unsigned nr) {
   if (nr < 1 || nr > kMaxRunqueues) return "runqueues must be 1 .. 8";
   if (nr == 1) return {};
-  // The migration path (dequeue_entity() without DEQUEUE_SLEEP keeping a
-  // relative deadline, place_entity() with it, delayed tasks migrated while
-  // delayed) was checked against v7.2; v7.1 differs from it only in the
-  // requeue's update_curr() (333238da9a19), and v7.3 with tasks at the root
-  // (no groups on several CPUs) only in the wakeup and protection code and
-  // reweight_eevdf() at an unchanged h_load (shared/spec/flat-runqueue.md §3.6).
-  if (profile != "mainline" && profile != "v7.3" && profile != "v7.2" && profile != "v7.1")
-    return "runqueues > 1 is modelled on the mainline, v7.3, v7.2 and v7.1 profiles only (the migration path of '" +
-           profile + "' was not checked)";
-  return {};
+  // Each profile below had its migration path read in its kernel's source:
+  // try_to_wake_up() with select_task_rq()/set_task_cpu() (WF_MIGRATED ->
+  // ENQUEUE_MIGRATED), migrate_task_rq_fair() (PELT only since e8f331bcc270,
+  // v6.6), detach_task()/attach_task() (deactivate_task() without
+  // DEQUEUE_SLEEP, activate_task() adding ENQUEUE_MIGRATED, then the wakeup
+  // preemption), dequeue_entity()/enqueue_entity()/place_entity(), and for a
+  // delayed task ttwu_runnable() with ENQUEUE_DELAYED. Where the versions
+  // differ, the model already follows the profile's Behaviour and features
+  // (docs/profiles.md, "Several CPUs").
+  static constexpr std::string_view kChecked[] = {
+      // v7.2 (the reading the model was written from); mainline is v7.2 with
+      // the two augment fixes, which do not touch the migration path.
+      "mainline",
+      "v7.2",
+      // v7.3 with tasks at the root (no groups on several CPUs): v7.2's path
+      // but for the wakeup/protection code and reweight_eevdf() at an
+      // unchanged h_load (shared/spec/flat-runqueue.md §3.6).
+      "v7.3",
+      // v7.1: v7.2's path without the requeue's update_curr() (333238da9a19).
+      "v7.1",
+      // v7.0 (7.0.0 source): place_entity() restores a relative deadline
+      // without the PLACE_REL_DEADLINE test, update_entity_lag() keeps no
+      // delayed debt (DELAY_ZERO in requeue_delayed_entity() and
+      // finish_delayed_dequeue_entity()), lag limit from max_slice.
+      "v7.0",
+      // v6.18 (6.18-rc5 source): v7.0's path with the own-slice lag limit,
+      // the monotonic min_vruntime key base and the vlag/vprot union, which
+      // the migration's update_entity_lag() overwrites.
+      "v6.18",
+      // v6.12 (6.12.10 source): relative deadline since 82e9d0456e06, restored
+      // only under PLACE_REL_DEADLINE; can_migrate_task() still moves a
+      // delayed task for any balance type (61b82dfb6b7e came in v6.14).
+      "v6.12",
+      // v6.6 (6.6.9 source, equal to v6.6.0 on this path): no rel_deadline, so
+      // place_entity() gives a migrated task a fresh full slice; no delayed
+      // dequeue; the fork placement is redone by wake_up_new_task().
+      "v6.6",
+  };
+  for (std::string_view name : kChecked)
+    if (profile == name) return {};
+  return "runqueues > 1 is modelled on the mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12 and v6.6 profiles only "
+         "(the migration path of '" +
+         profile + "' was not checked)";
 }
 
 System::System(const Profile& profile, unsigned nr) {

@@ -187,9 +187,6 @@ TEST(Smp, ParseErrors) {
   EXPECT_EQ(parse_error("runqueues 2\ngroup g\n"),
             "t.scn:2:1: error: expected no task groups with 'runqueues 2', found 'group' (task groups are modelled "
             "on one CPU only)");
-  EXPECT_EQ(parse_error("profile v7.0\nrunqueues 2\n"),
-            "t.scn:2:1: error: expected a profile that models several CPUs: runqueues > 1 is modelled on the "
-            "mainline, v7.3, v7.2 and v7.1 profiles only (the migration path of 'v7.0' was not checked)");
   EXPECT_EQ(parse_error("task A\nrunqueues 2\n"),
             "t.scn:2:1: error: expected an operation or 'expect', found the directive 'runqueues' (directives must "
             "come before the first operation, which is on line 1)");
@@ -281,7 +278,7 @@ TEST(Smp, OpMutatorKeepsTheVersion3Header) {
 }
 
 // RapidCheck on three CPUs (wake cpu=, migrate, the running task of any CPU):
-// mainline passes; a profile whose migration path was not checked is refused.
+// mainline passes (the older profiles: tests/model_smp_v6_test.cpp).
 TEST(Smp, StatefulCheckOnThreeCpus) {
   fuzz::CheckConfig config;
   config.profile = *profile_by_name("mainline");
@@ -292,10 +289,6 @@ TEST(Smp, StatefulCheckOnThreeCpus) {
   const auto out = fuzz::run_stateful_check(config);
   EXPECT_TRUE(out.passed) << out.message << "\n" << out.counterexample_scenario;
   EXPECT_GT(out.ops_executed, 1000);
-  config.profile = *profile_by_name("v6.18");
-  const auto refused = fuzz::run_stateful_check(config);
-  EXPECT_FALSE(refused.passed);
-  EXPECT_NE(refused.message.find("mainline, v7.3, v7.2 and v7.1 profiles only"), std::string::npos) << refused.message;
 
   // the system's scenario records the runqueues and replays through the executor
   std::string err;
