@@ -84,11 +84,43 @@ void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, Pi
              {result, expected.se});
 }
 
+namespace {
+
+// find_matching_se() on const entities: the two ancestors that share a queue.
+std::pair<const SchedEntity*, const SchedEntity*> matching_levels(const SchedEntity* se, const SchedEntity* pse) {
+  while (se->depth > pse->depth) se = se->parent;
+  while (pse->depth > se->depth) pse = pse->parent;
+  while (se->cfs_rq != pse->cfs_rq) {
+    se = se->parent;
+    pse = pse->parent;
+  }
+  return {se, pse};
+}
+
+// A SCHED_IDLE curr yields to a non-idle wakee, judged at the level where the
+// two meet (304000390f88, cgroup SCHED_IDLE): a normal task in an idle group
+// does not preempt an idle-policy task of a normal group. v6.6 asks the task
+// policies first (fixed by faa42d29419d, v6.12).
+void check_idle_preempt_level(const CheckScope& s, const SchedEntity& wakee) {
+  if (s.rq.curr < 0 || s.rq.profile().behaviour.flat_runqueue) return;
+  const SchedEntity& curr = s.rq.tasks[static_cast<std::size_t>(s.rq.curr)].se;
+  const auto [se, pse] = matching_levels(&curr, &wakee);
+  if (se_is_idle(s.rq, *se) && !se_is_idle(s.rq, *pse)) return;
+  s.report(Id::WAKEPICK, "wakeup_preempt_fair",
+           fmt::format("{} preempted the SCHED_IDLE curr {} as an idle curr, but where they meet {} is {} and {} is {}",
+                       task_name(s, &wakee), task_name(s, &curr), entity_name(s.rq, se),
+                       se_is_idle(s.rq, *se) ? "idle" : "not idle", entity_name(s.rq, pse),
+                       se_is_idle(s.rq, *pse) ? "idle" : "not idle"),
+           {se, pse});
+}
+
+}  // namespace
+
 void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupPreemptReason reason) {
   if (!s.on(Id::WAKEPICK)) return;
-  // an idle curr yields to any wakee, and the sync shortcut trusts the buddy:
-  // neither claims that EEVDF picks the wakee
-  if (reason == WakeupPreemptReason::idle_curr || reason == WakeupPreemptReason::sync) return;
+  if (reason == WakeupPreemptReason::idle_curr) return check_idle_preempt_level(s, wakee);
+  // the sync shortcut trusts the buddy: it does not claim that EEVDF picks the wakee
+  if (reason == WakeupPreemptReason::sync) return;
   const ExpectedPick expected = brute_force_pick(s, true, false);
   if (expected.se && expected.se->sched_delayed) return;  // that pick dequeues it first: V moves, undetermined
   if (expected.se == &wakee) return;
