@@ -259,18 +259,21 @@ void Checker::on_warn(Warn w, const SchedEntity* se) {
 }
 
 void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) {
-  const bool after_idle_preempt = caller == PickCaller::schedule && idle_preempted_task_ >= 0;
+  const bool after_idle_preempt = caller == PickCaller::schedule && idle_preempted_;
   if (!after_idle_preempt && !selection_[Id::PICKOPT] && !selection_[Id::NULLPICK] && !selection_[Id::DELAY]) return;
   const ExactAverage avg = exact_average(cfs_rq);
   const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this, cfs_rq};
   check_pick(scope, result, protect, caller);
   if (!after_idle_preempt) return;
-  // the pick goes down the idle task's path while it returns curr, a group entity on it
-  const SchedEntity* path = &rq_->tasks[static_cast<std::size_t>(idle_preempted_task_)].se;
+  if (&cfs_rq == idle_preempted_->cfs_rq) {  // the level where the preemption was decided
+    if (result == idle_preempted_ && cfs_rq.curr == result && protect) check_pick_after_idle_preempt(scope, result);
+    idle_preempted_ = nullptr;
+    return;
+  }
+  // above it, the pick goes on down only through the entity's ancestors
+  const SchedEntity* path = idle_preempted_->parent;
   while (path && path != result) path = path->parent;
-  const bool on_path = result && path == result && cfs_rq.curr == result;
-  if (on_path && protect) check_pick_after_idle_preempt(scope, result);
-  if (!on_path || entity_is_task(*result)) idle_preempted_task_ = -1;
+  if (!result || path != result) idle_preempted_ = nullptr;
 }
 
 // I-LAG: a lag within the EEVDF bound, calc_delta_fair(r_max + TICK_NSEC) with
@@ -306,7 +309,9 @@ void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {
 
 void Checker::on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) {
   if (!selection_[Id::WAKEPICK]) return;
-  if (reason == WakeupPreemptReason::idle_curr) idle_preempted_task_ = rq_->curr;
+  if (reason == WakeupPreemptReason::idle_curr && rq_->curr >= 0) {
+    idle_preempted_ = matching_levels(&rq_->tasks[static_cast<std::size_t>(rq_->curr)].se, &wakee).first;
+  }
   const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
   check_wakeup_preempt(scope, wakee, reason);
 }
@@ -317,7 +322,9 @@ bool Checker::vprot_stale(const SchedEntity& se) const {
 
 const Checker::RescaledDeadline* Checker::rescaled_deadline(const SchedEntity& se) const {
   const RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
-  return r.set && r.deadline == se.deadline && !se.rel_deadline ? &r : nullptr;
+  if (!r.set || se.rel_deadline) return nullptr;
+  if (r.relative) return se.deadline - se.vruntime == r.deadline ? &r : nullptr;  // placed since
+  return r.deadline == se.deadline ? &r : nullptr;
 }
 
 void Checker::on_set_next(const SchedEntity& se, bool first) {
@@ -347,7 +354,10 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   rw_.vlag = se.vlag;
   if (!se.on_rq) return;
   rw_.queued_begun = true;
-  if (const RescaledDeadline* before = rescaled_deadline(se)) rw_.prior_excess = before->excess;
+  if (const RescaledDeadline* before = rescaled_deadline(se)) {
+    rw_.prior_excess = before->excess;
+    rw_.prior_clamped = before->clamped;
+  }
   const ExactAverage avg = exact_average(cfs_rq);
   rw_.v_sum = avg.sum;
   rw_.v_weight = avg.weight;
@@ -363,6 +373,18 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   rw_.v_floor = v_floor;
 }
 
+// Off the queue (a sched_change, or the v7.3 enqueue before placement) the
+// deadline is d - v, which the next placement keeps: one truncated rescale of
+// a d - v within I-DL's 2 ns. (A queued reweight's d - V is recorded at its end.)
+void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_weight, u64 new_weight) {
+  if (rw_.queued_begun) return;
+  adopt_new_tasks();
+  const u64 w2 = new_weight > 0 ? new_weight : 1;
+  const u128 excess = (u128{2} * old_weight + w2 - 1) / w2 + 4;
+  rescaled_deadline_[entity_slot(se)] = {true, false, true, se.deadline,
+                                         excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess)};
+}
+
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   // v7.3 flat runqueue: set_next_task_fair() and task_tick_fair() reweight the
   // running task; I-MONO then measures running from the reweighted vruntime
@@ -374,7 +396,7 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
     const u64 w = rw_.old_weight, w2 = rw_.new_weight > 0 ? rw_.new_weight : 1;
     const u128 scaled = (static_cast<u128>(rw_.prior_excess) + 2) * w;
     const u128 excess = (scaled + w2 - 1) / w2 + 4;
-    rescaled_deadline_[entity_slot(se)] = {true, rw_.clamped, se.deadline,
+    rescaled_deadline_[entity_slot(se)] = {true, rw_.clamped || rw_.prior_clamped, false, se.deadline,
                                            excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess)};
   }
   if (!rw_.active) return;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "invariants/fairness.hpp"
@@ -108,7 +109,9 @@ void check_deadline(const CheckScope& s);    // I-DL, I-PROT, I-SLICE
 void check_delay(const CheckScope& s);       // I-DELAY (state part)
 void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, PickCaller caller);  // I-PICKOPT, I-NULLPICK, I-DELAY
 void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupPreemptReason reason);  // I-WAKEPICK
-// I-WAKEPICK at the pick after a non-idle wakee preempted the SCHED_IDLE curr (on one level of its path).
+// find_matching_se() on const entities: the ancestors of se and pse that share a queue.
+std::pair<const SchedEntity*, const SchedEntity*> matching_levels(const SchedEntity* se, const SchedEntity* pse);
+// I-WAKEPICK at the pick after a non-idle wakee preempted the SCHED_IDLE curr, at the level where they met.
 void check_pick_after_idle_preempt(const CheckScope& s, const SchedEntity* result);
 
 // Findings on the newest kernel (docs/findings.md) that the checker tolerates
@@ -160,9 +163,12 @@ class Checker final : public Observer {
   // drifts from one virtual slice by up to `excess` ns (virtual), growing by
   // old/new weight at every reweight. `clamped`: entity_lag() clamped the lag
   // but not the deadline (finding F7), so d - v may be anything.
+  // `relative`: an off-queue reweight rescaled the relative deadline d - v
+  // (`deadline`), which the next placement keeps.
   struct RescaledDeadline {
     bool set = false;
     bool clamped = false;
+    bool relative = false;
     u64 deadline = 0;
     u64 excess = 0;
   };
@@ -194,6 +200,7 @@ class Checker final : public Observer {
   void on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) override;
   void on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) override;
   void on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) override;
+  void on_relative_deadline_rescaled(const SchedEntity& se, u64 old_weight, u64 new_weight) override;
   void on_read_avg(const CfsRq& cfs_rq, const char* caller) override;
   void on_set_next(const SchedEntity& se, bool first) override;
 
@@ -220,9 +227,10 @@ class Checker final : public Observer {
   void adopt(std::size_t slot, const SchedEntity& se);
   void check_queue(const CfsRq& cfs_rq, ExactAverage& avg);
   std::array<bool, kMaxEntities> vprot_stale_;      // F1 tolerance
-  // I-WAKEPICK: the SCHED_IDLE task a non-idle wakee preempted, until the
-  // pick that follows has gone down its path (-1: none)
-  int idle_preempted_task_ = -1;
+  // I-WAKEPICK: the entity of the SCHED_IDLE curr at the level where a
+  // non-idle wakee preempted it (find_matching_se()), until the pick that
+  // follows reaches that level or leaves its path
+  const SchedEntity* idle_preempted_ = nullptr;
   std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_;  // I-DL after reweight_entity()
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
@@ -238,6 +246,7 @@ class Checker final : public Observer {
     bool clamped = false;
     bool queued_begun = false;  // on_reweight_begin() saw a queued entity (whatever the selection)
     u64 prior_excess = 0;       // the rounding drift the entity's deadline carried before
+    bool prior_clamped = false;  // and whether an earlier clamped reweight (F7) left it
     u64 old_weight = 0, new_weight = 0;
     i128 v_sum = 0, v_weight = 0;  // exact V before, as S/W, absolute via zero point
     u64 zero = 0;

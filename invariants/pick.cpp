@@ -84,9 +84,6 @@ void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, Pi
              {result, expected.se});
 }
 
-namespace {
-
-// find_matching_se() on const entities: the two ancestors that share a queue.
 std::pair<const SchedEntity*, const SchedEntity*> matching_levels(const SchedEntity* se, const SchedEntity* pse) {
   while (se->depth > pse->depth) se = se->parent;
   while (pse->depth > se->depth) pse = pse->parent;
@@ -96,6 +93,8 @@ std::pair<const SchedEntity*, const SchedEntity*> matching_levels(const SchedEnt
   }
   return {se, pse};
 }
+
+namespace {
 
 // A SCHED_IDLE curr yields to a non-idle wakee, judged at the level where the
 // two meet (304000390f88, cgroup SCHED_IDLE): a normal task in an idle group
@@ -149,6 +148,7 @@ void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupP
 // cancels the protection for it. (v6.6 - v6.12 keep it: a finding there.)
 void check_pick_after_idle_preempt(const CheckScope& s, const SchedEntity* result) {
   if (!s.on(Id::WAKEPICK) || !result) return;
+  if (s.checker.vprot_stale(*result)) return;  // protected by a stale vprot: findings F1, F6, F7
   const ExpectedPick unprotected = brute_force_pick(s, true, false);
   if (unprotected.se == result || equally_good(s, unprotected, result)) return;
   s.report(Id::WAKEPICK, "wakeup_preempt_fair / pick_eevdf",
