@@ -254,8 +254,6 @@ int main(int argc, char** argv) {
     const auto profile = fuzz::build_profile(empty, fuzz_profile, error);
     if (!profile) return bad_input(error);
     campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
-    if (campaign.groups && campaign.runqueues > 1)
-      return bad_input("--groups needs --runqueues 1: task groups are modelled on one CPU only");
     campaign.time = std::chrono::seconds(time_s);
     campaign.minimize_budget = std::chrono::seconds(minimize_s);
     // the replay line of a finding checks what the campaign checked
@@ -329,8 +327,6 @@ int main(int argc, char** argv) {
     if (!profile) return bad_input(error);
     check_config.profile = *profile;
     check_config.runqueues = check_profile.runqueues ? check_profile.runqueues : 1;
-    if (check_config.groups && check_config.runqueues > 1)
-      return bad_input("--groups needs --runqueues 1: task groups are modelled on one CPU only");
     check_config.shrink_budget = std::chrono::seconds(shrink_s);
     const auto outcome = fuzz::run_stateful_check(check_config);
     std::cout << outcome.message << "\n";
