@@ -76,6 +76,23 @@ static void check_counters(const CheckScope& s) {
                  fmt::format("{}: p->on_rq = {} but se->on_rq = {}", t.name, t.on_rq, t.se.on_rq), {&t.se});
         return;
       }
+      // several CPUs: a task of this CPU hangs below this CPU's queues only (set_task_rq())
+      if (t.cpu == rq.cpu && t.se.cfs_rq && t.se.cfs_rq->rq != &rq) {
+        s.report(Id::CNT, "set_task_cpu / set_task_rq",
+                 fmt::format("{} belongs to CPU {} but its queue is CPU {}'s", t.name, rq.cpu, t.se.cfs_rq->rq->cpu),
+                 {&t.se});
+        return;
+      }
+    }
+    for (const TaskGroupCpu& g : rq.groups) {
+      if (g.se.cfs_rq->rq != &rq || g.cfs_rq.rq != &rq) {
+        s.report(Id::CNT, "init_tg_cfs_entry",
+                 fmt::format("group {}'s entity of CPU {} hangs on CPU {}'s queue",
+                             rq.task_groups[static_cast<std::size_t>(g.se.group_id)].name, rq.cpu,
+                             g.se.cfs_rq->rq->cpu),
+                 {&g.se});
+        return;
+      }
     }
   }
   unsigned queued = 0;

@@ -257,6 +257,21 @@ TEST(SmpGroup, CheckerSeesEveryCpusGroupQueues) {
   EXPECT_NE(v.what.find("group g on CPU 1: h_nr_queued = 2"), std::string::npos) << v.what;
 }
 
+// A task of CPU 1 must hang below CPU 1's queues: what a set_task_cpu()
+// without set_task_rq() would leave is reported by CPU 1's checker.
+TEST(SmpGroup, CheckerSeesATaskOnAnotherCpusQueue) {
+  Machine m(2);
+  const int g = m.sys.create_group("g", -1, 1024);
+  const int a = m.task("A", g);  // created on CPU 0, below CPU 0's queue of g
+  m.step(inv::OpClass::placement, [] {});
+  m.expect_clean();
+  m.step(inv::OpClass::placement, [&] { m.sys.tasks[static_cast<std::size_t>(a)].cpu = 1; });
+  ASSERT_TRUE(m.checkers[1]->violated());
+  const auto& v = m.checkers[1]->violations().front();
+  EXPECT_EQ(inv::id_name(v.id), "I-CNT");
+  EXPECT_EQ(v.what, "A belongs to CPU 1 but its queue is CPU 0's");
+}
+
 // One busy CPU of two computes exactly what a lone CPU computes: the other
 // CPU's group queues are empty, so tg->load_avg is this CPU's load.
 TEST(SmpGroup, OneBusyCpuOfTwoMatchesOneCpu) {
