@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 256u));
   fuzzcmd->add_option("--runs", campaign.max_runs, "stop after this many runs (0: time only)");
   fuzzcmd->add_flag("--groups", campaign.groups,
-                    "generate task-group operations too (byte format 2; finds the open candidate F7)");
+                    "generate task-group operations too (byte format 2, or 4 with --runqueues; finds the open "
+                    "candidate F7)");
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");

@@ -23,6 +23,7 @@ EntitySnapshot snapshot(const Rq& rq, const SchedEntity& se) {
   const Task* t = rq.task(se.task_id);
   const TaskGroup* g = rq.group(se.group_id);
   e.task = t ? t->name : g ? "group " + g->name : "?";
+  if (g && rq.possible_cpus().size() > 1 && se.my_q) e.task += " on CPU " + std::to_string(se.my_q->rq->cpu);
   const CfsRq& cfs = se.cfs_rq ? *se.cfs_rq : rq.cfs;
   e.vruntime = se.vruntime;
   e.deadline = se.deadline;
