@@ -4,7 +4,11 @@
 // after every operation. Used to show that a speed change is a pure speed
 // change: the digest before and after must be equal.
 //
-//   fuzz_digest [runs=20000] [seed=1]     (prints one line per profile)
+//   fuzz_digest [runs=20000] [seed=1] [version=1] [profiles=mainline,v7.1]
+//
+// (prints one line per profile). version is the byte format of the inputs: 2
+// adds task groups; 4 with runqueues=N (a fifth argument) groups on N CPUs.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -42,7 +46,16 @@ int main(int argc, char** argv) {
   using namespace eevdf;
   const std::uint64_t runs = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 20000;
   const std::uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
-  for (const char* name : {"mainline", "v7.1"}) {
+  const auto version = static_cast<std::uint8_t>(argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 1);
+  const std::string profile_list = argc > 4 ? argv[4] : "mainline,v7.1";
+  const auto runqueues = static_cast<std::uint8_t>(argc > 5 ? std::strtoul(argv[5], nullptr, 10) : 1);
+  std::vector<std::string> names;
+  for (std::size_t at = 0; at <= profile_list.size();) {
+    const std::size_t comma = std::min(profile_list.find(',', at), profile_list.size());
+    names.push_back(profile_list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  for (const std::string& name : names) {
     std::string error;
     fuzz::ProfileOverride o;
     o.profile = name;
@@ -65,7 +78,8 @@ int main(int argc, char** argv) {
     for (std::uint64_t run = 0; run < runs; ++run) {
       bytes.resize(8 + rng() % 400);
       for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
-      bytes[0] = fuzz::kBytesFormatVersion;
+      bytes[0] = version;
+      if (fuzz::bytes_header_size(bytes.data(), bytes.size()) == 2) bytes[1] = fuzz::bytes_runqueue_byte(runqueues);
       fuzz::decode_bytes_into(bytes.data(), bytes.size(), s);
       for (fuzz::Executor* ex : {&fast, &traced}) {
         if (ex == &traced && run % 8 != 0) continue;  // tracing is slow; every 8th input
@@ -101,8 +115,8 @@ int main(int argc, char** argv) {
         }
       }
     }
-    std::printf("%-8s runs %llu seed %llu ops %llu violations %llu digest %016llx\n", name,
-                static_cast<unsigned long long>(runs), static_cast<unsigned long long>(seed),
+    std::printf("%-8s format %u runs %llu seed %llu ops %llu violations %llu digest %016llx\n", name.c_str(),
+                unsigned{version}, static_cast<unsigned long long>(runs), static_cast<unsigned long long>(seed),
                 static_cast<unsigned long long>(ops), static_cast<unsigned long long>(violations),
                 static_cast<unsigned long long>(h.h));
   }

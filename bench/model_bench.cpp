@@ -13,6 +13,12 @@
 //   BM_groups           4 task groups x 16 tasks (issue 7), hierarchical
 //                       (mainline) or the v7.3 single runqueue (flat:1),
 //                       without and with every invariant (checked:1).
+//   BM_smp_groups       the same 4 groups x 16 tasks on 4 CPUs (issue 7),
+//                       every group with tasks on every CPU; wake-ups choose
+//                       a CPU (select_task_rq()), half the renices become a
+//                       load-balancer migration; mainline or v7.3 (flat:1),
+//                       without and with the invariants (one checker per CPU;
+//                       every one but I-DL and I-PROT, the F7 family).
 //
 // The stream is generated once, outside the timed loop, as intents: a kind,
 // a random selector and an argument. The few state-dependent choices are
@@ -34,6 +40,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <memory>
 #include <random>
 #include <string>
 #include <utility>
@@ -44,6 +51,7 @@
 #include "invariants/violation.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
+#include "model/system.hpp"
 
 namespace {
 
@@ -226,6 +234,8 @@ class Driver {
   }
 
   const Rq& rq() const { return rq_; }
+  bool oops() const { return rq_.oops; }
+  unsigned runnable() const { return rq_.cfs.h_nr_runnable; }
 
  private:
   bool tick() {
@@ -243,8 +253,8 @@ class Driver {
 // The timed loop of every benchmark: the stream in batches of kBatch
 // operations; reports refusals, an oops, items processed and the mean number
 // of runnable tasks (sampled once per batch).
-template <class Hooks>
-void drive(benchmark::State& state, Driver<Hooks>& driver) {
+template <class D>
+void drive(benchmark::State& state, D& driver) {
   const std::vector<Op> ops = make_stream(kSeed);
   std::size_t cursor = 0;
   bool ok = true;
@@ -254,11 +264,11 @@ void drive(benchmark::State& state, Driver<Hooks>& driver) {
       ok &= driver.apply(ops[cursor]);
       cursor = (cursor + 1) & (kStreamLen - 1);
     }
-    queued_sum += driver.rq().cfs.h_nr_runnable;
+    queued_sum += driver.runnable();
     benchmark::DoNotOptimize(driver.rq().clock_task);
   }
   if (!ok) state.SkipWithError("an entry point refused an operation");
-  if (driver.rq().oops) state.SkipWithError("the modelled kernel oopsed");
+  if (driver.oops()) state.SkipWithError("the modelled kernel oopsed");
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(kBatch));
   state.counters["runnable"] =
       state.iterations() ? queued_sum / static_cast<double>(state.iterations()) : 0.0;
@@ -361,6 +371,235 @@ void BM_groups(benchmark::State& state) {
 }
 
 BENCHMARK(BM_groups)->ArgNames({"flat", "checked"})->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1});
+
+// ---- several CPUs with task groups (issue 7) ----
+
+struct SmpNoHooks {
+  void attach(eevdf::System&) {}
+  void begin(const Action&) {}
+  void end() {}
+};
+
+// One checker per CPU around every operation, the largest slice shared, as
+// fuzz/executor.cpp drives them.
+class SmpCheckHooks {
+ public:
+  explicit SmpCheckHooks(inv::Selection selection) : selection_(selection) {}
+  void attach(eevdf::System& sys) {
+    sys_ = &sys;
+    for (unsigned c = 0; c < sys.size(); ++c) {
+      checkers_.push_back(std::make_unique<inv::Checker>(selection_));
+      checkers_.back()->attach(sys.rq(c));
+    }
+  }
+  void begin(const Action& a) {
+    for (auto& c : checkers_) c->begin_op(index_ < INT_MAX ? static_cast<int>(index_) : INT_MAX, op_class(a.kind));
+  }
+  void end() {
+    inv::share_max_slice(*sys_, checkers_);
+    for (auto& c : checkers_) c->end_op();
+    ++index_;
+  }
+  const inv::Violation* first_violation() const {
+    for (const auto& c : checkers_)
+      if (c->violated()) return &c->violations().front();
+    return nullptr;
+  }
+
+ private:
+  inv::Selection selection_;
+  eevdf::System* sys_ = nullptr;
+  std::vector<std::unique_ptr<inv::Checker>> checkers_;
+  std::int64_t index_ = 0;
+};
+
+// The stream of BM_groups on kCpus CPUs: task i is in group i % ngroups and
+// first woken on CPU (i / ngroups) % kCpus, so every group has tasks on every
+// CPU. sleep and yield act on the running task of CPU pick % kCpus; a wake-up
+// goes to CPU (pick >> 16) % kCpus (a migration when that is another CPU);
+// a renice with an odd pick is a migration of a task that is not running to
+// CPU (pick >> 16) % kCpus; run, tick and schedule act on every CPU.
+template <class Hooks>
+class SmpDriver {
+ public:
+  static constexpr unsigned kCpus = 4;
+  // log: the executed operations as scenario lines (for a reproducer), or nullptr.
+  SmpDriver(int ntasks, Hooks& hooks, const char* profile, int ngroups, std::vector<std::string>* log = nullptr)
+      : sys_(*eevdf::profile_by_name(profile), kCpus), hooks_(hooks), n_(ntasks), log_(log) {
+    hooks_.attach(sys_);
+    sleeping_.reserve(static_cast<std::size_t>(ntasks));
+    for (int g = 0; g < ngroups; ++g) {
+      note([&] { return "group g" + std::to_string(g); });
+      hooks_.begin({Kind::create});
+      sys_.create_group("g" + std::to_string(g), -1, 1024);
+      hooks_.end();
+    }
+    for (int i = 0; i < ntasks; ++i) {
+      const int nice = (i * 7) % 40 - 20;
+      note([&] { return "task t" + std::to_string(i) + " nice=" + std::to_string(nice) + " group=g" + std::to_string(i % ngroups); });
+      hooks_.begin({Kind::create, i, nice, 0});
+      const int id = sys_.rq(0).create_task(Driver<NoHooks>::task_name(i), nice, eevdf::Policy::normal, 0, i % ngroups);
+      hooks_.end();
+      const int first_cpu = static_cast<int>(static_cast<unsigned>(i / ngroups) % kCpus);
+      note([&] { return "wake t" + std::to_string(id) + " cpu=" + std::to_string(first_cpu); });
+      hooks_.begin({Kind::wake, id, 0, 0});
+      sys_.wake(id, false, first_cpu);
+      hooks_.end();
+    }
+    note([] { return std::string("schedule"); });
+    hooks_.begin({Kind::schedule});
+    sys_.schedule();
+    hooks_.end();
+  }
+
+  bool apply(const Op& op) {
+    const unsigned cpu = op.pick % kCpus;
+    const int target = static_cast<int>((op.pick >> 16) % kCpus);
+    switch (op.kind) {
+      case Kind::wake: {
+        if (sleeping_.empty()) return tick();
+        const std::size_t k = op.pick % sleeping_.size();
+        const int id = sleeping_[k];
+        sleeping_[k] = sleeping_.back();
+        sleeping_.pop_back();
+        note([&] { return "wake t" + std::to_string(id) + " cpu=" + std::to_string(target); });
+        hooks_.begin({Kind::wake, id});
+        const Refusal r = sys_.wake(id, false, target);
+        hooks_.end();
+        return r == Refusal::none;
+      }
+      case Kind::sleep: {
+        Rq& rq = sys_.rq(cpu);
+        if (rq.curr < 0 || static_cast<int>(sleeping_.size()) >= n_ - 1) return tick();
+        const int id = rq.curr;
+        note([&] { return "sleep t" + std::to_string(id); });
+        hooks_.begin({Kind::sleep, id});
+        const Refusal r = rq.sleep(id);
+        hooks_.end();
+        if (r != Refusal::none) return false;
+        sleeping_.push_back(id);
+        return true;
+      }
+      case Kind::run:
+        note([&] { return "run " + std::to_string(op.ns) + "ns"; });
+        hooks_.begin({Kind::run, -1, 0, op.ns});
+        sys_.run(op.ns);
+        hooks_.end();
+        return true;
+      case Kind::tick: return tick();
+      case Kind::schedule:
+        note([] { return std::string("schedule"); });
+        hooks_.begin({Kind::schedule});
+        sys_.schedule();
+        hooks_.end();
+        return true;
+      case Kind::yield: {
+        Rq& rq = sys_.rq(cpu);
+        if (rq.curr < 0) return tick();
+        const int id = rq.curr;
+        note([&] { return "yield t" + std::to_string(id); });
+        hooks_.begin({Kind::yield, id});
+        const Refusal r = rq.yield(id);
+        hooks_.end();
+        return r == Refusal::none;
+      }
+      case Kind::renice: {
+        const int id = static_cast<int>(op.pick % static_cast<unsigned>(n_));
+        Rq& rq = sys_.rq_of(id);
+        if (op.pick & 1u && rq.curr != id) {
+          note([&] { return "migrate t" + std::to_string(id) + " " + std::to_string(target); });
+          hooks_.begin({Kind::wake, id});  // a placement-class operation, as migrate is
+          const Refusal r = sys_.migrate(id, target);
+          hooks_.end();
+          return r == Refusal::none;
+        }
+        note([&] { return "nice t" + std::to_string(id) + " " + std::to_string(op.nice); });
+        hooks_.begin({Kind::renice, id, op.nice});
+        const Refusal r = rq.set_nice(id, op.nice);
+        hooks_.end();
+        return r == Refusal::none;
+      }
+      case Kind::create: break;
+    }
+    return false;
+  }
+
+  const Rq& rq() const { return sys_.rq(0); }
+  bool oops() const { return sys_.oops(); }
+  unsigned runnable() const {
+    unsigned n = 0;
+    for (unsigned c = 0; c < kCpus; ++c) n += sys_.rq(c).cfs.h_nr_runnable;
+    return n;
+  }
+
+ private:
+  template <class F>
+  void note(F line) {
+    if (log_) log_->push_back(line());
+  }
+  bool tick() {
+    note([] { return std::string("tick"); });
+    hooks_.begin({Kind::tick});
+    sys_.tick();
+    hooks_.end();
+    return true;
+  }
+  eevdf::System sys_;
+  Hooks& hooks_;
+  int n_;
+  std::vector<std::string>* log_;
+  std::vector<int> sleeping_;
+};
+
+// Replays BM_smp_groups' checked run with a log up to its first violation and
+// prints the operations as a scenario on stderr (eevdf-check run / minimize).
+void print_smp_reproducer(const char* profile, int ntasks, int ngroups, const inv::Selection& selection) {
+  const std::vector<Op> ops = make_stream(kSeed);
+  std::vector<std::string> log;
+  SmpCheckHooks hooks(selection);
+  SmpDriver<SmpCheckHooks> driver(ntasks, hooks, profile, ngroups, &log);
+  std::size_t cursor = 0;
+  for (std::int64_t n = 0; !hooks.first_violation() && n < (std::int64_t{1} << 30); ++n) {
+    driver.apply(ops[cursor]);
+    cursor = (cursor + 1) & (kStreamLen - 1);
+  }
+  const inv::Violation* v = hooks.first_violation();
+  if (!v) return;
+  std::fprintf(stderr, "# reproducer: model_bench BM_smp_groups, seed 0x%X, ops 0..%d\nprofile %s\nrunqueues %u\n",
+               kSeed, v->op_index, profile, SmpDriver<SmpCheckHooks>::kCpus);
+  for (std::size_t i = 0; i <= static_cast<std::size_t>(v->op_index) && i < log.size(); ++i)
+    std::fprintf(stderr, "%s\n", log[i].c_str());
+  std::fprintf(stderr, "expect violation %s\n", std::string(inv::id_name(v->id)).c_str());
+}
+
+// 64 tasks in 4 groups of default shares on 4 CPUs.
+void BM_smp_groups(benchmark::State& state) {
+  const char* profile = state.range(0) ? "v7.3" : "mainline";
+  constexpr int kTasks = 64, kGroups = 4;
+  if (!state.range(1)) {
+    SmpNoHooks hooks;
+    SmpDriver<SmpNoHooks> driver(kTasks, hooks, profile, kGroups);
+    drive(state, driver);
+    return;
+  }
+  // Every invariant but the F7 family (I-DL, I-PROT; docs/findings.md): with
+  // the shares of a group spread over CPUs, update_cfs_group() reweights queued
+  // and running group entities at ordinary ticks, enqueues and dequeues, and this
+  // stream reaches those documented findings within a few thousand operations.
+  inv::Selection selection;
+  inv::parse_selection("", "I-DL,I-PROT", selection);
+  SmpCheckHooks hooks(selection);
+  SmpDriver<SmpCheckHooks> driver(kTasks, hooks, profile, kGroups);
+  drive(state, driver);
+  if (const inv::Violation* v = hooks.first_violation()) {
+    const std::string msg = "invariant " + std::string(inv::id_name(v->id)) + " violated at operation " +
+                            std::to_string(v->op_index) + " on " + profile + " with groups on 4 CPUs (reproducer on stderr)";
+    state.SkipWithError(msg.c_str());
+    print_smp_reproducer(profile, kTasks, kGroups, selection);
+  }
+}
+
+BENCHMARK(BM_smp_groups)->ArgNames({"flat", "checked"})->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1});
 
 // One family of invariants at a time (invariants/checker.hpp lists them).
 struct Family {

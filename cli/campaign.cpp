@@ -109,8 +109,8 @@ void work(Shared& sh, unsigned job) {
     bytes.resize(8 + rng() % 400);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     bytes[0] = o.groups ? fuzz::kBytesFormatVersion2 : fuzz::kBytesFormatVersion;  // 2: with task groups
-    if (o.runqueues > 1) {  // 3: several CPUs
-      bytes[0] = fuzz::kBytesFormatVersion3;
+    if (o.runqueues > 1) {  // 3: several CPUs, 4: with task groups
+      bytes[0] = o.groups ? fuzz::kBytesFormatVersion4 : fuzz::kBytesFormatVersion3;
       bytes[1] = fuzz::bytes_runqueue_byte(o.runqueues);
     }
     fuzz::decode_bytes_into(bytes.data(), bytes.size(), s);

@@ -22,7 +22,7 @@ struct CampaignOptions {
   std::chrono::seconds minimize_budget{30};
   bool progress = true;
   bool groups = false;  // byte format 2: task-group operations too
-  unsigned runqueues = 1;  // > 1: byte format 3 (wake cpu=, migrate) on this many CPUs
+  unsigned runqueues = 1;  // > 1: byte format 3 (wake cpu=, migrate) on this many CPUs; 4 with groups
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark)
   std::string until;

@@ -65,12 +65,13 @@ int task_index(std::string_view name, std::size_t count) { return name_index(nam
 
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return kBytesOpKinds;
-  return data[0] == kBytesFormatVersion2 ? kBytesOpKinds2 : data[0] == kBytesFormatVersion3 ? kBytesOpKinds3 : kBytesOpKinds;
+  if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4) return kBytesOpKinds3;
+  return data[0] == kBytesFormatVersion2 ? kBytesOpKinds2 : kBytesOpKinds;
 }
 
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return 0;
-  if (data[0] == kBytesFormatVersion3) return 2;
+  if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4) return 2;
   return data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ? 1 : 0;
 }
 
@@ -103,7 +104,7 @@ std::size_t bytes_arg_count(OpKind kind) {
 
 bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
   return size == 0 || (data != nullptr && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ||
-                                           data[0] == kBytesFormatVersion3));
+                                           data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4));
 }
 
 void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
@@ -119,6 +120,7 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   if (header >= 1) r.next();
   if (header == 2) s.runqueues = static_cast<unsigned>(r.next() % 8) + 1;
   const unsigned nrq = s.runqueues;
+  const bool smp_groups = header == 2 && data[0] == kBytesFormatVersion4;  // groups on several CPUs
   if (ops.capacity() < std::min(size, max_ops)) ops.reserve(std::min(size, max_ops));  // one byte or more per op
   std::size_t ntasks = 0;
   std::size_t ngroups = 0;
@@ -136,7 +138,7 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
     for (std::size_t i = 0; i < bytes_arg_count(kind); ++i) a[i] = r.next();
     Op& op = next_op();
     op.kind = kind;
-    if (nrq > 1 && is_group_op(kind)) {  // task groups live on one CPU
+    if (nrq > 1 && !smp_groups && is_group_op(kind)) {  // version 3: groups on one CPU only
       op.kind = OpKind::schedule;
       continue;
     }
@@ -263,9 +265,13 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   const bool v3 = s.runqueues != 1 || std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
                     return op.kind == OpKind::migrate || (op.kind == OpKind::wake && op.cpu >= 0);
                   });
-  if (v3 && v2 && s.runqueues != 1) return refuse("task groups with several runqueues");
   if (s.runqueues < 1 || s.runqueues > 8) return refuse("runqueues must be 1 .. 8");
-  std::vector<std::uint8_t> out{v3 ? kBytesFormatVersion3 : v2 ? kBytesFormatVersion2 : kBytesFormatVersion};
+  // version 4 only where version 3 would decode the group operations as `schedule`
+  const bool v4 = v3 && v2 && s.runqueues != 1;
+  std::vector<std::uint8_t> out{v4   ? kBytesFormatVersion4
+                                : v3 ? kBytesFormatVersion3
+                                : v2 ? kBytesFormatVersion2
+                                     : kBytesFormatVersion};
   if (v3) out.push_back(bytes_runqueue_byte(s.runqueues));
   const int nrq = static_cast<int>(s.runqueues);
   std::size_t ntasks = 0;

@@ -50,7 +50,11 @@
 // and `wake` reads its flags byte further: bit 1 set gives cpu=(flags >> 2) %
 // runqueues (select_task_rq()'s answer), bit 1 clear wakes on the task's CPU.
 // With more than one runqueue the group opcodes 12..15 decode as `schedule`
-// (task groups are modelled on one CPU only).
+// (version 3 was written when task groups were modelled on one CPU only).
+//
+// Version 4 (task groups on several CPUs) is version 3 in every byte, but the
+// group opcodes 12..15 decode as task-group operations whatever the runqueue
+// count (versions 1 to 3 decode exactly as before).
 //
 // Tasks are named T0..T15 in creation order (`create` and the child of `fork`
 // take the next free name). A task byte selects task (byte % number of tasks
@@ -88,6 +92,7 @@ inline constexpr std::uint8_t kBytesFormatVersion2 = 2;  // with task-group oper
 inline constexpr std::size_t kBytesOpKinds2 = 16;         // create .. group_idle
 inline constexpr std::uint8_t kBytesFormatVersion3 = 3;  // with several runqueues
 inline constexpr std::size_t kBytesOpKinds3 = 17;         // create .. group_idle, migrate
+inline constexpr std::uint8_t kBytesFormatVersion4 = 4;  // version 3 with task groups on several runqueues
 inline constexpr std::size_t kMaxBytesGroups = 8;
 inline constexpr std::array<s64, 9> kBytesShares = {1024, 2, 3, 15, 100, 512, 2048, 10240, 262144};
 inline constexpr std::size_t kMaxBytesOps = 256;
@@ -105,11 +110,11 @@ inline constexpr std::array<s64, 7> kBytesSlices = {0, 100'000, 700'000, 1'000'0
 std::size_t bytes_arg_count(OpKind kind);
 
 // Opcode count of the version in byte 0 (kBytesOpKinds2 for version 2,
-// kBytesOpKinds3 for version 3, else kBytesOpKinds).
+// kBytesOpKinds3 for versions 3 and 4, else kBytesOpKinds).
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size);
-// Header bytes before the first operation: 0 (no version byte), 1, or 2 (version 3).
+// Header bytes before the first operation: 0 (no version byte), 1, or 2 (versions 3 and 4).
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size);
-// The runqueue byte of version 3 for `runqueues` (1 .. 8).
+// The runqueue byte of versions 3 and 4 for `runqueues` (1 .. 8).
 inline std::uint8_t bytes_runqueue_byte(unsigned runqueues) { return static_cast<std::uint8_t>(runqueues - 1); }
 // The operation of an opcode byte under a version's opcode count.
 OpKind bytes_op_kind(std::uint8_t opcode, std::size_t kinds);

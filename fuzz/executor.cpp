@@ -164,23 +164,32 @@ std::optional<int> group_id(const Rq& rq, const std::string& name) {
   return g;
 }
 
-Refusal apply_group_op(Rq& rq, const Op& op, int task) {
+namespace {
+// A group operation on `target`, a lone Rq or a System (whose group
+// operations act on every CPU and whose task move on the task's CPU); `rq`
+// holds the group table (shared by every CPU).
+template <class Target>
+Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
   const auto g = group_id(rq, op.group);
   switch (op.kind) {
     case OpKind::group_create: {
       const auto parent = group_id(rq, op.parent);
       if (!parent) return Refusal::no_such_group;
       if (rq.find_group(op.group) >= 0) return Refusal::bad_argument;
-      if (rq.groups.size() >= kMaxGroups) return Refusal::too_many_groups;
-      return rq.create_group(op.group, *parent, static_cast<u64>(op.value)) < 0 ? Refusal::bad_argument
-                                                                                 : Refusal::none;
+      if (rq.task_groups.size() >= kMaxGroups) return Refusal::too_many_groups;
+      return target.create_group(op.group, *parent, static_cast<u64>(op.value)) < 0 ? Refusal::bad_argument
+                                                                                     : Refusal::none;
     }
-    case OpKind::move: return g ? rq.move_task(task, *g) : Refusal::no_such_group;
-    case OpKind::shares: return g ? rq.set_group_shares(*g, static_cast<u64>(op.value)) : Refusal::no_such_group;
-    case OpKind::group_idle: return g ? rq.set_group_idle(*g, op.value != 0) : Refusal::no_such_group;
+    case OpKind::move: return g ? target.move_task(task, *g) : Refusal::no_such_group;
+    case OpKind::shares: return g ? target.set_group_shares(*g, static_cast<u64>(op.value)) : Refusal::no_such_group;
+    case OpKind::group_idle: return g ? target.set_group_idle(*g, op.value != 0) : Refusal::no_such_group;
     default: return Refusal::bad_argument;
   }
 }
+}  // namespace
+
+Refusal apply_group_op(Rq& rq, const Op& op, int task) { return group_op(rq, rq, op, task); }
+Refusal apply_group_op(System& sys, const Op& op, int task) { return group_op(sys, sys.rq(0), op, task); }
 
 Executor::Executor(const Profile& profile, ExecOptions options) : profile_(profile), options_(options) {}
 
@@ -190,14 +199,8 @@ ExecResult Executor::run(const Scenario& s) {
     r.error = why;
     return r;
   }
-  if (s.runqueues > 1)
-    for (const Op& op : s.ops)
-      if (op.kind == OpKind::group_create || op.kind == OpKind::move || !op.group.empty()) {
-        r.error = fmt::format("line {}: task groups are modelled on one CPU only (runqueues {})", op.line, s.runqueues);
-        return r;
-      }
   System sys(profile_, s.runqueues);
-  Rq& rq = sys.rq(0);  // the lone runqueue, and the one task groups live on
+  Rq& rq = sys.rq(0);  // the lone runqueue, and the one new tasks start on
   // One checker per runqueue (each its runqueue's observer). With several,
   // the largest slice seen is shared: a migrated task carries a lag clamped
   // on its source CPU.
@@ -278,7 +281,7 @@ ExecResult Executor::run(const Scenario& s) {
       case OpKind::group_create:
       case OpKind::move:
       case OpKind::shares:
-      case OpKind::group_idle: refusal = apply_group_op(rq, op, id); break;
+      case OpKind::group_idle: refusal = apply_group_op(sys, op, id); break;
       case OpKind::expect_curr: {
         const unsigned cpu = op.cpu > 0 && static_cast<unsigned>(op.cpu) < sys.size() ? static_cast<unsigned>(op.cpu) : 0;
         const Rq& crq = sys.rq(cpu);
@@ -292,7 +295,9 @@ ExecResult Executor::run(const Scenario& s) {
       case OpKind::expect_field: {
         const Task* t = sys.rq_of(id).task(id);
         const int g = t ? -1 : rq.find_group(op.task);
-        const SchedEntity* se = t ? &t->se : g >= 0 ? &rq.groups[static_cast<std::size_t>(g)].se : nullptr;
+        // a group's entity on CPU `cpu=` (CPU 0 without)
+        const unsigned gcpu = op.cpu > 0 && static_cast<unsigned>(op.cpu) < sys.size() ? static_cast<unsigned>(op.cpu) : 0;
+        const SchedEntity* se = t ? &t->se : g >= 0 ? &sys.rq(gcpu).groups[static_cast<std::size_t>(g)].se : nullptr;
         const auto value = se ? field_value(*se, op.field) : std::nullopt;
         if (!value)
           r.expectation_failures.push_back(fmt::format("line {}: no field {}.{}", op.line, op.task, op.field));
@@ -320,13 +325,7 @@ ExecResult Executor::run(const Scenario& s) {
     // the previous check passed is unchanged: checking it again would find nothing new.
     if (refusal == Refusal::none) {
       if (sys.size() > 1) {
-        // the largest slice queued on any CPU, from the shared task table (no
-        // task groups with several runqueues), and the largest each checker saw
-        u64 max_slice = 0;
-        for (const Task& t : sys.tasks)
-          if (t.se.on_rq) max_slice = std::max(max_slice, t.se.slice);
-        for (const auto& c : checkers) max_slice = std::max(max_slice, c->max_slice_seen());
-        for (auto& c : checkers) c->raise_max_slice(max_slice);
+        inv::share_max_slice(sys, checkers);  // a migrated task's lag was clamped on its source CPU
       }
       for (auto& c : checkers) c->end_op();
     }

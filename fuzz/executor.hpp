@@ -12,6 +12,7 @@
 #include "fuzz/scenario.hpp"
 #include "invariants/checker.hpp"
 #include "model/profile.hpp"
+#include "model/system.hpp"
 
 namespace eevdf::fuzz {
 
@@ -86,6 +87,8 @@ inv::OpClass op_class(OpKind kind);
 // Runs a task-group operation (group_create, move, shares, group_idle) on rq;
 // `task` is the resolved id of op.task for move. Shared by every engine.
 Refusal apply_group_op(Rq& rq, const Op& op, int task);
+// The same on several CPUs: group operations on every CPU, a move on the task's.
+Refusal apply_group_op(System& sys, const Op& op, int task);
 // The group id of a group name (empty = the root group, -1), or nullopt.
 std::optional<int> group_id(const Rq& rq, const std::string& name);
 

@@ -13,14 +13,14 @@ namespace {
 using Record = std::vector<std::uint8_t>;  // opcode + its argument bytes
 
 // Opcodes per version: 12 (version 1), 16 (version 2, with task groups) or 17
-// (version 3, several runqueues); the header bytes are kept as they are.
+// (versions 3 and 4, several runqueues); the header bytes are kept as they are.
 thread_local std::size_t g_kinds = kBytesOpKinds;
 thread_local std::uint8_t g_header[2] = {kBytesFormatVersion, 0};
 thread_local std::size_t g_header_size = 1;
 void read_header(const std::uint8_t* data, std::size_t size) {
   g_kinds = bytes_op_kinds(data, size);
-  g_header_size = g_kinds == kBytesOpKinds3 ? 2 : 1;
-  g_header[0] = g_kinds == kBytesOpKinds3   ? kBytesFormatVersion3
+  g_header_size = bytes_header_size(data, size) == 2 ? 2 : 1;
+  g_header[0] = g_header_size == 2          ? data[0]  // version 3 or 4
                 : g_kinds == kBytesOpKinds2 ? kBytesFormatVersion2
                                             : kBytesFormatVersion;
   g_header[1] = g_header_size == 2 && size > 1 ? data[1] : 0;
@@ -152,7 +152,7 @@ std::size_t cross_over_ops(const std::uint8_t* a, std::size_t a_size, const std:
   read_header(a, a_size);
   std::vector<Record> x = split(a, a_size, g_header_size);
   // b's records are read with a's opcodes (the result has a's header)
-  const std::vector<Record> y = split(b, b_size, b_size > 0 && b[0] == kBytesFormatVersion3 ? 2 : 1);
+  const std::vector<Record> y = split(b, b_size, bytes_header_size(b, b_size) == 2 ? 2 : 1);
   const std::size_t cut_x = x.empty() ? 0 : rng() % (x.size() + 1);
   const std::size_t cut_y = y.empty() ? 0 : rng() % (y.size() + 1);
   x.resize(cut_x);

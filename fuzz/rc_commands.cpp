@@ -229,7 +229,7 @@ class GroupParamCmd final : public RcCommand {
   std::optional<Op> resolve(const RcSystem& sut) const override {
     const int g = sut.rq.find_group(group_);
     if (g < 0) return std::nullopt;
-    if (Kind == OpKind::shares && sut.rq.groups[static_cast<std::size_t>(g)].idle) return std::nullopt;
+    if (Kind == OpKind::shares && sut.rq.task_groups[static_cast<std::size_t>(g)].idle) return std::nullopt;
     return shown_op();
   }
 
@@ -626,16 +626,11 @@ void RcSystem::perform(const Op& op) {
     case OpKind::group_create:
     case OpKind::move:
     case OpKind::shares:
-    case OpKind::group_idle: refusal = apply_group_op(rq, op, id); break;
+    case OpKind::group_idle: refusal = apply_group_op(sys, op, id); break;
     case OpKind::expect_curr:
     case OpKind::expect_field: break;  // never generated
   }
-  if (sys.size() > 1) {  // the largest slice is shared (fuzz::Executor does the same)
-    u64 max_slice = 0;
-    for (unsigned c = 0; c < sys.size(); ++c)
-      max_slice = std::max({max_slice, checkers[c]->max_slice_seen(), inv::exact_average(sys.rq(c).cfs).max_slice});
-    for (auto& c : checkers) c->raise_max_slice(max_slice);
-  }
+  if (sys.size() > 1) inv::share_max_slice(sys, checkers);  // as fuzz::Executor does
   for (auto& c : checkers) c->end_op();
   std::vector<inv::Violation> violations;
   for (const auto& c : checkers) violations.insert(violations.end(), c->violations().begin(), c->violations().end());
@@ -822,10 +817,6 @@ CheckOutcome run_stateful_check(const CheckConfig& config) {
   group_setup->header.runqueues = config.runqueues;
   if (std::string why = runqueues_refusal(config.profile.name, config.runqueues); !why.empty()) {
     out.message = why;
-    return finish();
-  }
-  if (config.groups && config.runqueues > 1) {
-    out.message = "task groups are modelled on one CPU only (--groups needs --runqueues 1)";
     return finish();
   }
   const std::shared_ptr<const RcSetup> setup = group_setup;

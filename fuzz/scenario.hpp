@@ -30,8 +30,8 @@ enum class OpKind : std::uint8_t {
   exit,      // exit NAME           (NAME must be on the CPU)
   // positional expectations, checked after the previous operation
   expect_curr,   // expect curr NAME|idle
-  expect_field,  // expect field NAME.FIELD OP VALUE
-  // task groups (cgroup cpu controller, one CPU); after the expect kinds so
+  expect_field,  // expect field NAME.FIELD OP VALUE [cpu=N]  (cpu=: a group's entity on CPU N)
+  // task groups (cgroup cpu controller, on every CPU); after the expect kinds so
   // that the task operations keep their values
   group_create,  // group NAME [shares=N] [parent=GROUP]
   move,          // move TASK GROUP|root      (sched_move_task)

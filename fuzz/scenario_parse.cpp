@@ -367,12 +367,6 @@ class Parser {
     const auto it = directives_.find("runqueues");
     fail_at(it == directives_.end() ? 1 : it->second, 1, "expected a profile that models several CPUs: " + why);
   }
-  // Task groups live on one runqueue: refused with several.
-  bool groups_allowed(int c, std::string_view what) {
-    if (sc_.runqueues == 1) return true;
-    return fail(c, "expected no task groups with 'runqueues " + std::to_string(sc_.runqueues) + "', found " +
-                       std::string(what) + " (task groups are modelled on one CPU only)");
-  }
   // cpu=N with N below the runqueue count.
   bool cpu_value(std::string_view v, int c, int& out, std::string_view after) {
     const auto n = parse_uint(v, 64);
@@ -591,7 +585,6 @@ class Parser {
         if (key == "nice" && !nice_value(val, vc, op.value, "'nice='")) return;
         if (key == "policy" && !policy_value(val, vc, op.policy, "'policy='")) return;
         if (key == "slice" && !slice_value(val, vc, op.slice, "'slice='")) return;
-        if (key == "group" && !groups_allowed(col(i), "'group='")) return;
         if (key == "group" && !group_ref(val, vc, op.group, "'group='", true)) return;
       }
     } else if (kw == "fork") {
@@ -660,10 +653,8 @@ class Parser {
       if (!cpu_value(tok(2), col(2), op.cpu, "the task name")) return;
       if (!expect_end(3, "the CPU")) return;
     } else if (kw == "group") {
-      if (!groups_allowed(col(0), "'group'")) return;
       if (!group_create(op)) return;
     } else if (kw == "move") {
-      if (!groups_allowed(col(0), "'move'")) return;
       op.kind = OpKind::move;
       if (!task_ref(1, op.task, "'move'")) return;
       if (!need(2, "a group name (or root) after the task name")) return;
@@ -813,7 +804,13 @@ class Parser {
     op.cmp = *cmp;
     if (!need(4, "a value (an integer such as -5, or a duration such as 3ms) after the comparison")) return;
     if (!field_value(tok(4), col(4), op.value)) return;
-    if (!expect_end(5, "the value")) return;
+    // a group has an entity on every CPU: cpu=N picks one (CPU 0 without)
+    if (groups_.count(op.task) && tok(5).substr(0, 4) == "cpu=") {
+      if (!cpu_value(tok(5).substr(4), col(5) + 4, op.cpu, "'cpu='")) return;
+      if (!expect_end(6, "'cpu=N'")) return;
+    } else if (!expect_end(5, "the value")) {
+      return;
+    }
     push(std::move(op));
   }
 

@@ -108,7 +108,7 @@ std::string print_op(const Op& op) {
       return "expect curr " + op.task + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     case OpKind::expect_field:
       return "expect field " + op.task + "." + op.field + " " + std::string(cmp_keyword(op.cmp)) + " " +
-             field_value_text(op.field, op.value);
+             field_value_text(op.field, op.value) + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
   }
   return "# invalid operation kind " + std::to_string(static_cast<int>(op.kind));
 }
@@ -173,7 +173,7 @@ bool same_op(const Op& a, const Op& b) {
     case OpKind::slice: return a.task == b.task && a.value == b.value;
     case OpKind::policy: return a.task == b.task && a.policy == b.policy;
     case OpKind::expect_field:
-      return a.task == b.task && a.field == b.field && a.cmp == b.cmp && a.value == b.value;
+      return a.task == b.task && a.field == b.field && a.cmp == b.cmp && a.value == b.value && a.cpu == b.cpu;
   }
   return false;
 }

@@ -6,11 +6,13 @@
 
 namespace eevdf::inv {
 
-// "group G: " for a group's queue, nothing for the root queue (the messages
-// of a task-only run are unchanged).
+// "group G: " for a group's queue ("group G on CPU 1: " with several CPUs),
+// nothing for the root queue (the messages of a task-only run are unchanged).
 static std::string queue_prefix(const CheckScope& s) {
   if (&s.cfs == &s.rq.cfs) return {};
-  return "group " + s.rq.groups[static_cast<std::size_t>(s.cfs.group_id)].name + ": ";
+  std::string name = "group " + s.rq.task_groups[static_cast<std::size_t>(s.cfs.group_id)].name;
+  if (s.rq.possible_cpus().size() > 1) name += " on CPU " + std::to_string(s.rq.cpu);
+  return name + ": ";
 }
 
 // I-SUM: sum_w_vruntime == Σ key·w' and sum_weight == Σ w' over the tree,
@@ -72,6 +74,23 @@ static void check_counters(const CheckScope& s) {
       if (t.on_rq != t.se.on_rq) {
         s.report(Id::CNT, "__block_task / activate_task",
                  fmt::format("{}: p->on_rq = {} but se->on_rq = {}", t.name, t.on_rq, t.se.on_rq), {&t.se});
+        return;
+      }
+      // several CPUs: a task of this CPU hangs below this CPU's queues only (set_task_rq())
+      if (t.cpu == rq.cpu && t.se.cfs_rq && t.se.cfs_rq->rq != &rq) {
+        s.report(Id::CNT, "set_task_cpu / set_task_rq",
+                 fmt::format("{} belongs to CPU {} but its queue is CPU {}'s", t.name, rq.cpu, t.se.cfs_rq->rq->cpu),
+                 {&t.se});
+        return;
+      }
+    }
+    for (const TaskGroupCpu& g : rq.groups) {
+      if (g.se.cfs_rq->rq != &rq || g.cfs_rq.rq != &rq) {
+        s.report(Id::CNT, "init_tg_cfs_entry",
+                 fmt::format("group {}'s entity of CPU {} hangs on CPU {}'s queue",
+                             rq.task_groups[static_cast<std::size_t>(g.se.group_id)].name, rq.cpu,
+                             g.se.cfs_rq->rq->cpu),
+                 {&g.se});
         return;
       }
     }

@@ -53,7 +53,9 @@ u128 inverse_weight_excess(const Rq& rq, u128 exact) {
 std::string entity_name(const Rq& rq, const SchedEntity* se) {
   if (!se) return "NULL";
   if (se->task_id >= 0) return rq.tasks[static_cast<std::size_t>(se->task_id)].name;
-  return "group " + rq.groups[static_cast<std::size_t>(se->group_id)].name;
+  std::string name = "group " + rq.task_groups[static_cast<std::size_t>(se->group_id)].name;
+  if (rq.possible_cpus().size() > 1 && se->my_q) name += " on CPU " + std::to_string(se->my_q->rq->cpu);
+  return name;
 }
 
 const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
@@ -118,7 +120,7 @@ template <class F>
 void for_each_entity(const Rq& rq, F f) {
   for (const Task& t : rq.tasks)
     if (t.cpu == rq.cpu) f(t.se);
-  for (const TaskGroup& g : rq.groups) f(g.se);
+  for (const TaskGroupCpu& g : rq.groups) f(g.se);
 }
 // On the v7.3 flat runqueue a grouped task is curr of rq->cfs, not of its own queue.
 bool is_curr(const Rq& rq, const SchedEntity& se) {
@@ -189,7 +191,7 @@ void Checker::end_op() {
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, rq.cfs};
   // I-FAIR's shares are weight / Σ weight of one queue: tasks-only runs
   if (selection_[Id::FAIR] && rq.groups.empty()) fairness_.update(scope, op_class_ == OpClass::running);
-  for (const TaskGroup& g : rq.groups) {
+  for (const TaskGroupCpu& g : rq.groups) {
     ExactAverage group_avg = exact_average(g.cfs_rq);
     check_queue(g.cfs_rq, group_avg);
   }
@@ -340,6 +342,7 @@ void Checker::on_set_next(const SchedEntity& se, bool first) {
 
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
   adopt_new_tasks();
+  mono_moved_ = vruntime_diff(se.vruntime, vruntime_before_[entity_slot(se)]);
   if (!se.on_rq) vprot_stale_[entity_slot(se)] = true;
   // F7: the running entity's vprot is rescaled only while it protects
   // (ff38424030f9); an expired one stays absolute while the rescaled, clamped
@@ -389,6 +392,13 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   // v7.3 flat runqueue: set_next_task_fair() and task_tick_fair() reweight the
   // running task; I-MONO then measures running from the reweighted vruntime
   if (rq_->profile().behaviour.flat_runqueue) vruntime_before_[entity_slot(se)] = se.vruntime;
+  // A queued group entity is reweighted by update_cfs_group() while its CPU
+  // runs too (entity_tick(), the dequeue of a delayed task at a pick) once its
+  // share depends on the group's load on other CPUs; reweight_entity() moves
+  // its vruntime to V - vlag' by design (I-RW checks where). I-MONO keeps
+  // what it moved before the reweight and measures from the new vruntime.
+  else
+    vruntime_before_[entity_slot(se)] = se.vruntime - as_u64(mono_moved_);
   if (rw_.queued_begun) {
     rw_.queued_begun = false;
     // (E + 2) * w / w' from the two truncated rescales and the old slice's
@@ -453,6 +463,18 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
                  fmt::format("V moved by about {} ns (virtual) while reweighting {} -> {}; allowed {} (rounding)",
                              format_i128(num / (W * W2)), rw_.old_weight, rw_.new_weight, format_i128(W / W2 + 2)),
                  {&se});
+}
+
+void share_max_slice(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
+  u64 max_slice = 0;
+  for (const Task& t : sys.tasks)
+    if (t.se.on_rq) max_slice = std::max(max_slice, t.se.slice);
+  if (!sys.rq(0).profile().behaviour.flat_runqueue)  // group entities are in no tree there
+    for (unsigned c = 0; c < sys.size(); ++c)
+      for (const TaskGroupCpu& g : sys.rq(c).groups)
+        if (g.se.on_rq) max_slice = std::max(max_slice, g.se.slice);
+  for (const auto& c : checkers) max_slice = std::max(max_slice, c->max_slice_seen());
+  for (const auto& c : checkers) c->raise_max_slice(max_slice);
 }
 
 }  // namespace eevdf::inv

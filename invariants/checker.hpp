@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "invariants/ids.hpp"
 #include "invariants/violation.hpp"
 #include "model/rq.hpp"
+#include "model/system.hpp"
 
 namespace eevdf::inv {
 
@@ -74,7 +76,7 @@ template <class F>
 void for_each_eevdf_entity_of(const Rq& rq, const CfsRq& cfs_rq, F f) {
   for (const Task& t : rq.tasks)
     if (eevdf_queue_of(rq, t.se) == &cfs_rq) f(t.se, &t);
-  for (const TaskGroup& g : rq.groups)
+  for (const TaskGroupCpu& g : rq.groups)
     if (eevdf_queue_of(rq, g.se) == &cfs_rq) f(g.se, static_cast<const Task*>(nullptr));
 }
 
@@ -84,7 +86,7 @@ template <class F>
 void for_each_entity_of(const Rq& rq, const CfsRq& cfs_rq, F f) {
   for (const Task& t : rq.tasks)
     if (t.se.cfs_rq == &cfs_rq) f(t.se, &t);
-  for (const TaskGroup& g : rq.groups)
+  for (const TaskGroupCpu& g : rq.groups)
     if (g.se.cfs_rq == &cfs_rq) f(g.se, static_cast<const Task*>(nullptr));
 }
 
@@ -233,6 +235,7 @@ class Checker final : public Observer {
   const SchedEntity* idle_preempted_ = nullptr;
   std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_;  // I-DL after reweight_entity()
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
+  s64 mono_moved_ = 0;  // I-MONO: what the entity being reweighted had moved before the reweight
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
   std::array<bool, kMaxEntities> delayed_before_;   // I-DELAY
@@ -257,5 +260,10 @@ class Checker final : public Observer {
   } rw_;
 
 };
+
+// Several runqueues: raises every checker's largest slice to the largest
+// queued on any CPU (tasks, and the group entities of every CPU outside the
+// flat runqueue) or seen by any checker; call before end_op().
+void share_max_slice(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
 
 }  // namespace eevdf::inv

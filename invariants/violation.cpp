@@ -21,10 +21,9 @@ std::string format_i128(i128 v) {
 EntitySnapshot snapshot(const Rq& rq, const SchedEntity& se) {
   EntitySnapshot e;
   const Task* t = rq.task(se.task_id);
-  const TaskGroup* g = se.group_id >= 0 && static_cast<std::size_t>(se.group_id) < rq.groups.size()
-                           ? &rq.groups[static_cast<std::size_t>(se.group_id)]
-                           : nullptr;
+  const TaskGroup* g = rq.group(se.group_id);
   e.task = t ? t->name : g ? "group " + g->name : "?";
+  if (g && rq.possible_cpus().size() > 1 && se.my_q) e.task += " on CPU " + std::to_string(se.my_q->rq->cpu);
   const CfsRq& cfs = se.cfs_rq ? *se.cfs_rq : rq.cfs;
   e.vruntime = se.vruntime;
   e.deadline = se.deadline;

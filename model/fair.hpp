@@ -138,6 +138,11 @@ struct MatchedEntities {
 };
 MatchedEntities matching_entities(Task& donor, Task& p);
 u64 calc_group_shares(const Rq& rq, const CfsRq& cfs_rq);
+// PELT stand-ins summed over the group's queues on every CPU (docs/model.md):
+// atomic_long_read(&tg->load_avg) as Σ scale_load_down(cfs_rq->load.weight),
+// and (v7.3-rc) tg->runnable_avg as Σ h_nr_runnable · 1024.
+s64 tg_load_avg(const TaskGroup& tg);
+s64 tg_runnable_avg(const TaskGroup& tg);
 void update_cfs_group(SchedEntity& se);
 void put_prev_set_next_fair(Rq& rq, Task& prev, Task& next);
 // min_vruntime_cb_propagate(&se->run_node, NULL): refresh the augments above se.

@@ -56,10 +56,10 @@ u64 calc_prop_weight(CfsRq& cfs_rq, const SchedEntity& se, u64 w) {
 namespace {
 
 // tg_tasks() (v7.3-rc1): max(1, tg->runnable_avg >> SCHED_CAPACITY_SHIFT),
-// truncated to int. Stand-in for PELT (docs/model.md): on one CPU
-// tg->runnable_avg is this queue's contribution, h_nr_runnable · 1024.
-s64 tg_tasks(const CfsRq& gcfs_rq) {
-  const u64 runnable_avg = u64{gcfs_rq.h_nr_runnable} << 10;
+// truncated to int. Stand-in for PELT (docs/model.md): tg->runnable_avg is
+// the sum over CPUs of each group queue's h_nr_runnable · 1024 (tg_runnable_avg()).
+s64 tg_tasks(const TaskGroup& tg) {
+  const u64 runnable_avg = as_u64(tg_runnable_avg(tg));
   const auto nr = static_cast<s32>(static_cast<u32>(runnable_avg >> 10));
   return nr > 1 ? nr : 1;
 }
@@ -72,15 +72,15 @@ s64 tg_cpus(const Rq& rq) {
 
 // __calc_smp_shares() (v7.3-rc1): ts · load / tg_weight clamped to
 // [MIN_SHARES, smax], the upper bound tested first. PELT stand-in as in
-// calc_group_shares(): load_avg = scale_load_down(load.weight) and, on one
-// CPU, tg->load_avg = tg_load_avg_contrib, so tg_weight = load.
-s64 calc_smp_shares(const Rq& rq, const CfsRq& gcfs_rq, s64 ts, s64 smax) {
+// calc_group_shares(): load_avg = scale_load_down(load.weight), also this
+// CPU's contribution to tg->load_avg, the sum over every CPU (on one CPU
+// tg_weight = load).
+s64 calc_smp_shares(const Rq& rq, const TaskGroup& tg, const CfsRq& gcfs_rq, s64 ts, s64 smax) {
   const s64 load_weight = as_s64(scale_load_down(gcfs_rq.load.weight));
   const s64 load_avg = load_weight;  // stand-in for cfs_rq->avg.load_avg
   const s64 load = load_weight > load_avg ? load_weight : load_avg;
-  const s64 tg_load_avg = load_avg;
   const s64 tg_load_avg_contrib = load_avg;
-  const s64 tg_weight = tg_load_avg - tg_load_avg_contrib + load;
+  const s64 tg_weight = tg_load_avg(tg) - tg_load_avg_contrib + load;
   s64 shares = mul_s64(ts, load, Site::calc_smp_shares_ts_x_load, rq.obs());
   if (tg_weight) {
     // C division; INT64_MIN / -1 cannot happen: tg_weight >= 0
@@ -95,25 +95,25 @@ s64 calc_smp_shares(const Rq& rq, const CfsRq& gcfs_rq, s64 ts, s64 smax) {
 // calc_group_shares() of the flat runqueue (v7.3-rc1, 4161cb2d867b..fb1050ac8e40):
 // the static call selected by sched/cgroup_mode.
 u64 calc_group_shares_flat(const Rq& rq, const CfsRq& gcfs_rq) {
-  const TaskGroup& tg = rq.groups[static_cast<std::size_t>(gcfs_rq.group_id)];
+  const TaskGroup& tg = rq.task_groups[static_cast<std::size_t>(gcfs_rq.group_id)];
   const s64 shares = as_s64(tg.shares);  // READ_ONCE(tg->shares)
   s64 nr = 1;
   switch (rq.profile().tunables.cgroup_mode) {
     case CgroupMode::up: return tg.shares;
-    case CgroupMode::smp: return as_u64(calc_smp_shares(rq, gcfs_rq, shares, shares));
+    case CgroupMode::smp: return as_u64(calc_smp_shares(rq, tg, gcfs_rq, shares, shares));
     case CgroupMode::max:
       nr = tg_cpus(rq);
-      return as_u64(calc_smp_shares(rq, gcfs_rq, shares * nr, as_s64(scale_load(88761))));
+      return as_u64(calc_smp_shares(rq, tg, gcfs_rq, shares * nr, as_s64(scale_load(88761))));
     case CgroupMode::concur: {
-      const s64 tasks = tg_tasks(gcfs_rq);
+      const s64 tasks = tg_tasks(tg);
       const s64 cpus = tg_cpus(rq);
       nr = tasks < cpus ? tasks : cpus;
       break;
     }
-    case CgroupMode::tasks: nr = tg_tasks(gcfs_rq); break;
+    case CgroupMode::tasks: nr = tg_tasks(tg); break;
   }
   // nr ≤ 2^31 and shares ≤ 2^28: the product fits in s64
-  return as_u64(calc_smp_shares(rq, gcfs_rq, nr * shares, nr * shares));
+  return as_u64(calc_smp_shares(rq, tg, gcfs_rq, nr * shares, nr * shares));
 }
 
 // reweight_entity() of the flat runqueue (v7.3-rc1): a group entity's (or a

@@ -1,5 +1,5 @@
 // The task-group hierarchy of fair.c (CONFIG_FAIR_GROUP_SCHED, newest
-// mainline ≈ v7.1) on one CPU: entity relations, idle groups, group shares
+// mainline ≈ v7.1) on a CPU: entity relations, idle groups, group shares
 // and the partial put_prev/set_next walk of pick_next_task_fair().
 #include "model/fair.hpp"
 
@@ -45,20 +45,36 @@ MatchedEntities matching_entities(Task& donor, Task& p) {
   return {*se, *pse};
 }
 
+// The PELT stand-in for tg->load_avg: the sum of every CPU's contribution
+// (tg_load_avg_contrib), each its queue's scale_load_down(load.weight).
+s64 tg_load_avg(const TaskGroup& tg) {
+  s64 sum = 0;  // each queue's weight is below 2^48, 8 CPUs at most: no overflow
+  for (const CfsRq* cfs_rq : tg.cfs_rq) sum += as_s64(scale_load_down(cfs_rq->load.weight));
+  return sum;
+}
+
+// The PELT stand-in for tg->runnable_avg (v7.3-rc): Σ over CPUs of each
+// queue's h_nr_runnable · SCHED_CAPACITY_SCALE.
+s64 tg_runnable_avg(const TaskGroup& tg) {
+  s64 sum = 0;
+  for (const CfsRq* cfs_rq : tg.cfs_rq) sum += s64{cfs_rq->h_nr_runnable} << 10;
+  return sum;
+}
+
 // calc_group_shares() (v7.1): tg->shares · load / tg_weight, clamped to
-// [MIN_SHARES, tg->shares]. Model stand-in for PELT (docs/model.md): the
-// queue's load average is its scale_load_down(load.weight), and on one CPU
-// the group's load_avg is this queue's own contribution, so
-// tg_weight = tg->load_avg - tg_load_avg_contrib + load = load.
+// [MIN_SHARES, tg->shares]. Model stand-in for PELT (docs/model.md): a
+// queue's load average is its scale_load_down(load.weight), which is also its
+// contribution to tg->load_avg, the sum over every CPU; so tg_weight =
+// tg->load_avg - tg_load_avg_contrib + load is the load of the group's queues
+// on the other CPUs plus this one's (on one CPU: load).
 u64 calc_group_shares(const Rq& rq, const CfsRq& cfs_rq) {
-  const TaskGroup& tg = rq.groups[static_cast<std::size_t>(cfs_rq.group_id)];
+  const TaskGroup& tg = rq.task_groups[static_cast<std::size_t>(cfs_rq.group_id)];
   const s64 tg_shares = as_s64(tg.shares);
   const s64 load_weight = as_s64(scale_load_down(cfs_rq.load.weight));
   const s64 load_avg = load_weight;  // stand-in for cfs_rq->avg.load_avg
   const s64 load = load_weight > load_avg ? load_weight : load_avg;
-  const s64 tg_load_avg = load_avg;          // atomic_long_read(&tg->load_avg), one CPU
   const s64 tg_load_avg_contrib = load_avg;  // cfs_rq->tg_load_avg_contrib
-  const s64 tg_weight = tg_load_avg - tg_load_avg_contrib + load;
+  const s64 tg_weight = tg_load_avg(tg) - tg_load_avg_contrib + load;
   s64 shares = tg_shares * load;  // at most 2^28 · 2^41: no overflow
   if (tg_weight) shares /= tg_weight;
   const s64 min_shares = static_cast<s64>(kMinShares);

@@ -40,18 +40,30 @@ const char* refusal_text(Refusal r) {
 MinVruntimeCallbacks& augment_callbacks(CfsRq& cfs_rq) { return cfs_rq.rq->callbacks_; }
 
 Rq::Rq(Profile profile, Observer* obs)
-    : tasks(own_tasks_), profile_(std::move(profile)), obs_(obs ? obs : &null_observer()) {
+    : possible_cpus_{this},
+      tasks(own_tasks_),
+      task_groups(own_task_groups_),
+      profile_(std::move(profile)),
+      obs_(obs ? obs : &null_observer()) {
   callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
   cfs.rq = this;
   tasks.reserve(kMaxTasks);
+  task_groups.reserve(kMaxGroups);
   groups.reserve(kMaxGroups);
 }
 
-Rq::Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, int cpu_id)
-    : cpu(cpu_id), tasks(shared_tasks), profile_(std::move(profile)), obs_(obs ? obs : &null_observer()) {
+Rq::Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, std::vector<TaskGroup>& shared_groups,
+       int cpu_id)
+    : cpu(cpu_id),
+      possible_cpus_{this},
+      tasks(shared_tasks),
+      task_groups(shared_groups),
+      profile_(std::move(profile)),
+      obs_(obs ? obs : &null_observer()) {
   callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
   cfs.rq = this;
   tasks.reserve(kMaxTasks);
+  task_groups.reserve(kMaxGroups);
   groups.reserve(kMaxGroups);
 }
 
@@ -68,8 +80,8 @@ int Rq::find_task(std::string_view name) const {
 }
 
 int Rq::find_group(std::string_view name) const {
-  for (std::size_t i = 0; i < groups.size(); ++i)
-    if (groups[i].name == name) return static_cast<int>(i);
+  for (std::size_t i = 0; i < task_groups.size(); ++i)
+    if (task_groups[i].name == name) return static_cast<int>(i);
   return -1;
 }
 

@@ -40,9 +40,10 @@ const char* refusal_text(Refusal r);
 class Rq {
  public:
   explicit Rq(Profile profile, Observer* obs = nullptr);
-  // One CPU of several (model/system.hpp): the task table is shared by every
-  // runqueue of the system, and this runqueue is CPU `cpu`.
-  Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, int cpu);
+  // One CPU of several (model/system.hpp): the task table and the task groups'
+  // configuration are shared by every runqueue of the system, and this
+  // runqueue is CPU `cpu`. System::System() then calls set_possible_cpus().
+  Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, std::vector<TaskGroup>& shared_groups, int cpu);
   Rq(const Rq&) = delete;
   Rq& operator=(const Rq&) = delete;
 
@@ -84,6 +85,9 @@ class Rq {
   Refusal exit_task(int task);
 
   // ---- task groups (kernel/sched/core.c cgroup cpu controller; model/group.cpp) ----
+  // A group has one entity and one queue on every possible CPU: create,
+  // cpu.shares and cpu.idle act on all of them (for_each_possible_cpu), on
+  // whichever runqueue they are called; move_task() only on the task's CPU.
   // sched_create_group() + sched_online_group() under `parent` (-1 = root),
   // then cpu.shares := shares (unscaled, kMinShares .. kMaxShares). Returns
   // the group's id or -1.
@@ -104,12 +108,23 @@ class Rq {
   unsigned nr_running = 0;  // fair tasks queued, delayed ones included
   int cpu = 0;              // cpu_of(rq)
  private:
-  std::vector<Task> own_tasks_;  // the task table of a lone runqueue
+  std::vector<Task> own_tasks_;              // the task table of a lone runqueue
+  std::vector<TaskGroup> own_task_groups_;   // the group table of a lone runqueue
+  std::vector<Rq*> possible_cpus_;           // every runqueue of the system, by CPU
  public:
   // Every task of the system, indexed by task id; with several runqueues the
   // table is shared and a task belongs to runqueue tasks[id].cpu.
   std::vector<Task>& tasks;
-  std::vector<TaskGroup> groups;  // reserved for kMaxGroups: entity and queue pointers stay valid
+  // struct task_group of every group (shared by every runqueue like the task
+  // table), indexed by group id.
+  std::vector<TaskGroup>& task_groups;
+  // This CPU's part of every group, by group id: tg->se[cpu], tg->cfs_rq[cpu]
+  // (reserved for kMaxGroups: entity and queue pointers stay valid).
+  std::vector<TaskGroupCpu> groups;
+
+  // for_each_possible_cpu(): the runqueues of the system ({this} when alone).
+  const std::vector<Rq*>& possible_cpus() const { return possible_cpus_; }
+  void set_possible_cpus(std::vector<Rq*> cpus) { possible_cpus_ = std::move(cpus); }
 
   Task* task(int id) { return id >= 0 && static_cast<std::size_t>(id) < tasks.size() ? &tasks[id] : nullptr; }
   const Task* task(int id) const {
@@ -117,7 +132,12 @@ class Rq {
   }
   int find_task(std::string_view name) const;
   int find_group(std::string_view name) const;
-  TaskGroup* group(int id) { return id >= 0 && static_cast<std::size_t>(id) < groups.size() ? &groups[id] : nullptr; }
+  TaskGroup* group(int id) {
+    return id >= 0 && static_cast<std::size_t>(id) < task_groups.size() ? &task_groups[id] : nullptr;
+  }
+  const TaskGroup* group(int id) const {
+    return id >= 0 && static_cast<std::size_t>(id) < task_groups.size() ? &task_groups[id] : nullptr;
+  }
   // tg->cfs_rq[cpu] of a group id (-1: rq->cfs).
   CfsRq& group_queue(int id) { return id < 0 ? cfs : groups[static_cast<std::size_t>(id)].cfs_rq; }
   const CfsRq& group_queue(int id) const { return id < 0 ? cfs : groups[static_cast<std::size_t>(id)].cfs_rq; }
@@ -137,6 +157,7 @@ class Rq {
   void sched_fork(Task& p);
   void set_task_rq(Task& p);
   void sched_group_set_shares(TaskGroup& tg, u64 scaled_shares);  // __sched_group_set_shares
+  void init_tg_cfs_entry(TaskGroup& tg, int id);                   // this CPU's part of a new group
   void set_load_weight(Task& p, bool update_load);
   void do_tick();
   void switch_to_next();  // pick_next_task() + put_prev_set_next_task()

@@ -116,15 +116,22 @@ struct CfsRq {
   int group_id = -1;  // the owning task group; -1 for the root queue (rq->cfs)
 };
 
-// struct task_group for one CPU: tg->shares (scaled load), tg->idle, the
-// parent group, and tg->cfs_rq[0] / tg->se[0].
+// struct task_group: the configuration every CPU shares (tg->shares,
+// tg->idle, the parent group) and the per-CPU parts, tg->se[cpu] and
+// tg->cfs_rq[cpu], which live in each CPU's runqueue (TaskGroupCpu).
 struct TaskGroup {
   std::string name;
   u64 shares = kNice0Load;  // scaled: scale_load(MIN_SHARES) .. scale_load(MAX_SHARES)
   bool idle = false;        // tg->idle (cpu.idle)
   int parent = -1;          // parent group, -1 = the root task group
-  SchedEntity se;           // tg->se[cpu]
-  CfsRq cfs_rq;             // tg->cfs_rq[cpu]
+  std::vector<SchedEntity*> se;  // tg->se[cpu], one a CPU
+  std::vector<CfsRq*> cfs_rq;    // tg->cfs_rq[cpu], one a CPU
+};
+
+// One CPU's part of a task group: its group entity and the queue it owns.
+struct TaskGroupCpu {
+  SchedEntity se;  // tg->se[cpu]
+  CfsRq cfs_rq;    // tg->cfs_rq[cpu]
 };
 
 enum class Policy : std::uint8_t { normal, batch, idle };

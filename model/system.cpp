@@ -58,10 +58,24 @@ std::string runqueues_refusal(const std::string& profile, unsigned nr) {
 
 System::System(const Profile& profile, unsigned nr) {
   tasks.reserve(kMaxTasks);
+  task_groups.reserve(kMaxGroups);
   if (nr < 1) nr = 1;
-  for (unsigned c = 0; c < nr; ++c)
-    rqs_.push_back(std::make_unique<Rq>(profile, nullptr, tasks, static_cast<int>(c)));
+  std::vector<Rq*> cpus;
+  for (unsigned c = 0; c < nr; ++c) {
+    rqs_.push_back(std::make_unique<Rq>(profile, nullptr, tasks, task_groups, static_cast<int>(c)));
+    cpus.push_back(rqs_.back().get());
+  }
+  for (auto& r : rqs_) r->set_possible_cpus(cpus);
 }
+
+// The group operations loop over every CPU themselves (Rq::possible_cpus()),
+// so any runqueue can run them; a task's move runs on its own CPU.
+int System::create_group(std::string_view name, int parent, u64 shares) {
+  return rqs_[0]->create_group(name, parent, shares);
+}
+Refusal System::set_group_shares(int group, u64 shares) { return rqs_[0]->set_group_shares(group, shares); }
+Refusal System::set_group_idle(int group, bool idle) { return rqs_[0]->set_group_idle(group, idle); }
+Refusal System::move_task(int task, int group) { return rq_of(task).move_task(task, group); }
 
 Rq& System::rq_of(int id) {
   const Task* p = rqs_[0]->task(id);

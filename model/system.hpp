@@ -9,6 +9,12 @@
 // the tick at the boundary). CPUs do not interact while time passes: there is
 // no load balancing of its own; tasks move only by `wake ... cpu=N` and
 // `migrate`. With one CPU every call is the lone runqueue's.
+//
+// Task groups: the groups' configuration (struct task_group) is shared like
+// the task table; every runqueue holds its own entity and queue of every
+// group (tg->se[cpu], tg->cfs_rq[cpu]). Creating a group, cpu.shares and
+// cpu.idle act on every CPU; a task's cgroup move and its migration touch
+// the queues of the CPUs it leaves and joins only.
 #pragma once
 
 #include <memory>
@@ -44,6 +50,13 @@ class System {
   // The load balancer moving task to `cpu`: detach_task() + attach_task()
   // for a queued task; only set_task_cpu() for a sleeping or new one.
   Refusal migrate(int task, int cpu);
+  // The cgroup cpu controller (model/group.cpp): sched_create_group(),
+  // sched_group_set_shares(), sched_group_set_idle() on every CPU, and
+  // sched_move_task() on the task's CPU. create_group() returns the id or -1.
+  int create_group(std::string_view name, int parent, u64 shares);
+  Refusal set_group_shares(int group, u64 shares);
+  Refusal set_group_idle(int group, bool idle);
+  Refusal move_task(int task, int group);
   // Advance the wall clock by ns on every CPU; tick() to the next boundary.
   void run(u64 ns);
   void tick();
@@ -51,6 +64,7 @@ class System {
   void schedule();
 
   std::vector<Task> tasks;  // shared by every runqueue (reserved: pointers stay valid)
+  std::vector<TaskGroup> task_groups;  // shared by every runqueue (reserved)
 
  private:
   std::vector<std::unique_ptr<Rq>> rqs_;

@@ -48,8 +48,8 @@ TEST(ModelGroup, GroupEntityWeightFromCalcGroupShares) {
   Fixture f;
   const int g = f.rq.create_group("g", -1, 512);
   ASSERT_EQ(g, 0);
-  const TaskGroup& tg = f.rq.groups[0];
-  EXPECT_EQ(tg.shares, 524288u);
+  const TaskGroupCpu& tg = f.rq.groups[0];
+  EXPECT_EQ(f.rq.task_groups[0].shares, 524288u);
   EXPECT_EQ(tg.se.load.weight, kNice0);  // empty group: update_cfs_group() keeps the weight
   const int a = f.rq.create_task("A", 0, Policy::normal, 0, g);
   const int b = f.rq.create_task("B", 0, Policy::normal, 0);

@@ -184,9 +184,11 @@ TEST(Smp, ParseErrors) {
             "does not exist");
   EXPECT_EQ(parse_error("runqueues 2\ntask A\nexpect curr A cpu=3\n"),
             "t.scn:3:19: error: expected a CPU between 0 and 1 after 'cpu=' (runqueues 2), found '3'");
-  EXPECT_EQ(parse_error("runqueues 2\ngroup g\n"),
-            "t.scn:2:1: error: expected no task groups with 'runqueues 2', found 'group' (task groups are modelled "
-            "on one CPU only)");
+  // task groups have an entity on every CPU: `expect field` of a group takes cpu=, of a task not
+  EXPECT_EQ(parse_error("runqueues 2\ngroup g\nexpect field g.weight == 1024 cpu=2\n"),
+            "t.scn:3:35: error: expected a CPU between 0 and 1 after 'cpu=' (runqueues 2), found '2'");
+  EXPECT_EQ(parse_error("runqueues 2\ntask A\nexpect field A.weight == 1024 cpu=1\n"),
+            "t.scn:3:31: error: expected end of line after the value, found 'cpu=1'");
   EXPECT_EQ(parse_error("task A\nrunqueues 2\n"),
             "t.scn:2:1: error: expected an operation or 'expect', found the directive 'runqueues' (directives must "
             "come before the first operation, which is on line 1)");
