@@ -378,14 +378,18 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
 
 // Off the queue (a sched_change, or the v7.3 enqueue before placement) the
 // deadline is d - v, which the next placement keeps: one truncated rescale of
-// a d - v within I-DL's 2 ns. (A queued reweight's d - V is recorded at its end.)
-void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_weight, u64 new_weight) {
+// d - v, carrying the drift (and an F7 mark) of the reweight that left d, if d
+// is still that one. (A queued reweight's d - V is recorded at its end.)
+void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relative, u64 old_weight,
+                                            u64 new_weight) {
   if (rw_.queued_begun) return;
   adopt_new_tasks();
+  RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
+  const bool carried = r.set && (r.relative ? r.deadline == old_relative : r.deadline == old_relative + se.vruntime);
+  const u64 prior_excess = carried ? r.excess : 0;
   const u64 w2 = new_weight > 0 ? new_weight : 1;
-  const u128 excess = (u128{2} * old_weight + w2 - 1) / w2 + 4;
-  rescaled_deadline_[entity_slot(se)] = {true, false, true, se.deadline,
-                                         excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess)};
+  const u128 excess = ((static_cast<u128>(prior_excess) + 2) * old_weight + w2 - 1) / w2 + 4;
+  r = {true, carried && r.clamped, true, se.deadline, excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess)};
 }
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {

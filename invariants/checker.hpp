@@ -68,7 +68,8 @@ inline const LoadWeight& eevdf_load_of(const Rq& rq, const SchedEntity& se) {
 // runqueue (group entities are in none: nullptr), se's own queue otherwise.
 inline const CfsRq* eevdf_queue_of(const Rq& rq, const SchedEntity& se) {
   if (!rq.profile().behaviour.flat_runqueue) return se.cfs_rq;
-  return se.task_id >= 0 ? &rq.cfs : nullptr;
+  // every task of this CPU (the task table is shared by all CPUs)
+  return se.task_id >= 0 && rq.task_of(se).cpu == rq.cpu ? &rq.cfs : nullptr;
 }
 // Calls f(se, task) for every entity that EEVDF places on cfs_rq (see
 // eevdf_queue_of): the tasks in id order, then the group entities.
@@ -202,7 +203,8 @@ class Checker final : public Observer {
   void on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) override;
   void on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) override;
   void on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) override;
-  void on_relative_deadline_rescaled(const SchedEntity& se, u64 old_weight, u64 new_weight) override;
+  void on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relative, u64 old_weight,
+                                     u64 new_weight) override;
   void on_read_avg(const CfsRq& cfs_rq, const char* caller) override;
   void on_set_next(const SchedEntity& se, bool first) override;
 

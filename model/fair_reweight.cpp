@@ -19,9 +19,10 @@ void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* re
   const s64 new_weight = as_s64(weight);
   se.set_vlag(rescale_div(profile, mul_s64(se.vlag, old_weight, Site::rescale_entity_vlag_x_weight, obs), new_weight));
   if (se.rel_deadline) {
+    const u64 old_relative = se.deadline;
     se.deadline = as_u64(rescale_div(
         profile, mul_s64(as_s64(se.deadline), old_weight, Site::rescale_entity_deadline_x_weight, obs), new_weight));
-    obs.on_relative_deadline_rescaled(se, as_u64(old_weight), as_u64(new_weight));
+    obs.on_relative_deadline_rescaled(se, old_relative, as_u64(old_weight), as_u64(new_weight));
   }
   if (rel_vprot)
     *rel_vprot = as_u64(rescale_div(

@@ -130,8 +130,9 @@ class Observer {
   virtual void on_set_next(const SchedEntity&, bool /*first*/) {}
   // reweight_entity() finished.
   virtual void on_reweight_end(const CfsRq&, const SchedEntity&) {}
-  // rescale_entity() rescaled se's relative deadline by old/new weight.
-  virtual void on_relative_deadline_rescaled(const SchedEntity&, u64 /*old_weight*/, u64 /*new_weight*/) {}
+  // rescale_entity() rescaled se's relative deadline (before: `old_relative`) by old/new weight.
+  virtual void on_relative_deadline_rescaled(const SchedEntity&, u64 /*old_relative*/, u64 /*old_weight*/,
+                                             u64 /*new_weight*/) {}
   // A decision is about to read V: place_entity(), update_entity_lag() or pick_eevdf()
   // (`caller` names it). The kernel charges the running entity with update_curr() first.
   virtual void on_read_avg(const CfsRq&, const char* /*caller*/) {}
