@@ -18,6 +18,7 @@
 
 #include "fuzz/bytes.hpp"
 #include "fuzz/executor.hpp"
+#include "support/run_scenario.hpp"
 #include "fuzz/scenario_parse.hpp"
 #include "invariants/checker.hpp"
 #include "model/fair.hpp"
@@ -27,21 +28,7 @@ namespace eevdf {
 namespace {
 
 fuzz::ExecResult run_text(const std::string& text, bool trace = false) {
-  auto parsed = fuzz::parse_scenario(text, "t.scn");
-  if (const auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
-    ADD_FAILURE() << fuzz::format_parse_error(*e);
-    return {};
-  }
-  const auto& s = std::get<fuzz::Scenario>(parsed);
-  std::string error;
-  const auto profile = fuzz::build_profile(s, {}, error);
-  if (!profile) {
-    ADD_FAILURE() << error;
-    return {};
-  }
-  fuzz::ExecOptions options;
-  options.trace = trace;
-  return fuzz::execute(s, *profile, options);
+  return test::run_scenario_text(text, "t.scn", trace);
 }
 
 void expect_ok(const fuzz::ExecResult& r) {

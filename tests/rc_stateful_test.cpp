@@ -13,6 +13,7 @@
 #include "fuzz/executor.hpp"
 #include "fuzz/rc_commands.hpp"
 #include "fuzz/scenario_parse.hpp"
+#include "support/run_scenario.hpp"
 #include "fuzz/scenario_print.hpp"
 #include "invariants/ids.hpp"
 
@@ -23,21 +24,7 @@ using Clock = std::chrono::steady_clock;
 
 // Parses and replays a scenario text strictly, as `eevdf-check run` does.
 fuzz::ExecResult replay(const std::string& text, bool trace = false) {
-  const auto parsed = fuzz::parse_scenario(text, "<counterexample>");
-  if (const auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
-    ADD_FAILURE() << fuzz::format_parse_error(*e) << "\n" << text;
-    return {};
-  }
-  const auto& s = std::get<fuzz::Scenario>(parsed);
-  std::string error;
-  const auto profile = fuzz::build_profile(s, {}, error);
-  if (!profile) {
-    ADD_FAILURE() << error;
-    return {};
-  }
-  fuzz::ExecOptions options;  // strict, like `eevdf-check run`
-  options.trace = trace;
-  return fuzz::execute(s, *profile, options);
+  return test::run_scenario_text(text, "<counterexample>", trace);
 }
 
 bool has_violation(const fuzz::ExecResult& r, const std::string& id) {
