@@ -31,6 +31,11 @@ struct Sim::Fwd final : Observer {
   void on_lag_clamp(const CfsRq& q, const SchedEntity& se, s64 raw, s64 clamped) override {
     c->on_lag_clamp(q, se, raw, clamped);
   }
+  void on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relative, u64 old_weight,
+                                     u64 new_weight) override {
+    c->on_relative_deadline_rescaled(se, old_relative, old_weight, new_weight);
+  }
+  void on_read_avg(const CfsRq& q, const char* caller) override { c->on_read_avg(q, caller); }
 };
 
 Sim::Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances, bool keep_samples)

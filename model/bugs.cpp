@@ -11,6 +11,7 @@ const std::vector<std::string_view> kFrom70 = {"v7.0", "v7.1", "mainline"};
 const std::vector<std::string_view> kFrom71 = {"v7.1", "mainline"};
 const std::vector<std::string_view> kV612 = {"v6.12"};
 const std::vector<std::string_view> kV66 = {"v6.6"};
+const std::vector<std::string_view> kV73 = {"v7.3"};
 
 const std::vector<BugSwitch> kBugs = {
     {"B01", "forked entity keeps a stale rel_deadline; yield then blows up vruntime", "3da56dc063cd", kFrom71,
@@ -51,6 +52,11 @@ const std::vector<BugSwitch> kBugs = {
     {"B23", "forced wakeup preemption: an ineligible waker yields without asking EEVDF", "15257cc2f905",
      kFrom70, "v6.19-rc1..rc6 (e837456fdca8)", "I-WAKEPICK",
      [](Profile& p) { p.behaviour.forced_wakeup_preempt = true; }},
+    // Not in known-bugs.md: the post-merge fix of the single runqueue
+    // (../shared/spec/flat-runqueue.md, fixes table).
+    {"B24", "single runqueue: pick and yield read V with a grouped running task not charged", "1719d035a6fa",
+     kV73, "v7.3-rc1..rc2", "I-FRESH",
+     [](Profile& p) { p.behaviour.flat_pick_yield_update_curr_eevdf = false; }},
 };
 
 }  // namespace

@@ -254,10 +254,10 @@ void yield_task_fair(Rq& rq) {
   CfsRq& cfs_rq = flat ? rq.cfs : *se.cfs_rq;
   if (rq.nr_running == 1) return;
   clear_buddies(cfs_rq, se);
-  if (flat)
+  if (flat && rq.profile().behaviour.flat_pick_yield_update_curr_eevdf)
     update_curr_eevdf(cfs_rq);
   else
-    update_curr(cfs_rq);
+    update_curr(cfs_rq);  // v7.3-rc1..rc2 (before 1719d035a6fa): the root level only
   switch (rq.profile().behaviour.yield) {
     case YieldRule::deadline_only:  // v6.6-v6.18
       se.deadline += calc_delta_fair(se.slice, se, cfs_rq);

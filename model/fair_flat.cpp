@@ -346,7 +346,12 @@ Task* pick_task_fair_flat(Rq& rq) {
   CfsRq& root = rq.cfs;
   while (true) {
     if (!root.h_nr_queued) return nullptr;
-    if (root.curr && root.curr->on_rq) update_curr_eevdf(root);
+    if (root.curr && root.curr->on_rq) {
+      if (rq.profile().behaviour.flat_pick_yield_update_curr_eevdf)
+        update_curr_eevdf(root);
+      else
+        update_curr_flat(root);  // before 1719d035a6fa: update_curr(cfs_rq)
+    }
     SchedEntity* se = pick_next_entity(rq, root, true, PickCaller::schedule);
     if (rq.oops) return nullptr;
     if (se) return &rq.task_of(*se);

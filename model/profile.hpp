@@ -128,6 +128,11 @@ struct Behaviour {
   // e837456fdca8 (v6.19-rc, reverted by 15257cc2f905): a NEXT_BUDDY wakee with an
   // earlier deadline preempts at once, ignoring slice protection.
   bool forced_wakeup_preempt = false;
+  // v7.3-rc flat runqueue: pick_task_fair() and yield_task_fair() charge the
+  // running task through update_curr_eevdf() (1719d035a6fa, sched/urgent
+  // 2026-09); before it they called update_curr(&rq->cfs), which charges only
+  // the root level's h_curr and leaves a grouped running task's vruntime stale.
+  bool flat_pick_yield_update_curr_eevdf = true;
   // Lag limit: calc_delta_fair(max_slice + TICK_NSEC) (6e3c0a4e1ad1), or the
   // entity's own calc_delta_fair(max(2 * slice, TICK_NSEC)) before it.
   bool lag_limit_max_slice = true;
