@@ -326,7 +326,7 @@ const Checker::RescaledDeadline* Checker::rescaled_deadline(const SchedEntity& s
   const RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
   if (!r.set || se.rel_deadline) return nullptr;
   if (r.relative) return se.deadline - se.vruntime == r.deadline ? &r : nullptr;  // placed since
-  return r.deadline == se.deadline ? &r : nullptr;
+  return r.deadline == se.deadline || se.deadline - se.vruntime == r.distance ? &r : nullptr;
 }
 
 void Checker::on_set_next(const SchedEntity& se, bool first) {
@@ -385,11 +385,12 @@ void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relat
   if (rw_.queued_begun) return;
   adopt_new_tasks();
   RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
-  const bool carried = r.set && (r.relative ? r.deadline == old_relative : r.deadline == old_relative + se.vruntime);
+  const bool carried = r.set && (r.relative ? r.deadline == old_relative
+                                             : r.deadline == old_relative + se.vruntime || r.distance == old_relative);
   const u64 prior_excess = carried ? r.excess : 0;
   const u64 w2 = new_weight > 0 ? new_weight : 1;
   const u128 excess = ((static_cast<u128>(prior_excess) + 2) * old_weight + w2 - 1) / w2 + 4;
-  r = {true, carried && r.clamped, true, se.deadline, excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess)};
+  r = {true, carried && r.clamped, true, se.deadline, excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess), 0};
 }
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
@@ -411,7 +412,8 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
     const u128 scaled = (static_cast<u128>(rw_.prior_excess) + 2) * w;
     const u128 excess = (scaled + w2 - 1) / w2 + 4;
     rescaled_deadline_[entity_slot(se)] = {true, rw_.clamped || rw_.prior_clamped, false, se.deadline,
-                                           excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess)};
+                                           excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess),
+                                           se.deadline - se.vruntime};
   }
   if (!rw_.active) return;
   rw_.active = false;

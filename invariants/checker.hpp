@@ -168,12 +168,15 @@ class Checker final : public Observer {
   // but not the deadline (finding F7), so d - v may be anything.
   // `relative`: an off-queue reweight rescaled the relative deadline d - v
   // (`deadline`), which the next placement keeps.
+  // `distance`: d - v when recorded; a sched_change re-placement moves d and v
+  // together (PLACE_REL_DEADLINE) and keeps it.
   struct RescaledDeadline {
     bool set = false;
     bool clamped = false;
     bool relative = false;
     u64 deadline = 0;
     u64 excess = 0;
+    u64 distance = 0;
   };
   // The record if se's deadline is still the one its last reweight left, else null.
   const RescaledDeadline* rescaled_deadline(const SchedEntity& se) const;
