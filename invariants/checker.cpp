@@ -393,6 +393,26 @@ void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relat
   r = {true, carried && r.clamped, true, se.deadline, excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess), 0};
 }
 
+// I-RW: a weight written past reweight_entity() (set_load_weight() before
+// d32960528702) leaves vlag as it was, so the lag w·vlag changes by
+// vlag·(w' - w); a rescale would have kept it within one new weight.
+void Checker::on_load_set(const SchedEntity& se, u64 old_weight) {
+  adopt_new_tasks();
+  if (!selection_[Id::RW] || se.vlag == 0) return;
+  const u64 new_weight = se.load.weight;
+  const i128 before = static_cast<i128>(se.vlag) * static_cast<i128>(old_weight);
+  const i128 after = static_cast<i128>(se.vlag) * static_cast<i128>(new_weight);
+  const i128 diff = after > before ? after - before : before - after;
+  if (diff < static_cast<i128>(new_weight > 0 ? new_weight : 1)) return;
+  const CfsRq& cfs_rq = *se.cfs_rq;
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
+  scope.report(Id::RW, "set_load_weight",
+               fmt::format("weight {} -> {} written without reweight_entity(): vlag {} kept, so w·vlag went from {} "
+                           "to {}; allowed: less than one new weight",
+                           old_weight, new_weight, se.vlag, format_i128(before), format_i128(after)),
+               {&se});
+}
+
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   // v7.3 flat runqueue: set_next_task_fair() and task_tick_fair() reweight the
   // running task; I-MONO then measures running from the reweighted vruntime

@@ -209,6 +209,7 @@ class Checker final : public Observer {
   void on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relative, u64 old_weight,
                                      u64 new_weight) override;
   void on_read_avg(const CfsRq& cfs_rq, const char* caller) override;
+  void on_load_set(const SchedEntity& se, u64 old_weight) override;
   void on_set_next(const SchedEntity& se, bool first) override;
 
   // I-FAIR: the largest |service - weighted share| / (max_slice + TICK_NSEC) seen.

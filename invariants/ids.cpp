@@ -92,7 +92,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "plus the truncation of the lag division (< 1): |ΔV| <= (W_rest+w)/(W_rest+w') + 2. A queued\n"
      "entity must land exactly at V - vlag' (V as avg_vruntime() computed it). When the lag was\n"
      "clamped V moves legitimately, and the rescaled lag must lie within the new weight's clamp\n"
-     "(+1 for the truncation). For a sleeping entity |w'·vlag' - w·vlag| < w' (one truncation)."},
+     "(+1 for the truncation). For a sleeping entity |w'·vlag' - w·vlag| < w' (one truncation).\n"
+     "A weight written without reweight_entity() (set_load_weight() of a SCHED_IDLE task before\n"
+     "d32960528702) is held to the same bound: it keeps vlag, so w·vlag changes by vlag·(w' - w)."},
     {"I-DL",
      "every queued entity's deadline lies after its vruntime and at most one virtual slice ahead",
      "0 <= d - v <= calc_delta_fair(max_slice) + 2 for every queued entity, with max_slice the\n"

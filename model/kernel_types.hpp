@@ -133,6 +133,9 @@ class Observer {
   // rescale_entity() rescaled se's relative deadline (before: `old_relative`) by old/new weight.
   virtual void on_relative_deadline_rescaled(const SchedEntity&, u64 /*old_relative*/, u64 /*old_weight*/,
                                              u64 /*new_weight*/) {}
+  // set_load_weight() wrote se->load directly (no reweight_entity()): a new
+  // task's first weight, or, before d32960528702, a SCHED_IDLE task's.
+  virtual void on_load_set(const SchedEntity&, u64 /*old_weight*/) {}
   // A decision is about to read V: place_entity(), update_entity_lag() or pick_eevdf()
   // (`caller` names it). The kernel charges the running entity with update_curr() first.
   virtual void on_read_avg(const CfsRq&, const char* /*caller*/) {}

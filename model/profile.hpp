@@ -171,6 +171,10 @@ struct Behaviour {
   // Before c40dd90ac045 (v6.12): task_fork_fair() places the child with
   // ENQUEUE_INITIAL and wake_up_new_task() enqueues without it (re-placing it).
   bool place_at_fork = false;
+  // set_load_weight() of a SCHED_IDLE task goes through reweight_task() too
+  // (d32960528702, v6.11); before, it wrote the idle weight straight into
+  // se->load and returned, so the saved lag was not rescaled.
+  bool idle_weight_reweights = true;
   // sched_attr::sched_runtime sets a custom slice (857b158dc5e8, v6.12).
   bool custom_slices = true;
   PickRule pick = PickRule::heap_min_vruntime;

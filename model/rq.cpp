@@ -93,14 +93,19 @@ void Rq::set_task_rq(Task& p) {
   se.depth = se.parent ? se.parent->depth + 1 : 0;
 }
 
-// set_load_weight(): the table weight, through reweight_task_fair() when the
-// task is already known to the class.
+// set_load_weight() (core.c, v7.1; v6.6.0 for SCHED_IDLE): the table weight,
+// through reweight_task_fair() when the task is already known to the class.
+// Before d32960528702 a SCHED_IDLE task got its weight written directly.
 void Rq::set_load_weight(Task& p, bool update_load) {
-  const LoadWeight lw = task_load_weight(p.nice, p.policy == Policy::idle);
-  if (update_load)
+  const bool idle = p.policy == Policy::idle;
+  const LoadWeight lw = task_load_weight(p.nice, idle);
+  if (update_load && (!idle || profile_.behaviour.idle_weight_reweights)) {
     reweight_task_fair(*this, p, lw);
-  else
-    p.se.load = lw;
+    return;
+  }
+  const u64 old_weight = p.se.load.weight;
+  p.se.load = lw;
+  if (old_weight != lw.weight) obs_->on_load_set(p.se, old_weight);
 }
 
 // __sched_fork() + the sched_reset_on_fork part of sched_fork().

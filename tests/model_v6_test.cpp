@@ -232,5 +232,71 @@ TEST(V612Reweight, B08RescalesTheRawLag) {
   EXPECT_TRUE(r.violated(inv::Id::KEY));
 }
 
+// SCHED_IDLE and the saved lag. A sleeping task with vlag L switched to
+// SCHED_IDLE: v6.12's set_load_weight() goes through reweight_entity(), which
+// scales vlag by old/new weight = 1024·2^10 / 3·2^10 (truncated toward zero);
+// v6.6.0's writes the idle weight and returns, so vlag stays L (d32960528702).
+// The way back to SCHED_NORMAL rescales on both: L·3/1024 on v6.6.
+struct SleepingWithLag {
+  Rq rq;
+  int a = -1, b = -1;
+  explicit SleepingWithLag(Profile p) : rq(std::move(p)) {
+    a = rq.create_task("A", 0, Policy::normal, 0);
+    b = rq.create_task("B", 0, Policy::normal, 0);
+    EXPECT_EQ(rq.wake(a, false), Refusal::none);
+    EXPECT_EQ(rq.wake(b, false), Refusal::none);
+    rq.run(1000000);
+    const int running = rq.curr;
+    EXPECT_EQ(rq.sleep(running), Refusal::none);
+    b = running;  // the sleeper
+  }
+  SchedEntity& se(int id) { return rq.tasks[static_cast<std::size_t>(id)].se; }
+};
+
+TEST(V66IdleWeight, SwitchToIdleKeepsTheUnscaledLag) {
+  SleepingWithLag s(profile("v6.6"));
+  const s64 lag = s.se(s.b).vlag;
+  ASSERT_NE(lag, 0);
+  ASSERT_EQ(s.rq.set_policy(s.b, Policy::idle), Refusal::none);
+  EXPECT_EQ(s.se(s.b).load.weight, 3u << 10);
+  EXPECT_EQ(s.se(s.b).vlag, lag);  // not rescaled
+  ASSERT_EQ(s.rq.set_policy(s.b, Policy::normal), Refusal::none);
+  EXPECT_EQ(s.se(s.b).vlag, lag * 3 / 1024);  // rescaled back: the lag shrank 341-fold
+}
+
+// v6.12 without DELAY_DEQUEUE, so that the sleeper (which ran, so its lag is
+// negative) leaves the queue as on v6.6 instead of staying delayed.
+Profile v6_12_no_delay() {
+  Profile p = profile("v6.12");
+  p.features.set(Feature::DELAY_DEQUEUE, false);
+  return p;
+}
+
+TEST(V612IdleWeight, SwitchToIdleRescalesTheLag) {
+  SleepingWithLag s(v6_12_no_delay());
+  const s64 lag = s.se(s.b).vlag;
+  ASSERT_NE(lag, 0);
+  ASSERT_EQ(s.rq.set_policy(s.b, Policy::idle), Refusal::none);
+  EXPECT_EQ(s.se(s.b).vlag, lag * 1024 / 3);
+  ASSERT_EQ(s.rq.set_policy(s.b, Policy::normal), Refusal::none);
+  EXPECT_EQ(s.se(s.b).vlag, lag * 1024 / 3 * 3 / 1024);
+}
+
+// The checker reports the unscaled lag on v6.6 (I-RW at set_load_weight) and
+// nothing on v6.12.
+TEST(V66IdleWeight, CheckerReportsTheLostLag) {
+  for (const char* name : {"v6.6", "v6.12"}) {
+    SleepingWithLag s(std::string(name) == "v6.6" ? profile(name) : v6_12_no_delay());
+    inv::Checker checker;
+    checker.attach(s.rq);
+    checker.begin_op(0, inv::OpClass::placement);
+    ASSERT_EQ(s.rq.set_policy(s.b, Policy::idle), Refusal::none);
+    checker.end_op();
+    bool reported = false;
+    for (const auto& v : checker.violations()) reported |= v.id == inv::Id::RW && v.where == "set_load_weight";
+    EXPECT_EQ(reported, std::string(name) == "v6.6") << name;
+  }
+}
+
 }  // namespace
 }  // namespace eevdf
