@@ -4,7 +4,7 @@
 # finds the switch's expected invariant, how fast, after how many executions,
 # and how short the minimized scenario is.
 #
-#   bench/rediscover.sh [--quick] [--seeds N] [--limit S] [--engines "own rapidcheck libfuzzer"]
+#   bench/rediscover.sh [--quick] [--seeds N] [--limit S] [--engines "own own-groups rapidcheck libfuzzer"]
 #                       [--bugs "B02 B20"] [--cpu N] [--minimize-time S] [--out DIR]
 #   bench/rediscover.sh --summary DIR/results.csv     # re-print the summary of a CSV
 #   bench/rediscover.sh --fixed [--fixed-time 600] [--profiles "mainline v7.1"] [--cpu N] [--out DIR]
@@ -14,7 +14,7 @@
 #       and DIR/fixed.md (the distinct findings of each profile)
 #
 # The same settings may come from the environment: SEEDS (10), LIMIT (60),
-# ENGINES ("own rapidcheck libfuzzer"), BUGS (every switch of `eevdf-check
+# ENGINES ("own own-groups rapidcheck libfuzzer"), BUGS (every switch of `eevdf-check
 # profiles` that applies to mainline), CPU (pin every run to this core with
 # taskset; default: no pinning), MINIMIZE_TIME (10), OUT (build-rediscover, ignored by git),
 # EEVDF_CHECK (build/cli/eevdf-check), SCENARIO_FUZZER
@@ -26,6 +26,8 @@
 #   own        eevdf-check fuzz --bug B --until I-X --time LIMIT --seed S --jobs 1;
 #              seconds and executions (runs) from its "until:" line, the
 #              minimized finding of I-X counted as below.
+#   own-groups the same with --groups (task groups, `cpu.shares` and `cpu.idle`
+#              writes among the generated operations).
 #   rapidcheck eevdf-check check --bug B --cases 100000000 --seed S
 #              --shrink-time MINIMIZE_TIME under `timeout LIMIT+MINIMIZE_TIME`;
 #              it stops at the first violation of any invariant; seconds are the
@@ -77,7 +79,7 @@ fi
 SEEDS="${SEEDS:-10}"
 LIMIT="${LIMIT:-60}"
 engines_given="${ENGINES:+1}"
-ENGINES="${ENGINES:-own rapidcheck libfuzzer}"
+ENGINES="${ENGINES:-own own-groups rapidcheck libfuzzer}"
 MINIMIZE_TIME="${MINIMIZE_TIME:-10}"
 OUT="${OUT:-build-rediscover}"
 EC="${EEVDF_CHECK:-build/cli/eevdf-check}"
@@ -176,12 +178,12 @@ fi
 
 BUGS="${BUGS:-$(printf '%s\n' "$SWITCHES" | awk '{ printf "%s%s", sep, $1; sep = " " }')}"
 if [ -z "$engines_given" ] && [ ! -x "$FZ" ]; then
-  echo "rediscover: $FZ not built, running without libfuzzer (ENGINES=\"own rapidcheck\")" >&2
-  ENGINES="own rapidcheck"
+  echo "rediscover: $FZ not built, running without libfuzzer (ENGINES=\"own own-groups rapidcheck\")" >&2
+  ENGINES="own own-groups rapidcheck"
 fi
 for engine in $ENGINES; do
   case "$engine" in
-    own|rapidcheck) ;;
+    own|own-groups|rapidcheck) ;;
     libfuzzer) if [ ! -x "$FZ" ]; then echo "rediscover: $FZ not found; build it (see docs/rediscovery.md)" >&2; exit 2; fi ;;
     *) echo "rediscover: unknown engine '$engine'" >&2; exit 2 ;;
   esac
@@ -203,11 +205,12 @@ echo "bug,engine,seed,found,invariant,seconds,executions,minimized_ops" >"$csv"
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
-run_own() {  # bug inv seed dir -> "found,invariant,seconds,executions,ops"
+run_own() {  # bug inv seed dir [extra fuzz flags] -> "found,invariant,seconds,executions,ops"
   local bug="$1" inv="$2" seed="$3" d="$4" log line file
+  shift 4
   log="$d/fuzz.log"
   "${pin[@]}" "$EC" fuzz --profile mainline --bug "$bug" --until "$inv" --time "$LIMIT" --seed "$seed" --jobs 1 \
-    --minimize-time "$MINIMIZE_TIME" --findings "$d/findings" >"$log" 2>&1
+    --minimize-time "$MINIMIZE_TIME" --findings "$d/findings" "$@" >"$log" 2>&1
   line=$(grep -m1 '^until: ' "$log")
   case "$line" in
     "until: first $inv after "*)
@@ -220,6 +223,8 @@ run_own() {  # bug inv seed dir -> "found,invariant,seconds,executions,ops"
       printf '0,-,-,%s,-\n' "$(sed -nE 's/^Summary: .*, ([0-9]+) runs .*/\1/p' "$log" | head -1)" ;;
   esac
 }
+
+run_own-groups() { run_own "$@" --groups; }
 
 run_rapidcheck() {
   local bug="$1" inv="$2" seed="$3" d="$4" log t0 t1 got
