@@ -108,9 +108,11 @@ void work(Shared& sh, unsigned job) {
     if (sh.stop.load() || clock::now() - sh.start >= o.time || (o.max_runs && sh.runs.load() >= o.max_runs)) break;
     bytes.resize(8 + rng() % 400);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
-    bytes[0] = o.groups ? fuzz::kBytesFormatVersion2 : fuzz::kBytesFormatVersion;  // 2: with task groups
+    const bool groups = o.groups == CampaignOptions::Groups::always ||
+                        (o.groups == CampaignOptions::Groups::mixed && (bytes[0] & 1));
+    bytes[0] = groups ? fuzz::kBytesFormatVersion2 : fuzz::kBytesFormatVersion;  // 2: with task groups
     if (o.runqueues > 1) {  // 3: several CPUs, 4: with task groups
-      bytes[0] = o.groups ? fuzz::kBytesFormatVersion4 : fuzz::kBytesFormatVersion3;
+      bytes[0] = groups ? fuzz::kBytesFormatVersion4 : fuzz::kBytesFormatVersion3;
       bytes[1] = fuzz::bytes_runqueue_byte(o.runqueues);
     }
     fuzz::decode_bytes_into(bytes.data(), bytes.size(), s);
@@ -173,9 +175,13 @@ void work(Shared& sh, unsigned job) {
 int run_campaign(const Profile& profile, const std::string& profile_args, const CampaignOptions& o) {
   Shared sh(profile, profile_args, o);
   const unsigned jobs = o.jobs == 0 ? 1 : o.jobs;
-  std::cerr << fmt::format("fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), findings go to {}/\n",
-                           profile.name, profile.tunables.hz, profile.tunables.ncpus, o.time.count(), jobs, o.seed,
-                           o.seed + jobs - 1, o.findings_dir);
+  const char* groups = o.groups == CampaignOptions::Groups::always  ? "every run"
+                       : o.groups == CampaignOptions::Groups::never ? "none"
+                                                                     : "every other run";
+  std::cerr << fmt::format(
+      "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}, findings go to {}/\n",
+      profile.name, profile.tunables.hz, profile.tunables.ncpus, o.time.count(), jobs, o.seed, o.seed + jobs - 1,
+      groups, o.findings_dir);
   std::vector<std::thread> workers;
   for (unsigned j = 1; j < jobs; ++j) workers.emplace_back(work, std::ref(sh), j);
   work(sh, 0);

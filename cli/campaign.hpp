@@ -21,7 +21,10 @@ struct CampaignOptions {
   std::string findings_dir = "findings";
   std::chrono::seconds minimize_budget{30};
   bool progress = true;
-  bool groups = false;  // byte format 2: task-group operations too
+  // Task-group operations: in every run (--groups), in none (--no-groups), or by
+  // default in every other run, chosen by the run's random stream.
+  enum class Groups : std::uint8_t { mixed, always, never };
+  Groups groups = Groups::mixed;
   unsigned runqueues = 1;  // > 1: byte format 3 (wake cpu=, migrate) on this many CPUs; 4 with groups
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark)

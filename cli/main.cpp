@@ -167,9 +167,10 @@ int main(int argc, char** argv) {
   fuzzcmd->add_option("--jobs", campaign.jobs, "worker threads (job j uses seed + j)")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   fuzzcmd->add_option("--runs", campaign.max_runs, "stop after this many runs (0: time only)");
-  fuzzcmd->add_flag("--groups", campaign.groups,
-                    "generate task-group operations too (byte format 2, or 4 with --runqueues; finds the open "
-                    "candidate F7)");
+  bool fuzz_groups = false, fuzz_no_groups = false;
+  auto* groups_flag = fuzzcmd->add_flag("--groups", fuzz_groups,
+                                        "task-group operations in every run (default: in every other run)");
+  fuzzcmd->add_flag("--no-groups", fuzz_no_groups, "no task-group operations (tasks only)")->excludes(groups_flag);
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");
@@ -255,6 +256,9 @@ int main(int argc, char** argv) {
     const auto profile = fuzz::build_profile(empty, fuzz_profile, error);
     if (!profile) return bad_input(error);
     campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
+    campaign.groups = fuzz_groups      ? cli::CampaignOptions::Groups::always
+                      : fuzz_no_groups ? cli::CampaignOptions::Groups::never
+                                       : cli::CampaignOptions::Groups::mixed;
     campaign.time = std::chrono::seconds(time_s);
     campaign.minimize_budget = std::chrono::seconds(minimize_s);
     // the replay line of a finding checks what the campaign checked

@@ -235,6 +235,9 @@ void Checker::end_op() {
 
 void Checker::on_overflow(const OverflowEvent& e) {
   if (!selection_[Id::OVF]) return;
+  // F6's second consequence: a stale vprot (see vprot_stale()) rescaled by a
+  // weight it was never meant for wraps; reported with --no-tolerance
+  if (e.site == Site::rescale_entity_vprot_x_weight && reweighting_ && vprot_stale(*reweighting_)) return;
   Violation v;
   v.id = Id::OVF;
   v.where = site_name(e.site);
@@ -349,6 +352,7 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   // lag can move vruntime back below it
   if (se.on_rq && cfs_rq.curr == &se && !protect_slice(se)) vprot_stale_[entity_slot(se)] = true;
   rw_ = {};
+  reweighting_ = &se;
   if (!selection_[Id::RW] && !se.on_rq) return;
   rw_.active = selection_[Id::RW];
   rw_.on_rq = se.on_rq;
@@ -414,6 +418,7 @@ void Checker::on_load_set(const SchedEntity& se, u64 old_weight) {
 }
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
+  reweighting_ = nullptr;
   // v7.3 flat runqueue: set_next_task_fair() and task_tick_fair() reweight the
   // running task; I-MONO then measures running from the reweighted vruntime
   if (rq_->profile().behaviour.flat_runqueue) vruntime_before_[entity_slot(se)] = se.vruntime;

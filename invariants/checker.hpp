@@ -264,6 +264,7 @@ class Checker final : public Observer {
     u64 v_floor = 0;       // V as reweight_entity() computes it (avg_vruntime())
     u64 max_slice = 0;     // cfs_rq_max_slice() at the reweight
   } rw_;
+  const SchedEntity* reweighting_ = nullptr;  // between on_reweight_begin() and on_reweight_end()
 
 };
 
