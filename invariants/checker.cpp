@@ -41,6 +41,20 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
   return q > ~u64{0} ? ~u64{0} : static_cast<u64>(q);
 }
 
+// The clamp entity_lag() applies, in the kernel's own arithmetic:
+// calc_delta_fair(max_slice + TICK_NSEC) (6e3c0a4e1ad1), before it
+// calc_delta_fair(max(2 * slice, TICK_NSEC)), on the profile's __calc_delta path.
+// lag_bound() is only an upper bound of it (the exact quotient plus the wmult
+// allowance): the inverse-weight path multiplies by floor(0xFFFFFFFF /
+// scale_load_down(w)), which for a weight off the nice table lies below 2^32 / w
+// (w = 2^28, 6 ms: 23436, where the quotient is 23437.5 and lag_bound() 23438).
+// Whether a lag was clamped is decided against this value.
+u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw) {
+  const u64 tick = rq.profile().tick_nsec();
+  const u64 span = rq.profile().behaviour.lag_limit_max_slice ? max_slice + tick : std::max(2 * max_slice, tick);
+  return calc_delta_fair(span, lw, rq.profile().behaviour.calc_delta, null_observer());
+}
+
 // The inverse-weight __calc_delta (up to v7.0) multiplies by sched_prio_to_wmult[],
 // whose entries exceed 2^32 / w by up to 9.3e-9 relative (computed over the table):
 // a virtual time can exceed the exact quotient by that much, and a reweight's
@@ -375,8 +389,9 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   const i128 raw = vruntime_diff(v_floor, se.vruntime);
   // the slice entity_lag() clamps with: the queue's largest (6e3c0a4e1ad1), before it the entity's own
   rw_.max_slice = rq_->profile().behaviour.lag_limit_max_slice ? cfs_rq_max_slice(cfs_rq) : se.slice;
-  const i128 limit = static_cast<i128>(lag_bound(*rq_, rw_.max_slice, rw_.old_weight));
+  const i128 limit = static_cast<i128>(kernel_lag_limit(*rq_, rw_.max_slice, eevdf_load_of(*rq_, se)));
   rw_.clamped = raw > limit || raw < -limit;
+  rw_.lag_cut = raw > limit ? raw - limit : raw < -limit ? raw + limit : 0;
   rw_.v_floor = v_floor;
 }
 
@@ -471,8 +486,11 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
                  {&se});
     return;
   }
-  if (rw_.clamped && !lag_stored) return;  // V moves legitimately; the rescaled lag is not kept
-  if (rw_.clamped) {
+  // v6.9-v6.13 reweight_eevdf() rescales the clamped lag: V moves by the clamp's
+  // displacement, checked below. The others keep no clamped lag to check against.
+  const bool clamp_moves_v = rule == ReweightRule::eevdf_clamped_lag;
+  if (rw_.clamped && !lag_stored && !clamp_moves_v) return;
+  if (rw_.clamped && lag_stored) {
     // V moves legitimately; the rescaled lag must lie within the clamp of the new weight
     const i128 limit = static_cast<i128>(lag_bound(*rq_, rw_.max_slice, rw_.new_weight)) + 1;
     if (se.vlag > limit || se.vlag < -limit)
@@ -484,16 +502,29 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   }
   const ExactAverage& after = scope.avg;
   // V' - V = (v0' - v0) + S'/W' - S/W; allowed |V' - V| <= W/W' + 2 (see id_documentation(I-RW)).
+  // With V = V_exact - f (the floor, 0 <= f < 1), L = V - v, L_c the lag entity_lag() clamped
+  // it to, L'_c = trunc(L_c·w/w') and a, a' the average's weights of the entity (W' = W - a + a'):
+  //   S' = S - a·v + a'·(V - L'_c)  =>  V'_exact - V_exact = ((a - a')·f + a·(L - L_c) + (a·L_c - a'·L'_c)) / W'.
+  // a·(L - L_c)/W' is the clamp's displacement (0 unless clamped); the rest is the rounding
+  // bounded by W/W' + 2 (|a·L_c - a'·L'_c| < a' while a/a' = w/w').
   const i128 W = rw_.v_weight, W2 = after.weight;
   if (W == 0 || W2 == 0) return;
+  const i128 a = rw_.v_weight - rw_.rest_weight;
+  const i128 cut = clamp_moves_v ? rw_.lag_cut : 0;
   const i128 dz = vruntime_diff(cfs_rq.zero_vruntime, rw_.zero);
-  const i128 num = dz * W * W2 + after.sum * W - rw_.v_sum * W2;
+  const i128 num = dz * W * W2 + after.sum * W - rw_.v_sum * W2 - W * a * cut;
   const i128 bound = W * W + 2 * W * W2;
-  if (num > bound || num < -bound)
+  if (num > bound || num < -bound) {
+    const std::string clamp =
+        cut ? fmt::format(" beyond the clamp's displacement {} (lag clamped by {})", format_i128(a * cut / W2),
+                          format_i128(cut))
+            : std::string{};
     scope.report(Id::RW, "reweight_entity",
-                 fmt::format("V moved by about {} ns (virtual) while reweighting {} -> {}; allowed {} (rounding)",
-                             format_i128(num / (W * W2)), rw_.old_weight, rw_.new_weight, format_i128(W / W2 + 2)),
+                 fmt::format("V moved by about {} ns (virtual){} while reweighting {} -> {}; allowed {} (rounding)",
+                             format_i128(num / (W * W2)), clamp, rw_.old_weight, rw_.new_weight,
+                             format_i128(W / W2 + 2)),
                  {&se});
+  }
 }
 
 void share_max_slice(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {

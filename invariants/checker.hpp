@@ -48,6 +48,8 @@ void for_each_queued(const ExactAverage& a, F f) {
 bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime);
 // The kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight);
+// The lag clamp entity_lag() computes, exactly (lag_bound() is an upper bound of it).
+u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw);
 // What the inverse-weight __calc_delta may add to an exact quotient (0 on full-weight profiles).
 u128 inverse_weight_excess(const Rq& rq, u128 exact);
 
@@ -263,6 +265,7 @@ class Checker final : public Observer {
     i128 rest_weight = 0;  // Σ w' of the other queued entities
     u64 v_floor = 0;       // V as reweight_entity() computes it (avg_vruntime())
     u64 max_slice = 0;     // cfs_rq_max_slice() at the reweight
+    i128 lag_cut = 0;      // L - L_c: what entity_lag()'s clamp took off V - v (0 if not clamped)
   } rw_;
   const SchedEntity* reweighting_ = nullptr;  // between on_reweight_begin() and on_reweight_end()
 

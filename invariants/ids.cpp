@@ -90,11 +90,15 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "reweight_entity() rescales lag and relative deadline by w_old/w_new around V. V before and\n"
      "after may differ only by the floor of V before (< 1, amplified by (W_rest + w)/(W_rest + w'))\n"
      "plus the truncation of the lag division (< 1): |ΔV| <= (W_rest+w)/(W_rest+w') + 2. A queued\n"
-     "entity must land exactly at V - vlag' (V as avg_vruntime() computed it). When the lag was\n"
-     "clamped V moves legitimately, and the rescaled lag must lie within the new weight's clamp\n"
-     "(+1 for the truncation). For a sleeping entity |w'·vlag' - w·vlag| < w' (one truncation).\n"
-     "A weight written without reweight_entity() (set_load_weight() of a SCHED_IDLE task before\n"
-     "d32960528702) is held to the same bound: it keeps vlag, so w·vlag changes by vlag·(w' - w)."},
+     "entity must land exactly at V - vlag' (V as avg_vruntime() computed it). When entity_lag()\n"
+     "clamped the lag (decided against the kernel's own limit, not I-LAG's upper bound) V moves\n"
+     "legitimately: v6.9-v6.13's reweight_eevdf() rescales the clamped lag L_c, so V moves by\n"
+     "a·(L - L_c)/W' (a = the entity's weight in the average, W' the queue's after) and by no\n"
+     "more than the rounding above beyond that; later kernels' rescaled lag must lie within the\n"
+     "new weight's clamp (+1 for the truncation). For a sleeping entity |w'·vlag' - w·vlag| < w'\n"
+     "(one truncation). A weight written without reweight_entity() (set_load_weight() of a\n"
+     "SCHED_IDLE task before d32960528702) is held to the same bound: it keeps vlag, so w·vlag\n"
+     "changes by vlag·(w' - w)."},
     {"I-DL",
      "every queued entity's deadline lies after its vruntime and at most one virtual slice ahead",
      "0 <= d - v <= calc_delta_fair(max_slice) + 2 for every queued entity, with max_slice the\n"

@@ -84,10 +84,12 @@ u64 calc_group_shares(const Rq& rq, const CfsRq& cfs_rq) {
 }
 
 // update_cfs_group() (v7.1): a group entity takes its share through
-// reweight_entity(); an empty group keeps its weight (DELAY_DEQUEUE).
+// reweight_entity(); an empty group keeps its weight (DELAY_DEQUEUE,
+// 66951e4860d3; before it, v6.12 and v6.6, it drops to MIN_SHARES).
 void update_cfs_group(SchedEntity& se) {
   CfsRq* gcfs_rq = se.my_q;
-  if (!gcfs_rq || !gcfs_rq->load.weight) return;
+  if (!gcfs_rq) return;
+  if (!gcfs_rq->load.weight && gcfs_rq->rq->profile().behaviour.empty_group_keeps_weight) return;
   const u64 shares = flat_runqueue(*gcfs_rq) ? calc_group_shares_flat(*gcfs_rq->rq, *gcfs_rq)
                                              : calc_group_shares(*gcfs_rq->rq, *gcfs_rq);
   if (se.load.weight != shares) reweight_entity(*se.cfs_rq, se, shares);

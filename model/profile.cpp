@@ -150,6 +150,7 @@ Profile v6_12() {
   b.check_preempt = CheckPreempt::v6_12;
   b.group_slice_updates_augment = false;    // 563bc2161b94 came in v6.15
   b.dequeue_slice_from_nonempty_queue = false;  // bbce3de72be5 came in v6.15 (6.12.y: 6.12.29)
+  b.empty_group_keeps_weight = false;        // 66951e4860d3 came in v6.13-rc7 (6.12.y: 6.12.11)
   return p;
 }
 

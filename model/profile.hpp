@@ -185,6 +185,11 @@ struct Behaviour {
   // enqueue_task_fair() runs update_curr() before requeue_delayed_entity()
   // (333238da9a19, v7.2; in v7.3 update_curr_eevdf() of 68e37487810a).
   bool requeue_updates_curr = true;
+  // update_cfs_group() leaves the weight of a group whose queue is empty alone
+  // (66951e4860d3, v6.13-rc7, 6.12.11): before it, an empty group's share is
+  // tg_shares * 0 = 0, clamped to MIN_SHARES (2, unscaled), even while its
+  // entity stays queued as sched_delayed.
+  bool empty_group_keeps_weight = true;
   // v7.3-rc wakeup_preempt_fair() (fair_wakeup_v7_3.cpp): 7ad0ec7890b3,
   // 04998aa54848, 8f97b627ff1c, ba0d3bf5f97b, 7cd2ef17de5e. Off in mainline.
   bool wakeup_v7_3 = false;

@@ -978,6 +978,62 @@ TEST(Catalogue, RwChecksAClampedReweight) {
   EXPECT_TRUE(has_violation(h.checker, Id::RW) || has_violation(h.checker, Id::LAG)) << listing(h.checker);
 }
 
+// entity_lag()'s clamp on the inverse-weight path multiplies by floor(0xFFFFFFFF /
+// scale_load_down(w)): for a group entity of weight 2^28 (inv_weight 16383) and a
+// 3 ms slice, v6.12 clamps at (6 ms · 1024 · 16383) >> 32 = 23436 ns, below the
+// exact quotient 23437.5 that lag_bound() bounds it by (23438 with the wmult
+// allowance). I-RW decides "clamped" against the kernel's value.
+TEST(Catalogue, KernelLagLimitIsTheKernelsClamp) {
+  const Rq v612(*profile_by_name("v6.12"));
+  const LoadWeight group{u64{1} << 28, 0};
+  EXPECT_EQ(inv::kernel_lag_limit(v612, 3'000'000, group), 23436u);
+  EXPECT_EQ(inv::lag_bound(v612, 3'000'000, group.weight), 23438u);
+  EXPECT_EQ(inv::kernel_lag_limit(v612, 3'000'000, task_load_weight(0, false)), 6'000'000u);  // nice 0: 2 slices
+  // mainline: calc_delta_fair(max_slice + TICK_NSEC) on the full-weight path, 4 ms · 2^20 / 2^28
+  const Rq main(mainline());
+  EXPECT_EQ(inv::kernel_lag_limit(main, 3'000'000, group), 15625u);
+}
+
+// v6.12's reweight_eevdf() rescales the clamped lag, so a clamped reweight moves V
+// by a·(L - L_c)/W' and by no more than I-RW's rounding beyond that. A reweight
+// that rescales the unclamped lag (reweight_eevdf() before 1560d1f6eb6b, B08)
+// keeps V where it was: the clamp's displacement away from v6.12's V.
+void v612_clamped_reweight(bool forget_clamp) {
+  Harness h(*profile_by_name("v6.12"));
+  h.busy();
+  SchedEntity& se = h.se(h.b);
+  ASSERT_TRUE(h.in_tree(h.b));
+  h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), se, 30'000'000); });
+  const u64 new_weight = task_load_weight(1, false).weight;
+  h.op(OpClass::placement, [&] {
+    CfsRq& cfs = h.cfs();
+    const u64 V = avg_vruntime(cfs);
+    const s64 raw_lag = vruntime_diff(V, se.vruntime);
+    ASSERT_LT(raw_lag, -static_cast<s64>(inv::lag_bound(h.rq, se.slice, se.load.weight)));  // clamped
+    if (!forget_clamp) {
+      reweight_entity(cfs, se, new_weight);  // calls the hooks itself
+      return;
+    }
+    h.checker.on_reweight_begin(cfs, se, new_weight);
+    dequeue_entity_rb(cfs, se);
+    cfs.load.weight -= se.load.weight;
+    const s64 vlag = div_s64(raw_lag * static_cast<s64>(se.load.weight), static_cast<s64>(new_weight));
+    const s64 vslice = div_s64(vruntime_diff(se.deadline, V) * static_cast<s64>(se.load.weight),
+                               static_cast<s64>(new_weight));
+    se.load.weight = new_weight;
+    se.vruntime = V - as_u64(vlag);
+    se.deadline = V + as_u64(vslice);
+    cfs.load.weight += se.load.weight;
+    enqueue_entity_rb(cfs, se);
+    h.checker.on_reweight_end(cfs, se);
+  });
+  EXPECT_EQ(se.load.weight, new_weight);
+  EXPECT_EQ(has_violation(h.checker, Id::RW), forget_clamp) << listing(h.checker);
+}
+
+TEST(Catalogue, RwV612FiresWhenAClampedReweightKeepsV) { v612_clamped_reweight(true); }
+TEST(Catalogue, RwV612CleanTwinClampedReweightMovesVByTheClamp) { v612_clamped_reweight(false); }
+
 // I-FRESH. v7.1's enqueue_task_fair() requeues a delayed entity without
 // update_curr() (333238da9a19 added it in v7.2): C blocked while delayed, the
 // clock moves 300 us without a tick, and C's wakeup re-decides its lag against

@@ -336,3 +336,55 @@ TEST(ScenarioGroups, BytesVersions) {
 
 }  // namespace
 }  // namespace eevdf
+
+namespace eevdf {
+namespace {
+
+// update_cfs_group() before 66951e4860d3 (v6.12.0, v6.6) takes the share of an
+// emptied group too: tg_shares * 0 = 0, clamped to MIN_SHARES = 2 (unscaled),
+// while DELAY_DEQUEUE keeps its entity queued; reweight_eevdf() then rescales
+// its lag by 2^19 while avg_vruntime() counts it at scale_load_down(2) = 2, and
+// V jumps (I-RW). v6.18 keeps the empty group's weight.
+fuzz::ExecResult run_emptied_delayed_group(const std::string& profile, u64 expected_weight) {
+  const std::string text = "profile " + profile +
+                           "\ntask T0\ngroup G0\nmove T0 G0\ntask T4 nice=9\nwake T0\nwake T4\ntick\nmove T0 root\n"
+                           "expect field G0.weight == " + std::to_string(expected_weight) + "\n";
+  const auto parsed = fuzz::parse_scenario(text, "t.scn");
+  const auto* s = std::get_if<fuzz::Scenario>(&parsed);
+  if (!s) {
+    ADD_FAILURE() << "parse error";
+    return {};
+  }
+  std::string error;
+  const auto p = fuzz::build_profile(*s, {}, error);
+  if (!p) {
+    ADD_FAILURE() << error;
+    return {};
+  }
+  fuzz::ExecOptions options;
+  options.keep_going = true;  // the field expectation follows the violating operation
+  return fuzz::execute(*s, *p, options);
+}
+
+bool reports(const fuzz::ExecResult& r, inv::Id id) {
+  for (const auto& v : r.violations)
+    if (v.id == id) return true;
+  return false;
+}
+
+TEST(ModelGroup, V612EmptiedDelayedGroupDropsToMinShares) {
+  const auto r = run_emptied_delayed_group("v6.12", kMinShares);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(r.expectation_failures.empty()) << (r.expectation_failures.empty() ? "" : r.expectation_failures[0]);
+  EXPECT_TRUE(reports(r, inv::Id::RW));
+}
+
+TEST(ModelGroup, V618EmptiedDelayedGroupKeepsItsWeight) {
+  const auto r = run_emptied_delayed_group("v6.18", kNice0);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(r.expectation_failures.empty()) << (r.expectation_failures.empty() ? "" : r.expectation_failures[0]);
+  EXPECT_FALSE(reports(r, inv::Id::RW));
+}
+
+}  // namespace
+}  // namespace eevdf
