@@ -133,10 +133,14 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
     std::vector<std::string> created;  // task names defined before operation i
     for (std::size_t i = 0; i < best.ops.size(); ++i) {
       const OpKind kind = best.ops[i].kind;
-      // the same operation on an earlier task, so that later tasks can go
-      if (kind != OpKind::create && !best.ops[i].task.empty())
+      // the same operation on an earlier task, so that later tasks can go;
+      // only tasks created before the operation's own (a swap to a later one
+      // could be undone by the next pass, and the two would alternate until
+      // the budget ran out)
+      if (kind != OpKind::create && !best.ops[i].task.empty()) {
+        const std::string own = best.ops[i].task;
         for (const std::string& other : created) {
-          if (other == best.ops[i].task) continue;
+          if (other == own || best.ops[i].task != own) break;
           attempt(i, [&other](Op& o) { o.task = other; });
           if (kind == OpKind::nice)  // a renice may need another level on another task
             for (s64 v : {s64{0}, s64{-20}, s64{19}})
@@ -145,6 +149,7 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
                 o.value = v;
               });
         }
+      }
       if (kind == OpKind::create) created.push_back(best.ops[i].task);
       if (kind == OpKind::fork) created.push_back(best.ops[i].child);
       switch (kind) {

@@ -54,5 +54,33 @@ TEST(Minimize, MergesRunsAndDropsWhatTheFindingDoesNotNeed) {
   EXPECT_EQ(again.violations.front().id, target.id);
 }
 
+// v6.6 (d32960528702): the SCHED_IDLE switch loses the lag of T0 as well as
+// of T1, so the finding survives moving `policy` to either task. Moving it
+// back and forth used to count as progress each time and spun until the
+// budget ran out (about 600 000 runs in 5 s); a task is only ever replaced by
+// one created before it, so minimizing ends, here on T0.
+TEST(Minimize, ReplacingATaskOnlyMovesToEarlierTasks) {
+  const Profile profile = *profile_by_name("v6.6");
+  const Scenario s = parse(
+      "profile v6.6\n"
+      "task T0\n"
+      "wake T0\n"
+      "task T1\n"
+      "wake T1\n"
+      "run 3ns\n"
+      "policy T1 idle\n");
+  const ExecResult r = execute(s, profile, ExecOptions{});
+  ASSERT_FALSE(r.violations.empty());
+  const inv::Violation target = r.violations.front();
+  ASSERT_EQ(inv::id_name(target.id), std::string("I-RW"));
+
+  const MinimizeResult m = minimize(s, profile, target, std::chrono::seconds(60));
+  EXPECT_TRUE(m.complete);
+  EXPECT_LT(m.runs, 1000);
+  ASSERT_EQ(m.scenario.ops.size(), 6u);
+  EXPECT_EQ(m.scenario.ops[5].task, "T0");
+  EXPECT_EQ(m.violation.where, target.where);
+}
+
 }  // namespace
 }  // namespace eevdf::fuzz
