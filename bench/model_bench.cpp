@@ -396,7 +396,7 @@ class SmpCheckHooks {
     for (auto& c : checkers_) c->begin_op(index_ < INT_MAX ? static_cast<int>(index_) : INT_MAX, op_class(a.kind));
   }
   void end() {
-    inv::share_max_slice(*sys_, checkers_);
+    inv::share_between_cpus(*sys_, checkers_);
     for (auto& c : checkers_) c->end_op();
     ++index_;
   }

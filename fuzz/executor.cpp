@@ -325,7 +325,7 @@ ExecResult Executor::run(const Scenario& s) {
     // the previous check passed is unchanged: checking it again would find nothing new.
     if (refusal == Refusal::none) {
       if (sys.size() > 1) {
-        inv::share_max_slice(sys, checkers);  // a migrated task's lag was clamped on its source CPU
+        inv::share_between_cpus(sys, checkers);  // a migrated task's lag was clamped on its source CPU
       }
       for (auto& c : checkers) c->end_op();
     }

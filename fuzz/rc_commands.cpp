@@ -630,7 +630,7 @@ void RcSystem::perform(const Op& op) {
     case OpKind::expect_curr:
     case OpKind::expect_field: break;  // never generated
   }
-  if (sys.size() > 1) inv::share_max_slice(sys, checkers);  // as fuzz::Executor does
+  if (sys.size() > 1) inv::share_between_cpus(sys, checkers);  // as fuzz::Executor does
   for (auto& c : checkers) c->end_op();
   std::vector<inv::Violation> violations;
   for (const auto& c : checkers) violations.insert(violations.end(), c->violations().begin(), c->violations().end());

@@ -527,7 +527,19 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   }
 }
 
-void share_max_slice(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
+void Checker::share_task_record(const SchedEntity& se, Checker& other) const {
+  const std::size_t i = entity_slot(se);
+  other.rescaled_deadline_[i] = rescaled_deadline_[i];
+  other.vprot_stale_[i] = vprot_stale_[i];
+}
+
+void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
+  for (const Task& t : sys.tasks) {
+    if (t.cpu < 0 || static_cast<std::size_t>(t.cpu) >= checkers.size()) continue;
+    const Checker& owner = *checkers[static_cast<std::size_t>(t.cpu)];
+    for (const auto& c : checkers)
+      if (c.get() != &owner) owner.share_task_record(t.se, *c);
+  }
   u64 max_slice = 0;
   for (const Task& t : sys.tasks)
     if (t.se.on_rq) max_slice = std::max(max_slice, t.se.slice);

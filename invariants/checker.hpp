@@ -183,6 +183,8 @@ class Checker final : public Observer {
   // The record if se's deadline is still the one its last reweight left, else null.
   const RescaledDeadline* rescaled_deadline(const SchedEntity& se) const;
   bool tolerates_f7() const { return tolerances_.f1_unscaled_vprot; }
+  // What this checker recorded of task se (its own CPU's checker) becomes other's too.
+  void share_task_record(const SchedEntity& se, Checker& other) const;
 
   // Becomes the runqueue's observer.
   void attach(Rq& rq);
@@ -271,9 +273,12 @@ class Checker final : public Observer {
 
 };
 
-// Several runqueues: raises every checker's largest slice to the largest
-// queued on any CPU (tasks, and the group entities of every CPU outside the
-// flat runqueue) or seen by any checker; call before end_op().
-void share_max_slice(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
+// Several runqueues, before end_op(): raises every checker's largest slice to
+// the largest queued on any CPU (tasks, and the group entities of every CPU
+// outside the flat runqueue) or seen by any checker, and gives every checker
+// what the task's own CPU's checker recorded of each task (the reweight
+// rounding its deadline carries, a stale vprot), so that a task migrating in
+// the next operation arrives with it.
+void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
 
 }  // namespace eevdf::inv

@@ -49,7 +49,7 @@ struct Machine {
   void step(inv::OpClass cls, F f) {
     for (auto& c : checkers) c->begin_op(op++, cls);
     f();
-    inv::share_max_slice(sys, checkers);
+    inv::share_between_cpus(sys, checkers);
     for (auto& c : checkers) c->end_op();
   }
   void expect_clean() const {
