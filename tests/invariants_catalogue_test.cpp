@@ -1034,6 +1034,32 @@ void v612_clamped_reweight(bool forget_clamp) {
 TEST(Catalogue, RwV612FiresWhenAClampedReweightKeepsV) { v612_clamped_reweight(true); }
 TEST(Catalogue, RwV612CleanTwinClampedReweightMovesVByTheClamp) { v612_clamped_reweight(false); }
 
+// v6.12's reweight_eevdf() rescales the lag by the full weights w/w', while
+// avg_vruntime() counts the entity at scale_load_down(): V moves by
+// L_c·(a - a'·w/w')/W' (a = floor(w / 1024)), which is the truncation of
+// scale_load_down() when both weights are at least 2048 (I-RW takes it off), and
+// scale_load_down()'s floor of 2 below (reported: v6.12 expected finding).
+void v612_reweight_to(u64 new_weight, bool reported) {
+  Harness h(*profile_by_name("v6.12"));
+  h.busy();
+  SchedEntity& se = h.se(h.b);
+  ASSERT_TRUE(h.in_tree(h.b));
+  h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), se, 1'000'000); });  // lag -1 ms, not clamped
+  const inv::ExactAverage before = inv::exact_average(h.cfs());
+  const u64 zero = h.cfs().zero_vruntime;
+  h.op(OpClass::placement, [&] { reweight_entity(h.cfs(), se, new_weight); });
+  const inv::ExactAverage after = inv::exact_average(h.cfs());
+  // exact V before and after, relative to the first zero point
+  const i128 moved = vruntime_diff(h.cfs().zero_vruntime, zero) + after.sum / after.weight - before.sum / before.weight;
+  EXPECT_GT(moved < 0 ? -moved : moved, 3) << "the reweight must move V beyond the old rounding allowance";
+  EXPECT_EQ(has_violation(h.checker, Id::RW), reported) << listing(h.checker);
+}
+
+// 1048576 -> 15138: a' = 14, 15138 = 14·1024 + 802, a - a'·w/w' = 54.25: V moves by ~39 µs
+TEST(Catalogue, RwV612TruncatedAverageWeightIsRounding) { v612_reweight_to(15138, false); }
+// 1048576 -> 1006: scale_load_down(1006) = max(2, 0) = 2, a - a'·w/w' = -1060.6
+TEST(Catalogue, RwV612AverageWeightFlooredAt2IsReported) { v612_reweight_to(1006, true); }
+
 // I-FRESH. v7.1's enqueue_task_fair() requeues a delayed entity without
 // update_curr() (333238da9a19 added it in v7.2): C blocked while delayed, the
 // clock moves 300 us without a tick, and C's wakeup re-decides its lag against
