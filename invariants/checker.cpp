@@ -64,6 +64,28 @@ u128 inverse_weight_excess(const Rq& rq, u128 exact) {
   return (exact >> 26) + 1;
 }
 
+// A reweight rescales d - v (set as calc_delta_fair(slice) at the old weight w) by
+// w/w', but I-DL bounds it by calc_delta_fair(slice) at the new weight w'. On the
+// inverse-weight path calc_delta_fair(s, w) = (s·1024·floor(0xFFFFFFFF / w_sd)) >> 32
+// with w_sd = scale_load_down(w) = floor(w/1024): it lies below s·1024/w_sd by up to
+// s·1024/2^32 + 1 (the floored inverse), and s·1024/w_sd lies above s·2^20/w by the
+// truncation w/1024 - w_sd. Both errors differ between w and w', so one old virtual
+// slice rescaled, K(w)·w/w', can exceed K(w') (v7.0: a group entity of 2^20 with a
+// 100 ms slice, K = 100 ms exactly, reweighted to 10·2^20: 10 ms, where K(w') =
+// (10^8·1024·419430) >> 32 = 9999990). This is the excess of the rescaled kernel
+// slice over the new one, ceil(K(w)·w/w') - K(w'), both in the kernel's arithmetic,
+// for the largest slice seen (the deadline was set with a slice no larger).
+u64 rescaled_slice_excess(const Rq& rq, u64 max_slice, u64 old_weight, u64 new_weight) {
+  if (old_weight == 0 || new_weight == 0) return 0;
+  const CalcDeltaPath path = rq.profile().behaviour.calc_delta;
+  LoadWeight old_lw{old_weight, 0}, new_lw{new_weight, 0};
+  const u128 k_old = calc_delta_fair(max_slice, old_lw, path, null_observer());
+  const u128 k_new = calc_delta_fair(max_slice, new_lw, path, null_observer());
+  const u128 rescaled = (k_old * old_weight + new_weight - 1) / new_weight;
+  const u128 excess = rescaled > k_new ? rescaled - k_new : 0;
+  return excess > ~u64{0} ? ~u64{0} : static_cast<u64>(excess);
+}
+
 std::string entity_name(const Rq& rq, const SchedEntity* se) {
   if (!se) return "NULL";
   if (se->task_id >= 0) return rq.tasks[static_cast<std::size_t>(se->task_id)].name;
@@ -409,7 +431,8 @@ void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relat
                                              : r.deadline == old_relative + se.vruntime || r.distance == old_relative);
   const u64 prior_excess = carried ? r.excess : 0;
   const u64 w2 = new_weight > 0 ? new_weight : 1;
-  const u128 excess = ((static_cast<u128>(prior_excess) + 2) * old_weight + w2 - 1) / w2 + 4;
+  const u128 excess = ((static_cast<u128>(prior_excess) + 2) * old_weight + w2 - 1) / w2 + 4 +
+                      rescaled_slice_excess(*rq_, max_slice_seen_, old_weight, new_weight);
   r = {true, carried && r.clamped, true, se.deadline, excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess), 0};
 }
 
@@ -448,10 +471,11 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   if (rw_.queued_begun) {
     rw_.queued_begun = false;
     // (E + 2) * w / w' from the two truncated rescales and the old slice's
-    // rounding, + 4 for the new slice's rounding and the placement (2 ns, v6.14-v7.0)
+    // rounding, + 4 for the new slice's rounding and the placement (2 ns, v6.14-v7.0),
+    // + what one old virtual slice rescaled exceeds the new one by (rescaled_slice_excess())
     const u64 w = rw_.old_weight, w2 = rw_.new_weight > 0 ? rw_.new_weight : 1;
     const u128 scaled = (static_cast<u128>(rw_.prior_excess) + 2) * w;
-    const u128 excess = (scaled + w2 - 1) / w2 + 4;
+    const u128 excess = (scaled + w2 - 1) / w2 + 4 + rescaled_slice_excess(*rq_, max_slice_seen_, w, w2);
     rescaled_deadline_[entity_slot(se)] = {true, rw_.clamped || rw_.prior_clamped, false, se.deadline,
                                            excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess),
                                            se.deadline - se.vruntime};

@@ -52,6 +52,8 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight);
 u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw);
 // What the inverse-weight __calc_delta may add to an exact quotient (0 on full-weight profiles).
 u128 inverse_weight_excess(const Rq& rq, u128 exact);
+// What one virtual slice at old_weight, rescaled to new_weight, exceeds calc_delta_fair() at new_weight by (I-DL).
+u64 rescaled_slice_excess(const Rq& rq, u64 max_slice, u64 old_weight, u64 new_weight);
 
 class Checker;
 

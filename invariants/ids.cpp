@@ -114,7 +114,10 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "rescaling keeps: the bound there is one virtual slice + 2^-26 of it + 1 ns (the same\n"
      "allowance applies to I-LAG's bound). A queued reweight rescales d - V and V - v apart, so\n"
      "while the deadline it left lasts, d - v may lie 2 ns below 0 and E' = (E + 2)·w/w' + 4 ns\n"
-     "beyond the slice (E: the drift before). Tolerated finding F7: a reweight whose lag\n"
+     "beyond the slice (E: the drift before), plus what one virtual slice at w rescaled by\n"
+     "w/w' exceeds calc_delta_fair(slice) at w' in the kernel's arithmetic (inverse-weight path:\n"
+     "floor(0xFFFFFFFF / scale_load_down(w)) of a group weight lies up to w/2^42 relative below\n"
+     "2^32/w). Tolerated finding F7: a reweight whose lag\n"
      "entity_lag() clamped leaves the deadline unclamped (--no-tolerance reports it). A\n"
      "deadline set from a stale relative deadline, or pushed forward repeatedly without\n"
      "vruntime following, fails it."},

@@ -994,6 +994,19 @@ TEST(Catalogue, KernelLagLimitIsTheKernelsClamp) {
   EXPECT_EQ(inv::kernel_lag_limit(main, 3'000'000, group), 15625u);
 }
 
+// I-DL after a reweight: one virtual slice at w rescaled by w/w' may exceed
+// calc_delta_fair(slice) at w' on the inverse-weight path (floored inverse of a
+// weight off the nice table, truncated scale_load_down()); not on the full-weight path.
+TEST(Catalogue, RescaledSliceExcessIsTheKernelsDifference) {
+  const Rq v70(*profile_by_name("v7.0"));
+  // 100 ms at 2^20 is 100 ms; rescaled to 10·2^20: 10 ms, where (10^8·1024·419430) >> 32 = 9999990
+  EXPECT_EQ(inv::rescaled_slice_excess(v70, 100'000'000, u64{1} << 20, u64{10} << 20), 10u);
+  // the other way round the rescaled slice (99999900) lies below the kernel's 100 ms
+  EXPECT_EQ(inv::rescaled_slice_excess(v70, 100'000'000, u64{10} << 20, u64{1} << 20), 0u);
+  const Rq main(mainline());
+  EXPECT_LE(inv::rescaled_slice_excess(main, 100'000'000, u64{1} << 20, u64{10} << 20), 1u);
+}
+
 // v6.12's reweight_eevdf() rescales the clamped lag, so a clamped reweight moves V
 // by a·(L - L_c)/W' and by no more than I-RW's rounding beyond that. A reweight
 // that rescales the unclamped lag (reweight_eevdf() before 1560d1f6eb6b, B08)
