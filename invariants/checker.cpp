@@ -38,14 +38,24 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
   const u64 span = rq.profile().behaviour.lag_limit_max_slice ? max_slice + tick : std::max(2 * max_slice, tick);
   u128 q = (static_cast<u128>(span) << kNice0LoadShift) / weight;
   q += inverse_weight_excess(rq, q);
+  // The inverse-weight path divides by scale_load_down(w) = floor(w / 1024), not w / 1024:
+  // for a group weight that is not a multiple of 1024 the kernel's clamp lies above the
+  // exact quotient by up to 1/floor(w / 1024) relative (w = 1024927, 6 ms: 6143999 where the
+  // quotient is 6138570), more
+  // than the allowance above. The bound is at least the kernel's own clamp.
+  if (rq.profile().behaviour.calc_delta == CalcDeltaPath::inverse_weight) {
+    LoadWeight lw{weight, 0};
+    const u64 kernel = calc_delta_fair(span, lw, CalcDeltaPath::inverse_weight, null_observer());
+    if (kernel > q) q = kernel;
+  }
   return q > ~u64{0} ? ~u64{0} : static_cast<u64>(q);
 }
 
 // The clamp entity_lag() applies, in the kernel's own arithmetic:
 // calc_delta_fair(max_slice + TICK_NSEC) (6e3c0a4e1ad1), before it
 // calc_delta_fair(max(2 * slice, TICK_NSEC)), on the profile's __calc_delta path.
-// lag_bound() is only an upper bound of it (the exact quotient plus the wmult
-// allowance): the inverse-weight path multiplies by floor(0xFFFFFFFF /
+// lag_bound() is only an upper bound of it (the larger of the exact quotient plus the
+// wmult allowance and this value): the inverse-weight path multiplies by floor(0xFFFFFFFF /
 // scale_load_down(w)), which for a weight off the nice table lies below 2^32 / w
 // (w = 2^28, 6 ms: 23436, where the quotient is 23437.5 and lag_bound() 23438).
 // Whether a lag was clamped is decided against this value.
@@ -103,6 +113,11 @@ const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
   b.vslice = calc_delta_fair(max_slice_seen_, lw, rq_->profile().behaviour.calc_delta, null_observer());
   b.vslice += static_cast<u64>(inverse_weight_excess(*rq_, b.vslice));
   return b;
+}
+
+u64 Checker::rescaled_lag_limit(const SchedEntity& se) const {
+  const RescaledLag& r = rescaled_lag_[entity_slot(se)];
+  return r.set && r.vlag == se.vlag && r.weight == eevdf_load_of(*rq_, se).weight ? r.limit : 0;
 }
 
 void CheckScope::report(Id id, std::string where, std::string what, std::vector<const SchedEntity*> entities) const {
@@ -389,12 +404,12 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   if (se.on_rq && cfs_rq.curr == &se && !protect_slice(se)) vprot_stale_[entity_slot(se)] = true;
   rw_ = {};
   reweighting_ = &se;
-  if (!selection_[Id::RW] && !se.on_rq) return;
-  rw_.active = selection_[Id::RW];
   rw_.on_rq = se.on_rq;
   rw_.old_weight = eevdf_weight(cfs_rq, se);
   rw_.new_weight = new_weight;
   rw_.vlag = se.vlag;
+  if (!selection_[Id::RW] && !se.on_rq) return;
+  rw_.active = selection_[Id::RW];
   if (!se.on_rq) return;
   rw_.queued_begun = true;
   if (const RescaledDeadline* before = rescaled_deadline(se)) {
@@ -479,6 +494,22 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
     rescaled_deadline_[entity_slot(se)] = {true, rw_.clamped || rw_.prior_clamped, false, se.deadline,
                                            excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess),
                                            se.deadline - se.vruntime};
+  }
+  if (!rw_.on_rq) {
+    // I-LAG: the saved vlag was clamped at the old weight, at most lag_bound(w) (or what an
+    // earlier rescale carried); div_s64() truncates vlag·w/w' toward zero, so |vlag'| <=
+    // ceil(that · w/w'). That can exceed lag_bound(w'): the kernel's clamp divides by
+    // scale_load_down(w) = floor(w / 1024), whose truncation differs between w and w'
+    // (v6.6: a group entity clamped at w = 1024927 and reweighted to MIN_SHARES = 2 when
+    // its queue empties keeps 1/1000 more than the bound at weight 2).
+    const u64 w = rw_.old_weight, w2 = eevdf_weight(cfs_rq, se);
+    if (w > 0 && w2 > 0) {
+      const RescaledLag& prev = rescaled_lag_[entity_slot(se)];
+      u64 old_limit = lag_bound(*rq_, max_slice_seen_, w);
+      if (prev.set && prev.vlag == rw_.vlag && prev.weight == w) old_limit = std::max(old_limit, prev.limit);
+      const u128 limit = (static_cast<u128>(old_limit) * w + w2 - 1) / w2;
+      rescaled_lag_[entity_slot(se)] = {true, se.vlag, w2, limit > ~u64{0} ? ~u64{0} : static_cast<u64>(limit)};
+    }
   }
   if (!rw_.active) return;
   rw_.active = false;

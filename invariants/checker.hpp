@@ -154,6 +154,8 @@ struct WeightBounds {
 
 class Checker final : public Observer {
  public:
+  // The bound a saved vlag carries from an off-queue reweight (0: none applies).
+  u64 rescaled_lag_limit(const SchedEntity& se) const;
   const WeightBounds& bounds(const SchedEntity& se) {
     const WeightBounds& b = bounds_[entity_slot(se)];
     return b.weight == eevdf_load_of(*rq_, se).weight && b.max_slice == max_slice_seen_ ? b : recompute_bounds(se);
@@ -250,6 +252,15 @@ class Checker final : public Observer {
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
   std::array<bool, kMaxEntities> delayed_before_;   // I-DELAY
   std::array<i128, kMaxEntities> lag_at_delay_;     // I-DELAY: w·vlag when the entity was delayed
+  // I-LAG: a saved vlag rescaled off the queue by w/w' (reweight of a sleeping or dequeued
+  // entity) and the bound it carries: ceil(bound at w · w/w'), while vlag and weight stay.
+  struct RescaledLag {
+    bool set = false;
+    s64 vlag = 0;
+    u64 weight = 0;
+    u64 limit = 0;
+  };
+  std::array<RescaledLag, kMaxEntities> rescaled_lag_{};
   std::array<WeightBounds, kMaxEntities> bounds_;
   const WeightBounds& recompute_bounds(const SchedEntity& se);
 

@@ -994,6 +994,15 @@ TEST(Catalogue, KernelLagLimitIsTheKernelsClamp) {
   EXPECT_EQ(inv::kernel_lag_limit(main, 3'000'000, group), 15625u);
 }
 
+// lag_bound() is an upper bound of the kernel's clamp also for a group weight that is
+// not a multiple of 1024: the inverse-weight path divides by floor(w / 1024).
+TEST(Catalogue, LagBoundCoversTheTruncatedScaleLoadDown) {
+  const Rq v66(*profile_by_name("v6.6"));
+  const LoadWeight group{1024927, 0};
+  EXPECT_EQ(inv::kernel_lag_limit(v66, 3'000'000, group), 6143999u);  // max(2·3 ms, 1 ms), w_sd = 1000
+  EXPECT_GE(inv::lag_bound(v66, 3'000'000, group.weight), 6143999u);  // exact quotient: 6138570
+}
+
 // I-DL after a reweight: one virtual slice at w rescaled by w/w' may exceed
 // calc_delta_fair(slice) at w' on the inverse-weight path (floored inverse of a
 // weight off the nice table, truncated scale_load_down()); not on the full-weight path.
