@@ -574,10 +574,13 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   // 500 µs beside one nice-0 task moves V by 26 µs of virtual time. That is the kernel's
   // arithmetic (the revert of 6d71a9c61604 in v7.1 calls it rounding artifacts of
   // scale_load_down(), cured by full-weight averages, 4823725d9d1d), computed here exactly
-  // and taken off like the clamp's displacement. It holds only where scale_load_down()
-  // truncates: below 2048 it returns max(2, w >> 10), which counts the entity at up to 1024
-  // times its weight (MIN_SHARES = 2 counted as 2048: v6.12's empty-group finding,
-  // 66951e4860d3); there the term stays in and is reported.
+  // and taken off like the clamp's displacement. It is taken as rounding only while the
+  // average counts each weight within one unit of w/1024 (|1024·a - w| < 1024, the
+  // truncation's own error; scale_load_down()'s floor max(2, w >> 10) stays within it
+  // above 1024: 1536 counted as 2048). At or below 1024 the floor counts the entity at up
+  // to 1024 times its weight (MIN_SHARES = 2 counted as 2048: v6.12's empty-group finding,
+  // 66951e4860d3; 1006 counted as 2048: the non-empty form); there the term stays in and
+  // is reported.
   const i128 W = rw_.v_weight, W2 = after.weight;
   if (W == 0 || W2 == 0) return;
   const i128 a = rw_.v_weight - rw_.rest_weight;
@@ -586,8 +589,12 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   const i128 dz = vruntime_diff(cfs_rq.zero_vruntime, rw_.zero);
   const bool lag_rescaled = rule == ReweightRule::eevdf_clamped_lag || rule == ReweightRule::eevdf_raw_lag;
   const u64 w = rw_.old_weight, w2 = rw_.new_weight;
-  const bool truncated = !rq_->profile().behaviour.avg_full_weight && w2 > 0 &&
-                         a == static_cast<i128>(w >> 10) && a2 == static_cast<i128>(w2 >> 10);
+  const auto within_a_unit = [](i128 avg_weight, u64 weight) {
+    const i128 d = avg_weight * 1024 - static_cast<i128>(weight);
+    return d > -1024 && d < 1024;
+  };
+  const bool truncated =
+      !rq_->profile().behaviour.avg_full_weight && w2 > 0 && within_a_unit(a, w) && within_a_unit(a2, w2);
   const i128 precision =
       lag_rescaled && truncated
           ? W * rw_.lag_c * (a * static_cast<i128>(w2) - a2 * static_cast<i128>(w)) / static_cast<i128>(w2)

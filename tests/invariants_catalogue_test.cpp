@@ -1059,8 +1059,9 @@ TEST(Catalogue, RwV612CleanTwinClampedReweightMovesVByTheClamp) { v612_clamped_r
 // v6.12's reweight_eevdf() rescales the lag by the full weights w/w', while
 // avg_vruntime() counts the entity at scale_load_down(): V moves by
 // L_c·(a - a'·w/w')/W' (a = floor(w / 1024)), which is the truncation of
-// scale_load_down() when both weights are at least 2048 (I-RW takes it off), and
-// scale_load_down()'s floor of 2 below (reported: v6.12 expected finding).
+// scale_load_down() while the average counts both weights within one unit of
+// w/1024 (I-RW takes it off), and scale_load_down()'s floor of 2 at or below 1024
+// (reported: v6.12 expected finding).
 void v612_reweight_to(u64 new_weight, bool reported) {
   Harness h(*profile_by_name("v6.12"));
   h.busy();
@@ -1081,6 +1082,8 @@ void v612_reweight_to(u64 new_weight, bool reported) {
 TEST(Catalogue, RwV612TruncatedAverageWeightIsRounding) { v612_reweight_to(15138, false); }
 // 1048576 -> 1006: scale_load_down(1006) = max(2, 0) = 2, a - a'·w/w' = -1060.6
 TEST(Catalogue, RwV612AverageWeightFlooredAt2IsReported) { v612_reweight_to(1006, true); }
+// 1048576 -> 1536: counted as 2 (2048), within one unit of 1.5: rounding
+TEST(Catalogue, RwV612AverageWeightFlooredWithinAUnitIsRounding) { v612_reweight_to(1536, false); }
 
 // I-FRESH. v7.1's enqueue_task_fair() requeues a delayed entity without
 // update_curr() (333238da9a19 added it in v7.2): C blocked while delayed, the
