@@ -52,6 +52,8 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight);
 u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw);
 // What the inverse-weight __calc_delta may add to an exact quotient (0 on full-weight profiles).
 u128 inverse_weight_excess(const Rq& rq, u128 exact);
+// What one virtual slice at old_weight, rescaled to new_weight, exceeds calc_delta_fair() at new_weight by (I-DL).
+u64 rescaled_slice_excess(const Rq& rq, u64 max_slice, u64 old_weight, u64 new_weight);
 
 class Checker;
 
@@ -152,6 +154,8 @@ struct WeightBounds {
 
 class Checker final : public Observer {
  public:
+  // The bound a saved vlag carries from an off-queue reweight (0: none applies).
+  u64 rescaled_lag_limit(const SchedEntity& se) const;
   const WeightBounds& bounds(const SchedEntity& se) {
     const WeightBounds& b = bounds_[entity_slot(se)];
     return b.weight == eevdf_load_of(*rq_, se).weight && b.max_slice == max_slice_seen_ ? b : recompute_bounds(se);
@@ -250,6 +254,15 @@ class Checker final : public Observer {
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
   std::array<bool, kMaxEntities> delayed_before_;   // I-DELAY
   std::array<i128, kMaxEntities> lag_at_delay_;     // I-DELAY: w·vlag when the entity was delayed
+  // I-LAG: a saved vlag rescaled off the queue by w/w' (reweight of a sleeping or dequeued
+  // entity) and the bound it carries: ceil(bound at w · w/w'), while vlag and weight stay.
+  struct RescaledLag {
+    bool set = false;
+    s64 vlag = 0;
+    u64 weight = 0;
+    u64 limit = 0;
+  };
+  std::array<RescaledLag, kMaxEntities> rescaled_lag_{};
   std::array<WeightBounds, kMaxEntities> bounds_;
   const WeightBounds& recompute_bounds(const SchedEntity& se);
 
@@ -268,6 +281,7 @@ class Checker final : public Observer {
     u64 v_floor = 0;       // V as reweight_entity() computes it (avg_vruntime())
     u64 max_slice = 0;     // cfs_rq_max_slice() at the reweight
     i128 lag_cut = 0;      // L - L_c: what entity_lag()'s clamp took off V - v (0 if not clamped)
+    i128 lag_c = 0;        // L_c: the lag reweight_eevdf() rescales (V - v after entity_lag()'s clamp)
   } rw_;
   const SchedEntity* reweighting_ = nullptr;  // between on_reweight_begin() and on_reweight_end()
 

@@ -1,4 +1,6 @@
 // I-LAG: saved lags within the clamp; queued lags sum to zero up to the floor of V.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "invariants/checker.hpp"
@@ -17,7 +19,8 @@ void check_lag(const CheckScope& s) {
     const bool off_queue = t ? t->state == TaskState::sleeping && !se.on_rq : !se.on_rq;
     const bool saved = off_queue || (se.sched_delayed && rq.profile().behaviour.lag_delayed_clamps);
     if (!saved) return;
-    const i128 limit = s.checker.bounds(se).lag_bound;
+    // an off-queue reweight carries the old weight's bound, rescaled (on_reweight_end())
+    const i128 limit = std::max<i128>(s.checker.bounds(se).lag_bound, s.checker.rescaled_lag_limit(se));
     if (se.vlag > limit || se.vlag < -limit) {
       s.report(Id::LAG, "update_entity_lag / entity_lag",
                fmt::format("saved vlag of {} is {}, beyond the clamp ±{} (calc_delta_fair(max_slice {} + TICK_NSEC))",

@@ -994,6 +994,28 @@ TEST(Catalogue, KernelLagLimitIsTheKernelsClamp) {
   EXPECT_EQ(inv::kernel_lag_limit(main, 3'000'000, group), 15625u);
 }
 
+// lag_bound() is an upper bound of the kernel's clamp also for a group weight that is
+// not a multiple of 1024: the inverse-weight path divides by floor(w / 1024).
+TEST(Catalogue, LagBoundCoversTheTruncatedScaleLoadDown) {
+  const Rq v66(*profile_by_name("v6.6"));
+  const LoadWeight group{1024927, 0};
+  EXPECT_EQ(inv::kernel_lag_limit(v66, 3'000'000, group), 6143999u);  // max(2·3 ms, 1 ms), w_sd = 1000
+  EXPECT_GE(inv::lag_bound(v66, 3'000'000, group.weight), 6143999u);  // exact quotient: 6138570
+}
+
+// I-DL after a reweight: one virtual slice at w rescaled by w/w' may exceed
+// calc_delta_fair(slice) at w' on the inverse-weight path (floored inverse of a
+// weight off the nice table, truncated scale_load_down()); not on the full-weight path.
+TEST(Catalogue, RescaledSliceExcessIsTheKernelsDifference) {
+  const Rq v70(*profile_by_name("v7.0"));
+  // 100 ms at 2^20 is 100 ms; rescaled to 10·2^20: 10 ms, where (10^8·1024·419430) >> 32 = 9999990
+  EXPECT_EQ(inv::rescaled_slice_excess(v70, 100'000'000, u64{1} << 20, u64{10} << 20), 10u);
+  // the other way round the rescaled slice (99999900) lies below the kernel's 100 ms
+  EXPECT_EQ(inv::rescaled_slice_excess(v70, 100'000'000, u64{10} << 20, u64{1} << 20), 0u);
+  const Rq main(mainline());
+  EXPECT_LE(inv::rescaled_slice_excess(main, 100'000'000, u64{1} << 20, u64{10} << 20), 1u);
+}
+
 // v6.12's reweight_eevdf() rescales the clamped lag, so a clamped reweight moves V
 // by a·(L - L_c)/W' and by no more than I-RW's rounding beyond that. A reweight
 // that rescales the unclamped lag (reweight_eevdf() before 1560d1f6eb6b, B08)
@@ -1033,6 +1055,35 @@ void v612_clamped_reweight(bool forget_clamp) {
 
 TEST(Catalogue, RwV612FiresWhenAClampedReweightKeepsV) { v612_clamped_reweight(true); }
 TEST(Catalogue, RwV612CleanTwinClampedReweightMovesVByTheClamp) { v612_clamped_reweight(false); }
+
+// v6.12's reweight_eevdf() rescales the lag by the full weights w/w', while
+// avg_vruntime() counts the entity at scale_load_down(): V moves by
+// L_c·(a - a'·w/w')/W' (a = floor(w / 1024)), which is the truncation of
+// scale_load_down() while the average counts both weights within one unit of
+// w/1024 (I-RW takes it off), and scale_load_down()'s floor of 2 at or below 1024
+// (reported: v6.12 expected finding).
+void v612_reweight_to(u64 new_weight, bool reported) {
+  Harness h(*profile_by_name("v6.12"));
+  h.busy();
+  SchedEntity& se = h.se(h.b);
+  ASSERT_TRUE(h.in_tree(h.b));
+  h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), se, 1'000'000); });  // lag -1 ms, not clamped
+  const inv::ExactAverage before = inv::exact_average(h.cfs());
+  const u64 zero = h.cfs().zero_vruntime;
+  h.op(OpClass::placement, [&] { reweight_entity(h.cfs(), se, new_weight); });
+  const inv::ExactAverage after = inv::exact_average(h.cfs());
+  // exact V before and after, relative to the first zero point
+  const i128 moved = vruntime_diff(h.cfs().zero_vruntime, zero) + after.sum / after.weight - before.sum / before.weight;
+  EXPECT_GT(moved < 0 ? -moved : moved, 3) << "the reweight must move V beyond the old rounding allowance";
+  EXPECT_EQ(has_violation(h.checker, Id::RW), reported) << listing(h.checker);
+}
+
+// 1048576 -> 15138: a' = 14, 15138 = 14·1024 + 802, a - a'·w/w' = 54.25: V moves by ~39 µs
+TEST(Catalogue, RwV612TruncatedAverageWeightIsRounding) { v612_reweight_to(15138, false); }
+// 1048576 -> 1006: scale_load_down(1006) = max(2, 0) = 2, a - a'·w/w' = -1060.6
+TEST(Catalogue, RwV612AverageWeightFlooredAt2IsReported) { v612_reweight_to(1006, true); }
+// 1048576 -> 1536: counted as 2 (2048), within one unit of 1.5: rounding
+TEST(Catalogue, RwV612AverageWeightFlooredWithinAUnitIsRounding) { v612_reweight_to(1536, false); }
 
 // I-FRESH. v7.1's enqueue_task_fair() requeues a delayed entity without
 // update_curr() (333238da9a19 added it in v7.2): C blocked while delayed, the
