@@ -220,6 +220,15 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
 void Checker::end_op() {
   Rq& rq = *rq_;
   adopt_new_tasks();  // tasks and groups created by this operation (create, fork, group)
+  // A deadline a reweight left is followed from operation to operation: running
+  // keeps d and moves v, a sched_change re-placement keeps d - v and moves d;
+  // the record takes the present d and d - v (a new request matches neither)
+  for_each_entity(rq, [&](const SchedEntity& se) {
+    if (const RescaledDeadline* r = rescaled_deadline(se)) {
+      RescaledDeadline& w = rescaled_deadline_[entity_slot(se)];
+      w = {true, r->clamped, false, se.deadline, r->excess, se.deadline - se.vruntime};
+    }
+  });
   // F6: a task that changed queue keeps a vprot of the old queue until a real pick
   for (const Task& t : rq.tasks) {
     if (t.cpu != rq.cpu) continue;
