@@ -30,12 +30,23 @@ bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime
   return key * avg.weight <= avg.sum;
 }
 
+namespace {
+// A bound computed in 128 bits, held in the kernel's u64 (saturating).
+u64 saturate_u64(u128 x) { return x > ~u64{0} ? ~u64{0} : static_cast<u64>(x); }
+
+// The real time entity_lag() clamps to: max_slice + TICK_NSEC (6e3c0a4e1ad1),
+// before it max(2 * slice, TICK_NSEC).
+u64 lag_span(const Rq& rq, u64 max_slice) {
+  const u64 tick = rq.profile().tick_nsec();
+  return rq.profile().behaviour.lag_limit_max_slice ? max_slice + tick : std::max(2 * max_slice, tick);
+}
+}  // namespace
+
 // The profile's lag clamp for the largest slice: calc_delta(max_slice + TICK)
 // (6e3c0a4e1ad1), or before it calc_delta(max(2 * slice, TICK)).
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
   if (weight == 0) return 0;
-  const u64 tick = rq.profile().tick_nsec();
-  const u64 span = rq.profile().behaviour.lag_limit_max_slice ? max_slice + tick : std::max(2 * max_slice, tick);
+  const u64 span = lag_span(rq, max_slice);
   u128 q = (static_cast<u128>(span) << kNice0LoadShift) / weight;
   q += inverse_weight_excess(rq, q);
   // The inverse-weight path divides by scale_load_down(w) = floor(w / 1024), not w / 1024:
@@ -48,7 +59,7 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
     const u64 kernel = calc_delta_fair(span, lw, CalcDeltaPath::inverse_weight, null_observer());
     if (kernel > q) q = kernel;
   }
-  return q > ~u64{0} ? ~u64{0} : static_cast<u64>(q);
+  return saturate_u64(q);
 }
 
 // The clamp entity_lag() applies, in the kernel's own arithmetic:
@@ -60,9 +71,7 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
 // (w = 2^28, 6 ms: 23436, where the quotient is 23437.5 and lag_bound() 23438).
 // Whether a lag was clamped is decided against this value.
 u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw) {
-  const u64 tick = rq.profile().tick_nsec();
-  const u64 span = rq.profile().behaviour.lag_limit_max_slice ? max_slice + tick : std::max(2 * max_slice, tick);
-  return calc_delta_fair(span, lw, rq.profile().behaviour.calc_delta, null_observer());
+  return calc_delta_fair(lag_span(rq, max_slice), lw, rq.profile().behaviour.calc_delta, null_observer());
 }
 
 // The inverse-weight __calc_delta (up to v7.0) multiplies by sched_prio_to_wmult[],
@@ -92,8 +101,18 @@ u64 rescaled_slice_excess(const Rq& rq, u64 max_slice, u64 old_weight, u64 new_w
   const u128 k_old = calc_delta_fair(max_slice, old_lw, path, null_observer());
   const u128 k_new = calc_delta_fair(max_slice, new_lw, path, null_observer());
   const u128 rescaled = (k_old * old_weight + new_weight - 1) / new_weight;
-  const u128 excess = rescaled > k_new ? rescaled - k_new : 0;
-  return excess > ~u64{0} ? ~u64{0} : static_cast<u64>(excess);
+  return saturate_u64(rescaled > k_new ? rescaled - k_new : 0);
+}
+
+// The drift a deadline carries after one more reweight w -> w2 (I-DL): the
+// prior drift E and the two truncated rescales (d - V and V - v) with the old
+// slice's rounding give (E + 2)·w/w2, + 4 for the new slice's rounding and the
+// placement (2 ns, v6.14-v7.0), + what one old virtual slice rescaled exceeds
+// the new one by (rescaled_slice_excess()).
+u64 Checker::rescaled_deadline_excess(u64 prior_excess, u64 w, u64 w2) const {
+  const u64 divisor = w2 > 0 ? w2 : 1;
+  const u128 scaled = (static_cast<u128>(prior_excess) + 2) * w;
+  return saturate_u64((scaled + divisor - 1) / divisor + 4 + rescaled_slice_excess(*rq_, max_slice_seen_, w, w2));
 }
 
 std::string entity_name(const Rq& rq, const SchedEntity* se) {
@@ -453,11 +472,8 @@ void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relat
   RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
   const bool carried = r.set && (r.relative ? r.deadline == old_relative
                                              : r.deadline == old_relative + se.vruntime || r.distance == old_relative);
-  const u64 prior_excess = carried ? r.excess : 0;
-  const u64 w2 = new_weight > 0 ? new_weight : 1;
-  const u128 excess = ((static_cast<u128>(prior_excess) + 2) * old_weight + w2 - 1) / w2 + 4 +
-                      rescaled_slice_excess(*rq_, max_slice_seen_, old_weight, new_weight);
-  r = {true, carried && r.clamped, true, se.deadline, excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess), 0};
+  const u64 excess = rescaled_deadline_excess(carried ? r.excess : 0, old_weight, new_weight);
+  r = {true, carried && r.clamped, true, se.deadline, excess, 0};
 }
 
 // I-RW: a weight written past reweight_entity() (set_load_weight() before
@@ -494,14 +510,11 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
     vruntime_before_[entity_slot(se)] = se.vruntime - as_u64(mono_moved_);
   if (rw_.queued_begun) {
     rw_.queued_begun = false;
-    // (E + 2) * w / w' from the two truncated rescales and the old slice's
-    // rounding, + 4 for the new slice's rounding and the placement (2 ns, v6.14-v7.0),
-    // + what one old virtual slice rescaled exceeds the new one by (rescaled_slice_excess())
-    const u64 w = rw_.old_weight, w2 = rw_.new_weight > 0 ? rw_.new_weight : 1;
-    const u128 scaled = (static_cast<u128>(rw_.prior_excess) + 2) * w;
-    const u128 excess = (scaled + w2 - 1) / w2 + 4 + rescaled_slice_excess(*rq_, max_slice_seen_, w, w2);
-    rescaled_deadline_[entity_slot(se)] = {true, rw_.clamped || rw_.prior_clamped, false, se.deadline,
-                                           excess > u128{~u64{0}} ? ~u64{0} : static_cast<u64>(excess),
+    rescaled_deadline_[entity_slot(se)] = {true,
+                                           rw_.clamped || rw_.prior_clamped,
+                                           false,
+                                           se.deadline,
+                                           rescaled_deadline_excess(rw_.prior_excess, rw_.old_weight, rw_.new_weight),
                                            se.deadline - se.vruntime};
   }
   if (!rw_.on_rq) {
@@ -516,8 +529,7 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
       const RescaledLag& prev = rescaled_lag_[entity_slot(se)];
       u64 old_limit = lag_bound(*rq_, max_slice_seen_, w);
       if (prev.set && prev.vlag == rw_.vlag && prev.weight == w) old_limit = std::max(old_limit, prev.limit);
-      const u128 limit = (static_cast<u128>(old_limit) * w + w2 - 1) / w2;
-      rescaled_lag_[entity_slot(se)] = {true, se.vlag, w2, limit > ~u64{0} ? ~u64{0} : static_cast<u64>(limit)};
+      rescaled_lag_[entity_slot(se)] = {true, se.vlag, w2, saturate_u64((static_cast<u128>(old_limit) * w + w2 - 1) / w2)};
     }
   }
   if (!rw_.active) return;

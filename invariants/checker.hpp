@@ -187,6 +187,8 @@ class Checker final : public Observer {
   // The record if se's deadline is still the one its last reweight left, else null.
   const RescaledDeadline* rescaled_deadline(const SchedEntity& se) const;
   bool tolerates_f7() const { return tolerances_.f1_unscaled_vprot; }
+  // The rounding drift a deadline carries after one more reweight old -> new weight.
+  u64 rescaled_deadline_excess(u64 prior_excess, u64 old_weight, u64 new_weight) const;
   // What this checker recorded of task se (its own CPU's checker) becomes other's too.
   void share_task_record(const SchedEntity& se, Checker& other) const;
 

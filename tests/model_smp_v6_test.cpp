@@ -107,7 +107,9 @@ TEST_P(SmpV6, QueuedMigrationKeepsLagAndItsDeadlineRule) {
   ASSERT_EQ(sys.wake(d, false, 1), Refusal::none);
   sys.run(1 * kMs);
   ASSERT_EQ(sys.rq(0).curr, a);
-  if (!ver.keeps_rel) ASSERT_EQ(sys.rq(0).yield(a), Refusal::none);
+  if (!ver.keeps_rel) {
+    ASSERT_EQ(sys.rq(0).yield(a), Refusal::none);
+  }
   const int x = ver.keeps_rel ? c : a;
   ASSERT_TRUE(t(x).on_rq);
   ASSERT_NE(sys.rq(0).curr, x);
@@ -171,7 +173,9 @@ TEST_P(SmpV6, SleepingTaskWokenElsewhereCarriesOnlyItsLag) {
   EXPECT_TRUE(se.on_rq);
   EXPECT_EQ(se.vruntime, v_dst - static_cast<u64>(inflated(lag, w_dst)));
   EXPECT_EQ(se.deadline, se.vruntime + ver.slice);  // not rel_before
-  if (ver.initial_half) EXPECT_NE(rel_before, ver.slice);
+  if (ver.initial_half) {
+    EXPECT_NE(rel_before, ver.slice);
+  }
   EXPECT_FALSE(se.rel_deadline);
   EXPECT_EQ(se.exec_start, 0u);
 }
@@ -189,7 +193,9 @@ TEST_P(SmpV6, NewTaskWokenElsewhereIsPlacedThere) {
   ASSERT_EQ(sys.wake(d, false, 1), Refusal::none);
   sys.run(3 * kMs);
   const int e = task("E");  // sched_fork() (v6.6: task_fork_fair() on CPU 0)
-  if (!ver.initial_half) EXPECT_EQ(t(e).se.vruntime, expected_v(sys, 0));
+  if (!ver.initial_half) {
+    EXPECT_EQ(t(e).se.vruntime, expected_v(sys, 0));
+  }
   const u64 v_dst = expected_v(sys, 1);
   ASSERT_NE(v_dst, expected_v(sys, 0));
   ASSERT_EQ(sys.wake(e, false, 1), Refusal::none);
