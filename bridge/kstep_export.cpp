@@ -160,6 +160,9 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
         note(op, "no kSTEP equivalent of a fork by the running task: a fresh kSTEP task with the parent's "
                  "policy, nice and slice stands in; it does not copy the parent's sched_entity "
                  "(sched_fork() runs in kSTEP's helper)");
+        if (op.racing)
+          note(op, "'racing' (a copy torn by a concurrent sched_change of the parent) is a timing window "
+                   "kSTEP cannot force");
         break;
       }
       case fuzz::OpKind::wake: {

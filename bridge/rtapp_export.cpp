@@ -108,6 +108,10 @@ std::optional<std::string> export_rtapp(const fuzz::Scenario& s, const Profile& 
         caveats.push_back(fmt::format("line {}: fork {} -> {}: the child is a separate thread started by \"delay\" "
                                       "at its first wake-up (rt-app's fork event is not used)",
                                       op.line, op.task, op.child));
+        if (op.racing)
+          caveats.push_back(fmt::format("line {}: 'racing' (a copy torn by a concurrent sched_change of the parent) "
+                                        "is a timing window rt-app cannot force",
+                                        op.line));
         break;
       }
       case fuzz::OpKind::wake: {

@@ -179,7 +179,7 @@ bool Sim::apply(const fuzz::Op& op) {
       break;
     }
     case OpKind::fork: {
-      const int t = id < 0 || rq.find_task(op.child) >= 0 ? -1 : rq.fork_task(id, op.child);
+      const int t = id < 0 || rq.find_task(op.child) >= 0 ? -1 : rq.fork_task(id, op.child, op.racing);
       if (t < 0) refusal = id < 0 ? Refusal::no_such_task : id != rq.curr ? Refusal::task_not_running_on_cpu
                                                                           : Refusal::too_many_tasks;
       add_task(op.child, t);

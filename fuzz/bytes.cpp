@@ -178,6 +178,7 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
           break;
         }
         op.task = pick(a[0]);
+        op.racing = a[0] >= kBytesForkRacing;
         op.child = task_name(ntasks++);
         break;
       case OpKind::wake:
@@ -340,6 +341,9 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         break;
       case OpKind::fork:
         ok = ntasks < kMaxBytesTasks && task_arg(op.task, a[0]) && op.child == task_name(ntasks);
+        // racing: the byte in [kBytesForkRacing, 255] that picks the same parent (16 values cover every residue)
+        if (ok && op.racing)
+          a[0] = static_cast<std::uint8_t>(kBytesForkRacing + (a[0] + ntasks - kBytesForkRacing % ntasks) % ntasks);
         if (ok) ++ntasks;
         else return refuse(where + "fork needs an existing parent and the child T<n> in creation order");
         break;

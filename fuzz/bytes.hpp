@@ -97,6 +97,7 @@ inline constexpr std::size_t kMaxBytesGroups = 8;
 inline constexpr std::array<s64, 9> kBytesShares = {1024, 2, 3, 15, 100, 512, 2048, 10240, 262144};
 inline constexpr std::size_t kMaxBytesOps = 256;
 inline constexpr std::size_t kMaxBytesTasks = 16;
+inline constexpr std::uint8_t kBytesForkRacing = 240;  // a fork's parent byte from here: 'fork ... racing'
 inline constexpr std::size_t kBytesOpKinds = 12;  // create .. exit (no expect kinds)
 
 inline constexpr std::array<s64, 12> kBytesDurations = {

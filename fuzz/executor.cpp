@@ -258,7 +258,7 @@ ExecResult Executor::run(const Scenario& s) {
       }
       case OpKind::fork: {
         Rq& prq = sys.rq_of(id);
-        const int t = id < 0 ? -1 : prq.fork_task(id, op.child);
+        const int t = id < 0 ? -1 : prq.fork_task(id, op.child, op.racing);
         if (t < 0)
           refusal = id < 0 ? Refusal::no_such_task
                 : id != prq.curr ? Refusal::task_not_running_on_cpu

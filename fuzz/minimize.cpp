@@ -14,7 +14,7 @@ bool same_finding(const ExecResult& r, const inv::Violation& target) {
 
 bool same_op(const Op& a, const Op& b) {
   return a.kind == b.kind && a.task == b.task && a.child == b.child && a.value == b.value && a.policy == b.policy &&
-         a.sync == b.sync && a.slice == b.slice && a.group == b.group && a.parent == b.parent && a.cpu == b.cpu;
+         a.sync == b.sync && a.racing == b.racing && a.slice == b.slice && a.group == b.group && a.parent == b.parent && a.cpu == b.cpu;
 }
 
 // Drops operations that name a task or a group no remaining create/fork/group
@@ -115,7 +115,7 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
   };
 
   // Simpler arguments: default task parameters, round nice levels, no sync,
-  // shorter runs; each change kept only if the finding stays.
+  // no racing fork, shorter runs; each change kept only if the finding stays.
   auto simplify_arguments = [&] {
     bool progress = false;
     auto attempt = [&](std::size_t i, auto change) {
@@ -163,6 +163,9 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
           break;
         case OpKind::wake:
           attempt(i, [](Op& o) { o.sync = false; });
+          break;
+        case OpKind::fork:
+          attempt(i, [](Op& o) { o.racing = false; });
           break;
         case OpKind::run:
           for (s64 v : {s64{1000}, s64{100000}, s64{1000000}, best.ops[i].value / 2})

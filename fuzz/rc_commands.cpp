@@ -67,6 +67,8 @@ rc::Gen<Policy> gen_policy() {
 }
 
 rc::Gen<bool> gen_sync() { return table<bool>({false, false, false, true}); }
+// fork ... racing: about as often as the byte format's parent bytes >= 240
+rc::Gen<bool> gen_racing() { return table<bool>({false, false, false, false, false, false, false, true}); }
 
 std::vector<std::string> names_where(const RcModel& m, bool (*keep)(const RcModel::TaskInfo&)) {
   std::vector<std::string> out;
@@ -240,10 +242,10 @@ class GroupParamCmd final : public RcCommand {
 using SharesCmd = GroupParamCmd<OpKind::shares>;
 using GroupIdleCmd = GroupParamCmd<OpKind::group_idle>;
 
-// fork <curr> -> T<i>
+// fork <curr> -> T<i> [racing]
 class ForkCmd final : public RcCommand {
  public:
-  explicit ForkCmd(const RcModel& m) : RcCommand(m), index_(m.next_name) {}
+  explicit ForkCmd(const RcModel& m) : RcCommand(m), index_(m.next_name), racing_(*gen_racing()) {}
   void checkPreconditions(const RcModel& m) const override {
     const bool ok = m.any_woken && can_add(m, index_);
     RC_PRE(ok);
@@ -252,6 +254,7 @@ class ForkCmd final : public RcCommand {
   Op shown_op() const override {
     Op op = make_op(OpKind::fork, kCurr);
     op.child = task_name(index_);
+    op.racing = racing_;
     return op;
   }
   std::optional<Op> resolve(const RcSystem& sut) const override {
@@ -264,6 +267,7 @@ class ForkCmd final : public RcCommand {
 
  private:
   int index_;
+  bool racing_;
 };
 
 // wake NAME [sync]: only of a task not known to be awake; skipped unless new or sleeping.
@@ -610,7 +614,7 @@ void RcSystem::perform(const Op& op) {
         refusal = Refusal::too_many_tasks;
       break;
     case OpKind::fork:
-      if (own.fork_task(id, op.child) < 0) refusal = Refusal::task_not_running_on_cpu;
+      if (own.fork_task(id, op.child, op.racing) < 0) refusal = Refusal::task_not_running_on_cpu;
       break;
     case OpKind::wake: refusal = sys.wake(id, op.sync, op.cpu); break;
     case OpKind::sleep: refusal = own.sleep(id); break;

@@ -50,6 +50,7 @@ struct Op {
   s64 value = 0;         // nice level; duration / slice in ns; expect_field value
   Policy policy = Policy::normal;  // create, policy
   bool sync = false;     // wake
+  bool racing = false;   // fork: the copy races a sched_change of the parent (Rq::fork_task)
   std::string field;     // expect_field: vruntime, deadline, vlag, slice, weight, vprot, on_rq, sched_delayed, ...
   CmpOp cmp = CmpOp::eq; // expect_field
   int line = 0;          // 1-based source line, 0 when generated

@@ -595,7 +595,13 @@ class Parser {
         return;
       }
       if (!new_task(3, op.child, "'->'")) return;
-      if (!expect_end(4, "the child's name")) return;
+      // fork PARENT -> CHILD [racing]
+      if (has(4) && tok(4) != "racing") {
+        fail(col(4), "expected 'racing' or end of line after the child's name, " + found(4));
+        return;
+      }
+      op.racing = has(4);
+      if (!expect_end(5, "'racing'")) return;
     } else if (kw == "wake") {
       op.kind = OpKind::wake;
       if (!task_ref(1, op.task, "'wake'")) return;

@@ -91,7 +91,7 @@ std::string print_op(const Op& op) {
     case OpKind::move: return "move " + op.task + " " + (op.group.empty() ? std::string("root") : op.group);
     case OpKind::shares: return "shares " + op.group + " " + std::to_string(op.value);
     case OpKind::group_idle: return "group_idle " + op.group + " " + std::to_string(op.value);
-    case OpKind::fork: return "fork " + op.task + " -> " + op.child;
+    case OpKind::fork: return "fork " + op.task + " -> " + op.child + (op.racing ? " racing" : "");
     case OpKind::wake:
       return "wake " + op.task + (op.sync ? " sync" : "") + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     case OpKind::migrate: return "migrate " + op.task + " " + std::to_string(op.cpu);
@@ -159,7 +159,7 @@ bool same_op(const Op& a, const Op& b) {
     case OpKind::move: return a.task == b.task && a.group == b.group;
     case OpKind::shares:
     case OpKind::group_idle: return a.group == b.group && a.value == b.value;
-    case OpKind::fork: return a.task == b.task && a.child == b.child;
+    case OpKind::fork: return a.task == b.task && a.child == b.child && a.racing == b.racing;
     case OpKind::wake: return a.task == b.task && a.sync == b.sync && a.cpu == b.cpu;
     case OpKind::migrate:
     case OpKind::expect_curr: return a.task == b.task && a.cpu == b.cpu;

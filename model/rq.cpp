@@ -151,11 +151,13 @@ int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_s
   return p.se.task_id;
 }
 
-int Rq::fork_task(int parent, std::string_view child_name) {
+int Rq::fork_task(int parent, std::string_view child_name, bool copy_races_sched_change) {
   if (oops || tasks.size() >= kMaxTasks) return -1;
   const Task* parent_task = task(parent);
   if (!parent_task || parent != curr) return -1;  // only the running task forks
   Task child = *parent_task;  // dup_task_struct()
+  // the racing change's dequeue_entity() sets rel_deadline (not a sleep), only with PLACE_REL_DEADLINE
+  if (copy_races_sched_change && profile_.feat(Feature::PLACE_REL_DEADLINE)) child.se.rel_deadline = true;
   child.name = std::string(child_name);
   child.se.task_id = static_cast<int>(tasks.size());
   Task& p = tasks.emplace_back(std::move(child));
