@@ -126,7 +126,9 @@ void work(Shared& sh, unsigned job) {
         std::lock_guard lock(sh.mutex);
         bool known = false;
         for (const auto& f : sh.findings) known = known || (f.id == v.id && f.where == v.where);
-        if (!o.until.empty() && inv::id_name(v.id) == o.until && sh.until_seconds < 0) {
+        const bool until_match = !o.until.empty() && inv::id_name(v.id) == o.until &&
+                                 v.where.find(o.until_site) != std::string::npos;
+        if (until_match && sh.until_seconds < 0) {
           sh.until_seconds = std::chrono::duration<double>(clock::now() - sh.start).count();
           sh.until_runs = sh.runs.load();
           sh.stop = true;
@@ -196,9 +198,11 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
                            sh.coverage.count(), fuzz::StateCoverage::kFeatures);
   if (!o.until.empty()) {
     if (sh.until_seconds >= 0)
-      std::cout << fmt::format("until: first {} after {:.3f}s, {} runs\n", o.until, sh.until_seconds, sh.until_runs);
+      std::cout << fmt::format("until: first {}{}{} after {:.3f}s, {} runs\n", o.until, o.until_site.empty() ? "" : "@",
+                               o.until_site, sh.until_seconds, sh.until_runs);
     else
-      std::cout << fmt::format("until: no {} within the budget\n", o.until);
+      std::cout << fmt::format("until: no {}{}{} within the budget\n", o.until, o.until_site.empty() ? "" : "@",
+                               o.until_site);
   }
   if (sh.findings.empty()) {
     std::cout << "No invariant violated.\n";

@@ -27,8 +27,10 @@ struct CampaignOptions {
   Groups groups = Groups::mixed;
   unsigned runqueues = 1;  // > 1: byte format 3 (wake cpu=, migrate) on this many CPUs; 4 with groups
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
-  // and report when it came (the rediscovery benchmark)
+  // and report when it came (the rediscovery benchmark); with until_site, only a
+  // finding whose site contains it ("reweight_eevdf": B08 beside v6.12's own I-RW)
   std::string until;
+  std::string until_site;
   inv::Selection selection;  // --invariants / --skip
 };
 

@@ -174,8 +174,14 @@ int main(int argc, char** argv) {
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");
-  fuzzcmd->add_option("--until", campaign.until, "stop at the first violation of this invariant (I-KEY) and say when")
-      ->check([](const std::string& id) {
+  fuzzcmd
+      ->add_option("--until", campaign.until,
+                   "stop at the first violation of this invariant (I-KEY), or of it at a site whose name contains "
+                   "SITE (I-RW@reweight_eevdf), and say when")
+      ->check([](const std::string& arg) {
+        const std::string id = arg.substr(0, arg.find('@'));
+        if (arg.find('@') != std::string::npos && arg.size() == id.size() + 1)
+          return "expected a site after '@' in '" + arg + "'";
         return inv::id_from_name(id) ? std::string() : "unknown invariant '" + id + "'";
       });
   fuzzcmd->add_option("--findings", campaign.findings_dir, "where minimized findings go")->capture_default_str();
@@ -249,6 +255,10 @@ int main(int argc, char** argv) {
     return run_loaded(cli::Loaded{std::get<fuzz::Scenario>(std::move(parsed)), false}, demo_args);
   }
   if (fuzzcmd->parsed()) {
+    if (const auto at = campaign.until.find('@'); at != std::string::npos) {
+      campaign.until_site = campaign.until.substr(at + 1);
+      campaign.until.resize(at);
+    }
     if (!campaign.until.empty()) campaign.until = std::string(inv::id_name(*inv::id_from_name(campaign.until)));
     if (auto err = inv::parse_selection(fuzz_only, fuzz_skip, campaign.selection); !err.empty()) return bad_input(err);
     fuzz::Scenario empty;

@@ -455,6 +455,7 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   // the slice entity_lag() clamps with: the queue's largest (6e3c0a4e1ad1), before it the entity's own
   rw_.max_slice = rq_->profile().behaviour.lag_limit_max_slice ? cfs_rq_max_slice(cfs_rq) : se.slice;
   const i128 limit = static_cast<i128>(kernel_lag_limit(*rq_, rw_.max_slice, eevdf_load_of(*rq_, se)));
+  rw_.lag_limit = limit;
   rw_.clamped = raw > limit || raw < -limit;
   rw_.lag_cut = raw > limit ? raw - limit : raw < -limit ? raw + limit : 0;
   rw_.lag_c = raw - rw_.lag_cut;
@@ -563,6 +564,23 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
                  {&se});
     return;
   }
+  // v6.9-v6.13 reweight_eevdf() puts the entity at V - vlag', vlag' = trunc(L_c·w/w') with
+  // |L_c| <= entity_lag()'s clamp at w (1560d1f6eb6b), so |V - v'| <= floor(clamp·w/w').
+  // B08 rescales the raw V - v, which lands beyond once |V - v| exceeds the clamp.
+  const bool lag_rescaled = rule == ReweightRule::eevdf_clamped_lag || rule == ReweightRule::eevdf_raw_lag;
+  if (lag_rescaled && rw_.new_weight > 0) {
+    const i128 lag_after = vruntime_diff(rw_.v_floor, se.vruntime);
+    const i128 bound = rw_.lag_limit * static_cast<i128>(rw_.old_weight) / static_cast<i128>(rw_.new_weight);
+    if (lag_after > bound || lag_after < -bound) {
+      scope.report(Id::RW, "reweight_eevdf / entity_lag",
+                   fmt::format("V - v = {} after reweighting {} -> {}: beyond the clamp {} at the old weight "
+                               "rescaled by w/w', ±{} (the lag before was {})",
+                               format_i128(lag_after), rw_.old_weight, rw_.new_weight, format_i128(rw_.lag_limit),
+                               format_i128(bound), format_i128(rw_.lag_c + rw_.lag_cut)),
+                   {&se});
+      return;
+    }
+  }
   // v6.9-v6.13 reweight_eevdf() rescales the clamped lag: V moves by the clamp's
   // displacement, checked below. The others keep no clamped lag to check against.
   const bool clamp_moves_v = rule == ReweightRule::eevdf_clamped_lag;
@@ -608,7 +626,6 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   const i128 a2 = after.weight - rw_.rest_weight;
   const i128 cut = clamp_moves_v ? rw_.lag_cut : 0;
   const i128 dz = vruntime_diff(cfs_rq.zero_vruntime, rw_.zero);
-  const bool lag_rescaled = rule == ReweightRule::eevdf_clamped_lag || rule == ReweightRule::eevdf_raw_lag;
   const u64 w = rw_.old_weight, w2 = rw_.new_weight;
   const auto within_a_unit = [](i128 avg_weight, u64 weight) {
     const i128 d = avg_weight * 1024 - static_cast<i128>(weight);

@@ -284,6 +284,7 @@ class Checker final : public Observer {
     u64 max_slice = 0;     // cfs_rq_max_slice() at the reweight
     i128 lag_cut = 0;      // L - L_c: what entity_lag()'s clamp took off V - v (0 if not clamped)
     i128 lag_c = 0;        // L_c: the lag reweight_eevdf() rescales (V - v after entity_lag()'s clamp)
+    i128 lag_limit = 0;    // entity_lag()'s clamp at the old weight
   } rw_;
   const SchedEntity* reweighting_ = nullptr;  // between on_reweight_begin() and on_reweight_end()
 

@@ -100,8 +100,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "weights: it rescales by the full weights w/w' while avg_vruntime() counts a =\n"
      "scale_load_down(w) = floor(w/1024), which moves V by L_c·(a - a'·w/w')/W' when a share is\n"
      "not a multiple of 1024 (computed exactly while a counts w within one unit of w/1024; at\n"
-     "or below 1024 scale_load_down() floors at 2, and that move is reported); later kernels' rescaled lag must lie within the\n"
-     "new weight's clamp (+1 for the truncation). For a sleeping entity |w'·vlag' - w·vlag| < w'\n"
+     "or below 1024 scale_load_down() floors at 2, and that move is reported); there the entity\n"
+     "lands at most floor(clamp(w)·w/w') from V (the clamped lag, truncated: B08 rescales the raw\n"
+     "lag). Later kernels' rescaled lag must lie within the new weight's clamp (+1 for the truncation). For a sleeping entity |w'·vlag' - w·vlag| < w'\n"
      "(one truncation). A weight written without reweight_entity() (set_load_weight() of a\n"
      "SCHED_IDLE task before d32960528702) is held to the same bound: it keeps vlag, so w·vlag\n"
      "changes by vlag·(w' - w)."},

@@ -36,7 +36,7 @@ const std::vector<BugSwitch> kBugs = {
      "v6.6 .. v6.18", "I-KEY",
      [](Profile& p) { p.behaviour.key_base = KeyBase::min_vruntime; }},
     {"B08", "reweight_eevdf() rescales the unclamped lag V - v", "1560d1f6eb6b", kV612,
-     "v6.7-rc2 .. v6.9-rc5, 6.6.y with the eab03c23c2a1 backport", "I-KEY, I-OVF",
+     "v6.7-rc2 .. v6.9-rc5, 6.6.y with the eab03c23c2a1 backport", "I-RW",
      [](Profile& p) { p.behaviour.reweight = ReweightRule::eevdf_raw_lag; }},
     {"B10", "one-pass pick_eevdf() misses the eligible earliest deadline", "b01db23d5923", kV66, "v6.6-rc1..rc4",
      "I-PICKOPT", [](Profile& p) { p.behaviour.pick = PickRule::one_pass_min_deadline; }},
