@@ -58,9 +58,9 @@ class Rq {
   // parent, then is reset. Returns -1 if parent is not on the CPU.
   // copy_races_sched_change: dup_task_struct() copies the parent without the rq
   // lock while another CPU holds the parent inside a sched_change (nice,
-  // setscheduler, cgroup move): the copy reads se.deadline before that
-  // change's dequeue and se.rel_deadline inside it, so the child gets an
-  // absolute deadline marked relative (B01's path; the change itself is a
+  // setscheduler, cgroup move): the copy reads se.rel_deadline inside that
+  // change (between dequeue and placement) and se.deadline outside it, so the
+  // child gets an absolute deadline marked relative (B01's path; the change itself is a
   // separate operation).
   int fork_task(int parent, std::string_view child_name, bool copy_races_sched_change = false);
   // wake_up_new_task() for a new task, try_to_wake_up() for a sleeping one.
