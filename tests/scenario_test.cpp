@@ -263,6 +263,8 @@ TEST(scenario_parse, ErrorPositions) {
       {"task A\nfork A B\n", 2, 8, "expected '->'", "found 'B'"},
       {"task A\nfork A -> A\n", 2, 11, "expected a new task name", "already exists"},
       {"task A\nfork X -> B\n", 2, 6, "created earlier", "found 'X'"},
+      {"task A\nfork A -> B race\n", 2, 13, "expected 'racing' or end of line", "found 'race'"},
+      {"task A\nfork A -> B racing now\n", 2, 20, "expected end of line after 'racing'", "found 'now'"},
       {"wake\n", 1, 5, "expected a task name", "found end of line"},
       {"task A\nwake A now\n", 2, 8, "expected 'sync', 'cpu=N' or end of line", "found 'now'"},
       {"tick extra\n", 1, 6, "expected end of line", "found 'extra'"},
@@ -450,6 +452,7 @@ Scenario gen_scenario_now() {
       case OpKind::fork:
         op.task = some_task();
         op.child = gen_task_name(used, counter);
+        op.racing = *rc::gen::arbitrary<bool>();
         names.push_back(op.child);
         break;
       case OpKind::wake:
@@ -626,6 +629,7 @@ TEST(scenario_bytes, DecodesTheDocumentedFormat) {
       4, 8, 0, 0,        // run 3ms
       4, 12, 0x01, 0x00, // run 256us (raw)
       1, 7,              // fork T0 -> T1
+      1, 240,            // fork T0 -> T2 racing (a parent byte >= 240; 240 % 2 tasks = T0)
       10, 1, 0,          // slice T1 0
       5,                 // tick
       23,                // 23 % 12 = 11: exit T?, missing argument byte reads as 0 -> T0
@@ -639,6 +643,7 @@ TEST(scenario_bytes, DecodesTheDocumentedFormat) {
             "run 3ms\n"
             "run 256us\n"
             "fork T0 -> T1\n"
+            "fork T0 -> T2 racing\n"
             "slice T1 0\n"
             "tick\n"
             "exit T0\n");
@@ -764,6 +769,7 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
       case OpKind::fork:
         op.task = some();
         op.child = "T" + std::to_string(ntasks++);
+        op.racing = *rc::gen::arbitrary<bool>();
         break;
       case OpKind::wake:
         op.task = some();
