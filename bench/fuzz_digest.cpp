@@ -8,6 +8,8 @@
 //
 // (prints one line per profile). version is the byte format of the inputs: 2
 // adds task groups; 4 with runqueues=N (a fifth argument) groups on N CPUs.
+// FUZZ_DIGEST_SHOW=1 also prints every violating input as a scenario, with
+// the violation, to stderr.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -19,6 +21,7 @@
 
 #include "fuzz/bytes.hpp"
 #include "fuzz/executor.hpp"
+#include "fuzz/scenario_print.hpp"
 
 namespace {
 
@@ -75,6 +78,7 @@ int main(int argc, char** argv) {
     fuzz::Scenario s;  // reused, as the engines do
     Fnv h;
     std::uint64_t ops = 0, violations = 0;
+    const bool show = std::getenv("FUZZ_DIGEST_SHOW") != nullptr;
     for (std::uint64_t run = 0; run < runs; ++run) {
       bytes.resize(8 + rng() % 400);
       for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
@@ -112,6 +116,10 @@ int main(int argc, char** argv) {
         if (ex == &fast) {
           ops += static_cast<std::uint64_t>(r.executed + r.skipped);
           violations += r.violations.size();
+          if (show && !r.violations.empty())
+            std::fprintf(stderr, "# run %llu: %s in %s: %s\n%s\n", static_cast<unsigned long long>(run),
+                         std::string(inv::id_name(r.violations[0].id)).c_str(), r.violations[0].where.c_str(),
+                         r.violations[0].what.c_str(), fuzz::print_scenario(s).c_str());
         }
       }
     }
