@@ -34,36 +34,6 @@ static void check_sums(const CheckScope& s) {
              {});
 }
 
-// The hierarchical counts of one queue: a queued task counts on every queue
-// up its path of queued entities; it counts as idle on a queue if it is
-// SCHED_IDLE or a queue strictly below that one on its path is idle.
-struct HierCounts {
-  unsigned queued = 0, runnable = 0, idle = 0;
-  const Task* broken = nullptr;  // a queued task below a group entity that is not queued
-};
-
-static HierCounts hierarchical_counts(const Rq& rq, const CfsRq& q) {
-  HierCounts c;
-  for (const Task& t : rq.tasks) {
-    if (!t.se.on_rq) continue;
-    bool idle = t.policy == Policy::idle;
-    for (const SchedEntity* e = &t.se; e; e = e->parent) {
-      if (!e->on_rq) {
-        if (!c.broken) c.broken = &t;
-        break;
-      }
-      if (e->cfs_rq == &q) {
-        ++c.queued;
-        if (!t.se.sched_delayed) ++c.runnable;
-        if (idle) ++c.idle;
-        break;
-      }
-      idle = idle || cfs_rq_is_idle(*e->cfs_rq);
-    }
-  }
-  return c;
-}
-
 // I-CNT: every counter equals a count over the entities and tasks.
 static void check_counters(const CheckScope& s) {
   const Rq& rq = s.rq;
@@ -97,12 +67,12 @@ static void check_counters(const CheckScope& s) {
   }
   unsigned queued = 0;
   u64 load = 0;
-  for_each_entity_of(rq, cfs, [&](const SchedEntity& se, const Task*) {
+  for_each_member(s.checker.queues().entities(cfs), [&](const SchedEntity& se, const Task*) {
     if (!se.on_rq) return;
     ++queued;
     load += se.load.weight;
   });
-  const HierCounts h = hierarchical_counts(rq, cfs);
+  const HierCounts& h = s.checker.queues().counts(cfs);
   const unsigned tree = static_cast<unsigned>(s.avg.in_tree);
   const unsigned curr_on_rq = cfs.curr && cfs.curr->on_rq ? 1 : 0;
   // the queue's name, built only for a message (this runs after every operation)

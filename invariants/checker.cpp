@@ -239,6 +239,7 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
 void Checker::end_op() {
   Rq& rq = *rq_;
   adopt_new_tasks();  // tasks and groups created by this operation (create, fork, group)
+  queues_.build(rq);
   // A deadline a reweight left is followed from operation to operation: running
   // keeps d and moves v, a sched_change re-placement keeps d - v and moves d;
   // the record takes the present d and d - v (a new request matches neither)

@@ -10,6 +10,7 @@
 
 #include "invariants/fairness.hpp"
 #include "invariants/ids.hpp"
+#include "invariants/queue_index.hpp"
 #include "invariants/violation.hpp"
 #include "model/rq.hpp"
 #include "model/system.hpp"
@@ -75,26 +76,6 @@ inline const CfsRq* eevdf_queue_of(const Rq& rq, const SchedEntity& se) {
   // every task of this CPU (the task table is shared by all CPUs)
   return se.task_id >= 0 && rq.task_of(se).cpu == rq.cpu ? &rq.cfs : nullptr;
 }
-// Calls f(se, task) for every entity that EEVDF places on cfs_rq (see
-// eevdf_queue_of): the tasks in id order, then the group entities.
-template <class F>
-void for_each_eevdf_entity_of(const Rq& rq, const CfsRq& cfs_rq, F f) {
-  for (const Task& t : rq.tasks)
-    if (eevdf_queue_of(rq, t.se) == &cfs_rq) f(t.se, &t);
-  for (const TaskGroupCpu& g : rq.groups)
-    if (eevdf_queue_of(rq, g.se) == &cfs_rq) f(g.se, static_cast<const Task*>(nullptr));
-}
-
-// Calls f(se, task) for every entity whose queue is cfs_rq: the tasks in id
-// order (task != nullptr), then the group entities.
-template <class F>
-void for_each_entity_of(const Rq& rq, const CfsRq& cfs_rq, F f) {
-  for (const Task& t : rq.tasks)
-    if (t.se.cfs_rq == &cfs_rq) f(t.se, &t);
-  for (const TaskGroupCpu& g : rq.groups)
-    if (g.se.cfs_rq == &cfs_rq) f(g.se, static_cast<const Task*>(nullptr));
-}
-
 // Handed to every family check: the state, the run-long memory and a sink.
 struct CheckScope {
   Rq& rq;
@@ -191,6 +172,8 @@ class Checker final : public Observer {
   u64 rescaled_deadline_excess(u64 prior_excess, u64 old_weight, u64 new_weight) const;
   // What this checker recorded of task se (its own CPU's checker) becomes other's too.
   void share_task_record(const SchedEntity& se, Checker& other) const;
+  // The entities of each queue of this CPU, listed at the start of end_op().
+  const QueueIndex& queues() const { return queues_; }
 
   // Becomes the runqueue's observer.
   void attach(Rq& rq);
@@ -229,6 +212,7 @@ class Checker final : public Observer {
 
  private:
   Rq* rq_ = nullptr;
+  QueueIndex queues_;
   Selection selection_;
   Tolerances tolerances_;
   FairnessWindow fairness_;

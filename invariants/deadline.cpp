@@ -10,7 +10,7 @@ namespace {
 
 void check_deadlines(const CheckScope& s) {
   bool reported = false;
-  for_each_eevdf_entity_of(s.rq, s.cfs, [&](const SchedEntity& se, const Task*) {
+  for_each_member(s.checker.queues().eevdf_entities(s.cfs), [&](const SchedEntity& se, const Task*) {
     if (reported || !se.on_rq || se.rel_deadline) return;
     const i128 vslice = s.checker.bounds(se).vslice;
     const i128 ahead = vruntime_diff(se.deadline, se.vruntime);
@@ -45,9 +45,9 @@ void check_protection(const CheckScope& s) {
 // The shortest slice queued on cfs_rq, curr and delayed entities included,
 // counted entity by entity: what cfs_rq_min_slice() answers when the min_slice
 // augment is right (a stale augment is I-AUG's finding; this is its effect).
-u64 exact_min_slice(const Rq& rq, const CfsRq& cfs_rq) {
+u64 exact_min_slice(const QueueIndex& queues, const CfsRq& cfs_rq) {
   u64 min = ~u64{0};
-  for_each_entity_of(rq, cfs_rq, [&](const SchedEntity& se, const Task*) {
+  for_each_member(queues.entities(cfs_rq), [&](const SchedEntity& se, const Task*) {
     if (se.on_rq && se.slice < min) min = se.slice;
   });
   return min;
@@ -60,7 +60,7 @@ u64 exact_min_slice(const Rq& rq, const CfsRq& cfs_rq) {
 void check_slices(const CheckScope& s) {
   const u64 base = s.rq.profile().sysctl_sched_base_slice();
   bool reported = false;
-  for_each_eevdf_entity_of(s.rq, s.cfs, [&](const SchedEntity& se, const Task* t) {
+  for_each_member(s.checker.queues().eevdf_entities(s.cfs), [&](const SchedEntity& se, const Task* t) {
     if (reported) return;
     const u64 slice = se.slice;
     if (!t) {
@@ -76,7 +76,7 @@ void check_slices(const CheckScope& s) {
         return;
       }
       const u64 expected =
-          s.rq.profile().behaviour.group_slice_from_queue ? exact_min_slice(s.rq, *se.my_q) : base;
+          s.rq.profile().behaviour.group_slice_from_queue ? exact_min_slice(s.checker.queues(), *se.my_q) : base;
       if (slice != expected) {
         s.report(Id::SLICE, "enqueue_task_fair / dequeue_entities (group slice)",
                  fmt::format("{} has slice {} ns; expected the shortest slice queued below it, {} ns",

@@ -12,7 +12,7 @@ void check_lag(const CheckScope& s) {
   if (!s.on(Id::LAG)) return;
   const Rq& rq = s.rq;
   bool reported = false;
-  for_each_eevdf_entity_of(rq, s.cfs, [&](const SchedEntity& se, const Task* t) {
+  for_each_member(s.checker.queues().eevdf_entities(s.cfs), [&](const SchedEntity& se, const Task* t) {
     if (reported) return;
     // a delayed entity's lag is saved when it is delayed only since 059258b0d424;
     // a group entity's when it is dequeued

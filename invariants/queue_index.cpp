@@ -1,0 +1,51 @@
+#include "invariants/queue_index.hpp"
+
+#include <cstdint>
+
+#include "invariants/checker.hpp"
+#include "model/fair.hpp"
+
+namespace eevdf::inv {
+
+void QueueIndex::build(const Rq& rq) {
+  const std::size_t n = rq.groups.size() + 1;
+  entities_.resize(n);
+  eevdf_.resize(n);
+  for (auto& list : entities_) list.clear();
+  for (auto& list : eevdf_) list.clear();
+  counts_.assign(n, HierCounts{});
+  // the slot of a queue of this CPU, or -1 (none, or another CPU's)
+  const auto slot_of = [&rq](const CfsRq* q) { return q && q->rq == &rq ? q->group_id + 1 : -1; };
+  const auto add = [&](const SchedEntity& se, const Task* t) {
+    if (const int i = slot_of(se.cfs_rq); i >= 0) entities_[static_cast<std::size_t>(i)].push_back({&se, t});
+    if (const int i = slot_of(eevdf_queue_of(rq, se)); i >= 0) eevdf_[static_cast<std::size_t>(i)].push_back({&se, t});
+  };
+  for (const Task& t : rq.tasks) add(t.se, &t);
+  for (const TaskGroupCpu& g : rq.groups) add(g.se, nullptr);
+
+  // One walk up each queued task's path counts it on every queue it reaches;
+  // an entity that is not queued ends the walk and marks the queues not reached.
+  static_assert(kMaxGroups + 1 <= 64, "one bit per queue");
+  for (const Task& t : rq.tasks) {
+    if (!t.se.on_rq) continue;
+    bool idle = t.policy == Policy::idle;
+    std::uint64_t reached = 0;
+    for (const SchedEntity* e = &t.se; e; e = e->parent) {
+      if (!e->on_rq) {
+        for (std::size_t i = 0; i < n; ++i)
+          if (!(reached >> i & 1) && !counts_[i].broken) counts_[i].broken = &t;
+        break;
+      }
+      if (const int i = slot_of(e->cfs_rq); i >= 0) {
+        HierCounts& c = counts_[static_cast<std::size_t>(i)];
+        reached |= std::uint64_t{1} << i;
+        ++c.queued;
+        if (!t.se.sched_delayed) ++c.runnable;
+        if (idle) ++c.idle;
+      }
+      idle = idle || cfs_rq_is_idle(*e->cfs_rq);
+    }
+  }
+}
+
+}  // namespace eevdf::inv
