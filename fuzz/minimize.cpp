@@ -115,7 +115,7 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
   };
 
   // Simpler arguments: default task parameters, round nice levels, no sync,
-  // no racing fork, shorter runs; each change kept only if the finding stays.
+  // no racing fork, default group shares and parents, shorter runs; each change kept only if the finding stays.
   auto simplify_arguments = [&] {
     bool progress = false;
     auto attempt = [&](std::size_t i, auto change) {
@@ -166,6 +166,13 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
           break;
         case OpKind::fork:
           attempt(i, [](Op& o) { o.racing = false; });
+          break;
+        case OpKind::group_create:  // default shares, then the root group as parent
+          attempt(i, [](Op& o) { o.value = kDefaultShares; });
+          attempt(i, [](Op& o) { o.parent.clear(); });
+          break;
+        case OpKind::shares:  // a write of the default is often a no-op that ddmin then removes
+          attempt(i, [](Op& o) { o.value = kDefaultShares; });
           break;
         case OpKind::run:
           for (s64 v : {s64{1000}, s64{100000}, s64{1000000}, best.ops[i].value / 2})
