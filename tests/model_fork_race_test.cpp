@@ -16,6 +16,7 @@
 #include "model/bugs.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
+#include "support/profile_with_bug.hpp"
 
 namespace eevdf {
 namespace {
@@ -24,13 +25,7 @@ constexpr u64 kV = 98951424;          // A's vruntime = V after 100 ms alone
 constexpr u64 kParentDeadline = 99751424;
 constexpr u64 kBaseSlice = 2800000;   // 700 us · (1 + ilog2(8))
 
-Profile profile(std::string_view name, std::string_view bug = "") {
-  Profile p = *profile_by_name(name);
-  if (!bug.empty()) {
-    EXPECT_EQ(apply_bug(p, bug), "");
-  }
-  return p;
-}
+using test::profile_with_bug;
 
 // A runs 100 ms alone, forks B (racing or not), B is woken.
 struct ForkAfterLongRun {
@@ -47,14 +42,14 @@ struct ForkAfterLongRun {
 };
 
 TEST(ForkRace, ParentStateBeforeTheFork) {
-  ForkAfterLongRun f(profile("mainline"), false);
+  ForkAfterLongRun f(profile_with_bug("mainline"), false);
   EXPECT_EQ(f.se(f.a).vruntime, kV);
   EXPECT_EQ(f.se(f.a).deadline, kParentDeadline);
 }
 
 TEST(ForkRace, FixedKernelGivesTheChildAFreshHalfSliceDeadline) {
   for (bool racing : {false, true}) {
-    ForkAfterLongRun f(profile("mainline"), racing);
+    ForkAfterLongRun f(profile_with_bug("mainline"), racing);
     EXPECT_EQ(f.se(f.b).vruntime, kV) << racing;
     EXPECT_EQ(f.se(f.b).deadline, kV + kBaseSlice / 2) << racing;  // PLACE_DEADLINE_INITIAL
     EXPECT_FALSE(f.se(f.b).rel_deadline) << racing;
@@ -62,7 +57,7 @@ TEST(ForkRace, FixedKernelGivesTheChildAFreshHalfSliceDeadline) {
 }
 
 TEST(ForkRace, B01AddsTheAbsoluteDeadlineAndTheYieldDoublesVruntime) {
-  ForkAfterLongRun f(profile("mainline", "B01"), true);
+  ForkAfterLongRun f(profile_with_bug("mainline", "B01"), true);
   EXPECT_EQ(f.se(f.b).deadline, kV + kParentDeadline);  // 198702848: about 2V
   // A runs 1 ms more and becomes ineligible; the tick hands the CPU to B, which has not run yet
   f.rq.run(1000000);
@@ -73,12 +68,12 @@ TEST(ForkRace, B01AddsTheAbsoluteDeadlineAndTheYieldDoublesVruntime) {
 }
 
 TEST(ForkRace, B01WithoutTheRaceIsHarmless) {
-  ForkAfterLongRun f(profile("mainline", "B01"), false);
+  ForkAfterLongRun f(profile_with_bug("mainline", "B01"), false);
   EXPECT_EQ(f.se(f.b).deadline, kV + kBaseSlice / 2);
 }
 
 TEST(ForkRace, NoRelativeDeadlineWithoutPlaceRelDeadline) {
-  Profile p = profile("mainline", "B01");
+  Profile p = profile_with_bug("mainline", "B01");
   p.features.set(Feature::PLACE_REL_DEADLINE, false);
   ForkAfterLongRun f(std::move(p), true);
   EXPECT_EQ(f.se(f.b).deadline, kV + kBaseSlice / 2);

@@ -15,6 +15,7 @@
 #include "model/fair.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
+#include "support/profile_with_bug.hpp"
 
 namespace eevdf {
 namespace {
@@ -23,13 +24,7 @@ constexpr u64 kNice0 = 1048576;       // NICE_0_LOAD
 constexpr u64 kBaseSlice = 3000000;   // 750 us * (1 + ilog2(8)) with the default 8 CPUs
 constexpr u64 kUnit = 100000;         // ns, the step of the hand-built tree
 
-Profile profile(std::string_view name, std::string_view bug = "") {
-  Profile p = *profile_by_name(name);
-  if (!bug.empty()) {
-    EXPECT_EQ(apply_bug(p, bug), "");
-  }
-  return p;
-}
+using test::profile_with_bug;
 
 // Four nice-0 entities queued at vruntime zero + {0, 10, 20, 30} units with
 // deadlines {40, 45, 50, 35} units (A, B, C, D), no curr. Inserted in
@@ -61,7 +56,7 @@ struct FourEntityTree {
 };
 
 TEST(V66Pick, TreeIsOrderedByVruntimeWithMinDeadline) {
-  FourEntityTree t(profile("v6.6"));
+  FourEntityTree t(profile_with_bug("v6.6"));
   const RbTree<SchedEntity>& tree = t.rq.cfs.tasks_timeline;
   ASSERT_EQ(tree.root(), t.se(t.b));
   ASSERT_EQ(tree.root()->rb_left, t.se(t.a));
@@ -81,13 +76,13 @@ TEST(V66Pick, TreeIsOrderedByVruntimeWithMinDeadline) {
 // and ends. best_left's 40 is not later than best's 45: the second pass
 // descends from A and returns A.
 TEST(V66Pick, TwoPassFindsTheEligibleEarliestDeadline) {
-  FourEntityTree t(profile("v6.6"));
+  FourEntityTree t(profile_with_bug("v6.6"));
   EXPECT_EQ(pick_eevdf(t.rq.cfs, true, PickCaller::schedule), t.se(t.a));
 }
 
 // One pass (B10): the same walk keeps best = B and never returns to A.
 TEST(V66Pick, OnePassOfB10MissesIt) {
-  FourEntityTree t(profile("v6.6", "B10"));
+  FourEntityTree t(profile_with_bug("v6.6", "B10"));
   EXPECT_EQ(pick_eevdf(t.rq.cfs, true, PickCaller::schedule), t.se(t.b));
 }
 
@@ -95,7 +90,7 @@ TEST(V66Pick, OnePassOfB10MissesIt) {
 // with half a virtual slice (ENQUEUE_INITIAL); wake_up_new_task() re-places
 // it without ENQUEUE_INITIAL from vlag = 0: a full virtual slice.
 TEST(V66Fork, PlacementAtForkIsOverwrittenAtWakeup) {
-  Rq rq(profile("v6.6"));
+  Rq rq(profile_with_bug("v6.6"));
   const int a = rq.create_task("A", 0, Policy::normal, 0);
   ASSERT_EQ(rq.wake(a, false), Refusal::none);
   rq.run(1000000);
@@ -113,7 +108,7 @@ TEST(V66Fork, PlacementAtForkIsOverwrittenAtWakeup) {
 
 // v6.12 (c40dd90ac045): nothing at fork, half a slice at the first wakeup.
 TEST(V612Fork, PlacementAtWakeupOnly) {
-  Rq rq(profile("v6.12"));
+  Rq rq(profile_with_bug("v6.12"));
   const int a = rq.create_task("A", 0, Policy::normal, 0);
   ASSERT_EQ(rq.wake(a, false), Refusal::none);
   rq.run(1000000);
@@ -127,10 +122,10 @@ TEST(V612Fork, PlacementAtWakeupOnly) {
 }
 
 TEST(V66Slices, SetSliceIsRefused) {
-  Rq rq(profile("v6.6"));
+  Rq rq(profile_with_bug("v6.6"));
   const int a = rq.create_task("A", 0, Policy::normal, 0);
   EXPECT_EQ(rq.set_slice(a, 1000000), Refusal::no_custom_slices);
-  Rq rq12(profile("v6.12"));
+  Rq rq12(profile_with_bug("v6.12"));
   const int b = rq12.create_task("B", 0, Policy::normal, 0);
   EXPECT_EQ(rq12.set_slice(b, 1000000), Refusal::none);
 }
@@ -155,7 +150,7 @@ struct ParityRun {
 };
 
 TEST(V612Parity, StashKeepsCurrAgainstAnEarlierDeadline) {
-  ParityRun r(profile("v6.12"), 0);
+  ParityRun r(profile_with_bug("v6.12"), 0);
   const u64 zero = r.rq.cfs.zero_vruntime;
   EXPECT_EQ(r.rq.curr, r.a);
   EXPECT_EQ(r.se(r.a).deadline - r.se(r.a).vruntime, kBaseSlice / 2 - 1000000);
@@ -166,7 +161,7 @@ TEST(V612Parity, StashKeepsCurrAgainstAnEarlierDeadline) {
 }
 
 TEST(V612Parity, WithoutRunToParityTheEarlierDeadlinePreempts) {
-  Profile p = profile("v6.12");
+  Profile p = profile_with_bug("v6.12");
   ASSERT_EQ(apply_features(p, "NO_RUN_TO_PARITY"), "");
   ParityRun r(p, 0);
   EXPECT_TRUE(r.rq.need_resched);
@@ -176,7 +171,7 @@ TEST(V612Parity, WithoutRunToParityTheEarlierDeadlinePreempts) {
 // earlier deadline: do_preempt_short() cancels the stash (vlag = deadline + 1)
 // and pick_eevdf() answers B.
 TEST(V612Parity, ShorterSliceCancelsTheStash) {
-  ParityRun r(profile("v6.12"), 100000);
+  ParityRun r(profile_with_bug("v6.12"), 100000);
   EXPECT_EQ(as_u64(r.se(r.a).vlag), r.se(r.a).deadline + 1);
   EXPECT_TRUE(r.rq.need_resched);
 }
@@ -221,13 +216,13 @@ struct ReweightFarFromV {
 };
 
 TEST(V612Reweight, EntityLagClampsBeforeRescaling) {
-  ReweightFarFromV r(profile("v6.12"));
+  ReweightFarFromV r(profile_with_bug("v6.12"));
   EXPECT_EQ(r.avruntime - r.se().vruntime, 409600000u);
   EXPECT_FALSE(r.violated(inv::Id::KEY));
 }
 
 TEST(V612Reweight, B08RescalesTheRawLag) {
-  ReweightFarFromV r(profile("v6.12", "B08"));
+  ReweightFarFromV r(profile_with_bug("v6.12", "B08"));
   EXPECT_EQ(r.avruntime - r.se().vruntime, 6826666666u);
   EXPECT_TRUE(r.violated(inv::Id::KEY));
 }
@@ -254,7 +249,7 @@ struct SleepingWithLag {
 };
 
 TEST(V66IdleWeight, SwitchToIdleKeepsTheUnscaledLag) {
-  SleepingWithLag s(profile("v6.6"));
+  SleepingWithLag s(profile_with_bug("v6.6"));
   const s64 lag = s.se(s.b).vlag;
   ASSERT_NE(lag, 0);
   ASSERT_EQ(s.rq.set_policy(s.b, Policy::idle), Refusal::none);
@@ -267,7 +262,7 @@ TEST(V66IdleWeight, SwitchToIdleKeepsTheUnscaledLag) {
 // v6.12 without DELAY_DEQUEUE, so that the sleeper (which ran, so its lag is
 // negative) leaves the queue as on v6.6 instead of staying delayed.
 Profile v6_12_no_delay() {
-  Profile p = profile("v6.12");
+  Profile p = profile_with_bug("v6.12");
   p.features.set(Feature::DELAY_DEQUEUE, false);
   return p;
 }
@@ -286,7 +281,7 @@ TEST(V612IdleWeight, SwitchToIdleRescalesTheLag) {
 // nothing on v6.12.
 TEST(V66IdleWeight, CheckerReportsTheLostLag) {
   for (const char* name : {"v6.6", "v6.12"}) {
-    SleepingWithLag s(std::string(name) == "v6.6" ? profile(name) : v6_12_no_delay());
+    SleepingWithLag s(std::string(name) == "v6.6" ? profile_with_bug(name) : v6_12_no_delay());
     inv::Checker checker;
     checker.attach(s.rq);
     checker.begin_op(0, inv::OpClass::placement);
