@@ -10,6 +10,7 @@
 
 #include "cli/bridge_commands.hpp"
 #include "cli/campaign.hpp"
+#include "cli/counterexample.hpp"
 #include "cli/demo.hpp"
 #include "cli/load.hpp"
 #include "cli/prove.hpp"
@@ -354,6 +355,11 @@ int main(int argc, char** argv) {
     std::cout << "\ncounterexample (replay with `eevdf-check run FILE`):\n"
               << outcome.counterexample_scenario << "\nreproduce: eevdf-check check" << profile_args(check_profile)
               << " --reproduce '" << outcome.reproduce << "'\n";
+    if (check_config.reproduce.empty())
+      if (const auto shorter =
+              cli::minimize_counterexample(outcome.counterexample_scenario, *profile, std::chrono::seconds(shrink_s)))
+        std::cout << "\nminimized further (ddmin and argument shrinking, `eevdf-check minimize`):\n"
+                  << fuzz::print_scenario(*shorter);
     return 1;
   }
   if (encode->parsed()) {
