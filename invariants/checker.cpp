@@ -208,7 +208,8 @@ void Checker::begin_op(int op_index, OpClass cls) {
     if (t.cpu == rq_->cpu) continue;
     const std::size_t i = entity_slot(t.se);
     delayed_before_[i] = t.se.sched_delayed;
-    lag_at_delay_[i] = static_cast<i128>(t.se.vlag) * static_cast<i128>(t.se.load.weight);
+    // w·vlag at the EEVDF weight, as end_op() measures it (h_load on the flat runqueue)
+    lag_at_delay_[i] = static_cast<i128>(t.se.vlag) * static_cast<i128>(eevdf_load_of(*rq_, t.se).weight);
     vruntime_before_[i] = t.se.vruntime;
     was_curr_[i] = false;
     queue_before_[i] = t.se.cfs_rq;
