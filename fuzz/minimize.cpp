@@ -185,6 +185,37 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
     return progress;
   };
 
+  // A nice, policy or slice of a task before its first wake-up as an option
+  // of its `task` line (create_task() applies them before it first runs):
+  // one operation fewer, and the task reads as it was meant.
+  auto fold_into_create = [&] {
+    bool progress = false;
+    for (std::size_t i = 0; i < best.ops.size() && !out_of_time(); ++i) {
+      const Op& op = best.ops[i];
+      if (op.kind != OpKind::nice && op.kind != OpKind::policy && op.kind != OpKind::slice) continue;
+      std::size_t create = best.ops.size();
+      bool woken = false;
+      for (std::size_t j = 0; j < i; ++j) {
+        const Op& earlier = best.ops[j];
+        if (earlier.kind == OpKind::create && earlier.task == op.task) create = j;
+        if (earlier.kind == OpKind::wake && earlier.task == op.task) woken = true;
+      }
+      if (create == best.ops.size() || woken) continue;
+      Scenario candidate = best;
+      Op& c = candidate.ops[create];
+      if (op.kind == OpKind::nice) c.value = op.value;
+      if (op.kind == OpKind::policy) c.policy = op.policy;
+      if (op.kind == OpKind::slice) c.slice = op.value;
+      candidate.ops.erase(candidate.ops.begin() + static_cast<long>(i));
+      if (still_fails(candidate)) {
+        best = std::move(candidate);
+        progress = true;
+        --i;  // the next operation moved into place i
+      }
+    }
+    return progress;
+  };
+
   // Two adjacent runs as one: the same clock and ticks, one operation fewer
   // (a bug that needs time to pass minimizes to one long run, not to many).
   auto merge_runs = [&] {
@@ -213,7 +244,8 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
     const bool a = remove_operations();
     const bool b = simplify_arguments();
     const bool c = merge_runs();
-    if (!a && !b && !c) break;
+    const bool d = fold_into_create();
+    if (!a && !b && !c && !d) break;
   }
   drop_skipped();
   const ExecResult final_run = execute(best, profile, options);

@@ -82,5 +82,38 @@ TEST(Minimize, ReplacingATaskOnlyMovesToEarlierTasks) {
   EXPECT_EQ(m.violation.where, target.where);
 }
 
+// B16 (RapidCheck's counterexample of seed 1 in the session-7 rediscovery run):
+// `slice T0 3ms` before T0's first wake-up folds into `task T0 slice=3ms`,
+// which nothing else could remove (the finding needs T0's custom slice).
+TEST(Minimize, FoldsASettingBeforeTheFirstWakeupIntoTheTaskLine) {
+  Profile profile = *profile_by_name("mainline");
+  ASSERT_EQ(apply_bug(profile, "B16"), "");
+  const Scenario s = parse(
+      "profile mainline\n"
+      "task T0 nice=7\n"
+      "slice T0 3ms\n"
+      "wake T0\n"
+      "task T1\n"
+      "task T2\n"
+      "wake T2\n"
+      "run 1us\n"
+      "sleep T2\n"
+      "tick\n"
+      "wake T1\n");
+  const ExecResult r = execute(s, profile, ExecOptions{});
+  ASSERT_FALSE(r.violations.empty());
+  const inv::Violation target = r.violations.front();
+  ASSERT_EQ(inv::id_name(target.id), std::string("I-DELAY"));
+
+  const MinimizeResult m = minimize(s, profile, target, std::chrono::seconds(30));
+  EXPECT_TRUE(m.complete);
+  ASSERT_EQ(m.scenario.ops.size(), 9u);
+  EXPECT_EQ(m.scenario.ops[0].kind, OpKind::create);
+  EXPECT_EQ(m.scenario.ops[0].task, "T0");
+  EXPECT_EQ(m.scenario.ops[0].slice, 3000000);
+  for (const Op& op : m.scenario.ops) EXPECT_NE(op.kind, OpKind::slice);
+  EXPECT_EQ(m.violation.where, target.where);
+}
+
 }  // namespace
 }  // namespace eevdf::fuzz
