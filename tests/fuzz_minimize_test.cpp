@@ -19,6 +19,18 @@ Scenario parse(const std::string& text) {
   return std::get<Scenario>(parsed);
 }
 
+// The first violation s raises on profile; a run without one, or one of
+// another invariant than `id`, is a test failure (an empty Violation then).
+inv::Violation first_violation(const Scenario& s, const Profile& profile, const std::string& id) {
+  const ExecResult r = execute(s, profile, ExecOptions{});
+  if (r.violations.empty()) {
+    ADD_FAILURE() << "no violation; expected " << id;
+    return {};
+  }
+  EXPECT_EQ(inv::id_name(r.violations.front().id), id);
+  return r.violations.front();
+}
+
 // B02 (zero_vruntime frozen while one task runs): only time has to pass, so
 // the minimum is one task, its wakeup and one run; the four runs that add up
 // to the needed time merge into one, and the second task goes.
@@ -34,10 +46,8 @@ TEST(Minimize, MergesRunsAndDropsWhatTheFindingDoesNotNeed) {
       "run 9ms\n"
       "run 9ms\n"
       "run 9ms\n");
-  const ExecResult r = execute(s, profile, ExecOptions{});
-  ASSERT_FALSE(r.violations.empty()) << "B02 needs about 32 ms of one task running";
-  const inv::Violation target = r.violations.front();
-  ASSERT_EQ(inv::id_name(target.id), std::string("I-KEY"));
+  const inv::Violation target = first_violation(s, profile, "I-KEY");  // B02 needs about 32 ms of one task running
+  ASSERT_FALSE(target.where.empty());
 
   const MinimizeResult m = minimize(s, profile, target, std::chrono::seconds(10));
   ASSERT_TRUE(m.complete);
@@ -69,10 +79,8 @@ TEST(Minimize, ReplacingATaskOnlyMovesToEarlierTasks) {
       "wake T1\n"
       "run 3ns\n"
       "policy T1 idle\n");
-  const ExecResult r = execute(s, profile, ExecOptions{});
-  ASSERT_FALSE(r.violations.empty());
-  const inv::Violation target = r.violations.front();
-  ASSERT_EQ(inv::id_name(target.id), std::string("I-RW"));
+  const inv::Violation target = first_violation(s, profile, "I-RW");
+  ASSERT_FALSE(target.where.empty());
 
   const MinimizeResult m = minimize(s, profile, target, std::chrono::seconds(60));
   EXPECT_TRUE(m.complete);
@@ -100,10 +108,8 @@ TEST(Minimize, FoldsASettingBeforeTheFirstWakeupIntoTheTaskLine) {
       "sleep T2\n"
       "tick\n"
       "wake T1\n");
-  const ExecResult r = execute(s, profile, ExecOptions{});
-  ASSERT_FALSE(r.violations.empty());
-  const inv::Violation target = r.violations.front();
-  ASSERT_EQ(inv::id_name(target.id), std::string("I-DELAY"));
+  const inv::Violation target = first_violation(s, profile, "I-DELAY");
+  ASSERT_FALSE(target.where.empty());
 
   const MinimizeResult m = minimize(s, profile, target, std::chrono::seconds(30));
   EXPECT_TRUE(m.complete);
