@@ -197,12 +197,11 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
                            "of {}; see docs/fuzzing.md)\n",
                            sh.coverage.count(), fuzz::StateCoverage::kFeatures);
   if (!o.until.empty()) {
+    const std::string until = o.until_site.empty() ? o.until : o.until + "@" + o.until_site;
     if (sh.until_seconds >= 0)
-      std::cout << fmt::format("until: first {}{}{} after {:.3f}s, {} runs\n", o.until, o.until_site.empty() ? "" : "@",
-                               o.until_site, sh.until_seconds, sh.until_runs);
+      std::cout << fmt::format("until: first {} after {:.3f}s, {} runs\n", until, sh.until_seconds, sh.until_runs);
     else
-      std::cout << fmt::format("until: no {}{}{} within the budget\n", o.until, o.until_site.empty() ? "" : "@",
-                               o.until_site);
+      std::cout << fmt::format("until: no {} within the budget\n", until);
   }
   if (sh.findings.empty()) {
     std::cout << "No invariant violated.\n";

@@ -22,10 +22,7 @@ std::optional<fuzz::Scenario> minimize_counterexample(const std::string& text, c
   if (r.violations.empty()) return std::nullopt;
   const fuzz::MinimizeResult m = fuzz::minimize(*s, profile, r.violations.front(), budget);
   if (m.scenario.ops.size() >= s->ops.size()) return std::nullopt;
-  fuzz::Scenario out = m.scenario;
-  out.profile = profile.name;
-  out.bug = profile.bug;
-  out.features = s->features;
+  fuzz::Scenario out = m.scenario;  // the counterexample's header: profile, bug, features
   out.title = fmt::format("{} in {} (minimized further from {} to {} operations{})", inv::id_name(m.violation.id),
                           m.violation.where, s->ops.size(), out.ops.size(), m.complete ? "" : ", budget ran out");
   return out;

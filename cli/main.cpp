@@ -6,6 +6,8 @@
 
 #include <fstream>
 #include <iostream>
+#include <tuple>
+#include <utility>
 #include <variant>
 
 #include "cli/bridge_commands.hpp"
@@ -40,6 +42,13 @@ struct RunArgs {
 int bad_input(const std::string& message) {
   std::cerr << "eevdf-check: " << message << "\n";
   return 2;
+}
+
+// fuzz --until ID[@SITE]: the invariant and the site ("" without '@').
+std::pair<std::string, std::string> split_until(const std::string& arg) {
+  const auto at = arg.find('@');
+  if (at == std::string::npos) return {arg, ""};
+  return {arg.substr(0, at), arg.substr(at + 1)};
 }
 
 std::string profile_args(const fuzz::ProfileOverride& o) {
@@ -180,9 +189,8 @@ int main(int argc, char** argv) {
                    "stop at the first violation of this invariant (I-KEY), or of it at a site whose name contains "
                    "SITE (I-RW@reweight_eevdf), and say when")
       ->check([](const std::string& arg) {
-        const std::string id = arg.substr(0, arg.find('@'));
-        if (arg.find('@') != std::string::npos && arg.size() == id.size() + 1)
-          return "expected a site after '@' in '" + arg + "'";
+        const auto [id, site] = split_until(arg);
+        if (arg.find('@') != std::string::npos && site.empty()) return "expected a site after '@' in '" + arg + "'";
         return inv::id_from_name(id) ? std::string() : "unknown invariant '" + id + "'";
       });
   fuzzcmd->add_option("--findings", campaign.findings_dir, "where minimized findings go")->capture_default_str();
@@ -256,10 +264,7 @@ int main(int argc, char** argv) {
     return run_loaded(cli::Loaded{std::get<fuzz::Scenario>(std::move(parsed)), false}, demo_args);
   }
   if (fuzzcmd->parsed()) {
-    if (const auto at = campaign.until.find('@'); at != std::string::npos) {
-      campaign.until_site = campaign.until.substr(at + 1);
-      campaign.until.resize(at);
-    }
+    std::tie(campaign.until, campaign.until_site) = split_until(campaign.until);
     if (!campaign.until.empty()) campaign.until = std::string(inv::id_name(*inv::id_from_name(campaign.until)));
     if (auto err = inv::parse_selection(fuzz_only, fuzz_skip, campaign.selection); !err.empty()) return bad_input(err);
     fuzz::Scenario empty;

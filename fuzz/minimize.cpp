@@ -1,5 +1,7 @@
 #include "fuzz/minimize.hpp"
 
+#include <optional>
+
 #include "fuzz/duration.hpp"
 
 namespace eevdf::fuzz {
@@ -190,27 +192,36 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
   // one operation fewer, and the task reads as it was meant.
   auto fold_into_create = [&] {
     bool progress = false;
-    for (std::size_t i = 0; i < best.ops.size() && !out_of_time(); ++i) {
-      const Op& op = best.ops[i];
-      if (op.kind != OpKind::nice && op.kind != OpKind::policy && op.kind != OpKind::slice) continue;
-      std::size_t create = best.ops.size();
-      bool woken = false;
+    // the `task` line of op's task if op comes before the task's first wake-up
+    const auto create_before_wake = [&](std::size_t i) -> std::optional<std::size_t> {
+      std::optional<std::size_t> create;
       for (std::size_t j = 0; j < i; ++j) {
         const Op& earlier = best.ops[j];
-        if (earlier.kind == OpKind::create && earlier.task == op.task) create = j;
-        if (earlier.kind == OpKind::wake && earlier.task == op.task) woken = true;
+        if (earlier.task != best.ops[i].task) continue;
+        if (earlier.kind == OpKind::wake) return std::nullopt;
+        if (earlier.kind == OpKind::create) create = j;
       }
-      if (create == best.ops.size() || woken) continue;
+      return create;
+    };
+    for (std::size_t i = 0; i < best.ops.size() && !out_of_time();) {
+      const Op& op = best.ops[i];
+      const bool setting = op.kind == OpKind::nice || op.kind == OpKind::policy || op.kind == OpKind::slice;
+      const std::optional<std::size_t> create = setting ? create_before_wake(i) : std::nullopt;
+      if (!create) {
+        ++i;
+        continue;
+      }
       Scenario candidate = best;
-      Op& c = candidate.ops[create];
+      Op& c = candidate.ops[*create];
       if (op.kind == OpKind::nice) c.value = op.value;
       if (op.kind == OpKind::policy) c.policy = op.policy;
       if (op.kind == OpKind::slice) c.slice = op.value;
       candidate.ops.erase(candidate.ops.begin() + static_cast<long>(i));
-      if (still_fails(candidate)) {
+      if (still_fails(candidate)) {  // the next operation moved into place i
         best = std::move(candidate);
         progress = true;
-        --i;  // the next operation moved into place i
+      } else {
+        ++i;
       }
     }
     return progress;
