@@ -84,6 +84,11 @@ struct Scenario {
   unsigned hz = 1000;
   unsigned runqueues = 1;         // CPUs modelled, each with its own runqueue (model/system.hpp)
   std::optional<s64> base_slice;  // normalized base slice in ns, if set
+  // Run settings: what the checker checks and tolerates (the directives `skip`
+  // and `tolerate`, the command line's --skip and --no-tolerance; applied by
+  // fuzz/run_settings.hpp, not by execute(), which takes ExecOptions as given).
+  std::vector<std::string> skip;  // invariants not checked, "I-AUG", in the order written
+  bool tolerate = true;           // false: `tolerate none`, report the documented findings F1, F6, F7
   std::vector<Op> ops;
   std::vector<Expectation> expectations;
 };

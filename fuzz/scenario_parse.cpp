@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fuzz/duration.hpp"
+#include "invariants/ids.hpp"
 #include "model/profile.hpp"
 #include "model/system.hpp"
 
@@ -15,7 +16,7 @@ namespace eevdf::fuzz {
 
 namespace {
 
-constexpr std::string_view kDirectives = "profile, features, bug, cpus, hz, base_slice, runqueues";
+constexpr std::string_view kDirectives = "profile, features, bug, cpus, hz, base_slice, runqueues, skip, tolerate";
 constexpr std::string_view kOperations =
     "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit, group, move, shares, group_idle, "
     "migrate";
@@ -193,6 +194,8 @@ class Parser {
     if (kw == "hz") return directive_hz();
     if (kw == "base_slice") return directive_base_slice();
     if (kw == "runqueues") return directive_runqueues();
+    if (kw == "skip") return directive_skip();
+    if (kw == "tolerate") return directive_tolerate();
     if (kw == "expect") {
       begin_op(false);
       return expect();
@@ -407,6 +410,68 @@ class Parser {
     }
     sc_.base_slice = *d;
     expect_end(2, "the base slice");
+  }
+
+  // ---- run settings: what the checker checks and tolerates ----
+  static std::string invariant_list() {
+    std::string s;
+    for (std::size_t i = 0; i < inv::kIdCount; ++i) {
+      if (!s.empty()) s += ", ";
+      s += inv::id_name(static_cast<inv::Id>(i));
+    }
+    return s;
+  }
+
+  // skip I-AUG,I-KEY: the --skip list, ids of `eevdf-check explain --list`.
+  void directive_skip() {
+    if (!directive_ok("skip", col(0)) || !note_directive("skip", col(0))) return;
+    if (!need(1, "a comma-separated list of invariants not to check (e.g. I-AUG,I-KEY)")) return;
+    const std::string_view list = tok(1);
+    std::size_t pos = 0;
+    for (;;) {
+      std::size_t end = list.find(',', pos);
+      if (end == std::string_view::npos) end = list.size();
+      const std::string_view item = list.substr(pos, end - pos);
+      const int c = col(1) + static_cast<int>(pos);
+      if (item.empty() && end == list.size() && pos > 0 && has(2)) {
+        fail(col(2), "expected the invariant list as one word (ids separated by commas, without spaces), found " +
+                         q(tok(2)) + " after a space");
+        return;
+      }
+      if (item.empty()) {
+        fail(c, "expected an invariant id (e.g. I-AUG) in the skip list, found an empty name");
+        return;
+      }
+      const auto id = inv::id_from_name(item);
+      if (!valid_invariant_id(item) || !id) {  // the I- form only, as `expect violation` writes it
+        fail(c, "expected an invariant id (" + invariant_list() + ") in the skip list, found " + q(item));
+        return;
+      }
+      for (const std::string& seen : sc_.skip)
+        if (seen == item) {
+          fail(c, "expected each invariant at most once in the skip list, found a second " + q(item));
+          return;
+        }
+      sc_.skip.emplace_back(item);
+      if (end == list.size()) break;
+      pos = end + 1;
+    }
+    if (has(2))
+      fail(col(2), "expected end of line after the invariant list (ids are separated by commas, without "
+                   "spaces), " + found(2));
+  }
+
+  // tolerate none: report the documented findings the checker tolerates by
+  // default (inv::Tolerances: F1, F6 and F7 are one switch), as --no-tolerance.
+  void directive_tolerate() {
+    if (!directive_ok("tolerate", col(0)) || !note_directive("tolerate", col(0))) return;
+    if (!has(1) || tok(1) != "none") {
+      fail(col(1), "expected 'none' after 'tolerate' (the checker tolerates the documented findings F1, F6 and F7 "
+                   "together by default; 'tolerate none' reports them, as --no-tolerance does), " + found(1));
+      return;
+    }
+    sc_.tolerate = false;
+    expect_end(2, "'tolerate none'");
   }
 
   // ---- task names ----
@@ -714,6 +779,13 @@ class Parser {
         return;
       }
       e.invariant = std::string(tok(2));
+      for (const std::string& skipped : sc_.skip)
+        if (skipped == e.invariant) {
+          fail(col(2), "expected an invariant the scenario checks, found " + q(e.invariant) +
+                           ", which the 'skip' directive on line " + std::to_string(directives_.find("skip")->second) +
+                           " turns off (the violation could never be raised)");
+          return;
+        }
       if (has(3)) {
         if (tok(3) != "at") {
           fail(col(3), "expected 'at LINE' or end of line after the invariant id, " + found(3));

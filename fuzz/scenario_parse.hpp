@@ -4,6 +4,7 @@
 //   profile mainline bug=B01
 //   features NO_NEXT_BUDDY,PARANOID_AVG
 //   cpus 8
+//   skip I-AUG          (run settings: skip, tolerate none)
 //   task A nice=0
 //   wake A
 //   run 3ms

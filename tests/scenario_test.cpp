@@ -4,6 +4,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <set>
 #include <string>
@@ -13,6 +14,7 @@
 #include "fuzz/duration.hpp"
 #include "fuzz/scenario_parse.hpp"
 #include "fuzz/scenario_print.hpp"
+#include "invariants/ids.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::fuzz {
@@ -308,6 +310,25 @@ TEST(scenario_parse, ErrorPositions) {
       {"task A\nslice A 200ms\n", 2, 9, "between 0.1ms and 100ms", "found '200ms'"},
       {"task A\nslice A\n", 2, 8, "expected a slice", "found end of line"},
       {"task A\nsleep A A\n", 2, 9, "expected end of line", "found 'A'"},
+      // run settings
+      {"skip\n", 1, 5, "expected a comma-separated list of invariants", "found end of line"},
+      {"skip I-AUG,I-NOPE\n", 1, 12, "expected an invariant id (I-NULLPICK, I-SUM", "found 'I-NOPE'"},
+      {"skip AUG\n", 1, 6, "expected an invariant id", "found 'AUG'"},
+      {"skip I-aug\n", 1, 6, "expected an invariant id", "found 'I-aug'"},
+      {"skip I-AUG,,I-KEY\n", 1, 12, "expected an invariant id (e.g. I-AUG) in the skip list", "found an empty name"},
+      {"skip I-AUG,\n", 1, 12, "expected an invariant id (e.g. I-AUG) in the skip list", "found an empty name"},
+      {"skip I-AUG, I-KEY\n", 1, 13, "without spaces", "found 'I-KEY' after a space"},
+      {"skip I-AUG I-KEY\n", 1, 12, "expected end of line after the invariant list", "found 'I-KEY'"},
+      {"skip I-AUG,I-KEY,I-AUG\n", 1, 18, "at most once in the skip list", "found a second 'I-AUG'"},
+      {"skip I-AUG\nskip I-KEY\n", 2, 1, "at most once", "the first is on line 1"},
+      {"task A\nskip I-AUG\n", 2, 1, "expected an operation or 'expect'", "found the directive 'skip'"},
+      {"tolerate\n", 1, 9, "expected 'none' after 'tolerate'", "found end of line"},
+      {"tolerate F1,F6\n", 1, 10, "expected 'none' after 'tolerate'", "found 'F1,F6'"},
+      {"tolerate none now\n", 1, 15, "expected end of line after 'tolerate none'", "found 'now'"},
+      {"tolerate none\ntolerate none\n", 2, 1, "at most once", "the first is on line 1"},
+      {"task A\ntolerate none\n", 2, 1, "expected an operation or 'expect'", "found the directive 'tolerate'"},
+      {"profile mainline\nskip I-PROT,I-DL\ntask A\nexpect violation I-DL\n", 4, 18,
+       "expected an invariant the scenario checks", "'skip' directive on line 2"},
   };
   for (const Case& c : cases) {
     // The NUL case needs its explicit length.
@@ -321,6 +342,47 @@ TEST(scenario_parse, ErrorPositions) {
     EXPECT_NE(e.message.find(c.expected), std::string::npos) << e.message;
     EXPECT_NE(e.message.find(c.found), std::string::npos) << e.message;
   }
+}
+
+TEST(scenario_parse, RunSettingsDirectives) {
+  const Scenario d = parse_ok("task A\n");
+  EXPECT_TRUE(d.skip.empty());
+  EXPECT_TRUE(d.tolerate);
+  const Scenario s = parse_ok(
+      "# F6 on two CPUs\n"
+      "tolerate none   # report F1, F6, F7\n"
+      "profile v7.0\n"
+      "skip I-PROT,I-AUG\n"
+      "runqueues 2\n"
+      "task A\n"
+      "expect violation I-OVF\n");
+  EXPECT_EQ(s.skip, (std::vector<std::string>{"I-PROT", "I-AUG"}));  // as written, not sorted
+  EXPECT_FALSE(s.tolerate);
+  // The printer puts them after the other directives; parse(print(s)) is s.
+  const std::string text = print_scenario(s);
+  EXPECT_EQ(text,
+            "# F6 on two CPUs\n"
+            "profile v7.0\n"
+            "runqueues 2\n"
+            "skip I-PROT,I-AUG\n"
+            "tolerate none\n"
+            "task A\n"
+            "expect violation I-OVF\n");
+  const Scenario back = parse_ok(text);
+  EXPECT_TRUE(same_scenario(s, back));
+  EXPECT_EQ(print_scenario(back), text);
+  // Each setting is part of the meaning.
+  Scenario other = s;
+  other.tolerate = true;
+  EXPECT_FALSE(same_scenario(s, other));
+  other = s;
+  other.skip = {"I-AUG", "I-PROT"};
+  EXPECT_FALSE(same_scenario(s, other));
+  // Every invariant of the catalogue can be skipped.
+  std::string all;
+  for (std::size_t i = 0; i < inv::kIdCount; ++i)
+    all += (i ? "," : "") + std::string(inv::id_name(static_cast<inv::Id>(i)));
+  EXPECT_EQ(parse_ok("skip " + all + "\n").skip.size(), inv::kIdCount);
 }
 
 TEST(scenario_parse, ErrorFormat) {
@@ -409,6 +471,17 @@ Scenario gen_scenario_now() {
     s.profile = *rc::gen::element(std::string("mainline"), std::string("v7.2"));
     s.runqueues = *rc::gen::inRange(2u, 9u);
   }
+  if (*rc::gen::inRange(0, 3) == 0) {  // run settings: distinct ids in any order
+    std::vector<std::size_t> left(inv::kIdCount);
+    for (std::size_t i = 0; i < left.size(); ++i) left[i] = i;
+    const std::size_t n = *rc::gen::inRange<std::size_t>(1, inv::kIdCount + 1);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t pick = *rc::gen::inRange<std::size_t>(0, left.size());
+      s.skip.emplace_back(inv::id_name(static_cast<inv::Id>(left[pick])));
+      left.erase(left.begin() + static_cast<long>(pick));
+    }
+  }
+  s.tolerate = *rc::gen::inRange(0, 3) != 0;
 
   std::set<std::string> used;
   std::vector<std::string> names;
@@ -531,6 +604,7 @@ Scenario gen_scenario_now() {
         e.invariant = "I-" + *rc::gen::nonEmpty(rc::gen::container<std::string>(
                                  rc::gen::elementOf(std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))));
         e.invariant = e.invariant.substr(0, 32);
+        if (std::find(s.skip.begin(), s.skip.end(), e.invariant) != s.skip.end()) e.invariant = "I-NOTSKIPPED";
         if (!op_lines.empty() && *rc::gen::arbitrary<bool>()) e.at_line = *rc::gen::elementOf(op_lines);
         s.expectations.push_back(std::move(e));
       }
@@ -683,6 +757,11 @@ TEST(scenario_bytes, EncodeRefusesWhatItCannotRepresent) {
   EXPECT_FALSE(encode_bytes(parse_ok("task T0 slice=2ms\n")).has_value());
   EXPECT_FALSE(encode_bytes(parse_ok("profile v7.1\ntask T0\n")).has_value());
   EXPECT_FALSE(encode_bytes(parse_ok("task T0\nexpect curr T0\n")).has_value());
+  // run settings come from the command line, like the profile
+  EXPECT_FALSE(encode_bytes(parse_ok("skip I-AUG\ntask T0\n"), false, &why).has_value());
+  EXPECT_NE(why.find("skip or tolerate"), std::string::npos) << why;
+  EXPECT_FALSE(encode_bytes(parse_ok("tolerate none\ntask T0\n")).has_value());
+  EXPECT_TRUE(encode_bytes(parse_ok("skip I-AUG\ntolerate none\ntask T0\n"), true).has_value());
   const auto ops_only = encode_bytes(parse_ok("# t\nprofile v7.1\ntask T0\nexpect curr T0\nrun 65535us\n"
                                               "expect no-violation\n"),
                                      true);
@@ -728,7 +807,7 @@ bool identical_ops(const std::vector<Op>& a, const std::vector<Op>& b) {
 // exactly what a fresh decode gives, and max_ops a prefix of it.
 RC_GTEST_PROP(scenario_bytes, DecodeIntoAReusedScenarioIsAFreshDecode,
               (const std::vector<std::vector<std::uint8_t>>& inputs, std::uint8_t cap)) {
-  Scenario reused = parse_ok("# leftovers\nprofile v7.1\ntask A nice=3\nexpect field A.vlag >= 5\n"
+  Scenario reused = parse_ok("# leftovers\nprofile v7.1\nskip I-AUG\ntolerate none\ntask A nice=3\nexpect field A.vlag >= 5\n"
                              "expect no-violation\n");
   for (const auto& b : inputs) {
     const Scenario fresh = decode_bytes(b.data(), b.size());
