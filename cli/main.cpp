@@ -20,8 +20,10 @@
 #include "cli/report.hpp"
 #include "fuzz/bytes.hpp"
 #include "fuzz/executor.hpp"
+#include "kernelsrc/kernel_backend.hpp"
 #include "fuzz/minimize.hpp"
 #include "fuzz/rc_commands.hpp"
+#include "fuzz/run_settings.hpp"
 #include "fuzz/scenario_parse.hpp"
 #include "fuzz/scenario_print.hpp"
 #include "invariants/ids.hpp"
@@ -36,6 +38,8 @@ struct RunArgs {
   fuzz::ProfileOverride profile;
   std::string only, skip;
   bool json = false, keep_going = false, detail = false, quiet = false, no_tolerance = false, without_bug = false;
+  std::string backend = "model";
+  bool lockstep = false;
   std::string trace_out;
 };
 
@@ -111,8 +115,12 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
   options.strict = !loaded.from_bytes;
   options.keep_going = a.keep_going;
   options.trace = true;
-  if (a.no_tolerance) options.tolerances = inv::Tolerances{false};
-  if (auto err = inv::parse_selection(a.only, a.skip, options.selection); !err.empty()) return bad_input(err);
+  // the scenario's skip and tolerate, with the flags (docs/scenario-language.md, "Run settings")
+  if (auto err = fuzz::apply_run_settings(loaded.scenario, {a.only, a.skip, a.no_tolerance}, options); !err.empty())
+    return bad_input(err);
+  const auto backend = fuzz::backend_from_name(a.lockstep ? "lockstep" : a.backend);
+  if (!backend) return bad_input("--backend " + a.backend + ": not a backend (model, kernel, lockstep)");
+  options.backend = *backend;
   const auto r = fuzz::execute(loaded.scenario, *profile, options);
   if (!r.error.empty()) return bad_input(a.file + ":" + r.error);
   if (!a.trace_out.empty() && !cli::write_trace(a.trace_out, loaded.scenario, r, error)) return bad_input(error);
@@ -123,6 +131,18 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
     std::cout << fmt::format("profile {}: {}\n", profile->name, profile->description);
     if (!a.quiet) cli::print_table(std::cout, loaded.scenario, r, a.detail);
     cli::print_findings(std::cout, loaded.scenario, r, *profile);
+    if (options.backend != fuzz::Backend::model)
+      std::cout << fmt::format("backend {}: Linux {}'s own fair.c\n", fuzz::backend_name(options.backend),
+                               kernelsrc::kernel_version());
+    if (r.divergence) {
+      const auto& d = *r.divergence;
+      const int line = d.op_index >= 0 ? loaded.scenario.ops[static_cast<std::size_t>(d.op_index)].line : 0;
+      std::cout << fmt::format("LOCKSTEP DIVERGENCE after line {} ({}): {}: model {}, kernel {}\n", line,
+                               fuzz::print_op(loaded.scenario.ops[static_cast<std::size_t>(d.op_index)]), d.field,
+                               d.model, d.kernel);
+    } else if (options.backend == fuzz::Backend::lockstep) {
+      std::cout << fmt::format("lockstep: the model and the kernel agree on every field after every operation\n");
+    }
     std::cout << fmt::format("\n{} operations, {} skipped, {} violation(s), {} failed expectation(s): {}\n",
                              r.executed, r.skipped, r.violations.size(), r.expectation_failures.size(),
                              r.ok() ? "OK" : "FAILED");
@@ -132,15 +152,20 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
 
 void add_run_options(CLI::App* cmd, RunArgs& a) {
   add_profile_options(cmd, a.profile, "kernel profile (overrides the scenario's)");
-  cmd->add_option("--invariants", a.only, "check only these invariants: I-SUM,I-OVF");
-  cmd->add_option("--skip", a.skip, "do not check these invariants: I-KEY");
+  cmd->add_option("--invariants", a.only, "check only these invariants: I-SUM,I-OVF (instead of the scenario's 'skip')");
+  cmd->add_option("--skip", a.skip, "do not check these invariants: I-KEY (besides the scenario's 'skip')");
   cmd->add_flag("--json", a.json, "JSON lines on stdout");
   cmd->add_flag("--keep-going", a.keep_going, "continue after the first violation");
   cmd->add_flag("--detail", a.detail, "print every task's fields after every step");
   cmd->add_flag("--quiet", a.quiet, "no per-step table");
   cmd->add_option("--trace-out", a.trace_out, "write a Chrome/Perfetto trace-event file");
   cmd->add_flag("--no-tolerance", a.no_tolerance,
-                "also report the documented findings the checker tolerates by default (docs/findings.md)");
+                "also report the documented findings the checker tolerates by default (docs/findings.md), as the "
+                "scenario line 'tolerate none'");
+  cmd->add_option("--backend", a.backend,
+                  "what the scenario runs on: model (default), kernel (the kernel's own fair.c, "
+                  "docs/kernel-backend.md) or lockstep (both, compared after every operation)");
+  cmd->add_flag("--lockstep", a.lockstep, "the same as --backend lockstep");
   cmd->add_flag("--without-bug", a.without_bug,
                 "run on the fixed kernel: drop the scenario's bug switch and expect no violation");
 }
@@ -206,10 +231,15 @@ int main(int argc, char** argv) {
   mincmd->add_option("-o,--output", min_out, "write the minimized scenario here (default: stdout)");
   add_profile_options(mincmd, min_profile, "kernel profile (overrides the scenario's)");
   mincmd->add_option("--time", min_budget, "seconds")->capture_default_str()->check(CLI::Range(1L, 3600L));
-  mincmd->add_flag("--no-tolerance", min_no_tolerance, "also report the documented findings (docs/findings.md)");
+  mincmd->add_flag("--no-tolerance", min_no_tolerance,
+                   "also report the documented findings (docs/findings.md), as 'tolerate none'; kept in the output");
   std::string min_only, min_skip;
-  mincmd->add_option("--invariants", min_only, "check only these invariants: I-SUM,I-OVF");
-  mincmd->add_option("--skip", min_skip, "do not check these invariants (keeps an earlier, known violation out of the way)");
+  mincmd->add_option("--invariants", min_only,
+                     "check only these invariants: I-SUM,I-OVF (instead of the scenario's 'skip'; the output "
+                     "skips the others)");
+  mincmd->add_option("--skip", min_skip,
+                     "do not check these invariants (keeps an earlier, known violation out of the way; added to the "
+                     "scenario's 'skip' and kept in the output)");
 
   std::string explain_id;
   bool explain_list = false;
@@ -292,13 +322,16 @@ int main(int argc, char** argv) {
     if (!profile) return bad_input(min_file + ": " + error);
     fuzz::ExecOptions options;
     options.strict = false;
-    if (min_no_tolerance) options.tolerances = inv::Tolerances{false};
-    if (auto err = inv::parse_selection(min_only, min_skip, options.selection); !err.empty()) return bad_input(err);
+    if (auto err = fuzz::apply_run_settings(loaded->scenario, {min_only, min_skip, min_no_tolerance}, options);
+        !err.empty())
+      return bad_input(err);
     const auto r = fuzz::execute(loaded->scenario, *profile, options);
     if (r.violations.empty()) return bad_input(min_file + ": no invariant is violated; nothing to minimize");
     const auto m = fuzz::minimize(loaded->scenario, *profile, r.violations.front(), std::chrono::seconds(min_budget),
                                   options.tolerances, options.selection);
     fuzz::Scenario out = m.scenario;
+    // what was checked, so that a plain `run` of the output replays the violation
+    fuzz::record_run_settings(options.selection, options.tolerances, out);
     out.profile = profile->name;
     out.bug = profile->bug;
     if (!min_profile.features.empty()) out.features = min_profile.features;

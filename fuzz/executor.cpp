@@ -10,6 +10,7 @@
 #include "model/fair.hpp"
 #include "model/rq.hpp"
 #include "model/system.hpp"
+#include "kernelsrc/kernel_backend.hpp"
 
 namespace eevdf::fuzz {
 
@@ -188,6 +189,81 @@ Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
 }
 }  // namespace
 
+namespace {
+// The model as a backend: System's entry points, and the runqueue-level ones
+// on the task's runqueue (the kernel backend has the same names).
+struct ModelTarget {
+  System& sys;
+  int create_task(std::string_view name, int nice, Policy policy, u64 slice, int group) {
+    return sys.rq(0).create_task(name, nice, policy, slice, group);
+  }
+  int fork_task(int parent, std::string_view child, bool racing) {
+    return sys.rq_of(parent).fork_task(parent, child, racing);
+  }
+  Refusal wake(int id, bool sync, int cpu) { return sys.wake(id, sync, cpu); }
+  Refusal sleep(int id) { return sys.rq_of(id).sleep(id); }
+  Refusal yield(int id) { return sys.rq_of(id).yield(id); }
+  Refusal exit_task(int id) { return sys.rq_of(id).exit_task(id); }
+  Refusal set_nice(int id, int nice) { return sys.rq_of(id).set_nice(id, nice); }
+  Refusal set_policy(int id, Policy p) { return sys.rq_of(id).set_policy(id, p); }
+  Refusal set_slice(int id, u64 ns) { return sys.rq_of(id).set_slice(id, ns); }
+  Refusal migrate(int id, int cpu) { return sys.migrate(id, cpu); }
+  int create_group(std::string_view name, int parent, u64 shares) { return sys.create_group(name, parent, shares); }
+  Refusal set_group_shares(int g, u64 shares) { return sys.set_group_shares(g, shares); }
+  Refusal set_group_idle(int g, bool idle) { return sys.set_group_idle(g, idle); }
+  Refusal move_task(int id, int g) { return sys.move_task(id, g); }
+  void run(u64 ns) { sys.run(ns); }
+  void tick() { sys.tick(); }
+  void schedule() { sys.schedule(); }
+  System& state() { return sys; }
+};
+
+// The one place that applies an operation to a backend (the model or the
+// kernel's own code). A create or fork appends the new task's id to
+// `slot_task` when given. Expectations are not operations: none.
+template <class Target>
+Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
+  const Rq& rq = t.state().rq(0);
+  Refusal refusal = Refusal::none;
+  switch (op.kind) {
+    case OpKind::create: {
+      const auto g = group_id(rq, op.group);
+      const int task = g ? t.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice), *g)
+                         : -1;
+      if (task < 0) refusal = g ? Refusal::too_many_tasks : Refusal::no_such_group;
+      if (slot_task) slot_task->push_back(task);
+      break;
+    }
+    case OpKind::fork: {
+      const int curr = id < 0 ? -1 : t.state().rq_of(id).curr;
+      const int task = id < 0 ? -1 : t.fork_task(id, op.child, op.racing);
+      if (task < 0)
+        refusal = id < 0 ? Refusal::no_such_task : id != curr ? Refusal::task_not_running_on_cpu : Refusal::too_many_tasks;
+      if (slot_task) slot_task->push_back(task);
+      break;
+    }
+    case OpKind::wake: refusal = t.wake(id, op.sync, op.cpu); break;
+    case OpKind::sleep: refusal = t.sleep(id); break;
+    case OpKind::run: t.run(static_cast<u64>(op.value)); break;
+    case OpKind::tick: t.tick(); break;
+    case OpKind::schedule: t.schedule(); break;
+    case OpKind::yield: refusal = t.yield(id); break;
+    case OpKind::nice: refusal = t.set_nice(id, static_cast<int>(op.value)); break;
+    case OpKind::policy: refusal = t.set_policy(id, op.policy); break;
+    case OpKind::slice: refusal = t.set_slice(id, static_cast<u64>(op.value)); break;
+    case OpKind::exit: refusal = t.exit_task(id); break;
+    case OpKind::migrate: refusal = t.migrate(id, op.cpu); break;
+    case OpKind::group_create:
+    case OpKind::move:
+    case OpKind::shares:
+    case OpKind::group_idle: refusal = group_op(t, rq, op, id); break;
+    case OpKind::expect_curr:
+    case OpKind::expect_field: break;
+  }
+  return refusal;
+}
+}  // namespace
+
 Refusal apply_group_op(Rq& rq, const Op& op, int task) { return group_op(rq, rq, op, task); }
 Refusal apply_group_op(System& sys, const Op& op, int task) { return group_op(sys, sys.rq(0), op, task); }
 
@@ -199,7 +275,23 @@ ExecResult Executor::run(const Scenario& s) {
     r.error = why;
     return r;
   }
-  System sys(profile_, s.runqueues);
+  std::unique_ptr<kernelsrc::KernelBackend> kernel;
+  const bool lockstep = options_.backend == Backend::lockstep;
+  if (options_.backend != Backend::model) {
+    if (!kernelsrc::available()) {
+      r.error = "this build has no kernel backend (no kernel tree at build time: cmake -DEEVDF_KERNEL_SRC=DIR)";
+      return r;
+    }
+    if (std::string why = kernelsrc::refusal(profile_, s.runqueues); !why.empty()) {
+      r.error = why;
+      return r;
+    }
+    kernel = std::make_unique<kernelsrc::KernelBackend>(profile_);
+  }
+  System model_sys(profile_, s.runqueues);
+  ModelTarget model_target{model_sys};
+  // The state the invariants and expectations read: the model's, or the kernel's own.
+  System& sys = kernel && !lockstep ? kernel->state() : model_sys;
   Rq& rq = sys.rq(0);  // the lone runqueue, and the one new tasks start on
   // One checker per runqueue (each its runqueue's observer). With several,
   // the largest slice seen is shared: a migrated task carries a lag clamped
@@ -246,42 +338,26 @@ ExecResult Executor::run(const Scenario& s) {
     for (auto& c : checkers) c->begin_op(index, op_class(op.kind));
     Refusal refusal = Refusal::none;
     const int id = op.task.empty() ? -1 : task_of(op.task);
+    if (lockstep) {
+      const Refusal model_refusal = apply_op(model_target, op, id, nullptr);
+      refusal = apply_op(*kernel, op, id, nullptr);
+      if (model_refusal != refusal && !r.divergence) {
+        r.divergence = Divergence{index, "refusal", refusal_text(model_refusal), refusal_text(refusal)};
+      }
+      if (op.kind == OpKind::create || op.kind == OpKind::fork) {
+        slot_names.push_back(op.kind == OpKind::fork ? op.child : op.task);
+        slot_task.push_back(static_cast<int>(sys.rq(0).tasks.size()) - 1);
+      }
+    } else if (kernel) {
+      refusal = apply_op(*kernel, op, id, &slot_task);
+      if (op.kind == OpKind::create || op.kind == OpKind::fork)
+        slot_names.push_back(op.kind == OpKind::fork ? op.child : op.task);
+    } else {
+      refusal = apply_op(model_target, op, id, &slot_task);
+      if (op.kind == OpKind::create || op.kind == OpKind::fork)
+        slot_names.push_back(op.kind == OpKind::fork ? op.child : op.task);
+    }
     switch (op.kind) {
-      case OpKind::create: {
-        const auto g = group_id(rq, op.group);
-        const int t = g ? rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice), *g)
-                        : -1;
-        if (t < 0) refusal = g ? Refusal::too_many_tasks : Refusal::no_such_group;
-        slot_names.push_back(op.task);
-        slot_task.push_back(t);
-        break;
-      }
-      case OpKind::fork: {
-        Rq& prq = sys.rq_of(id);
-        const int t = id < 0 ? -1 : prq.fork_task(id, op.child, op.racing);
-        if (t < 0)
-          refusal = id < 0 ? Refusal::no_such_task
-                : id != prq.curr ? Refusal::task_not_running_on_cpu
-                                : Refusal::too_many_tasks;
-        slot_names.push_back(op.child);
-        slot_task.push_back(t);
-        break;
-      }
-      case OpKind::wake: refusal = sys.wake(id, op.sync, op.cpu); break;
-      case OpKind::sleep: refusal = sys.rq_of(id).sleep(id); break;
-      case OpKind::run: sys.run(static_cast<u64>(op.value)); break;
-      case OpKind::tick: sys.tick(); break;
-      case OpKind::schedule: sys.schedule(); break;
-      case OpKind::yield: refusal = sys.rq_of(id).yield(id); break;
-      case OpKind::nice: refusal = sys.rq_of(id).set_nice(id, static_cast<int>(op.value)); break;
-      case OpKind::policy: refusal = sys.rq_of(id).set_policy(id, op.policy); break;
-      case OpKind::slice: refusal = sys.rq_of(id).set_slice(id, static_cast<u64>(op.value)); break;
-      case OpKind::exit: refusal = sys.rq_of(id).exit_task(id); break;
-      case OpKind::migrate: refusal = sys.migrate(id, op.cpu); break;
-      case OpKind::group_create:
-      case OpKind::move:
-      case OpKind::shares:
-      case OpKind::group_idle: refusal = apply_group_op(sys, op, id); break;
       case OpKind::expect_curr: {
         const unsigned cpu = op.cpu > 0 && static_cast<unsigned>(op.cpu) < sys.size() ? static_cast<unsigned>(op.cpu) : 0;
         const Rq& crq = sys.rq(cpu);
@@ -307,6 +383,23 @@ ExecResult Executor::run(const Scenario& s) {
                                                        inv::format_i128(*value)));
         break;
       }
+      default: break;
+    }
+    if (kernel) {
+      for (const auto& w : kernel->take_warnings()) {
+        inv::Violation v;
+        v.id = inv::Id::WARN;
+        v.op_index = index;
+        v.where = fmt::format("{}:{}", w.file, w.line);
+        v.what = fmt::format("the kernel's warning fired: {}", w.condition);
+        if (!lockstep && r.violations.size() < inv::Checker::kMaxViolations) r.violations.push_back(std::move(v));
+      }
+    }
+    if (lockstep && !r.divergence) {
+      if (auto d = first_difference(model_target.sys, kernel->state())) {
+        d->op_index = index;
+        r.divergence = std::move(d);
+      }
     }
     if (options_.coverage) options_.coverage->note(StateCoverage::feature(sys.rq_of(id), op.kind, refusal));
     if (refusal != Refusal::none) {
@@ -331,7 +424,7 @@ ExecResult Executor::run(const Scenario& s) {
     }
     if (options_.trace) r.trace.push_back(trace_step(sys, index));
     if (sys.oops()) r.oops = true;
-    if ((violated() && !options_.keep_going) || sys.oops()) break;
+    if ((violated() && !options_.keep_going) || sys.oops() || r.divergence) break;
   }
   for (const auto& c : checkers)
     for (const auto& v : c->violations())

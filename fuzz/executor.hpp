@@ -29,6 +29,22 @@ struct ProfileOverride {
 };
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
 
+// What a scenario runs on: the model, the kernel's own fair.c (kernelsrc/),
+// or both in lockstep (every operation on both, compared after each one).
+enum class Backend : std::uint8_t { model, kernel, lockstep };
+const char* backend_name(Backend b);
+std::optional<Backend> backend_from_name(const std::string& name);
+
+// Lockstep: the first field in which the kernel's state differs from the model's.
+struct Divergence {
+  int op_index = -1;
+  std::string field;   // "task A: vruntime", "queue root: sum_w_vruntime", "refusal", ...
+  std::string model;   // the model's value
+  std::string kernel;  // the kernel's value
+};
+// The first difference between the model's state and the kernel's (one CPU), or nullopt.
+std::optional<Divergence> first_difference(const System& model, const System& kernel);
+
 struct ExecOptions {
   // Text scenarios are strict: an operation the kernel cannot perform in the
   // current state (sleep of a task that is not running, ...) is an error.
@@ -39,6 +55,7 @@ struct ExecOptions {
   inv::Selection selection;
   inv::Tolerances tolerances;  // documented findings tolerated by default (docs/findings.md)
   StateCoverage* coverage = nullptr;  // if set, every operation's feature is noted (fuzz/coverage.hpp)
+  Backend backend = Backend::model;
 };
 
 struct EntityTrace {
@@ -72,11 +89,13 @@ struct ExecResult {
   std::vector<std::size_t> skipped_ops;  // their indices
   bool oops = false; // the modelled kernel crashed (NULL pick)
   std::vector<StepTrace> trace;
+  std::optional<Divergence> divergence;  // lockstep: the first difference (the run stops there)
   bool violations_expected = false;  // the scenario expects violations and every one it expects occurred
   // Everything as the scenario expects: no error, no failed expectation, and no
   // violation unless the scenario expects violations.
   bool ok() const {
-    return error.empty() && expectation_failures.empty() && (violations.empty() || violations_expected);
+    return error.empty() && expectation_failures.empty() && !divergence &&
+           (violations.empty() || violations_expected);
   }
 };
 

@@ -81,6 +81,8 @@ class RbTree {
   }
 
   void clear() { root_ = leftmost_ = nullptr; }
+  // Takes a tree built elsewhere (the kernel backend's mirror of the kernel's tree).
+  void assign(T* root, T* leftmost) { root_ = root; leftmost_ = leftmost; }
 
  private:
   T* root_ = nullptr;

@@ -1,0 +1,122 @@
+// Lockstep: the model's state against the kernel backend's, field by field
+// (fuzz/executor.hpp). Every entity (task or group) by name, every queue,
+// the trees' shape, the runqueue's current task, clock and resched flag.
+#include <fmt/format.h>
+
+#include "fuzz/executor.hpp"
+
+namespace eevdf::fuzz {
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::model: return "model";
+    case Backend::kernel: return "kernel";
+    case Backend::lockstep: return "lockstep";
+  }
+  return "?";
+}
+
+std::optional<Backend> backend_from_name(const std::string& name) {
+  for (Backend b : {Backend::model, Backend::kernel, Backend::lockstep})
+    if (name == backend_name(b)) return b;
+  return std::nullopt;
+}
+
+namespace {
+
+std::string entity_name(const Rq& rq, const SchedEntity* se) {
+  if (!se) return "none";
+  if (se->task_id >= 0) return rq.tasks[static_cast<std::size_t>(se->task_id)].name;
+  if (se->group_id >= 0) return "group " + rq.task_groups[static_cast<std::size_t>(se->group_id)].name;
+  return "?";
+}
+
+std::string queue_name(const Rq& rq, const CfsRq& q) {
+  return q.group_id < 0 ? "root" : rq.task_groups[static_cast<std::size_t>(q.group_id)].name;
+}
+
+struct Cmp {
+  const Rq& m;
+  const Rq& k;
+  std::optional<Divergence> d;
+  template <class T>
+  void num(const std::string& where, const char* field, T a, T b) {
+    if (!d && a != b) d = Divergence{-1, where + ": " + field, fmt::format("{}", a), fmt::format("{}", b)};
+  }
+  void ptr(const std::string& where, const char* field, const SchedEntity* a, const SchedEntity* b) {
+    const std::string na = entity_name(m, a), nb = entity_name(k, b);
+    if (!d && na != nb) d = Divergence{-1, where + ": " + field, na, nb};
+  }
+  void entity(const std::string& where, const SchedEntity& a, const SchedEntity& b) {
+    num(where, "vruntime", a.vruntime, b.vruntime);
+    num(where, "deadline", a.deadline, b.deadline);
+    num(where, "vlag", a.vlag, b.vlag);
+    num(where, "slice", a.slice, b.slice);
+    num(where, "weight", a.load.weight, b.load.weight);
+    num(where, "on_rq", a.on_rq, b.on_rq);
+    num(where, "sched_delayed", a.sched_delayed, b.sched_delayed);
+    num(where, "rel_deadline", a.rel_deadline, b.rel_deadline);
+    num(where, "custom_slice", a.custom_slice, b.custom_slice);
+    num(where, "exec_start", a.exec_start, b.exec_start);
+    num(where, "sum_exec_runtime", a.sum_exec_runtime, b.sum_exec_runtime);
+    // the tree's shape and augments are defined for entities in a tree (queued, not their queue's curr)
+    const bool in_tree = a.on_rq && !(a.cfs_rq && a.cfs_rq->curr == &a);
+    num(where, "in the tree", in_tree, b.on_rq && !(b.cfs_rq && b.cfs_rq->curr == &b));
+    if (in_tree) {
+      num(where, "min_vruntime (augment)", a.min_vruntime, b.min_vruntime);
+      num(where, "min_slice (augment)", a.min_slice, b.min_slice);
+      ptr(where, "rb_parent", a.rb_parent, b.rb_parent);
+      ptr(where, "rb_left", a.rb_left, b.rb_left);
+      ptr(where, "rb_right", a.rb_right, b.rb_right);
+      num(where, "rb_red", a.rb_red, b.rb_red);
+    }
+  }
+  void queue(const CfsRq& a, const CfsRq& b) {
+    const std::string where = "queue " + queue_name(m, a);
+    num(where, "load.weight", a.load.weight, b.load.weight);
+    num(where, "nr_queued", a.nr_queued, b.nr_queued);
+    num(where, "h_nr_queued", a.h_nr_queued, b.h_nr_queued);
+    num(where, "h_nr_runnable", a.h_nr_runnable, b.h_nr_runnable);
+    num(where, "h_nr_idle", a.h_nr_idle, b.h_nr_idle);
+    num(where, "sum_w_vruntime", a.sum_w_vruntime, b.sum_w_vruntime);
+    num(where, "sum_weight", a.sum_weight, b.sum_weight);
+    num(where, "zero_vruntime", a.zero_vruntime, b.zero_vruntime);
+    ptr(where, "curr", a.curr, b.curr);
+    ptr(where, "next", a.next, b.next);
+    ptr(where, "tree root", a.tasks_timeline.root(), b.tasks_timeline.root());
+    ptr(where, "leftmost", a.tasks_timeline.leftmost(), b.tasks_timeline.leftmost());
+  }
+};
+
+}  // namespace
+
+std::optional<Divergence> first_difference(const System& model, const System& kernel) {
+  const Rq& m = model.rq(0);
+  const Rq& k = kernel.rq(0);
+  Cmp c{m, k, std::nullopt};
+  c.num("runqueue", "tasks", m.tasks.size(), k.tasks.size());
+  c.num("runqueue", "groups", m.task_groups.size(), k.task_groups.size());
+  if (c.d) return c.d;
+  const std::string mc = m.curr >= 0 ? m.tasks[static_cast<std::size_t>(m.curr)].name : "idle";
+  const std::string kc = k.curr >= 0 ? k.tasks[static_cast<std::size_t>(k.curr)].name : "idle";
+  if (mc != kc) return Divergence{-1, "runqueue: curr (the pick)", mc, kc};
+  c.num("runqueue", "clock_task", m.clock_task, k.clock_task);
+  c.num("runqueue", "need_resched", m.need_resched, k.need_resched);
+  c.num("runqueue", "nr_running", m.nr_running, k.nr_running);
+  for (std::size_t i = 0; i < m.tasks.size() && !c.d; ++i) {
+    const Task& a = m.tasks[i];
+    const Task& b = k.tasks[i];
+    const std::string where = "task " + a.name;
+    c.num(where, "p->on_rq", a.on_rq, b.on_rq);
+    c.num(where, "group", a.group, b.group);
+    c.entity(where, a.se, b.se);
+  }
+  for (std::size_t g = 0; g < m.groups.size() && !c.d; ++g) {
+    c.entity("group " + m.task_groups[g].name, m.groups[g].se, k.groups[g].se);
+    c.queue(m.groups[g].cfs_rq, k.groups[g].cfs_rq);
+  }
+  if (!c.d) c.queue(m.cfs, k.cfs);
+  return c.d;
+}
+
+}  // namespace eevdf::fuzz

@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+"""Takes the EEVDF code of a Linux kernel tree by name, for the kernel backend.
+
+Reads kernel/sched/fair.c (and helpers of kernel/sched/sched.h) from a kernel
+tree or a linux-source-*.tar.xz, resolves the tree's #if/#ifdef blocks for
+the backend's configuration (uniprocessor, CONFIG_FAIR_GROUP_SCHED), and
+writes the definitions reachable from the fair class hooks that the backend
+calls, in the file's order, with #line markers into the tree.  Everything
+that is called but neither extracted nor provided by the shim (shim.h) is an
+error that names the function and the file: nothing is written half-way.
+
+No kernel text is kept in this repository: the output goes to the build
+directory only.
+
+Usage: extract.py --src TREE_OR_TARBALL --shim shim.h --out DIR
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tarfile
+
+# The files the backend reads from a tree (relative to its top).
+TREE_FILES = [
+    "Makefile",
+    "kernel/sched/fair.c",
+    "kernel/sched/core.c",
+    "kernel/sched/sched.h",
+    "kernel/sched/features.h",
+    "lib/rbtree.c",
+    "include/linux/rbtree.h",
+    "include/linux/rbtree_augmented.h",
+    "include/linux/rbtree_types.h",
+]
+
+# The configuration the tree's conditionals are resolved with: one CPU, task
+# groups, SCHED_DEBUG; every other option off (PELT, bandwidth, NUMA, hrtick,
+# schedstats and uclamp are cut points, docs/kernel-backend.md).
+CONFIG_ON = ["CONFIG_64BIT", "CONFIG_FAIR_GROUP_SCHED", "CONFIG_CGROUP_SCHED", "CONFIG_GROUP_SCHED_WEIGHT",
+             "CONFIG_SCHED_DEBUG"]
+
+# Per version: the hooks the backend's core.c side calls (the roots of the
+# extraction).  Version differences live here only.
+ROOTS_COMMON = [
+    "enqueue_task_fair", "dequeue_task_fair", "pick_next_task_fair", "put_prev_task_fair",
+    "set_next_task_fair", "task_tick_fair", "yield_task_fair", "check_preempt_wakeup_fair",
+    "reweight_task_fair", "task_fork_fair", "prio_changed_fair", "switched_from_fair",
+    "switched_to_fair", "update_curr_fair", "avg_vruntime", "entity_eligible",
+    "init_cfs_rq", "init_tg_cfs_entry", "sched_group_set_shares", "sched_group_set_idle",
+    "task_change_group_fair",
+]
+VERSIONS = {
+    # (major, minor): extra roots, roots that version lacks
+    (6, 12): {"extra": ["pick_task_fair"], "lacks": []},
+}
+
+KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef union unsigned
+void volatile while _Bool __attribute__ typeof __typeof__ __builtin_expect asm __asm__ bool true false
+NULL""".split())
+
+
+# The only definitions taken from core.c (its code is ours): facts the glue reads.
+CORE_TABLES = {"sched_prio_to_weight", "sched_prio_to_wmult"}
+
+# Macros whose invocation at top level declares a name (the argument at this index).
+DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}
+
+
+class ExtractError(Exception):
+    pass
+
+
+def read_tree(src, workdir):
+    """Returns {relative path: text} for TREE_FILES from a directory or a tarball."""
+    files = {}
+    if os.path.isdir(src):
+        for rel in TREE_FILES:
+            path = os.path.join(src, rel)
+            if not os.path.isfile(path):
+                raise ExtractError(f"{path}: missing: the kernel tree lacks {rel}")
+            with open(path, encoding="utf-8", errors="replace") as f:
+                files[rel] = f.read()
+        return files
+    if not os.path.isfile(src):
+        raise ExtractError(f"{src}: no such kernel tree or tarball")
+    try:
+        with tarfile.open(src) as tar:
+            want = set(TREE_FILES)
+            for member in tar:
+                parts = member.name.split("/", 1)
+                if len(parts) == 2 and parts[1] in want and member.isfile():
+                    files[parts[1]] = tar.extractfile(member).read().decode("utf-8", "replace")
+                    if len(files) == len(want):
+                        break
+    except (tarfile.TarError, OSError, EOFError) as e:
+        raise ExtractError(f"{src}: cannot read the tarball: {e}")
+    for rel in TREE_FILES:
+        if rel not in files:
+            raise ExtractError(f"{src}: missing: the tarball lacks {rel}")
+    return files
+
+
+def kernel_version(makefile):
+    v = {}
+    for key in ("VERSION", "PATCHLEVEL", "SUBLEVEL"):
+        m = re.search(rf"^{key}\s*=\s*(\d+)", makefile, re.M)
+        if not m:
+            raise ExtractError(f"Makefile: no {key} line: not a kernel tree")
+        v[key] = int(m.group(1))
+    return v["VERSION"], v["PATCHLEVEL"], v["SUBLEVEL"]
+
+
+def strip_comments(text):
+    """Blanks comments, keeps strings and every newline (line numbers stay)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "/" and i + 1 < n and text[i + 1] == "*":
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c == "/" and i + 1 < n and text[i + 1] == "/":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def resolve_conditionals(text, name, workdir, cc):
+    """Runs the C preprocessor in directives-only mode: the tree's #if blocks
+    are resolved for CONFIG_ON, macros are kept as #define lines and not
+    expanded.  #include lines are blanked first (the shim stands in for them).
+    Returns [(line in the tree's file, text line)]."""
+    blanked = re.sub(r"^[ \t]*#[ \t]*include\b.*$", "", strip_comments(text), flags=re.M)
+    src = os.path.join(workdir, os.path.basename(name) + ".noinc")
+    with open(src, "w") as f:
+        f.write(blanked)
+    cfg = os.path.join(workdir, "extract-config.h")
+    with open(cfg, "w") as f:
+        for opt in CONFIG_ON:
+            f.write(f"#define {opt} 1\n")
+        # IS_ENABLED() of a symbol defined to 1, else 0 (the usual placeholder trick)
+        f.write("#define __eevdf_placeholder_1 0,\n"
+                "#define __eevdf_take_second(ignored, val, ...) val\n"
+                "#define __eevdf_is_defined3(arg) __eevdf_take_second(arg 1, 0, 0)\n"
+                "#define __eevdf_is_defined2(val) __eevdf_is_defined3(__eevdf_placeholder_##val)\n"
+                "#define IS_ENABLED(option) __eevdf_is_defined2(option)\n")
+    proc = subprocess.run([cc, "-E", "-fdirectives-only", "-dD", "-include", cfg, "-x", "c", src],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ExtractError(f"{name}: the preprocessor failed: {proc.stderr.strip()[:2000]}")
+    lines = []
+    current, lineno = None, 0
+    for raw in proc.stdout.split("\n"):
+        m = re.match(r'^# (\d+) "([^"]*)"', raw)
+        if m:
+            lineno = int(m.group(1))
+            current = m.group(2)
+            continue
+        if current == src:
+            lines.append((lineno, raw))
+        lineno += 1
+    return lines
+
+
+def split_items(lines, fname):
+    """Splits the resolved text into top-level items: #define lines, function
+    definitions, declarations and type definitions.  Each item is a dict with
+    kind, name, first line, text."""
+    items = []
+    buf, start, depth, paren = [], None, 0, 0
+    i = 0
+    while i < len(lines):
+        lineno, line = lines[i]
+        if depth == 0 and not buf and line.lstrip().startswith("#"):
+            text = [line]
+            while text[-1].rstrip().endswith("\\") and i + 1 < len(lines):
+                i += 1
+                text.append(lines[i][1])
+            directive = "\n".join(text)
+            m = re.match(r"\s*#\s*(define|undef)\s+(\w+)", directive)
+            if m:
+                items.append({"kind": "macro", "name": m.group(2), "line": lineno, "text": directive})
+            i += 1
+            continue
+        if not buf and not line.strip():
+            i += 1
+            continue
+        if start is None:
+            start = lineno
+        buf_line = []
+        j = 0
+        ended = False
+        while j < len(line):
+            c = line[j]
+            if c in "\"'":
+                k = j + 1
+                while k < len(line) and line[k] != c:
+                    k += 2 if line[k] == "\\" else 1
+                buf_line.append(line[j:k + 1])
+                j = k + 1
+                continue
+            buf_line.append(c)
+            if c == "(":
+                paren += 1
+            elif c == ")":
+                paren -= 1
+                # a top-level macro invocation with no ';' (DEFINE_LOCK_GUARD_1(...)) ends the item
+                if paren == 0 and depth == 0 and not line[j + 1:].strip():
+                    head = "".join(buf) + "".join(buf_line)
+                    if re.match(r"\s*[A-Z_][A-Z0-9_]*\s*\(", head):
+                        ended = True
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0 and paren == 0:
+                    head = "".join(buf) + "".join(buf_line)
+                    head = head[:head.find("{")]
+                    if "(" in head and "=" not in re.sub(r"\([^()]*\)", "", head):
+                        ended = True
+            elif c == ";" and depth == 0 and paren == 0:
+                ended = True
+            if ended:
+                buf_line_text = "".join(buf_line)
+                buf.append(buf_line_text)
+                text = "\n".join(buf) if False else "".join(buf)
+                items.append(classify("".join(buf), start, fname))
+                buf, start = [], None
+                rest = line[j + 1:]
+                buf_line = []
+                ended = False
+                if rest.strip():
+                    start = lineno
+                    line = rest
+                    j = 0
+                    continue
+                break
+            j += 1
+        else:
+            buf.append("".join(buf_line) + "\n")
+        i += 1
+    return items
+
+
+def classify(text, line, fname):
+    body = text.strip()
+    head = body.split("{", 1)[0]
+    flat_head = re.sub(r"\s+", " ", head)
+    if "{" in body and "(" in head and "=" not in re.sub(r"\([^()]*\)", "", head):
+        m = re.search(r"(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*(?:__\w+(?:\([^()]*\))?\s*)*$", flat_head.strip())
+        names = re.findall(r"(\w+)\s*\(", flat_head)
+        name = names[0] if names else None
+        # skip attribute-like leading macros: the declarator is the last name before the parameter list
+        m2 = re.search(r"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:\w+\s*(?:\([^()]*\))?\s*)*$", flat_head.strip())
+        if m2:
+            name = m2.group(1)
+        return {"kind": "function", "name": name, "line": line, "text": text}
+    m = re.match(r"(?:typedef\s+)?(struct|union|enum)\s+(\w+)\s*\{", body)
+    if m and re.search(r"\}\s*;\s*$", body):
+        return {"kind": "type", "name": m.group(2), "line": line, "text": text}
+    m = re.match(r"(\w+)\s*\((.*)\)\s*;\s*$", body, re.S)
+    if m and m.group(1) in DECLARATION_MACROS:
+        args = [a.strip() for a in m.group(2).split(",")]
+        return {"kind": "variable", "name": args[DECLARATION_MACROS[m.group(1)]], "line": line, "text": text}
+    if "(" in flat_head and re.search(r"\)\s*(?:__\w+\s*(?:\([^()]*\))?\s*)*;\s*$", body) and "=" not in flat_head:
+        m = re.search(r"(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*(?:__\w+\s*(?:\([^()]*\))?\s*)*;\s*$", body)
+        return {"kind": "prototype", "name": m.group(1) if m else None, "line": line, "text": text}
+    decl = body.split("=", 1)[0]
+    names = re.findall(r"\b(\w+)\b(?:\s*\[[^\]]*\])*\s*$", decl.rstrip(";").strip())
+    return {"kind": "variable", "name": names[-1] if names else None, "line": line, "text": text}
+
+
+IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
+
+
+def identifiers(text):
+    return set(IDENT.findall(strip_comments(text)))
+
+
+def called(text):
+    """Identifiers used as calls, not members (p->f(), s.f()), nor macros the text defines."""
+    clean = strip_comments(text)
+    out = set()
+    local_macros = set(re.findall(r"#\s*define\s+(\w+)", clean))
+    for m in re.finditer(r"(->|\.)?\s*\b([A-Za-z_]\w*)\s*\(", clean):
+        if not m.group(1):
+            out.add(m.group(2))
+    return out - KEYWORDS - local_macros
+
+
+def shim_names(shim_text):
+    names = set(re.findall(r"^\s*#\s*define\s+(\w+)", shim_text, re.M))
+    names |= set(re.findall(r"\b(\w+)\s*\([^;{)]*\)\s*\{", shim_text))
+    names |= set(re.findall(r"\b(\w+)\s*\([^;{]*\)\s*;", shim_text))
+    names |= set(re.findall(r"^extern\s+[\w\s\*]+?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", shim_text, re.M))
+    return names
+
+
+def extract(files, shim_text, workdir, cc, glue_text=""):
+    version = kernel_version(files["Makefile"])
+    key = version[:2]
+    if key not in VERSIONS:
+        known = ", ".join(f"{a}.{b}" for a, b in sorted(VERSIONS))
+        raise ExtractError(f"Makefile: kernel {version[0]}.{version[1]}.{version[2]}: the extractor handles {known}; "
+                           "add the version's hooks to VERSIONS in kernelsrc/extract.py")
+    roots = [r for r in ROOTS_COMMON + VERSIONS[key]["extra"] if r not in VERSIONS[key]["lacks"]]
+    sources = {}
+    # sched.h first (its helpers come before fair.c's code), then fair.c.  From
+    # sched.h only functions and macros: its structs are the shim's.
+    for rel in ("kernel/sched/sched.h", "kernel/sched/core.c", "kernel/sched/fair.c"):
+        lines = resolve_conditionals(files[rel], rel, workdir, cc)
+        sources[rel] = split_items(lines, rel)
+    provided = shim_names(shim_text)
+    for rel in ("include/linux/rbtree.h", "include/linux/rbtree_augmented.h"):
+        text = strip_comments(files[rel])
+        provided |= shim_names(text)
+        provided |= {it["name"] for it in split_items(list(enumerate(text.split("\n"), 1)), rel) if it["name"]}
+    index = {}
+    # fair.c: everything; sched.h: its helpers (functions); core.c: its tables only
+    # (the weight tables; core.c's code is ours, kernelsrc/glue.c)
+    for rel in ("kernel/sched/fair.c", "kernel/sched/sched.h", "kernel/sched/core.c"):
+        for it in sources[rel]:
+            if not it["name"] or it["kind"] not in ("function", "variable", "type"):
+                continue
+            if rel == "kernel/sched/sched.h" and it["kind"] != "function":
+                continue
+            if rel == "kernel/sched/core.c" and (it["kind"] != "variable" or it["name"] not in CORE_TABLES):
+                continue
+            index.setdefault(it["name"], (rel, it))
+            if it["kind"] == "variable" and it["text"].lstrip().startswith("RB_DECLARE_CALLBACKS"):
+                for suffix in ("_propagate", "_copy", "_rotate"):
+                    index.setdefault(it["name"] + suffix, (rel, it))
+    macros = {}
+    for rel in ("kernel/sched/fair.c", "kernel/sched/sched.h"):
+        for it in sources[rel]:
+            if it["kind"] == "macro":
+                macros.setdefault(it["name"], it)
+    wanted, queue = set(), []
+    for r in roots:
+        if r not in index:
+            raise ExtractError(f"kernel/sched/fair.c: hook {r}() not found (kernel {version[0]}.{version[1]}."
+                               f"{version[2]}): the extractor's root list does not fit this tree")
+        queue.append((r, "the backend's root list"))
+    # every identifier of the tree that the glue (our core.c side) uses is a root too
+    for ident in sorted(identifiers(glue_text)):
+        if ident in index and ident not in provided:
+            queue.append((ident, "kernelsrc/glue.c"))
+    missing = []
+    while queue:
+        name, why = queue.pop()
+        if name in wanted:
+            continue
+        if name in index:
+            wanted.add(name)
+            rel, it = index[name]
+            refs = identifiers(it["text"])
+            # expand the macros it uses, transitively, for their references
+            seen_macros, mq = set(), [r for r in refs if r in macros]
+            while mq:
+                mname = mq.pop()
+                if mname in seen_macros:
+                    continue
+                seen_macros.add(mname)
+                mrefs = identifiers(macros[mname]["text"])
+                refs |= mrefs
+                mq += [r for r in mrefs if r in macros]
+            for ref in refs:
+                if ref in index and ref not in wanted and ref not in provided:
+                    queue.append((ref, name))
+            if it["kind"] == "function":
+                for c in called(it["text"]):
+                    if c in index or c in provided or c in macros or c in KEYWORDS or c.startswith("__builtin"):
+                        continue
+                    missing.append((c, name, rel, it["line"]))
+    if missing:
+        lines = [f"{rel}:{line}: {c}() called from {fn}() is neither in fair.c nor a cut point of the shim"
+                 for c, fn, rel, line in sorted(set(missing))]
+        raise ExtractError("\n".join(lines))
+    # the macros the extracted code uses, transitively
+    used_macros = set()
+    mq = [m for n in wanted for m in identifiers(index[n][1]["text"]) if m in macros]
+    mq += [m for m in identifiers(glue_text) if m in macros]
+    while mq:
+        m = mq.pop()
+        if m in used_macros or m in provided:
+            continue
+        used_macros.add(m)
+        mq += [r for r in identifiers(macros[m]["text"]) if r in macros]
+    out = []
+    for rel, items in sources.items():
+        for it in items:
+            if it["name"] in provided:
+                continue
+            if it["kind"] == "macro":
+                keep = it["name"] in used_macros and macros.get(it["name"]) is it
+            elif it["kind"] == "prototype":
+                keep = it["name"] in wanted
+            else:
+                keep = it["name"] in wanted and index[it["name"]][1] is it
+            if keep:
+                out.append(f'#line {it["line"]} "{rel}"\n{it["text"]}\n')
+    return version, sorted(wanted), "".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--src", required=True, help="a kernel tree or a linux-source-*.tar.xz")
+    ap.add_argument("--shim", required=True)
+    ap.add_argument("--glue", required=True, help="our core.c side: its identifiers are roots")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    try:
+        files = read_tree(args.src, args.out)
+        with open(args.shim) as f:
+            shim = f.read()
+        with open(args.glue) as f:
+            glue = f.read()
+        version, names, text = extract(files, shim, args.out, args.cc, glue)
+    except ExtractError as e:
+        print(f"kernel backend: {e}", file=sys.stderr)
+        return 1
+    tree = os.path.join(args.out, "tree")
+    for rel in ("lib/rbtree.c", "include/linux/rbtree.h", "include/linux/rbtree_augmented.h",
+                "include/linux/rbtree_types.h"):
+        path = os.path.join(tree, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(files[rel])
+    with open(os.path.join(args.out, "fair_extract.c"), "w") as f:
+        f.write(f"/* Generated by kernelsrc/extract.py from {args.src} (Linux {version[0]}.{version[1]}.{version[2]}). */\n")
+        f.write('#include "version.h"\n#include "shim.h"\n')
+        f.write(text)
+        f.write('#line 1 "kernelsrc/glue.c"\n#include "glue.c"\n')
+    # the tree's features.h under a name no system header uses
+    with open(os.path.join(args.out, "sched_features.h"), "w") as f:
+        f.write(files["kernel/sched/features.h"])
+    with open(os.path.join(args.out, "version.h"), "w") as f:
+        f.write(f'#define EEVDF_KERNEL_VERSION "{version[0]}.{version[1]}.{version[2]}"\n')
+    with open(os.path.join(args.out, "extracted.txt"), "w") as f:
+        f.write("\n".join(names) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

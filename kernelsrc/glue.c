@@ -1,0 +1,447 @@
+/* eevdf-check kernel backend: our core.c side around the kernel's own fair
+ * class.  This file is compiled in the same translation unit as the code
+ * kernelsrc/extract.py takes from a kernel tree (fair_extract.c includes
+ * it last), so it calls the fair class's static hooks directly, in the order
+ * kernel/sched/core.c calls them (6.12: wake_up_new_task, ttwu_runnable /
+ * ttwu_do_activate, __schedule with try_to_block_task, sched_tick,
+ * set_user_nice, __sched_setscheduler, sched_move_task), with the clock the
+ * scenario sets.  One CPU.  Every identifier of the tree that this file uses
+ * is a root of the extraction.
+ */
+#include "kb_api.h"
+
+unsigned int sysctl_sched_features;
+struct task_group root_task_group;
+
+static struct rq kb_rq;
+static struct task_struct kb_tasks[KB_MAX_TASKS];
+static int kb_nr_tasks;
+static struct task_struct kb_idle_task;
+static struct task_group kb_groups[KB_MAX_GROUPS];
+static struct sched_entity kb_group_se[KB_MAX_GROUPS];
+static struct cfs_rq kb_group_cfs_rq[KB_MAX_GROUPS];
+static struct sched_entity *kb_group_se_ptr[KB_MAX_GROUPS][1];
+static struct cfs_rq *kb_group_cfs_rq_ptr[KB_MAX_GROUPS][1];
+static struct sched_entity *kb_root_se_ptr[1];
+static struct cfs_rq *kb_root_cfs_rq_ptr[1];
+static int kb_nr_groups;
+static unsigned int kb_online_cpus = 1;
+u64 eevdf_tick_nsec;
+unsigned long jiffies;
+#define kb_tick_nsec eevdf_tick_nsec
+static kb_warn_fn kb_warn_cb;
+static void *kb_warn_ctx;
+
+const struct sched_class fair_sched_class = {
+  .put_prev_task = put_prev_task_fair,
+  .set_next_task = set_next_task_fair,
+};
+
+void eevdf_kernel_warn(const char *file, int line, const char *cond) {
+  if (kb_warn_cb) kb_warn_cb(kb_warn_ctx, file, line, cond);
+}
+
+/* ---- core.c services the fair class calls ---- */
+void resched_curr(struct rq *rq) { rq->curr->need_resched = 1; }
+void update_rq_clock(struct rq *rq) { (void)rq; /* the scenario sets the clock */ }
+void rq_clock_skip_update(struct rq *rq) { (void)rq; }
+struct rq *cpu_rq(int cpu) { (void)cpu; return &kb_rq; }
+int task_cpu(const struct task_struct *p) { (void)p; return 0; }
+int test_tsk_need_resched(struct task_struct *p) { return p->need_resched; }
+unsigned int num_online_cpus(void) { return kb_online_cpus; }
+
+/* core.c wakeup_preempt(): the fair class above idle */
+void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags) {
+  if (rq->curr == &kb_idle_task)
+    resched_curr(rq);
+  else
+    check_preempt_wakeup_fair(rq, p, flags);
+}
+
+static struct task_struct *kb_task(int id) { return id >= 0 && id < kb_nr_tasks ? &kb_tasks[id] : 0; }
+static int kb_is_curr(struct task_struct *p) { return kb_rq.curr == p; }
+
+/* core.c set_load_weight() */
+static void kb_set_load_weight(struct task_struct *p, bool update_load) {
+  int prio = p->static_prio - MAX_RT_PRIO;
+  struct load_weight lw;
+  if (task_has_idle_policy(p)) {
+    lw.weight = scale_load(WEIGHT_IDLEPRIO);
+    lw.inv_weight = WMULT_IDLEPRIO;
+  } else {
+    lw.weight = scale_load(sched_prio_to_weight[prio]);
+    lw.inv_weight = sched_prio_to_wmult[prio];
+  }
+  if (update_load)
+    reweight_task_fair(task_rq(p), p, &lw);
+  else
+    p->se.load = lw;
+}
+
+/* syscalls.c __setparam_fair() (6.12): policy, custom slice */
+static void kb_setparam_fair(struct task_struct *p, unsigned int policy, u64 runtime) {
+  p->policy = policy;
+  if (runtime) {
+    p->se.custom_slice = 1;
+    p->se.slice = clamp_t(u64, runtime, NSEC_PER_MSEC / 10, NSEC_PER_MSEC * 100);
+  } else {
+    p->se.custom_slice = 0;
+    p->se.slice = sysctl_sched_base_slice;
+  }
+}
+
+/* ---- set-up ---- */
+void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
+  memset(&kb_rq, 0, sizeof kb_rq);
+  memset(kb_tasks, 0, sizeof kb_tasks);
+  memset(&kb_idle_task, 0, sizeof kb_idle_task);
+  memset(kb_groups, 0, sizeof kb_groups);
+  memset(kb_group_se, 0, sizeof kb_group_se);
+  memset(kb_group_cfs_rq, 0, sizeof kb_group_cfs_rq);
+  memset(&root_task_group, 0, sizeof root_task_group);
+  kb_nr_tasks = 0;
+  kb_nr_groups = 0;
+  kb_warn_cb = warn;
+  kb_warn_ctx = ctx;
+  sysctl_sched_features = cfg->features;
+  kb_online_cpus = cfg->ncpus;
+  kb_tick_nsec = cfg->tick_nsec;
+  normalized_sysctl_sched_base_slice = cfg->normalized_base_slice;
+  update_sysctl();
+  kb_root_se_ptr[0] = 0;
+  kb_root_cfs_rq_ptr[0] = &kb_rq.cfs;
+  root_task_group.se = kb_root_se_ptr;
+  root_task_group.cfs_rq = kb_root_cfs_rq_ptr;
+  root_task_group.shares = ROOT_TASK_GROUP_LOAD;
+  init_cfs_rq(&kb_rq.cfs);
+  kb_rq.cfs.rq = &kb_rq;
+  kb_rq.cfs.tg = &root_task_group;
+  INIT_LIST_HEAD(&kb_rq.leaf_cfs_rq_list);
+  kb_rq.tmp_alone_branch = &kb_rq.leaf_cfs_rq_list;
+  kb_idle_task.sched_class = 0;
+  kb_rq.curr = kb_rq.donor = kb_rq.idle = &kb_idle_task;
+}
+
+unsigned long long kb_base_slice(void) { return sysctl_sched_base_slice; }
+
+/* core.c __sched_fork() + sched_fork() for a fresh task (no parent to copy) */
+int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
+  if (kb_nr_tasks >= KB_MAX_TASKS || group >= kb_nr_groups) return -1;
+  struct task_struct *p = &kb_tasks[kb_nr_tasks];
+  memset(p, 0, sizeof *p);
+  p->sched_class = &fair_sched_class;
+  p->static_prio = NICE_TO_PRIO(nice);
+  p->prio = p->normal_prio = p->static_prio;
+  p->sched_task_group = group < 0 ? &root_task_group : &kb_groups[group];
+  p->se.slice = sysctl_sched_base_slice;
+  INIT_LIST_HEAD(&p->se.group_node);
+  set_task_rq(p, 0);
+  kb_set_load_weight(p, false);
+  kb_setparam_fair(p, (unsigned)policy, slice);
+  p->__state = KB_TASK_NEW;
+  task_fork_fair(p);
+  return kb_nr_tasks++;
+}
+
+/* copy_process() by the running task: dup_task_struct(), then sched_fork() */
+int kb_fork_task(int parent, int copy_races_sched_change) {
+  struct task_struct *pp = kb_task(parent);
+  if (!pp || !kb_is_curr(pp) || kb_nr_tasks >= KB_MAX_TASKS) return -1;
+  struct task_struct *p = &kb_tasks[kb_nr_tasks];
+  *p = *pp;
+  if (copy_races_sched_change && sched_feat(PLACE_REL_DEADLINE)) p->se.rel_deadline = 1;
+  p->on_rq = 0;
+  p->need_resched = 0;
+  p->se.on_rq = 0;
+  p->se.exec_start = 0;
+  p->se.sum_exec_runtime = 0;
+  p->se.prev_sum_exec_runtime = 0;
+  p->se.nr_migrations = 0;
+  p->se.vruntime = 0;
+  p->se.vlag = 0;
+  p->se.rel_deadline = 0;  /* __sched_fork() (6.12.118: 3da56dc063cd) */
+  SCHED_WARN_ON(p->se.sched_delayed);
+  memset(&p->se.run_node, 0, sizeof p->se.run_node);
+  INIT_LIST_HEAD(&p->se.group_node);
+  p->__state = KB_TASK_NEW;
+  if (p->sched_reset_on_fork) {
+    if (p->static_prio < NICE_TO_PRIO(0)) p->static_prio = NICE_TO_PRIO(0);
+    p->prio = p->normal_prio = p->static_prio;
+    kb_set_load_weight(p, false);
+    p->se.custom_slice = 0;
+    p->se.slice = sysctl_sched_base_slice;
+    p->sched_reset_on_fork = 0;
+  }
+  set_task_rq(p, 0);
+  task_fork_fair(p);
+  return kb_nr_tasks++;
+}
+
+/* core.c __schedule(): pick_next_task() and the switch */
+static void kb_switch_to_next(void) {
+  struct task_struct *prev = kb_rq.curr;
+  struct task_struct *next;
+  prev->need_resched = 0;
+  if (prev != &kb_idle_task) {
+    next = pick_next_task_fair(&kb_rq, prev, 0);
+    if (!next) put_prev_task_fair(&kb_rq, prev, &kb_idle_task);
+  } else {
+    next = pick_task_fair(&kb_rq);
+    if (next) set_next_task_fair(&kb_rq, next, true);
+  }
+  kb_rq.curr = kb_rq.donor = next ? next : &kb_idle_task;
+}
+
+void kb_schedule(void) { kb_switch_to_next(); }
+
+/* wake_up_new_task() (new) or try_to_wake_up() (ttwu_runnable / ttwu_do_activate) */
+int kb_wake(int id, int sync, int initial_flag) {
+  struct task_struct *p = kb_task(id);
+  if (!p) return -1;
+  if (p->__state == KB_TASK_NEW) {
+    p->__state = KB_TASK_RUNNING;
+    enqueue_task_fair(&kb_rq, p, ENQUEUE_NOCLOCK | (initial_flag ? ENQUEUE_INITIAL : 0));
+    p->on_rq = TASK_ON_RQ_QUEUED;
+    wakeup_preempt(&kb_rq, p, WF_FORK);
+    return 0;
+  }
+  int wake_flags = WF_TTWU | (sync ? WF_SYNC : 0);
+  if (p->on_rq) {
+    if (p->se.sched_delayed) enqueue_task_fair(&kb_rq, p, ENQUEUE_NOCLOCK | ENQUEUE_DELAYED);
+    if (!kb_is_curr(p)) wakeup_preempt(&kb_rq, p, wake_flags);
+  } else {
+    if (kb_online_cpus > 1) wake_flags |= WF_RQ_SELECTED;
+    enqueue_task_fair(&kb_rq, p, ENQUEUE_WAKEUP | ENQUEUE_NOCLOCK);
+    p->on_rq = TASK_ON_RQ_QUEUED;
+    wakeup_preempt(&kb_rq, p, wake_flags);
+  }
+  p->__state = KB_TASK_RUNNING;
+  return 0;
+}
+
+/* __schedule() of a blocking current task: try_to_block_task() */
+void kb_sleep(int id, int special) {
+  struct task_struct *p = kb_task(id);
+  p->__state = special ? KB_TASK_DEAD : KB_TASK_SLEEPING;
+  int flags = DEQUEUE_SLEEP | DEQUEUE_NOCLOCK | (special ? DEQUEUE_SPECIAL : 0);
+  if (dequeue_task_fair(&kb_rq, p, flags)) __block_task(&kb_rq, p);
+  kb_switch_to_next();
+}
+
+/* do_task_dead() is kb_sleep(id, 1); then finish_task_switch() of a dead, still delayed task */
+void kb_exit_delayed(int id) {
+  struct task_struct *p = kb_task(id);
+  if (p->se.sched_delayed) dequeue_entities(&kb_rq, &p->se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+}
+
+void kb_yield(void) {
+  yield_task_fair(&kb_rq);
+  kb_switch_to_next();
+}
+
+/* sched_tick(): the class's task_tick, then a pending reschedule at the tick's return */
+static void kb_do_tick(void) {
+  if (kb_rq.curr != &kb_idle_task) task_tick_fair(&kb_rq, kb_rq.curr, 0);
+}
+
+static int kb_need_resched(void) { return kb_rq.curr->need_resched; }
+
+void kb_run(unsigned long long ns) {
+  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && kb_rq.cfs.nr_running)) kb_switch_to_next();
+  u64 end = kb_rq.clock_task + ns;
+  for (;;) {
+    u64 next_tick = (kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
+    if (next_tick > end) {
+      kb_rq.clock = kb_rq.clock_task = end;
+      break;
+    }
+    kb_rq.clock = kb_rq.clock_task = next_tick;
+    kb_do_tick();
+    if (kb_need_resched()) kb_switch_to_next();
+  }
+}
+
+void kb_tick(void) { kb_run((kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec - kb_rq.clock_task); }
+
+/* The sched_change pattern of set_user_nice(), __sched_setscheduler() and sched_move_task(). */
+struct kb_change { int queued, running; };
+static struct kb_change kb_change_begin(struct task_struct *p, int flags) {
+  struct kb_change c = { task_on_rq_queued(p), kb_is_curr(p) };
+  if (c.queued) dequeue_task_fair(&kb_rq, p, flags);
+  if (c.running) put_prev_task_fair(&kb_rq, p, p);
+  return c;
+}
+static void kb_change_end(struct task_struct *p, struct kb_change c, int flags) {
+  if (c.queued) enqueue_task_fair(&kb_rq, p, flags);
+  if (c.running) set_next_task_fair(&kb_rq, p, false);
+}
+
+/* set_user_nice() */
+void kb_set_nice(int id, int nice) {
+  struct task_struct *p = kb_task(id);
+  struct kb_change c = kb_change_begin(p, DEQUEUE_SAVE | DEQUEUE_NOCLOCK);
+  p->static_prio = NICE_TO_PRIO(nice);
+  kb_set_load_weight(p, true);
+  int old_prio = p->prio;
+  p->prio = p->normal_prio = p->static_prio;
+  kb_change_end(p, c, ENQUEUE_RESTORE | ENQUEUE_NOCLOCK);
+  prio_changed_fair(&kb_rq, p, old_prio);
+}
+
+/* __sched_setscheduler() between fair policies, sched_setattr() runtime */
+void kb_set_params(int id, int policy, unsigned long long runtime) {
+  struct task_struct *p = kb_task(id);
+  int flags = DEQUEUE_SAVE | DEQUEUE_MOVE | DEQUEUE_NOCLOCK;
+  struct kb_change c = kb_change_begin(p, flags);
+  kb_setparam_fair(p, (unsigned)policy, runtime);
+  kb_set_load_weight(p, true);
+  kb_change_end(p, c, flags);
+}
+
+/* ---- task groups: sched_create_group() + sched_online_group(), cpu.shares, cpu.idle, moves ---- */
+int kb_create_group(int parent, unsigned long long shares) {
+  if (kb_nr_groups >= KB_MAX_GROUPS || parent >= kb_nr_groups) return -1;
+  int g = kb_nr_groups++;
+  struct task_group *tg = &kb_groups[g];
+  struct task_group *ptg = parent < 0 ? &root_task_group : &kb_groups[parent];
+  tg->parent = ptg;
+  tg->shares = NICE_0_LOAD;  /* alloc_fair_sched_group() */
+  tg->se = kb_group_se_ptr[g];
+  tg->cfs_rq = kb_group_cfs_rq_ptr[g];
+  init_cfs_rq(&kb_group_cfs_rq[g]);
+  init_tg_cfs_entry(tg, &kb_group_cfs_rq[g], &kb_group_se[g], 0, ptg->se[0]);
+  INIT_LIST_HEAD(&kb_group_se[g].group_node);
+  return sched_group_set_shares(tg, scale_load(shares)) == 0 ? g : -1;
+}
+
+int kb_set_group_shares(int g, unsigned long long shares) {
+  return sched_group_set_shares(&kb_groups[g], scale_load(shares));
+}
+
+int kb_set_group_idle(int g, int idle) { return sched_group_set_idle(&kb_groups[g], idle); }
+
+/* sched_move_task() */
+void kb_move_task(int id, int group) {
+  struct task_struct *p = kb_task(id);
+  int flags = DEQUEUE_SAVE | DEQUEUE_MOVE | DEQUEUE_NOCLOCK;
+  if (p->__state == KB_TASK_NEW) {  /* not yet on a queue: only its group changes */
+    p->sched_task_group = group < 0 ? &root_task_group : &kb_groups[group];
+    set_task_rq(p, 0);
+    return;
+  }
+  struct kb_change c = kb_change_begin(p, flags);
+  p->sched_task_group = group < 0 ? &root_task_group : &kb_groups[group];
+  task_change_group_fair(p);
+  kb_change_end(p, c, flags);
+  if (c.running) resched_curr(&kb_rq);
+}
+
+/* ---- the state, for the C++ side ---- */
+static int kb_entity_id(const struct sched_entity *se) {
+  if (!se) return -1;
+  for (int i = 0; i < kb_nr_tasks; i++)
+    if (se == &kb_tasks[i].se) return i;
+  for (int g = 0; g < kb_nr_groups; g++)
+    if (se == &kb_group_se[g]) return KB_MAX_TASKS + g;
+  return -2;
+}
+
+static int kb_node_id(const struct rb_node *n) {
+  return n ? kb_entity_id(rb_entry(n, struct sched_entity, run_node)) : -1;
+}
+
+static int kb_queue_id(const struct cfs_rq *q) {
+  if (!q) return -2;
+  if (q == &kb_rq.cfs) return -1;
+  for (int g = 0; g < kb_nr_groups; g++)
+    if (q == &kb_group_cfs_rq[g]) return g;
+  return -3;
+}
+
+static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e) {
+  e->weight = se->load.weight;
+  e->inv_weight = se->load.inv_weight;
+  e->deadline = se->deadline;
+  e->min_vruntime = se->min_vruntime;
+  e->min_slice = se->min_slice;
+  e->on_rq = se->on_rq;
+  e->sched_delayed = se->sched_delayed;
+  e->rel_deadline = se->rel_deadline;
+  e->custom_slice = se->custom_slice;
+  e->exec_start = se->exec_start;
+  e->sum_exec_runtime = se->sum_exec_runtime;
+  e->prev_sum_exec_runtime = se->prev_sum_exec_runtime;
+  e->vruntime = se->vruntime;
+  e->vlag = se->vlag;
+  e->slice = se->slice;
+  e->depth = se->depth;
+  e->queue = kb_queue_id(se->cfs_rq);
+  e->rb_parent = kb_node_id(rb_parent(&se->run_node));
+  e->rb_left = kb_node_id(se->run_node.rb_left);
+  e->rb_right = kb_node_id(se->run_node.rb_right);
+  e->rb_red = !rb_is_black(&se->run_node);
+}
+
+static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
+  o->weight = q->load.weight;
+  o->inv_weight = q->load.inv_weight;
+  o->nr_running = q->nr_running;
+  o->h_nr_queued = q->h_nr_queued;
+  o->h_nr_runnable = q->h_nr_runnable;
+  o->idle_nr_running = q->idle_nr_running;
+  o->idle_h_nr_running = q->idle_h_nr_running;
+  o->h_nr_delayed = q->h_nr_delayed;
+  o->avg_vruntime = q->avg_vruntime;
+  o->avg_load = q->avg_load;
+  o->zero_vruntime = q->zero_vruntime;
+  o->root = kb_node_id(q->tasks_timeline.rb_root.rb_node);
+  o->leftmost = kb_node_id(q->tasks_timeline.rb_leftmost);
+  o->curr = kb_entity_id(q->curr);
+  o->next = kb_entity_id(q->next);
+  o->idle = q->idle;
+}
+
+void kb_export(struct kb_state *s) {
+  s->nr_tasks = kb_nr_tasks;
+  s->nr_groups = kb_nr_groups;
+  s->clock_task = kb_rq.clock_task;
+  s->curr = kb_rq.curr == &kb_idle_task ? -1 : kb_entity_id(&kb_rq.curr->se);
+  s->need_resched = kb_need_resched();
+  s->nr_running = kb_rq.nr_running;
+  s->base_slice = sysctl_sched_base_slice;
+  for (int i = 0; i < kb_nr_tasks; i++) {
+    kb_export_entity(&kb_tasks[i].se, &s->task_se[i]);
+    s->task_on_rq[i] = kb_tasks[i].on_rq;
+    s->task_state[i] = (int)kb_tasks[i].__state;
+    s->task_group[i] = kb_tasks[i].sched_task_group == &root_task_group
+                           ? -1 : (int)(kb_tasks[i].sched_task_group - kb_groups);
+  }
+  kb_export_queue(&kb_rq.cfs, &s->root);
+  for (int g = 0; g < kb_nr_groups; g++) {
+    kb_export_entity(&kb_group_se[g], &s->group_se[g]);
+    kb_export_queue(&kb_group_cfs_rq[g], &s->group_q[g]);
+    s->group_shares[g] = kb_groups[g].shares;
+    s->group_idle[g] = kb_groups[g].idle;
+  }
+}
+
+/* avg_vruntime() of a queue, as the kernel computes it (6.12.118: it also re-bases zero_vruntime) */
+unsigned long long kb_avg_vruntime(int queue) {
+  return avg_vruntime(queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue]);
+}
+
+/* the tree's features.h, as names and defaults */
+#define SCHED_FEAT(name, enabled) #name,
+const char *const kb_feature_names[] = {
+#include "sched_features.h"
+  0,
+};
+#undef SCHED_FEAT
+#define SCHED_FEAT(name, enabled) enabled,
+const int kb_feature_defaults[] = {
+#include "sched_features.h"
+  0,
+};
+#undef SCHED_FEAT
+
+const char *kb_kernel_version(void) { return EEVDF_KERNEL_VERSION; }

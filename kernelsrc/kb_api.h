@@ -1,0 +1,88 @@
+/* eevdf-check kernel backend: the C interface between our core.c side
+ * (kernelsrc/glue.c, compiled with the kernel's fair.c code) and the C++
+ * backend (kernelsrc/kernel_backend.cpp).  Plain data only: the C++ side never
+ * sees a kernel structure.  One CPU, one instance per process.
+ */
+#ifndef EEVDF_KB_API_H
+#define EEVDF_KB_API_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KB_MAX_TASKS 512
+#define KB_MAX_GROUPS 32
+/* task->__state as the glue uses it */
+#define KB_TASK_RUNNING 0
+#define KB_TASK_SLEEPING 1
+#define KB_TASK_DEAD 0x80
+#define KB_TASK_NEW 0x800
+
+struct kb_config {
+  unsigned int features;  /* sysctl_sched_features: bit i = features.h entry i */
+  unsigned int ncpus;     /* num_online_cpus() for the base-slice factor */
+  unsigned long long tick_nsec;  /* TICK_NSEC of the scenario's CONFIG_HZ */
+  unsigned long long normalized_base_slice;
+};
+
+struct kb_entity {
+  unsigned long long weight, deadline, min_vruntime, min_slice, exec_start, sum_exec_runtime,
+      prev_sum_exec_runtime, vruntime, slice;
+  long long vlag;
+  unsigned int inv_weight;
+  int on_rq, sched_delayed, rel_deadline, custom_slice, depth;
+  int queue;  /* -1 root queue, g: group g's queue */
+  int rb_parent, rb_left, rb_right, rb_red;  /* entity ids: task id, or KB_MAX_TASKS + group; -1 none */
+};
+
+struct kb_queue {
+  unsigned long long weight, avg_load, zero_vruntime;
+  long long avg_vruntime;
+  unsigned int inv_weight, nr_running, h_nr_queued, h_nr_runnable, idle_nr_running, idle_h_nr_running,
+      h_nr_delayed;
+  int root, leftmost, curr, next, idle;
+};
+
+struct kb_state {
+  int nr_tasks, nr_groups, curr, need_resched;
+  unsigned int nr_running;
+  unsigned long long clock_task, base_slice;
+  struct kb_entity task_se[KB_MAX_TASKS];
+  int task_on_rq[KB_MAX_TASKS], task_state[KB_MAX_TASKS], task_group[KB_MAX_TASKS];
+  struct kb_queue root;
+  struct kb_entity group_se[KB_MAX_GROUPS];
+  struct kb_queue group_q[KB_MAX_GROUPS];
+  unsigned long long group_shares[KB_MAX_GROUPS];
+  int group_idle[KB_MAX_GROUPS];
+};
+
+typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *cond);
+
+void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx);
+unsigned long long kb_base_slice(void);
+/* features.h entry names in order, NULL-terminated (the tree's own list) */
+extern const char *const kb_feature_names[];
+extern const int kb_feature_defaults[];
+const char *kb_kernel_version(void);
+int kb_create_task(int nice, int policy, unsigned long long slice, int group);
+int kb_fork_task(int parent, int copy_races_sched_change);
+int kb_wake(int id, int sync, int initial_flag);
+void kb_sleep(int id, int special);
+void kb_exit_delayed(int id);
+void kb_schedule(void);
+void kb_yield(void);
+void kb_run(unsigned long long ns);
+void kb_tick(void);
+void kb_set_nice(int id, int nice);
+void kb_set_params(int id, int policy, unsigned long long runtime);
+int kb_create_group(int parent, unsigned long long shares);
+int kb_set_group_shares(int g, unsigned long long shares);
+int kb_set_group_idle(int g, int idle);
+void kb_move_task(int id, int group);
+void kb_export(struct kb_state *s);
+unsigned long long kb_avg_vruntime(int queue);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

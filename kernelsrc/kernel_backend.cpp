@@ -1,0 +1,320 @@
+#include "kernelsrc/kernel_backend.hpp"
+
+#include <atomic>
+#include <stdexcept>
+
+#include "kernelsrc/kb_api.h"
+#include "model/weights.hpp"
+
+namespace eevdf::kernelsrc {
+
+namespace {
+std::atomic<bool> g_alive{false};
+
+int policy_number(Policy p) {  // uapi SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE
+  switch (p) {
+    case Policy::normal: return 0;
+    case Policy::batch: return 3;
+    case Policy::idle: return 5;
+  }
+  return 0;
+}
+
+// sysctl_sched_features from the profile: a features.h entry the model knows
+// takes the profile's value, any other the tree's default.
+unsigned features_of(const Profile& profile) {
+  unsigned bits = 0;
+  for (int i = 0; kb_feature_names[i]; ++i) {
+    const auto f = feature_from_name(kb_feature_names[i]);
+    const bool on = f ? profile.feat(*f) : kb_feature_defaults[i] != 0;
+    if (on) bits |= 1u << i;
+  }
+  return bits;
+}
+
+void on_warn(void* ctx, const char* file, int line, const char* cond) {
+  static_cast<std::vector<KernelWarning>*>(ctx)->push_back({file, line, cond});
+}
+
+TaskState state_of(int s) {
+  switch (s) {
+    case KB_TASK_NEW: return TaskState::new_;
+    case KB_TASK_RUNNING: return TaskState::running;
+    case KB_TASK_DEAD: return TaskState::dead;
+    default: return TaskState::sleeping;
+  }
+}
+}  // namespace
+
+bool available() { return true; }
+std::string kernel_version() { return kb_kernel_version(); }
+
+std::string refusal(const Profile& profile, unsigned runqueues) {
+  (void)profile;
+  if (runqueues > 1) return "the kernel backend runs one CPU (runqueues 1); several runqueues are not built yet";
+  return {};
+}
+
+KernelBackend::KernelBackend(const Profile& profile) : profile_(profile) {
+  if (g_alive.exchange(true)) throw std::runtime_error("kernel backend: one instance at a time");
+  mirror_ = std::make_unique<System>(profile_, 1);
+  kb_config cfg{};
+  cfg.features = features_of(profile_);
+  cfg.ncpus = profile_.tunables.ncpus;
+  cfg.tick_nsec = profile_.tick_nsec();
+  cfg.normalized_base_slice = profile_.tunables.normalized_base_slice;
+  kb_init(&cfg, on_warn, &warnings_);
+  refresh();
+}
+
+KernelBackend::~KernelBackend() { g_alive = false; }
+
+std::vector<KernelWarning> KernelBackend::take_warnings() {
+  std::vector<KernelWarning> out;
+  out.swap(warnings_);
+  return out;
+}
+
+Task* KernelBackend::task(int id) { return mirror_->rq(0).task(id); }
+
+int KernelBackend::create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns, int group) {
+  Rq& rq = mirror_->rq(0);
+  if (rq.tasks.size() >= kMaxTasks || nice < -20 || nice > 19) return -1;
+  if (group >= 0 && static_cast<std::size_t>(group) >= rq.task_groups.size()) return -1;
+  const int id = kb_create_task(nice, policy_number(policy), custom_slice_ns, group);
+  if (id < 0) return -1;
+  Task& t = rq.tasks.emplace_back();
+  t.name = std::string(name);
+  t.nice = nice;
+  t.policy = policy;
+  t.se.task_id = id;
+  refresh();
+  return id;
+}
+
+int KernelBackend::fork_task(int parent, std::string_view child_name, bool racing) {
+  Rq& rq = mirror_->rq(0);
+  const Task* p = task(parent);
+  if (!p || parent != rq.curr || rq.tasks.size() >= kMaxTasks) return -1;
+  const int id = kb_fork_task(parent, racing ? 1 : 0);
+  if (id < 0) return -1;
+  Task child = *p;
+  child.name = std::string(child_name);
+  child.se.task_id = id;
+  child.sched_reset_on_fork = false;
+  if (child.nice < 0 && p->sched_reset_on_fork) child.nice = 0;
+  rq.tasks.push_back(std::move(child));
+  refresh();
+  return id;
+}
+
+Refusal KernelBackend::wake(int id, bool sync, int cpu) {
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (cpu > 0) return Refusal::bad_argument;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->state == TaskState::running) return Refusal::task_already_awake;
+  kb_wake(id, sync ? 1 : 0, profile_.behaviour.place_at_fork ? 0 : 1);
+  refresh();
+  return Refusal::none;
+}
+
+Refusal KernelBackend::sleep(int id) {
+  if (!task(id)) return Refusal::no_such_task;
+  if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
+  kb_sleep(id, 0);
+  refresh();
+  return Refusal::none;
+}
+
+Refusal KernelBackend::exit_task(int id) {
+  if (!task(id)) return Refusal::no_such_task;
+  if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
+  kb_sleep(id, 1);
+  kb_exit_delayed(id);
+  refresh();
+  return Refusal::none;
+}
+
+Refusal KernelBackend::yield(int id) {
+  if (!task(id)) return Refusal::no_such_task;
+  if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
+  kb_yield();
+  refresh();
+  return Refusal::none;
+}
+
+Refusal KernelBackend::set_nice(int id, int nice) {
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (nice < -20 || nice > 19) return Refusal::bad_argument;
+  if (p->nice == nice) return Refusal::none;
+  p->nice = nice;
+  kb_set_nice(id, nice);
+  refresh();
+  return Refusal::none;
+}
+
+Refusal KernelBackend::set_policy(int id, Policy policy) {
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  const u64 runtime = p->se.custom_slice ? p->se.slice : 0;
+  if (policy == p->policy && runtime == p->se.slice) return Refusal::none;
+  p->policy = policy;
+  kb_set_params(id, policy_number(policy), runtime);
+  refresh();
+  return Refusal::none;
+}
+
+Refusal KernelBackend::set_slice(int id, u64 slice_ns) {
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (!profile_.behaviour.custom_slices) return Refusal::no_custom_slices;
+  if (slice_ns == p->se.slice) return Refusal::none;
+  kb_set_params(id, policy_number(p->policy), slice_ns);
+  refresh();
+  return Refusal::none;
+}
+
+Refusal KernelBackend::migrate(int, int) { return Refusal::bad_argument; }
+
+int KernelBackend::create_group(std::string_view name, int parent, u64 shares) {
+  Rq& rq = mirror_->rq(0);
+  if (rq.task_groups.size() >= kMaxGroups) return -1;
+  if (parent >= 0 && static_cast<std::size_t>(parent) >= rq.task_groups.size()) return -1;
+  if (shares < kMinShares || shares > kMaxShares) return -1;
+  const int id = static_cast<int>(rq.task_groups.size());
+  TaskGroup& tg = rq.task_groups.emplace_back();
+  tg.name = std::string(name);
+  tg.parent = parent;
+  TaskGroupCpu& gc = rq.groups.emplace_back();
+  gc.cfs_rq.rq = &rq;
+  gc.cfs_rq.group_id = id;
+  gc.se.group_id = id;
+  gc.se.my_q = &gc.cfs_rq;
+  tg.se.push_back(&gc.se);
+  tg.cfs_rq.push_back(&gc.cfs_rq);
+  const int g = kb_create_group(parent, shares);
+  refresh();
+  return g;
+}
+
+Refusal KernelBackend::set_group_shares(int group, u64 shares) {
+  const Rq& rq = mirror_->rq(0);
+  if (group < 0 || static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
+  if (kb_set_group_shares(group, shares) != 0) return Refusal::group_is_idle;
+  refresh();
+  return Refusal::none;
+}
+
+Refusal KernelBackend::set_group_idle(int group, bool idle) {
+  const Rq& rq = mirror_->rq(0);
+  if (group < 0 || static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
+  if (kb_set_group_idle(group, idle ? 1 : 0) != 0) return Refusal::bad_argument;
+  refresh();
+  return Refusal::none;
+}
+
+Refusal KernelBackend::move_task(int id, int group) {
+  Task* p = task(id);
+  const Rq& rq = mirror_->rq(0);
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (group >= 0 && static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
+  if (p->group == group) return Refusal::none;
+  kb_move_task(id, group);
+  refresh();
+  return Refusal::none;
+}
+
+void KernelBackend::run(u64 ns) {
+  kb_run(ns);
+  refresh();
+}
+void KernelBackend::tick() {
+  kb_tick();
+  refresh();
+}
+void KernelBackend::schedule() {
+  kb_schedule();
+  refresh();
+}
+
+// The kernel's state into the mirror: every entity's fields, every queue's
+// sums and counts, the trees' shape (parent, children, colour, root, leftmost).
+void KernelBackend::refresh() {
+  static kb_state s;  // large: one per process, as the backend
+  kb_export(&s);
+  Rq& rq = mirror_->rq(0);
+  const bool aliases = profile_.behaviour.vprot_aliases_vlag;
+  auto entity = [&](int id) -> SchedEntity* {
+    if (id < 0) return nullptr;
+    if (id < KB_MAX_TASKS) return &rq.tasks[static_cast<std::size_t>(id)].se;
+    return &rq.groups[static_cast<std::size_t>(id - KB_MAX_TASKS)].se;
+  };
+  auto copy_entity = [&](const kb_entity& e, SchedEntity& se) {
+    se.load.weight = e.weight;
+    se.load.inv_weight = e.inv_weight;
+    se.deadline = e.deadline;
+    se.min_vruntime = e.min_vruntime;
+    se.min_slice = e.min_slice;
+    se.on_rq = e.on_rq != 0;
+    se.sched_delayed = e.sched_delayed != 0;
+    se.rel_deadline = e.rel_deadline != 0;
+    se.custom_slice = e.custom_slice != 0;
+    se.exec_start = e.exec_start;
+    se.sum_exec_runtime = e.sum_exec_runtime;
+    se.prev_sum_exec_runtime = e.prev_sum_exec_runtime;
+    se.vruntime = e.vruntime;
+    se.vprot_aliases_vlag = aliases;
+    se.vlag = e.vlag;
+    if (aliases) se.vprot = as_u64(e.vlag);
+    se.slice = e.slice;
+    se.depth = e.depth;
+    se.cfs_rq = &rq.group_queue(e.queue);
+    se.parent = se.cfs_rq->group_id < 0 ? nullptr : &rq.groups[static_cast<std::size_t>(se.cfs_rq->group_id)].se;
+    se.rb_parent = entity(e.rb_parent);
+    se.rb_left = entity(e.rb_left);
+    se.rb_right = entity(e.rb_right);
+    se.rb_red = e.rb_red != 0;
+  };
+  auto copy_queue = [&](const kb_queue& q, CfsRq& c) {
+    c.load.weight = q.weight;
+    c.load.inv_weight = q.inv_weight;
+    c.nr_queued = q.nr_running;
+    c.h_nr_queued = q.h_nr_queued;
+    c.h_nr_runnable = q.h_nr_runnable;
+    c.h_nr_idle = q.idle_h_nr_running;
+    c.sum_w_vruntime = q.avg_vruntime;
+    c.sum_weight = q.avg_load;
+    c.zero_vruntime = q.zero_vruntime;
+    c.tasks_timeline.assign(entity(q.root), entity(q.leftmost));
+    c.curr = entity(q.curr);
+    c.next = entity(q.next);
+    c.idle = q.idle;
+    c.rq = &rq;
+  };
+  for (int g = 0; g < s.nr_groups; ++g) {
+    copy_entity(s.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
+    copy_queue(s.group_q[g], rq.groups[static_cast<std::size_t>(g)].cfs_rq);
+    rq.task_groups[static_cast<std::size_t>(g)].shares = s.group_shares[g];
+    rq.task_groups[static_cast<std::size_t>(g)].idle = s.group_idle[g] != 0;
+  }
+  for (int i = 0; i < s.nr_tasks; ++i) {
+    Task& t = rq.tasks[static_cast<std::size_t>(i)];
+    copy_entity(s.task_se[i], t.se);
+    t.on_rq = s.task_on_rq[i] != 0;
+    t.state = state_of(s.task_state[i]);
+    t.group = s.task_group[i];
+  }
+  copy_queue(s.root, rq.cfs);
+  rq.clock_task = s.clock_task;
+  rq.curr = s.curr;
+  rq.need_resched = s.need_resched != 0;
+  rq.nr_running = s.nr_running;
+}
+
+}  // namespace eevdf::kernelsrc

@@ -1,0 +1,73 @@
+// The kernel backend: the kernel's own fair.c (kernelsrc/extract.py takes it
+// by name from a tree at build time; kernelsrc/glue.c is our core.c side),
+// driven through the same entry points as the model's System, and handing
+// its state back in the model's types (a mirror System) so that every
+// invariant runs on the kernel's own state. One CPU; one instance at a time
+// in a process (the kernel code keeps its state in globals).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/profile.hpp"
+#include "model/system.hpp"
+
+namespace eevdf::kernelsrc {
+
+// True when this build has the kernel backend (a tree was found at build time).
+bool available();
+// The tree's kernel version ("6.12.118"), or why there is none.
+std::string kernel_version();
+// Empty when the backend can run `profile` with `runqueues` CPUs, else why not.
+std::string refusal(const Profile& profile, unsigned runqueues);
+
+struct KernelWarning {
+  std::string file;
+  int line = 0;
+  std::string condition;
+};
+
+class KernelBackend {
+ public:
+  // Throws std::runtime_error when another instance is alive or the backend is absent.
+  explicit KernelBackend(const Profile& profile);
+  ~KernelBackend();
+  KernelBackend(const KernelBackend&) = delete;
+  KernelBackend& operator=(const KernelBackend&) = delete;
+
+  // The model's entry points (model/rq.hpp, model/system.hpp), with the same refusals.
+  int create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns, int group);
+  int fork_task(int parent, std::string_view child_name, bool copy_races_sched_change);
+  Refusal wake(int task, bool sync, int cpu);
+  Refusal sleep(int task);
+  Refusal yield(int task);
+  Refusal exit_task(int task);
+  Refusal set_nice(int task, int nice);
+  Refusal set_policy(int task, Policy policy);
+  Refusal set_slice(int task, u64 slice_ns);
+  Refusal migrate(int task, int cpu);
+  int create_group(std::string_view name, int parent, u64 shares);
+  Refusal set_group_shares(int group, u64 shares);
+  Refusal set_group_idle(int group, bool idle);
+  Refusal move_task(int task, int group);
+  void run(u64 ns);
+  void tick();
+  void schedule();
+
+  // The kernel's state in the model's types, brought up to date after every entry point.
+  System& state() { return *mirror_; }
+  const System& state() const { return *mirror_; }
+  // Kernel warnings (SCHED_WARN_ON, WARN_ON_ONCE) since the last call.
+  std::vector<KernelWarning> take_warnings();
+
+ private:
+  void refresh();
+  Task* task(int id);
+  Profile profile_;
+  std::unique_ptr<System> mirror_;
+  std::vector<KernelWarning> warnings_;
+};
+
+}  // namespace eevdf::kernelsrc

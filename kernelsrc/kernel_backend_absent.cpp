@@ -1,0 +1,38 @@
+// Built instead of kernel_backend.cpp when no kernel tree was given at build
+// time: the backend says it is absent, and the executor refuses to use it.
+#include <stdexcept>
+
+#include "kernelsrc/kernel_backend.hpp"
+
+namespace eevdf::kernelsrc {
+
+bool available() { return false; }
+std::string kernel_version() { return "none (no kernel tree at build time: cmake -DEEVDF_KERNEL_SRC=DIR)"; }
+std::string refusal(const Profile&, unsigned) { return "this build has no kernel backend"; }
+
+KernelBackend::KernelBackend(const Profile& profile) : profile_(profile) {
+  throw std::runtime_error("this build has no kernel backend (cmake -DEEVDF_KERNEL_SRC=DIR)");
+}
+KernelBackend::~KernelBackend() = default;
+std::vector<KernelWarning> KernelBackend::take_warnings() { return {}; }
+Task* KernelBackend::task(int) { return nullptr; }
+int KernelBackend::create_task(std::string_view, int, Policy, u64, int) { return -1; }
+int KernelBackend::fork_task(int, std::string_view, bool) { return -1; }
+Refusal KernelBackend::wake(int, bool, int) { return Refusal::bad_argument; }
+Refusal KernelBackend::sleep(int) { return Refusal::bad_argument; }
+Refusal KernelBackend::yield(int) { return Refusal::bad_argument; }
+Refusal KernelBackend::exit_task(int) { return Refusal::bad_argument; }
+Refusal KernelBackend::set_nice(int, int) { return Refusal::bad_argument; }
+Refusal KernelBackend::set_policy(int, Policy) { return Refusal::bad_argument; }
+Refusal KernelBackend::set_slice(int, u64) { return Refusal::bad_argument; }
+Refusal KernelBackend::migrate(int, int) { return Refusal::bad_argument; }
+int KernelBackend::create_group(std::string_view, int, u64) { return -1; }
+Refusal KernelBackend::set_group_shares(int, u64) { return Refusal::bad_argument; }
+Refusal KernelBackend::set_group_idle(int, bool) { return Refusal::bad_argument; }
+Refusal KernelBackend::move_task(int, int) { return Refusal::bad_argument; }
+void KernelBackend::run(u64) {}
+void KernelBackend::tick() {}
+void KernelBackend::schedule() {}
+void KernelBackend::refresh() {}
+
+}  // namespace eevdf::kernelsrc
