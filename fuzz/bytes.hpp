@@ -138,7 +138,7 @@ inline Scenario decode_bytes(const std::vector<std::uint8_t>& b) { return decode
 // named G<n> in creation order, a `task ... group=` (use `move`), a duration or
 // slice outside the tables and not a whole number of microseconds up to
 // 65535us, more than 256 operations, an expect operation, or (unless
-// ops_only) a title, a non-default directive (`skip` and `tolerate` included)
+// ops_only) a title, a non-default directive (the run settings included)
 // or a whole-run expectation.
 // With ops_only, the header, positional expect operations and whole-run
 // expectations are dropped and the rest is encoded. For a representable s,

@@ -18,6 +18,7 @@ std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOpt
   if (auto err = inv::parse_selection(flags.only, flags.skip, selection); !err.empty()) return err;
   options.selection = selection;
   options.tolerances = s.tolerate && !flags.no_tolerance ? inv::Tolerances{} : inv::Tolerances{false};
+  options.keep_going = options.keep_going || s.keep_going;
   return {};
 }
 

@@ -1,7 +1,7 @@
-// A scenario's run settings (the directives `skip` and `tolerate`,
-// docs/scenario-language.md) combined with the command line's --invariants,
-// --skip and --no-tolerance, for `run`, `replay` and `minimize`. execute()
-// does not read them: it checks what its ExecOptions say.
+// A scenario's run settings (the directives `skip`, `tolerate` and
+// `keep_going`, docs/scenario-language.md) combined with the command line's
+// --invariants, --skip, --no-tolerance and --keep-going, for `run`, `replay`
+// and `minimize`. execute() does not read them: it runs as its ExecOptions say.
 #pragma once
 
 #include <string>
@@ -17,14 +17,16 @@ struct RunFlags {
   bool no_tolerance = false;  // --no-tolerance: as `tolerate none` (there is no flag to turn it back on)
 };
 
-// Sets options.selection and options.tolerances from s and flags. Returns ""
-// or the message of a bad invariant name.
+// Sets options.selection and options.tolerances from s and flags, and
+// options.keep_going when s has `keep_going` (a keep_going the caller set from
+// --keep-going stays). Returns "" or the message of a bad invariant name.
 std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOptions& options);
 
 // Writes into s the directives under which a plain `run` checks what
 // `selection` and `tolerances` check: `skip` lists every invariant the
 // selection leaves out (the ones s already skips first, in their order, then
 // the others in catalogue order), `tolerate none` when the tolerances are off.
+// `keep_going` stays as s has it.
 void record_run_settings(const inv::Selection& selection, const inv::Tolerances& tolerances, Scenario& s);
 
 }  // namespace eevdf::fuzz

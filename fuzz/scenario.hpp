@@ -89,6 +89,7 @@ struct Scenario {
   // fuzz/run_settings.hpp, not by execute(), which takes ExecOptions as given).
   std::vector<std::string> skip;  // invariants not checked, "I-AUG", in the order written
   bool tolerate = true;           // false: `tolerate none`, report the documented findings F1, F6, F7
+  bool keep_going = false;        // `keep_going`: run on after the first violation (--keep-going)
   std::vector<Op> ops;
   std::vector<Expectation> expectations;
 };

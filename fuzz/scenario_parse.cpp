@@ -16,7 +16,7 @@ namespace eevdf::fuzz {
 
 namespace {
 
-constexpr std::string_view kDirectives = "profile, features, bug, cpus, hz, base_slice, runqueues, skip, tolerate";
+constexpr std::string_view kDirectives = "profile, features, bug, cpus, hz, base_slice, runqueues, skip, tolerate, keep_going";
 constexpr std::string_view kOperations =
     "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit, group, move, shares, group_idle, "
     "migrate";
@@ -196,6 +196,7 @@ class Parser {
     if (kw == "runqueues") return directive_runqueues();
     if (kw == "skip") return directive_skip();
     if (kw == "tolerate") return directive_tolerate();
+    if (kw == "keep_going") return directive_keep_going();
     if (kw == "expect") {
       begin_op(false);
       return expect();
@@ -472,6 +473,13 @@ class Parser {
     }
     sc_.tolerate = false;
     expect_end(2, "'tolerate none'");
+  }
+
+  // keep_going: the operations and expectations after the first violation run too, as --keep-going.
+  void directive_keep_going() {
+    if (!directive_ok("keep_going", col(0)) || !note_directive("keep_going", col(0))) return;
+    sc_.keep_going = true;
+    expect_end(1, "'keep_going'");
   }
 
   // ---- task names ----

@@ -2,10 +2,10 @@
 // semantic equality used for round trips.
 //
 // Canonical form: the title comment (if any), `profile NAME [bug=ID]` (always),
-// then `features`, `cpus`, `hz`, `base_slice`, `runqueues`, `skip`, `tolerate`
-// only when they differ from the defaults, then the operations and positional
-// expectations in order, then the whole-run expectations. For every valid scenario s,
-// same_scenario(parse_scenario(print_scenario(s)), s) holds.
+// then `features`, `cpus`, `hz`, `base_slice`, `runqueues`, `skip`, `tolerate`,
+// `keep_going` only when they differ from the defaults, then the operations and
+// positional expectations in order, then the whole-run expectations. For every
+// valid scenario s, same_scenario(parse_scenario(print_scenario(s)), s) holds.
 #pragma once
 
 #include <string>

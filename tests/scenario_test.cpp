@@ -327,6 +327,11 @@ TEST(scenario_parse, ErrorPositions) {
       {"tolerate none now\n", 1, 15, "expected end of line after 'tolerate none'", "found 'now'"},
       {"tolerate none\ntolerate none\n", 2, 1, "at most once", "the first is on line 1"},
       {"task A\ntolerate none\n", 2, 1, "expected an operation or 'expect'", "found the directive 'tolerate'"},
+      {"keep_going 1\n", 1, 12, "expected end of line after 'keep_going'", "found '1'"},
+      {"keep_going\nkeep_going\n", 2, 1, "at most once", "the first is on line 1"},
+      {"task A\nkeep_going\n", 2, 1, "expected an operation or 'expect'", "found the directive 'keep_going'"},
+      {"keep-going\n", 1, 1, "expected a directive (profile, features, bug, cpus, hz, base_slice, runqueues, skip, "
+                            "tolerate, keep_going)", "found 'keep-going'"},
       {"profile mainline\nskip I-PROT,I-DL\ntask A\nexpect violation I-DL\n", 4, 18,
        "expected an invariant the scenario checks", "'skip' directive on line 2"},
   };
@@ -348,14 +353,17 @@ TEST(scenario_parse, RunSettingsDirectives) {
   const Scenario d = parse_ok("task A\n");
   EXPECT_TRUE(d.skip.empty());
   EXPECT_TRUE(d.tolerate);
+  EXPECT_FALSE(d.keep_going);
   const Scenario s = parse_ok(
       "# F6 on two CPUs\n"
       "tolerate none   # report F1, F6, F7\n"
       "profile v7.0\n"
       "skip I-PROT,I-AUG\n"
       "runqueues 2\n"
+      "keep_going\n"
       "task A\n"
       "expect violation I-OVF\n");
+  EXPECT_TRUE(s.keep_going);
   EXPECT_EQ(s.skip, (std::vector<std::string>{"I-PROT", "I-AUG"}));  // as written, not sorted
   EXPECT_FALSE(s.tolerate);
   // The printer puts them after the other directives; parse(print(s)) is s.
@@ -366,6 +374,7 @@ TEST(scenario_parse, RunSettingsDirectives) {
             "runqueues 2\n"
             "skip I-PROT,I-AUG\n"
             "tolerate none\n"
+            "keep_going\n"
             "task A\n"
             "expect violation I-OVF\n");
   const Scenario back = parse_ok(text);
@@ -377,6 +386,9 @@ TEST(scenario_parse, RunSettingsDirectives) {
   EXPECT_FALSE(same_scenario(s, other));
   other = s;
   other.skip = {"I-AUG", "I-PROT"};
+  EXPECT_FALSE(same_scenario(s, other));
+  other = s;
+  other.keep_going = false;
   EXPECT_FALSE(same_scenario(s, other));
   // Every invariant of the catalogue can be skipped.
   std::string all;
@@ -482,6 +494,7 @@ Scenario gen_scenario_now() {
     }
   }
   s.tolerate = *rc::gen::inRange(0, 3) != 0;
+  s.keep_going = *rc::gen::inRange(0, 3) == 0;
 
   std::set<std::string> used;
   std::vector<std::string> names;
@@ -759,9 +772,10 @@ TEST(scenario_bytes, EncodeRefusesWhatItCannotRepresent) {
   EXPECT_FALSE(encode_bytes(parse_ok("task T0\nexpect curr T0\n")).has_value());
   // run settings come from the command line, like the profile
   EXPECT_FALSE(encode_bytes(parse_ok("skip I-AUG\ntask T0\n"), false, &why).has_value());
-  EXPECT_NE(why.find("skip or tolerate"), std::string::npos) << why;
+  EXPECT_NE(why.find("skip, tolerate or keep_going"), std::string::npos) << why;
   EXPECT_FALSE(encode_bytes(parse_ok("tolerate none\ntask T0\n")).has_value());
-  EXPECT_TRUE(encode_bytes(parse_ok("skip I-AUG\ntolerate none\ntask T0\n"), true).has_value());
+  EXPECT_FALSE(encode_bytes(parse_ok("keep_going\ntask T0\n")).has_value());
+  EXPECT_TRUE(encode_bytes(parse_ok("skip I-AUG\ntolerate none\nkeep_going\ntask T0\n"), true).has_value());
   const auto ops_only = encode_bytes(parse_ok("# t\nprofile v7.1\ntask T0\nexpect curr T0\nrun 65535us\n"
                                               "expect no-violation\n"),
                                      true);
@@ -807,7 +821,7 @@ bool identical_ops(const std::vector<Op>& a, const std::vector<Op>& b) {
 // exactly what a fresh decode gives, and max_ops a prefix of it.
 RC_GTEST_PROP(scenario_bytes, DecodeIntoAReusedScenarioIsAFreshDecode,
               (const std::vector<std::vector<std::uint8_t>>& inputs, std::uint8_t cap)) {
-  Scenario reused = parse_ok("# leftovers\nprofile v7.1\nskip I-AUG\ntolerate none\ntask A nice=3\nexpect field A.vlag >= 5\n"
+  Scenario reused = parse_ok("# leftovers\nprofile v7.1\nskip I-AUG\ntolerate none\nkeep_going\ntask A nice=3\nexpect field A.vlag >= 5\n"
                              "expect no-violation\n");
   for (const auto& b : inputs) {
     const Scenario fresh = decode_bytes(b.data(), b.size());
