@@ -67,7 +67,7 @@ s64 entity_lag(CfsRq& cfs_rq, SchedEntity& se, u64 avruntime);
 bool update_entity_lag(CfsRq& cfs_rq, SchedEntity& se);
 u64 cfs_rq_min_slice(const CfsRq& cfs_rq);
 u64 cfs_rq_max_slice(const CfsRq& cfs_rq);
-bool min_vruntime_update(SchedEntity* se);
+bool min_vruntime_update(SchedEntity* se, bool with_max_slice = true);
 void enqueue_entity_rb(CfsRq& cfs_rq, SchedEntity& se);  // __enqueue_entity
 void dequeue_entity_rb(CfsRq& cfs_rq, SchedEntity& se);  // __dequeue_entity
 u64 calc_delta_fair(u64 delta, SchedEntity& se, const CfsRq& cfs_rq);

@@ -243,24 +243,25 @@ u64 cfs_rq_max_slice(const CfsRq& cfs_rq) {
 
 // min_vruntime_update(): recompute the three augments from the children
 // (right then left); true iff none changed.
-bool min_vruntime_update(SchedEntity* se) {
+bool min_vruntime_update(SchedEntity* se, bool with_max_slice) {
   const u64 old_min_vruntime = se->min_vruntime;
   const u64 old_min_slice = se->min_slice;
   const u64 old_max_slice = se->max_slice;
   se->min_vruntime = se->vruntime;
   se->min_slice = se->slice;
-  se->max_slice = se->slice;
+  if (with_max_slice) se->max_slice = se->slice;
   for (const SchedEntity* child : {se->rb_right, se->rb_left}) {
     if (!child) continue;
     if (vruntime_diff(se->min_vruntime, child->min_vruntime) > 0) se->min_vruntime = child->min_vruntime;
     if (child->min_slice < se->min_slice) se->min_slice = child->min_slice;
-    if (child->max_slice > se->max_slice) se->max_slice = child->max_slice;
+    if (with_max_slice && child->max_slice > se->max_slice) se->max_slice = child->max_slice;
   }
+  // before 6e3c0a4e1ad1 (v7.0) there is no max_slice: the walk up stops on min_vruntime and min_slice alone
   return se->min_vruntime == old_min_vruntime && se->min_slice == old_min_slice &&
-         se->max_slice == old_max_slice;
+         (!with_max_slice || se->max_slice == old_max_slice);
 }
 
-bool MinVruntimeCallbacks::compute(SchedEntity* se) { return min_vruntime_update(se); }
+bool MinVruntimeCallbacks::compute(SchedEntity* se) const { return min_vruntime_update(se, max_slice); }
 
 namespace {
 bool entity_less(const SchedEntity* a, const SchedEntity* b) { return vruntime_before(a->deadline, b->deadline); }

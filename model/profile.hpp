@@ -117,6 +117,10 @@ struct Behaviour {
   bool augment_copies_all_fields = true;
   // __enqueue_entity() sets se->max_slice = se->slice (9a8bc9bb4c3f, Sept 2026).
   bool enqueue_inits_max_slice = true;
+  // The max_slice augment exists (6e3c0a4e1ad1, v7.0): min_vruntime_update()
+  // computes it and stops its walk up only when it too is unchanged. Before,
+  // the walk stops when min_vruntime and min_slice are unchanged.
+  bool augment_has_max_slice = true;
   // vruntime_eligible() multiplies key * load in 128 bits (b6eee96843e8).
   bool eligible_int128 = true;
   // avg_vruntime() floors a negative average (650cad561cce); without, it truncates.
@@ -160,6 +164,15 @@ struct Behaviour {
   bool wakeup_v6_18 = false;
   // ... and which member of that family (v6.6 and v6.12 differ from v6.18).
   CheckPreempt check_preempt = CheckPreempt::v6_18;
+  // check_preempt_wakeup_fair() of v6.12: NEXT_BUDDY passes over a
+  // sched_delayed wakee (493afbd187c4, 6.12.y); v6.12.0 and v6.6 make any
+  // wakee the buddy. (The v6.18 and later functions always test it.)
+  bool wakeup_buddy_skips_delayed = true;
+  // check_preempt_wakeup_fair() of v6.12: a SCHED_IDLE curr preempted by a
+  // non-idle wakee loses its RUN_TO_PARITY stash (cancel_protect_slice(),
+  // f553741ac8c0, v6.15, 6.12.y); v6.12.0 and v6.6 leave it, so the pick after
+  // the reschedule can return the idle curr again. (v6.18 and later cancel it.)
+  bool idle_preempt_cancels_protection = true;
   // v6.6-v6.12: RUN_TO_PARITY keeps curr while se->vlag == se->deadline, a
   // stash set_next_entity() leaves in vlag (63304558ba5d); later kernels
   // protect with vprot (set_protect_slice()). With PREEMPT_SHORT (v6.12,

@@ -46,6 +46,7 @@ Rq::Rq(Profile profile, Observer* obs)
       profile_(std::move(profile)),
       obs_(obs ? obs : &null_observer()) {
   callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
+  callbacks_.max_slice = profile_.behaviour.augment_has_max_slice;
   cfs.rq = this;
   tasks.reserve(kMaxTasks);
   task_groups.reserve(kMaxGroups);
@@ -61,6 +62,7 @@ Rq::Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, std::vec
       profile_(std::move(profile)),
       obs_(obs ? obs : &null_observer()) {
   callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
+  callbacks_.max_slice = profile_.behaviour.augment_has_max_slice;
   cfs.rq = this;
   tasks.reserve(kMaxTasks);
   task_groups.reserve(kMaxGroups);

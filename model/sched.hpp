@@ -75,8 +75,9 @@ struct SchedEntity {
 // has the multi-field fix.
 struct MinVruntimeCallbacks {
   bool copy_all_fields = true;
+  bool max_slice = true;  // the max_slice augment exists (Behaviour::augment_has_max_slice)
 
-  static bool compute(SchedEntity* se);  // min_vruntime_update(): true if unchanged
+  bool compute(SchedEntity* se) const;  // min_vruntime_update(): true if unchanged
   void copy(SchedEntity* from, SchedEntity* to) const {
     to->min_vruntime = from->min_vruntime;
     if (copy_all_fields) {
