@@ -1,4 +1,6 @@
 #include "cli/campaign.hpp"
+#include "kernelsrc/kernel_backend.hpp"
+#include "fuzz/scenario_print.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -85,6 +87,7 @@ struct Shared {
   std::mutex mutex;  // findings and output
   std::vector<Finding> findings;
   std::atomic<bool> stop{false};
+  std::atomic<unsigned> divergences{0};
   double until_seconds = -1;  // when the --until invariant was first found
   std::uint64_t until_runs = 0;
 };
@@ -99,6 +102,7 @@ void work(Shared& sh, unsigned job) {
   exec.strict = false;
   exec.selection = o.selection;
   exec.coverage = &sh.coverage;
+  exec.backend = o.backend;
   fuzz::Executor executor(sh.profile, exec);
   std::vector<std::uint8_t> bytes;
   fuzz::Scenario s;  // reused from run to run
@@ -121,6 +125,23 @@ void work(Shared& sh, unsigned job) {
     ++my_runs;
     sh.runs.fetch_add(1);
     sh.ops.fetch_add(static_cast<std::uint64_t>(r.executed + r.skipped));
+    if (r.divergence) {  // lockstep: the first difference is a finding of its own; the campaign stops there
+      std::lock_guard lock(sh.mutex);
+      if (!sh.stop.exchange(true)) {
+        fuzz::Scenario shown = s;
+        shown.ops.resize(static_cast<std::size_t>(r.divergence->op_index) + 1);
+        shown.profile = sh.profile.name;
+        shown.hz = sh.profile.tunables.hz;
+        shown.cpus = sh.profile.tunables.ncpus;
+        std::cout << fmt::format("LOCKSTEP DIVERGENCE at operation {} ({}): {}: model {}, kernel {}\n",
+                                 r.divergence->op_index,
+                                 fuzz::print_op(s.ops[static_cast<std::size_t>(r.divergence->op_index)]),
+                                 r.divergence->field, r.divergence->model, r.divergence->kernel);
+        std::cout << "scenario (replay with: eevdf-check run FILE --lockstep):\n" << fuzz::print_scenario(shown);
+        sh.divergences.fetch_add(1);
+      }
+      break;
+    }
     for (const auto& v : r.violations) {
       {
         std::lock_guard lock(sh.mutex);
@@ -176,7 +197,7 @@ void work(Shared& sh, unsigned job) {
 
 int run_campaign(const Profile& profile, const std::string& profile_args, const CampaignOptions& o) {
   Shared sh(profile, profile_args, o);
-  const unsigned jobs = o.jobs == 0 ? 1 : o.jobs;
+  const unsigned jobs = o.backend != fuzz::Backend::model ? 1 : o.jobs == 0 ? 1 : o.jobs;
   const char* groups = o.groups == CampaignOptions::Groups::always  ? "every run"
                        : o.groups == CampaignOptions::Groups::never ? "none"
                                                                      : "every other run";
@@ -210,7 +231,11 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
     for (const auto& f : sh.findings)
       std::cout << fmt::format("  {:<11} {:<60} {} ops  {}\n", inv::id_name(f.id), f.where.substr(0, 60), f.ops, f.file);
   }
-  return static_cast<int>(sh.findings.size());
+  if (o.backend == fuzz::Backend::lockstep)
+    std::cout << fmt::format("lockstep ({}, Linux {}): {} runs, {} operations, {} divergence(s)\n",
+                             profile.name, kernelsrc::kernel_version(), sh.runs.load(), sh.ops.load(),
+                             sh.divergences.load());
+  return static_cast<int>(sh.findings.size() + sh.divergences.load());
 }
 
 }  // namespace eevdf::cli

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "fuzz/executor.hpp"
+
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
 
@@ -32,6 +34,9 @@ struct CampaignOptions {
   std::string until;
   std::string until_site;
   inv::Selection selection;  // --invariants / --skip
+  // --backend kernel: the kernel's own fair.c; lockstep: model and kernel compared
+  // after every operation, a divergence is a finding (one job: the backend is one per process)
+  fuzz::Backend backend = fuzz::Backend::model;
 };
 
 // Returns the number of distinct findings.

@@ -193,12 +193,16 @@ int main(int argc, char** argv) {
   add_run_options(demo, demo_args);
 
   cli::CampaignOptions campaign;
+  std::string fuzz_backend = "model";
+  bool fuzz_lockstep = false;
   fuzz::ProfileOverride fuzz_profile{"mainline", "", ""};
   long time_s = 30, minimize_s = 30;
   auto* fuzzcmd = app.add_subcommand("fuzz", "random campaign: find and minimize invariant violations");
   add_profile_options(fuzzcmd, fuzz_profile, "kernel profile");
   fuzzcmd->add_option("--time", time_s, "seconds to fuzz")->capture_default_str()->check(CLI::Range(1L, 86400L));
   fuzzcmd->add_option("--seed", campaign.seed, "random seed")->capture_default_str();
+  fuzzcmd->add_option("--backend", fuzz_backend, "model (default), kernel (the kernel's own fair.c) or lockstep");
+  fuzzcmd->add_flag("--lockstep", fuzz_lockstep, "the same as --backend lockstep");
   fuzzcmd->add_option("--jobs", campaign.jobs, "worker threads (job j uses seed + j)")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   fuzzcmd->add_option("--runs", campaign.max_runs, "stop after this many runs (0: time only)");
@@ -229,6 +233,9 @@ int main(int argc, char** argv) {
   auto* mincmd = app.add_subcommand("minimize", "shrink a failing scenario or crash file to the fewest operations");
   mincmd->add_option("file", min_file, "scenario or crash file")->required();
   mincmd->add_option("-o,--output", min_out, "write the minimized scenario here (default: stdout)");
+  bool min_lockstep = false;
+  mincmd->add_flag("--lockstep", min_lockstep,
+                   "shrink a lockstep divergence (model against the kernel backend): keep the first differing field");
   add_profile_options(mincmd, min_profile, "kernel profile (overrides the scenario's)");
   mincmd->add_option("--time", min_budget, "seconds")->capture_default_str()->check(CLI::Range(1L, 3600L));
   mincmd->add_flag("--no-tolerance", min_no_tolerance,
@@ -307,10 +314,14 @@ int main(int argc, char** argv) {
                                        : cli::CampaignOptions::Groups::mixed;
     campaign.time = std::chrono::seconds(time_s);
     campaign.minimize_budget = std::chrono::seconds(minimize_s);
+    const auto backend = fuzz::backend_from_name(fuzz_lockstep ? "lockstep" : fuzz_backend);
+    if (!backend) return bad_input("--backend " + fuzz_backend + ": not a backend (model, kernel, lockstep)");
+    campaign.backend = *backend;
     // the replay line of a finding checks what the campaign checked
     std::string replay_args = profile_args(fuzz_profile);
     if (!fuzz_only.empty()) replay_args += " --invariants " + fuzz_only;
     if (!fuzz_skip.empty()) replay_args += " --skip " + fuzz_skip;
+    if (campaign.backend != fuzz::Backend::model) replay_args += std::string(" --backend ") + fuzz::backend_name(campaign.backend);
     return cli::run_campaign(*profile, replay_args, campaign) > 0 ? 1 : 0;
   }
   if (mincmd->parsed()) {
@@ -325,6 +336,29 @@ int main(int argc, char** argv) {
     if (auto err = fuzz::apply_run_settings(loaded->scenario, {min_only, min_skip, min_no_tolerance}, options);
         !err.empty())
       return bad_input(err);
+    if (min_lockstep) {
+      options.backend = fuzz::Backend::lockstep;
+      const auto r = fuzz::execute(loaded->scenario, *profile, options);
+      if (!r.error.empty()) return bad_input(min_file + ": " + r.error);
+      if (!r.divergence) return bad_input(min_file + ": the model and the kernel agree; nothing to minimize");
+      const auto m = fuzz::minimize_divergence(loaded->scenario, *profile, *r.divergence, std::chrono::seconds(min_budget));
+      fuzz::Scenario out = m.scenario;
+      out.profile = profile->name;
+      out.hz = profile->tunables.hz;
+      out.cpus = profile->tunables.ncpus;
+      const auto& d = m.divergence ? *m.divergence : *r.divergence;
+      out.title = fmt::format("lockstep divergence in {} (model {}, kernel {}); replay: eevdf-check run FILE --lockstep "
+                              "(minimized from {} to {} operations)",
+                              d.field, d.model, d.kernel, loaded->scenario.ops.size(), out.ops.size());
+      const std::string text = fuzz::print_scenario(out);
+      if (min_out.empty())
+        std::cout << text;
+      else
+        std::ofstream(min_out) << text;
+      std::cerr << fmt::format("minimized {} -> {} operations in {} runs{}\n", loaded->scenario.ops.size(),
+                               out.ops.size(), m.runs, m.complete ? "" : " (budget ran out)");
+      return 0;
+    }
     const auto r = fuzz::execute(loaded->scenario, *profile, options);
     if (r.violations.empty()) return bad_input(min_file + ": no invariant is violated; nothing to minimize");
     const auto m = fuzz::minimize(loaded->scenario, *profile, r.violations.front(), std::chrono::seconds(min_budget),

@@ -55,21 +55,19 @@ std::vector<Op> drop_undefined(const std::vector<Op>& ops) {
 
 }  // namespace
 
-MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
-                        std::chrono::milliseconds budget, inv::Tolerances tolerances,
-                        const inv::Selection& selection) {
+namespace {
+// The shrinking passes, for any predicate on a run's result.
+template <class Fails>
+MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptions& options, Fails fails,
+                      std::chrono::milliseconds budget) {
   const auto deadline = std::chrono::steady_clock::now() + budget;
-  ExecOptions options;
-  options.strict = false;
-  options.tolerances = tolerances;
-  options.selection = selection;
   MinimizeResult result;
   Scenario best = s;
   best.expectations.clear();
   best.ops = drop_undefined(best.ops);
   const auto still_fails = [&](const Scenario& candidate) {
     ++result.runs;
-    return same_finding(execute(candidate, profile, options), target);
+    return fails(candidate, execute(candidate, profile, options));
   };
 
   // Operations the kernel refuses are skipped when generated, but a text
@@ -259,7 +257,22 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
     if (!a && !b && !c && !d) break;
   }
   drop_skipped();
-  const ExecResult final_run = execute(best, profile, options);
+  result.scenario = std::move(best);
+  result.complete = !timed_out;
+  return result;
+}
+}  // namespace
+
+MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
+                        std::chrono::milliseconds budget, inv::Tolerances tolerances,
+                        const inv::Selection& selection) {
+  ExecOptions options;
+  options.strict = false;
+  options.tolerances = tolerances;
+  options.selection = selection;
+  MinimizeResult result =
+      shrink(s, profile, options, [&](const Scenario&, const ExecResult& r) { return same_finding(r, target); }, budget);
+  const ExecResult final_run = execute(result.scenario, profile, options);
   for (const auto& v : final_run.violations)
     if (v.id == target.id && v.where == target.where) {
       result.violation = v;
@@ -268,9 +281,23 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
   Expectation e;
   e.kind = Expectation::Kind::violation;
   e.invariant = std::string(inv::id_name(target.id));
-  best.expectations.push_back(e);
-  result.scenario = std::move(best);
-  result.complete = !timed_out;
+  result.scenario.expectations.push_back(e);
+  return result;
+}
+
+MinimizeResult minimize_divergence(const Scenario& s, const Profile& profile, const Divergence& target,
+                                   std::chrono::milliseconds budget) {
+  ExecOptions options;
+  options.strict = false;
+  options.backend = Backend::lockstep;
+  const OpKind kind = s.ops[static_cast<std::size_t>(target.op_index)].kind;
+  // the same first differing field, after the same kind of operation
+  const auto same_divergence = [&](const Scenario& candidate, const ExecResult& r) {
+    return r.divergence && r.divergence->field == target.field && r.divergence->op_index >= 0 &&
+           candidate.ops[static_cast<std::size_t>(r.divergence->op_index)].kind == kind;
+  };
+  MinimizeResult result = shrink(s, profile, options, same_divergence, budget);
+  result.divergence = execute(result.scenario, profile, options).divergence;
   return result;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "fuzz/executor.hpp"
 
@@ -12,6 +13,7 @@ namespace eevdf::fuzz {
 struct MinimizeResult {
   Scenario scenario;       // the minimized scenario, with an `expect violation` line
   inv::Violation violation;
+  std::optional<Divergence> divergence;  // minimize_divergence(): the divergence the result replays
   int runs = 0;            // executions spent
   bool complete = false;   // 1-minimal (false: the budget ran out first)
 };
@@ -20,5 +22,10 @@ struct MinimizeResult {
 MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
                         std::chrono::milliseconds budget, inv::Tolerances tolerances = {},
                         const inv::Selection& selection = {});
+
+// Shrinks s, which must diverge in lockstep (model against the kernel backend)
+// in target.field: the result diverges in the same field.
+MinimizeResult minimize_divergence(const Scenario& s, const Profile& profile, const Divergence& target,
+                                   std::chrono::milliseconds budget);
 
 }  // namespace eevdf::fuzz

@@ -43,7 +43,7 @@ void eevdf_kernel_warn(const char *file, int line, const char *cond) {
 
 /* ---- core.c services the fair class calls ---- */
 void resched_curr(struct rq *rq) { rq->curr->need_resched = 1; }
-void update_rq_clock(struct rq *rq) { (void)rq; /* the scenario sets the clock */ }
+void update_rq_clock(struct rq *rq) { rq->clock_update_flags |= RQCF_UPDATED; /* the scenario sets the clock */ }
 void rq_clock_skip_update(struct rq *rq) { (void)rq; }
 struct rq *cpu_rq(int cpu) { (void)cpu; return &kb_rq; }
 int task_cpu(const struct task_struct *p) { (void)p; return 0; }
@@ -120,6 +120,7 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   kb_rq.tmp_alone_branch = &kb_rq.leaf_cfs_rq_list;
   kb_idle_task.sched_class = 0;
   kb_rq.curr = kb_rq.donor = kb_rq.idle = &kb_idle_task;
+  kb_rq.clock_update_flags = RQCF_UPDATED;  /* update_rq_clock() at every entry: the clock is the scenario's */
 }
 
 unsigned long long kb_base_slice(void) { return sysctl_sched_base_slice; }
@@ -136,6 +137,7 @@ int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
   p->se.slice = sysctl_sched_base_slice;
   INIT_LIST_HEAD(&p->se.group_node);
   set_task_rq(p, 0);
+  p->policy = (unsigned)policy;  /* the policy a new task starts with: its weight depends on it */
   kb_set_load_weight(p, false);
   kb_setparam_fair(p, (unsigned)policy, slice);
   p->__state = KB_TASK_NEW;
@@ -181,14 +183,18 @@ int kb_fork_task(int parent, int copy_races_sched_change) {
 static void kb_switch_to_next(void) {
   struct task_struct *prev = kb_rq.curr;
   struct task_struct *next;
-  prev->need_resched = 0;
+  struct rq_flags rf;
   if (prev != &kb_idle_task) {
-    next = pick_next_task_fair(&kb_rq, prev, 0);
+    next = pick_next_task_fair(&kb_rq, prev, &rf);
     if (!next) put_prev_task_fair(&kb_rq, prev, &kb_idle_task);
   } else {
     next = pick_task_fair(&kb_rq);
     if (next) set_next_task_fair(&kb_rq, next, true);
   }
+  /* 6.12 __schedule(): clear_tsk_need_resched(prev) after the pick, so a
+   * resched_curr() inside the pick (update_curr() reaching the deadline) is
+   * cleared with it */
+  prev->need_resched = 0;
   kb_rq.curr = kb_rq.donor = next ? next : &kb_idle_task;
 }
 
