@@ -1,7 +1,9 @@
 // Wakeup preemption of v6.12.0 (check_preempt_wakeup_fair() with
 // do_preempt_short(), 85e511df3cec) and of v6.6.0 (check_preempt_wakeup()):
 // both ask pick_eevdf() with its RUN_TO_PARITY test; v6.12 first cancels the
-// parity stash for a shorter-slice wakee.
+// parity stash for a shorter-slice wakee. 6.12.y (v6.12.118) adds two
+// stable backports: no NEXT_BUDDY for a delayed wakee (493afbd187c4) and the
+// stash cancelled for a preempted SCHED_IDLE curr (f553741ac8c0).
 #include <optional>
 
 #include "model/fair.hpp"
@@ -19,8 +21,16 @@ void preempt_if_picked(Rq& rq, CfsRq& cfs_rq, SchedEntity& pse, WakeupPreemptRea
   rq.resched_curr();
 }
 
-// v6.6 and v6.12: a SCHED_IDLE curr yields to any other wakee (goto preempt)
-void preempt_idle_curr(Rq& rq, CfsRq& cfs_rq, SchedEntity& pse) {
+// cancel_protect_slice() on the parity stash (6.12.y, 9cdb4fe20cd2; v6.12.0
+// open-codes it): a stash still equal to the deadline is broken by one.
+void cancel_parity_stash(SchedEntity& se) {
+  if (vlag_holds_parity(se)) se.set_vlag(as_s64(se.deadline + 1));
+}
+
+// v6.6 and v6.12: a SCHED_IDLE curr yields to any other wakee (goto preempt);
+// 6.12.y (f553741ac8c0) first cancels the idle entity's parity stash.
+void preempt_idle_curr(Rq& rq, CfsRq& cfs_rq, SchedEntity& se, SchedEntity& pse) {
+  if (rq.profile().behaviour.idle_preempt_cancels_protection) cancel_parity_stash(se);
   rq.obs().on_wakeup_preempt(cfs_rq, pse, WakeupPreemptReason::idle_curr);
   rq.resched_curr();
 }
@@ -43,7 +53,7 @@ std::optional<MatchedEntities> match_for_wakeup(Rq& rq, Task& curr, Task& p) {
   const bool cse_is_idle = se_is_idle(rq, se);
   const bool pse_is_idle = se_is_idle(rq, pse);
   if (cse_is_idle && !pse_is_idle) {
-    preempt_idle_curr(rq, *se.cfs_rq, pse);
+    preempt_idle_curr(rq, *se.cfs_rq, se, pse);
     return std::nullopt;
   }
   if (cse_is_idle != pse_is_idle) return std::nullopt;
@@ -60,7 +70,9 @@ void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags) {
 
   if (&curr.se == &p.se) return;
   // v6.12.0 has no !pse->sched_delayed test here (493afbd187c4 came in 6.12.y)
-  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(p.se);
+  const bool buddy_skips_delayed = profile.behaviour.wakeup_buddy_skips_delayed && p.se.sched_delayed;
+  if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK) && !buddy_skips_delayed)
+    set_next_buddy(p.se);
   if (rq.need_resched) return;
   if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
   const auto matched = match_for_wakeup(rq, curr, p);
@@ -72,7 +84,7 @@ void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags) {
   WakeupPreemptReason reason = WakeupPreemptReason::pick;
   if (do_preempt_short(cfs_rq, pse, se)) {
     reason = WakeupPreemptReason::short_pick;
-    if (vlag_holds_parity(se)) se.set_vlag(as_s64(se.deadline + 1));  // cancel RUN_TO_PARITY
+    cancel_parity_stash(se);  // cancel RUN_TO_PARITY
   }
   preempt_if_picked(rq, cfs_rq, pse, reason);
 }
@@ -86,7 +98,7 @@ void check_preempt_wakeup_v6_6(Rq& rq, Task& p, int wake_flags) {
   if (&curr.se == &p.se) return;
   if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(p.se);
   if (rq.need_resched) return;
-  if (task_is_idle(curr) && !task_is_idle(p)) return preempt_idle_curr(rq, *p.se.cfs_rq, p.se);
+  if (task_is_idle(curr) && !task_is_idle(p)) return preempt_idle_curr(rq, *p.se.cfs_rq, curr.se, p.se);
   if (p.policy != Policy::normal || !profile.feat(Feature::WAKEUP_PREEMPTION)) return;
   const auto matched = match_for_wakeup(rq, curr, p);
   if (!matched) return;

@@ -1,6 +1,7 @@
-// The kernel profiles: mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12 and v6.6.
+// The kernel profiles: mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12.118, v6.12 and v6.6.
 // Each is mainline (the newest hierarchical code) with the later changes undone,
-// or for v7.3 the v7.3-rc changes added (docs/profiles.md has the table with the commits).
+// or for v7.3 the v7.3-rc changes added, or for v6.12.118 the 6.12.y stable
+// backports added to v6.12 (docs/profiles.md has the tables with the commits).
 #include "model/profile.hpp"
 
 namespace eevdf {
@@ -151,6 +152,37 @@ Profile v6_12() {
   b.group_slice_updates_augment = false;    // 563bc2161b94 came in v6.15
   b.dequeue_slice_from_nonempty_queue = false;  // bbce3de72be5 came in v6.15 (6.12.y: 6.12.29)
   b.empty_group_keeps_weight = false;        // 66951e4860d3 came in v6.13-rc7 (6.12.y: 6.12.11)
+  b.wakeup_buddy_skips_delayed = false;      // 493afbd187c4 came in 6.12.y
+  b.idle_preempt_cancels_protection = false;  // f553741ac8c0 came in v6.15 (and 6.12.y)
+  return p;
+}
+
+// 6.12.118 as Debian packages it (linux-source-6.12 6.12.118-1), read line by
+// line in its fair.c, core.c and features.h: v6.12.0 with the EEVDF stable
+// backports of 6.12.1..6.12.118. It keeps v6.12's scale_load_down() sums,
+// s64 eligibility, own-slice lag limit, reweight_eevdf() (6d71a9c61604 was
+// not backported) and the RUN_TO_PARITY stash in vlag, and takes the
+// zero_vruntime key base re-based by avg_vruntime() from update_deadline().
+Profile v6_12_118() {
+  Profile p = v6_12();
+  p.name = "v6.12.118";
+  p.description =
+      "6.12.118 (Debian linux-source-6.12): v6.12 + stable backports: zero_vruntime re-based in avg_vruntime() "
+      "from update_deadline(), yield forfeits vruntime, PICK_BUDDY, 700 us base slice, group-slice and "
+      "empty-group fixes; still parity stash in vlag, own-slice lag limit, reweight_eevdf()";
+  p.known.set(Feature::PICK_BUDDY, true);  // 2a77e4be12cb (6.12.y)
+  p.features.set(Feature::PICK_BUDDY, true);
+  p.tunables.normalized_base_slice = 700000;  // 2ae891b82695 (6.12.y)
+  Behaviour& b = p.behaviour;
+  b.key_base = KeyBase::zero_at_avg_deadline;   // 79f3f9bedd14 + b3d99f43c72b + 1319ea57529e (6.12.y)
+  b.yield = YieldRule::forfeit_update_deadline;  // 79104becf42b + 1319ea57529e (6.12.y)
+  b.buddy_gated_by_next_buddy = false;          // 2a77e4be12cb: PICK_BUDDY, still in pick_next_entity()
+  b.group_slice_updates_augment = true;         // 563bc2161b94 (6.12.y)
+  b.dequeue_slice_from_nonempty_queue = true;   // bbce3de72be5 (6.12.y)
+  b.empty_group_keeps_weight = true;            // 66951e4860d3 (6.12.11)
+  b.fork_clears_rel_deadline = true;            // 3da56dc063cd (6.12.y)
+  b.wakeup_buddy_skips_delayed = true;          // 493afbd187c4 (6.12.y)
+  b.idle_preempt_cancels_protection = true;     // f553741ac8c0 (6.12.y)
   return p;
 }
 
@@ -183,13 +215,14 @@ struct Entry {
   std::string_view name;
   Factory make;
 };
-const std::array<Entry, 8> kProfiles = {{
+const std::array<Entry, 9> kProfiles = {{
     {"mainline", mainline},
     {"v7.3", v7_3},
     {"v7.2", v7_2},
     {"v7.1", v7_1},
     {"v7.0", v7_0},
     {"v6.18", v6_18},
+    {"v6.12.118", v6_12_118},
     {"v6.12", v6_12},
     {"v6.6", v6_6},
 }};

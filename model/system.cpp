@@ -44,6 +44,12 @@ std::string runqueues_refusal(const std::string& profile, unsigned nr) {
       // only under PLACE_REL_DEADLINE; can_migrate_task() still moves a
       // delayed task for any balance type (61b82dfb6b7e came in v6.14).
       "v6.12",
+      // v6.12.118 (its own source, Debian linux-source-6.12): v6.12's path
+      // (can_migrate_task() still has no migrate_load test for a delayed task,
+      // place_entity() restores a relative deadline under PLACE_REL_DEADLINE,
+      // own-slice lag limit, the parity stash in vlag), with the zero_vruntime
+      // key base re-based by avg_vruntime() in place of min_vruntime.
+      "v6.12.118",
       // v6.6 (6.6.9 source, equal to v6.6.0 on this path): no rel_deadline, so
       // place_entity() gives a migrated task a fresh full slice; no delayed
       // dequeue; the fork placement is redone by wake_up_new_task().
@@ -51,7 +57,8 @@ std::string runqueues_refusal(const std::string& profile, unsigned nr) {
   };
   for (std::string_view name : kChecked)
     if (profile == name) return {};
-  return "runqueues > 1 is modelled on the mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12 and v6.6 profiles only "
+  return "runqueues > 1 is modelled on the mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12.118, v6.12 and v6.6 "
+         "profiles only "
          "(the migration path of '" +
          profile + "' was not checked)";
 }

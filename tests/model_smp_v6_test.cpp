@@ -46,6 +46,7 @@ std::ostream& operator<<(std::ostream& os, const Version& v) { return os << v.pr
 const Version kVersions[] = {
     {"v7.0", 2'800'000, true, true, true, true},
     {"v6.18", 2'800'000, true, true, true, false},
+    {"v6.12.118", 2'800'000, true, true, true, false},
     {"v6.12", 3'000'000, true, true, true, false},
     {"v6.6", 3'000'000, false, false, false, false},
 };
@@ -266,8 +267,8 @@ std::string version_name(const ::testing::TestParamInfo<Version>& i) {
 
 INSTANTIATE_TEST_SUITE_P(Profiles, SmpV6, ::testing::ValuesIn(kVersions), version_name);
 // v6.6 has no delayed dequeue (152e11f6df29 came in v6.12)
-INSTANTIATE_TEST_SUITE_P(Profiles, SmpV6Delayed, ::testing::Values(kVersions[0], kVersions[1], kVersions[2]),
-                         version_name);
+INSTANTIATE_TEST_SUITE_P(Profiles, SmpV6Delayed,
+                         ::testing::Values(kVersions[0], kVersions[1], kVersions[2], kVersions[3]), version_name);
 
 // Every profile whose migration path was read is accepted; anything else, and
 // a runqueue count outside 1 .. 8, is refused with a reason.
@@ -292,7 +293,8 @@ TEST(SmpV6Refusal, ScenariosRunOnTheOlderProfiles) {
     const char* profile;
     const char* skip;
   };
-  for (const Run& run : {Run{"v7.0", "I-AUG"}, Run{"v6.18", ""}, Run{"v6.12", ""}, Run{"v6.6", ""}}) {
+  for (const Run& run : {Run{"v7.0", "I-AUG"}, Run{"v6.18", ""}, Run{"v6.12.118", ""}, Run{"v6.12", ""},
+                        Run{"v6.6", ""}}) {
     const std::string p = run.profile;
     const std::string text = "profile " + p +
                              "\nrunqueues 3\ntask A\ntask B\ntask C\nwake A\nwake B\nwake C cpu=2\nrun 1ms\n"
