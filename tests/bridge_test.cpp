@@ -356,6 +356,11 @@ TEST(BridgeKstep, VersionGuardsAndRefusals) {
   EXPECT_EQ(kernel_version_of("v7.1")->c_condition(),
             "LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0) && LINUX_VERSION_CODE < KERNEL_VERSION(7, 2, 0)");
   EXPECT_EQ(kernel_version_of("v6.12")->text(), "v6.12");
+  // a stable point release: exactly the SUBLEVEL the profile was read from
+  EXPECT_EQ(kernel_version_of("v6.12.118")->text(), "v6.12.118");
+  EXPECT_EQ(kernel_version_of("v6.12.118")->c_condition(),
+            "LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 118) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 119)");
+  EXPECT_FALSE(kernel_version_of("v6.12.300"));
   EXPECT_FALSE(kernel_version_of("experimental"));
   auto s = parse("profile mainline\ntask A\nwake A\nsleep A\n");  // A is not on the CPU yet
   std::string error;
