@@ -9,21 +9,26 @@ namespace {
 
 const std::vector<std::string_view> kFrom70 = {"v7.0", "v7.1", "mainline"};
 const std::vector<std::string_view> kFrom71 = {"v7.1", "mainline"};
-const std::vector<std::string_view> kV612 = {"v6.12"};
+// v6.12.118 has the 6.12.y backports of these fixes (docs/profiles.md)
+const std::vector<std::string_view> kFrom70And612y = {"v6.12.118", "v7.0", "v7.1", "mainline"};
+const std::vector<std::string_view> kFrom71And612y = {"v6.12.118", "v7.1", "mainline"};
+const std::vector<std::string_view> kV612 = {"v6.12", "v6.12.118"};
 const std::vector<std::string_view> kV66 = {"v6.6"};
 const std::vector<std::string_view> kV73 = {"v7.3"};
 
 const std::vector<BugSwitch> kBugs = {
-    {"B01", "forked entity keeps a stale rel_deadline; yield then blows up vruntime", "3da56dc063cd", kFrom71,
-     "v6.12, v6.18, v7.0", "I-DL",
+    {"B01", "forked entity keeps a stale rel_deadline; yield then blows up vruntime", "3da56dc063cd", kFrom71And612y,
+     "v6.12, v6.18, v7.0; 6.12.y before Debian 6.12.94", "I-DL",
      [](Profile& p) { p.behaviour.fork_clears_rel_deadline = false; }},
-    {"B02", "zero_vruntime is not updated while a single task runs", "b3d99f43c72b", kFrom70, "v6.19",
+    {"B02", "zero_vruntime is not updated while a single task runs", "b3d99f43c72b", kFrom70And612y,
+     "v6.19; 6.12.y from Debian 6.12.69 to the b3d99f43c72b backport",
      "I-KEY",
      [](Profile& p) {
        p.behaviour.key_base = KeyBase::zero_at_rb_ops;
        p.behaviour.yield = YieldRule::forfeit_add_slice;
      }},
-    {"B03", "two yielding tasks leapfrog past zero_vruntime", "1319ea57529e", kFrom70, "v7.0-rc1..rc6",
+    {"B03", "two yielding tasks leapfrog past zero_vruntime", "1319ea57529e", kFrom70And612y,
+     "v7.0-rc1..rc6; 6.12.y from the b3d99f43c72b backport to 6.12.80",
      "I-KEY",
      [](Profile& p) {
        p.behaviour.key_base = KeyBase::zero_at_avg_tick;
@@ -47,7 +52,8 @@ const std::vector<BugSwitch> kBugs = {
      [](Profile& p) { p.behaviour.wakeup_pick = WakeupPick::pick_eevdf; }},
     {"B19", "lag clamped by the entity's own slice, not the queue's largest", "6e3c0a4e1ad1", kFrom70,
      "v6.6 .. v6.18", "I-LAG", [](Profile& p) { p.behaviour.lag_limit_max_slice = false; }},
-    {"B20", "yield pushes only the deadline: deadline runaway", "79104becf42b", kFrom70, "v6.6 .. v6.18",
+    {"B20", "yield pushes only the deadline: deadline runaway", "79104becf42b", kFrom70And612y,
+     "v6.6 .. v6.18; 6.12.y before Debian 6.12.63",
      "I-DL", [](Profile& p) { p.behaviour.yield = YieldRule::deadline_only; }},
     {"B23", "forced wakeup preemption: an ineligible waker yields without asking EEVDF", "15257cc2f905",
      kFrom70, "v6.19-rc1..rc6 (e837456fdca8)", "I-WAKEPICK",
