@@ -433,7 +433,8 @@ ExecResult Executor::run(const Scenario& s) {
     }
     if (options_.trace) r.trace.push_back(trace_step(sys, index));
     if (sys.oops()) r.oops = true;
-    if ((violated() && !options_.keep_going) || sys.oops() || r.divergence) break;
+    // lockstep goes on past a violation: the comparison is the point, and expected findings are frequent
+    if ((violated() && !options_.keep_going && !lockstep) || sys.oops() || r.divergence) break;
   }
   for (const auto& c : checkers)
     for (const auto& v : c->violations())

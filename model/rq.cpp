@@ -215,16 +215,20 @@ Refusal Rq::wake(int id, bool sync, bool migrated) {
 void Rq::switch_to_next() {
   Task* prev = task(curr);
   Task* next = pick_task_fair(*this);
+  if (!oops && next != prev) {
+    if (prev && next)
+      put_prev_set_next_fair(*this, *prev, *next);  // pick_next_task_fair(): only the levels that differ
+    else if (prev)
+      put_prev_task_fair(*this, *prev);
+    else if (next)
+      set_next_task_fair(*this, *next, true);
+    curr = next ? next->se.task_id : -1;
+  }
+  // __schedule() clears prev's TIF_NEED_RESCHED after pick_next_task(), which
+  // includes the put_prev/set_next of the switch: a resched_curr() in it (an
+  // update_curr() of a group level reaching prev's deadline) lands on prev and
+  // is cleared with it. Found by lockstep against 6.12.118's own code.
   need_resched = false;
-  if (oops) return;
-  if (next == prev) return;
-  if (prev && next)
-    put_prev_set_next_fair(*this, *prev, *next);  // pick_next_task_fair(): only the levels that differ
-  else if (prev)
-    put_prev_task_fair(*this, *prev);
-  else if (next)
-    set_next_task_fair(*this, *next, true);
-  curr = next ? next->se.task_id : -1;
 }
 
 void Rq::schedule() {
