@@ -64,6 +64,9 @@ NULL""".split())
 # The only definitions taken from core.c (its code is ours): facts the glue reads.
 CORE_TABLES = {"sched_prio_to_weight", "sched_prio_to_wmult"}
 
+# The C library functions the glue calls.
+LIBC = {"memset"}
+
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}
 
@@ -356,7 +359,10 @@ def extract(files, shim_text, workdir, cc, glue_text=""):
             raise ExtractError(f"kernel/sched/fair.c: hook {r}() not found (kernel {version[0]}.{version[1]}."
                                f"{version[2]}): the extractor's root list does not fit this tree")
         queue.append((r, "the backend's root list"))
-    # every identifier of the tree that the glue (our core.c side) uses is a root too
+    # every identifier of the tree that the glue (our core.c side) uses is a root too,
+    # and every function it calls must be in the tree, the shim or the glue itself
+    glue_defined = {it["name"] for it in split_items(list(enumerate(strip_comments(glue_text).split("\n"), 1)),
+                                                     "kernelsrc/glue.c") if it["name"]}
     for ident in sorted(identifiers(glue_text)):
         if ident in index and ident not in provided:
             queue.append((ident, "kernelsrc/glue.c"))
@@ -391,6 +397,12 @@ def extract(files, shim_text, workdir, cc, glue_text=""):
         lines = [f"{rel}:{line}: {c}() called from {fn}() is neither in fair.c nor a cut point of the shim"
                  for c, fn, rel, line in sorted(set(missing))]
         raise ExtractError("\n".join(lines))
+    glue_missing = sorted(c for c in called(glue_text) - glue_defined - provided - set(index) - set(macros)
+                          - LIBC if not c.startswith("__builtin"))
+    if glue_missing:
+        raise ExtractError("\n".join(f"kernelsrc/glue.c: {c}() (called by the backend's core.c side) is not in "
+                                      f"this tree's fair.c/sched.h (kernel {version[0]}.{version[1]}.{version[2]})"
+                                      for c in glue_missing))
     # the macros the extracted code uses, transitively
     used_macros = set()
     mq = [m for n in wanted for m in identifiers(index[n][1]["text"]) if m in macros]

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev librapidcheck-dev googletest libgtest-dev
           libz3-dev libfmt-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-          chromium)  # chromium: the HTML report test renders the page headless
+          chromium   # chromium: the HTML report test renders the page headless
+          python3 linux-source-6.12)  # the kernel backend: extracts 6.12.118's fair.c at build time
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

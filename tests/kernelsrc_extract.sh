@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The kernel backend's extractor on trees it cannot handle: each gives a clear
+# error that names the file and the reason, exits non-zero, and writes nothing.
+# Usage: kernelsrc_extract.sh EXTRACT_PY SHIM GLUE
+set -uo pipefail
+extract=$1 shim=$2 glue=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+expect_error() {  # name, tree, pattern
+  local out
+  out=$(python3 "$extract" --src "$2" --shim "$shim" --glue "$glue" --out "$work/out-$1" 2>&1)
+  local rc=$?
+  if [ $rc -eq 0 ] || ! grep -q -- "$3" <<<"$out" || [ -e "$work/out-$1/fair_extract.c" ]; then
+    echo "FAIL $1: exit $rc, output: $out"
+    fail=1
+  else
+    echo "ok   $1: $out"
+  fi
+}
+make_tree() {  # dir, version, patchlevel
+  mkdir -p "$1/kernel/sched" "$1/lib" "$1/include/linux"
+  printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = 0\n' "$2" "$3" > "$1/Makefile"
+  for f in kernel/sched/fair.c kernel/sched/core.c kernel/sched/sched.h kernel/sched/features.h lib/rbtree.c \
+           include/linux/rbtree.h include/linux/rbtree_augmented.h include/linux/rbtree_types.h; do
+    : > "$1/$f"
+  done
+}
+expect_error no-tree "$work/nothing-here" "no such kernel tree"
+make_tree "$work/old" 5 15
+expect_error old-version "$work/old" "kernel 5.15.0: the extractor handles 6.12"
+make_tree "$work/empty" 6 12
+expect_error no-hook "$work/empty" "hook .*() not found"
+make_tree "$work/partial" 6 12
+rm "$work/partial/kernel/sched/sched.h"
+expect_error missing-file "$work/partial" "lacks kernel/sched/sched.h"
+echo 'garbage' > "$work/bad.tar.xz"
+expect_error bad-tarball "$work/bad.tar.xz" "cannot read the tarball"
+# a callee that is neither in the tree nor a cut point of the shim is named with its caller
+make_tree "$work/callee" 6 12
+python3 - "$extract" > "$work/callee/kernel/sched/fair.c" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import extract
+roots = extract.ROOTS_COMMON + extract.VERSIONS[(6, 12)]["extra"]
+for r in roots:
+    body = "mystery_function(x);" if r == "enqueue_task_fair" else ""
+    print(f"static void {r}(int x)\n{{\n\t{body}\n}}")
+PY
+expect_error unknown-callee "$work/callee" "mystery_function() called from enqueue_task_fair() is neither in fair.c nor a cut point"
+# a tree whose fair.c has the hooks but not what the core.c side calls (update_sysctl, init_cfs_rq, ...)
+make_tree "$work/noglue" 6 12
+python3 - "$extract" > "$work/noglue/kernel/sched/fair.c" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import extract
+for r in extract.ROOTS_COMMON + extract.VERSIONS[(6, 12)]["extra"]:
+    print(f"static void {r}(int x)\n{{\n}}")
+PY
+expect_error glue-callee "$work/noglue" "kernelsrc/glue.c: .*() (called by the backend's core.c side) is not in this tree"
+exit $fail
