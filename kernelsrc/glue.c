@@ -345,10 +345,9 @@ void kb_move_task(int id, int group) {
 /* ---- the state, for the C++ side ---- */
 static int kb_entity_id(const struct sched_entity *se) {
   if (!se) return -1;
-  for (int i = 0; i < kb_nr_tasks; i++)
-    if (se == &kb_tasks[i].se) return i;
-  for (int g = 0; g < kb_nr_groups; g++)
-    if (se == &kb_group_se[g]) return KB_MAX_TASKS + g;
+  if (se >= kb_group_se && se < kb_group_se + kb_nr_groups) return KB_MAX_TASKS + (int)(se - kb_group_se);
+  const struct task_struct *p = container_of(se, struct task_struct, se);
+  if (p >= kb_tasks && p < kb_tasks + kb_nr_tasks) return (int)(p - kb_tasks);
   return -2;
 }
 
