@@ -260,9 +260,9 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
     if (s.cpus != 8 || s.hz != 1000 || s.base_slice)
       return refuse("the byte format has no cpus, hz or base_slice directive");
     if (s.runqueues < 1 || s.runqueues > 8) return refuse("runqueues must be 1 .. 8");
-    if (!s.skip.empty() || !s.tolerate || s.keep_going)
-      return refuse("the byte format has no skip, tolerate or keep_going directive (run settings: from the command "
-                    "line)");
+    if (!s.skip.empty() || !s.tolerate || s.keep_going || s.backend != Backend::model)
+      return refuse("the byte format has no skip, tolerate, keep_going or backend directive (run settings: from the "
+                    "command line)");
     if (!s.expectations.empty()) return refuse("the byte format has no expectations");
   }
   const bool v2 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return is_group_op(op.kind); });

@@ -29,11 +29,8 @@ struct ProfileOverride {
 };
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
 
-// What a scenario runs on: the model, the kernel's own fair.c (kernelsrc/),
-// or both in lockstep (every operation on both, compared after each one).
-enum class Backend : std::uint8_t { model, kernel, lockstep };
-const char* backend_name(Backend b);
-std::optional<Backend> backend_from_name(const std::string& name);
+// Backend, backend_name() and backend_from_name(): fuzz/scenario.hpp (the
+// scenario's `backend` directive names one).
 
 // Lockstep: the first field in which the kernel's state differs from the model's.
 struct Divergence {

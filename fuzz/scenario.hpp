@@ -75,6 +75,13 @@ struct Expectation {
   int line = 0;           // where the expect line is
 };
 
+// What a scenario runs on: the model, the kernel's own fair.c (kernelsrc/),
+// or both in lockstep (every operation on both, compared after each one).
+// The directive `backend NAME`, the command line's --backend; ExecOptions::backend.
+enum class Backend : std::uint8_t { model, kernel, lockstep };
+const char* backend_name(Backend b);  // "model", "kernel", "lockstep"
+std::optional<Backend> backend_from_name(const std::string& name);
+
 struct Scenario {
   std::string title;              // from a leading "# ..." comment line, if any
   std::string profile = "mainline";
@@ -84,12 +91,15 @@ struct Scenario {
   unsigned hz = 1000;
   unsigned runqueues = 1;         // CPUs modelled, each with its own runqueue (model/system.hpp)
   std::optional<s64> base_slice;  // normalized base slice in ns, if set
-  // Run settings: what the checker checks and tolerates (the directives `skip`
-  // and `tolerate`, the command line's --skip and --no-tolerance; applied by
+  // Run settings: what the checker checks and tolerates, and what it runs on
+  // (the directives `skip`, `tolerate`, `keep_going` and `backend`, the command
+  // line's --skip, --no-tolerance, --keep-going and --backend; applied by
   // fuzz/run_settings.hpp, not by execute(), which takes ExecOptions as given).
   std::vector<std::string> skip;  // invariants not checked, "I-AUG", in the order written
   bool tolerate = true;           // false: `tolerate none`, report the documented findings F1, F6, F7
   bool keep_going = false;        // `keep_going`: run on after the first violation (--keep-going)
+  Backend backend = Backend::model;  // `backend kernel|lockstep`: what it runs on (--backend)
+  int backend_line = 0;              // the line of the `backend` directive (0: none, or built in code)
   std::vector<Op> ops;
   std::vector<Expectation> expectations;
 };

@@ -16,7 +16,8 @@ namespace eevdf::fuzz {
 
 namespace {
 
-constexpr std::string_view kDirectives = "profile, features, bug, cpus, hz, base_slice, runqueues, skip, tolerate, keep_going";
+constexpr std::string_view kDirectives =
+    "profile, features, bug, cpus, hz, base_slice, runqueues, skip, tolerate, keep_going, backend";
 constexpr std::string_view kOperations =
     "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit, group, move, shares, group_idle, "
     "migrate";
@@ -197,6 +198,7 @@ class Parser {
     if (kw == "skip") return directive_skip();
     if (kw == "tolerate") return directive_tolerate();
     if (kw == "keep_going") return directive_keep_going();
+    if (kw == "backend") return directive_backend();
     if (kw == "expect") {
       begin_op(false);
       return expect();
@@ -480,6 +482,21 @@ class Parser {
     if (!directive_ok("keep_going", col(0)) || !note_directive("keep_going", col(0))) return;
     sc_.keep_going = true;
     expect_end(1, "'keep_going'");
+  }
+
+  // backend model|kernel|lockstep: what the scenario runs on, as --backend. The
+  // language is the same in every build: a build without the kernel backend
+  // refuses the scenario when it runs it (apply_run_settings), not here.
+  void directive_backend() {
+    if (!directive_ok("backend", col(0)) || !note_directive("backend", col(0))) return;
+    const auto b = has(1) ? backend_from_name(std::string(tok(1))) : std::nullopt;
+    if (!b) {
+      fail(col(1), "expected a backend (model, kernel, lockstep) after 'backend', " + found(1));
+      return;
+    }
+    sc_.backend = *b;
+    sc_.backend_line = line_;
+    expect_end(2, "the backend");
   }
 
   // ---- task names ----

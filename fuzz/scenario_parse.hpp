@@ -4,7 +4,7 @@
 //   profile mainline bug=B01
 //   features NO_NEXT_BUDDY,PARANOID_AVG
 //   cpus 8
-//   skip I-AUG          (run settings: skip, tolerate none, keep_going)
+//   skip I-AUG          (run settings: skip, tolerate none, keep_going, backend)
 //   task A nice=0
 //   wake A
 //   run 3ms

@@ -142,6 +142,7 @@ std::string print_scenario(const Scenario& s) {
   }
   if (!s.tolerate) emit("tolerate none");
   if (s.keep_going) emit("keep_going");
+  if (s.backend != Backend::model) emit(std::string("backend ") + backend_name(s.backend));
   const int first_op_line = lines + 1;
   for (const Op& op : s.ops) emit(print_op(op));
   const LineIndex index(s);
@@ -188,7 +189,8 @@ bool same_op(const Op& a, const Op& b) {
 bool same_scenario(const Scenario& a, const Scenario& b) {
   if (a.title != b.title || a.profile != b.profile || a.features != b.features || a.bug != b.bug ||
       a.cpus != b.cpus || a.hz != b.hz || a.base_slice != b.base_slice || a.runqueues != b.runqueues ||
-      a.skip != b.skip || a.tolerate != b.tolerate || a.keep_going != b.keep_going)
+      a.skip != b.skip || a.tolerate != b.tolerate || a.keep_going != b.keep_going ||
+      a.backend != b.backend)
     return false;
   if (a.ops.size() != b.ops.size() || a.expectations.size() != b.expectations.size()) return false;
   for (std::size_t i = 0; i < a.ops.size(); ++i)

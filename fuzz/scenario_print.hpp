@@ -3,7 +3,7 @@
 //
 // Canonical form: the title comment (if any), `profile NAME [bug=ID]` (always),
 // then `features`, `cpus`, `hz`, `base_slice`, `runqueues`, `skip`, `tolerate`,
-// `keep_going` only when they differ from the defaults, then the operations and
+// `keep_going`, `backend` only when they differ from the defaults, then the operations and
 // positional expectations in order, then the whole-run expectations. For every
 // valid scenario s, same_scenario(parse_scenario(print_scenario(s)), s) holds.
 #pragma once
@@ -29,7 +29,8 @@ std::string print_expectation(const Expectation& e);
 std::string_view policy_keyword(Policy p);  // normal, batch, idle
 std::string_view cmp_keyword(CmpOp c);      // ==, !=, <, <=, >, >=
 
-// Equality of meaning: ignores Op::line and Expectation::line, compares only
+// Equality of meaning: ignores Op::line, Expectation::line and
+// Scenario::backend_line (where the text puts things), compares only
 // the Op fields the kind uses, and compares `expect violation ... at LINE` by
 // the operation the line designates (the first non-expect op whose Op::line is
 // LINE) rather than by the number itself.

@@ -331,7 +331,15 @@ TEST(scenario_parse, ErrorPositions) {
       {"keep_going\nkeep_going\n", 2, 1, "at most once", "the first is on line 1"},
       {"task A\nkeep_going\n", 2, 1, "expected an operation or 'expect'", "found the directive 'keep_going'"},
       {"keep-going\n", 1, 1, "expected a directive (profile, features, bug, cpus, hz, base_slice, runqueues, skip, "
-                            "tolerate, keep_going)", "found 'keep-going'"},
+                            "tolerate, keep_going, backend)", "found 'keep-going'"},
+      {"backend\n", 1, 8, "expected a backend (model, kernel, lockstep) after 'backend'", "found end of line"},
+      {"backend qemu\n", 1, 9, "expected a backend (model, kernel, lockstep)", "found 'qemu'"},
+      {"backend Kernel\n", 1, 9, "expected a backend (model, kernel, lockstep)", "found 'Kernel'"},
+      {"backend kernel,lockstep\n", 1, 9, "expected a backend", "found 'kernel,lockstep'"},
+      {"backend kernel now\n", 1, 16, "expected end of line after the backend", "found 'now'"},
+      {"backend kernel\nbackend lockstep\n", 2, 1, "at most once", "found a second 'backend' (the first is on line 1)"},
+      {"backend model\ntask A\nbackend model\n", 3, 1, "expected an operation or 'expect'",
+       "found the directive 'backend' (directives must come before the first operation, which is on line 2)"},
       {"profile mainline\nskip I-PROT,I-DL\ntask A\nexpect violation I-DL\n", 4, 18,
        "expected an invariant the scenario checks", "'skip' directive on line 2"},
   };
@@ -354,16 +362,21 @@ TEST(scenario_parse, RunSettingsDirectives) {
   EXPECT_TRUE(d.skip.empty());
   EXPECT_TRUE(d.tolerate);
   EXPECT_FALSE(d.keep_going);
+  EXPECT_EQ(d.backend, Backend::model);
+  EXPECT_EQ(d.backend_line, 0);
   const Scenario s = parse_ok(
       "# F6 on two CPUs\n"
       "tolerate none   # report F1, F6, F7\n"
       "profile v7.0\n"
+      "backend lockstep  # model and kernel side by side\n"
       "skip I-PROT,I-AUG\n"
       "runqueues 2\n"
       "keep_going\n"
       "task A\n"
       "expect violation I-OVF\n");
   EXPECT_TRUE(s.keep_going);
+  EXPECT_EQ(s.backend, Backend::lockstep);
+  EXPECT_EQ(s.backend_line, 4);
   EXPECT_EQ(s.skip, (std::vector<std::string>{"I-PROT", "I-AUG"}));  // as written, not sorted
   EXPECT_FALSE(s.tolerate);
   // The printer puts them after the other directives; parse(print(s)) is s.
@@ -375,6 +388,7 @@ TEST(scenario_parse, RunSettingsDirectives) {
             "skip I-PROT,I-AUG\n"
             "tolerate none\n"
             "keep_going\n"
+            "backend lockstep\n"
             "task A\n"
             "expect violation I-OVF\n");
   const Scenario back = parse_ok(text);
@@ -390,6 +404,21 @@ TEST(scenario_parse, RunSettingsDirectives) {
   other = s;
   other.keep_going = false;
   EXPECT_FALSE(same_scenario(s, other));
+  other = s;
+  other.backend = Backend::kernel;
+  EXPECT_FALSE(same_scenario(s, other));
+  // ... but not the line it is written on
+  other = s;
+  other.backend_line = 9;
+  EXPECT_TRUE(same_scenario(s, other));
+  // Every backend reads back; `backend model` is the default, which the printer leaves out.
+  for (const Backend b : {Backend::model, Backend::kernel, Backend::lockstep}) {
+    const Scenario k = parse_ok("backend " + std::string(backend_name(b)) + "\ntask A\n");
+    EXPECT_EQ(k.backend, b);
+    EXPECT_EQ(k.backend_line, 1);
+  }
+  EXPECT_EQ(print_scenario(parse_ok("backend model\ntask A\n")), "profile mainline\ntask A\n");
+  EXPECT_EQ(print_scenario(parse_ok("backend kernel\ntask A\n")), "profile mainline\nbackend kernel\ntask A\n");
   // Every invariant of the catalogue can be skipped.
   std::string all;
   for (std::size_t i = 0; i < inv::kIdCount; ++i)
@@ -495,6 +524,7 @@ Scenario gen_scenario_now() {
   }
   s.tolerate = *rc::gen::inRange(0, 3) != 0;
   s.keep_going = *rc::gen::inRange(0, 3) == 0;
+  s.backend = *rc::gen::element(Backend::model, Backend::model, Backend::kernel, Backend::lockstep);
 
   std::set<std::string> used;
   std::vector<std::string> names;
@@ -772,10 +802,15 @@ TEST(scenario_bytes, EncodeRefusesWhatItCannotRepresent) {
   EXPECT_FALSE(encode_bytes(parse_ok("task T0\nexpect curr T0\n")).has_value());
   // run settings come from the command line, like the profile
   EXPECT_FALSE(encode_bytes(parse_ok("skip I-AUG\ntask T0\n"), false, &why).has_value());
-  EXPECT_NE(why.find("skip, tolerate or keep_going"), std::string::npos) << why;
+  EXPECT_NE(why.find("skip, tolerate, keep_going or backend"), std::string::npos) << why;
   EXPECT_FALSE(encode_bytes(parse_ok("tolerate none\ntask T0\n")).has_value());
   EXPECT_FALSE(encode_bytes(parse_ok("keep_going\ntask T0\n")).has_value());
-  EXPECT_TRUE(encode_bytes(parse_ok("skip I-AUG\ntolerate none\nkeep_going\ntask T0\n"), true).has_value());
+  EXPECT_FALSE(encode_bytes(parse_ok("backend lockstep\ntask T0\n"), false, &why).has_value());
+  EXPECT_NE(why.find("backend"), std::string::npos) << why;
+  EXPECT_FALSE(encode_bytes(parse_ok("backend kernel\ntask T0\n")).has_value());
+  EXPECT_TRUE(encode_bytes(parse_ok("backend model\ntask T0\n")).has_value());  // the default: nothing to refuse
+  EXPECT_TRUE(
+      encode_bytes(parse_ok("skip I-AUG\ntolerate none\nkeep_going\nbackend lockstep\ntask T0\n"), true).has_value());
   const auto ops_only = encode_bytes(parse_ok("# t\nprofile v7.1\ntask T0\nexpect curr T0\nrun 65535us\n"
                                               "expect no-violation\n"),
                                      true);
@@ -821,7 +856,8 @@ bool identical_ops(const std::vector<Op>& a, const std::vector<Op>& b) {
 // exactly what a fresh decode gives, and max_ops a prefix of it.
 RC_GTEST_PROP(scenario_bytes, DecodeIntoAReusedScenarioIsAFreshDecode,
               (const std::vector<std::vector<std::uint8_t>>& inputs, std::uint8_t cap)) {
-  Scenario reused = parse_ok("# leftovers\nprofile v7.1\nskip I-AUG\ntolerate none\nkeep_going\ntask A nice=3\nexpect field A.vlag >= 5\n"
+  Scenario reused = parse_ok("# leftovers\nprofile v7.1\nskip I-AUG\ntolerate none\nkeep_going\nbackend kernel\n"
+                             "task A nice=3\nexpect field A.vlag >= 5\n"
                              "expect no-violation\n");
   for (const auto& b : inputs) {
     const Scenario fresh = decode_bytes(b.data(), b.size());
