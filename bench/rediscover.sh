@@ -186,7 +186,7 @@ fi
 for engine in $ENGINES; do
   case "$engine" in
     own|own-groups|rapidcheck) ;;
-    libfuzzer) if [ ! -x "$FZ" ]; then echo "rediscover: $FZ not found; build it (see docs/rediscovery.md)" >&2; exit 2; fi ;;
+    libfuzzer) if [ ! -x "$FZ" ]; then echo "rediscover: $FZ not found; build it (see docs/notes/rediscovery.md)" >&2; exit 2; fi ;;
     *) echo "rediscover: unknown engine '$engine'" >&2; exit 2 ;;
   esac
 done

@@ -5,7 +5,7 @@
 // of reweight_eevdf() that B08 removes.
 //
 // Expected values are derived by hand from the kernel rules
-// (docs/research/v6.6-v6.18.md); each derivation is in the comments.
+// (docs/notes/research/v6.6-v6.18.md); each derivation is in the comments.
 #include <gtest/gtest.h>
 
 #include <string>
