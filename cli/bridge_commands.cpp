@@ -13,6 +13,7 @@
 #include "bridge/rtapp_import.hpp"
 #include "bridge/sim.hpp"
 #include "cli/load.hpp"
+#include "cli/vm_command.hpp"
 #include "fuzz/duration.hpp"
 #include "fuzz/executor.hpp"
 #include "fuzz/scenario_print.hpp"
@@ -232,6 +233,8 @@ std::shared_ptr<BridgeCommands> add_bridge_commands(CLI::App& app, CLI::App* run
   b->report->add_option("--profile", b->rep_profile.profile, "kernel profile (overrides the scenario's)");
   b->report->add_option("--features", b->rep_profile.features, "scheduler features, debugfs syntax");
   b->report->add_flag("--no-tolerance", b->rep_no_tolerance, "also report the documented findings (docs/findings.md)");
+
+  add_vm_command(app);  // vm: runs from its own callback
   return b;
 }
 

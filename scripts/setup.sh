@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # Installs the Debian packages eevdf-check needs (only the missing ones) and
-# builds it in build/ (Release with debug info). Usage: scripts/setup.sh [build-dir] [extra cmake args]
+# builds it in build/ (Release with debug info). Usage: scripts/setup.sh [--with-vm] [build-dir] [extra cmake args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# --with-vm: also what `eevdf-check vm` needs (docs/bridges.md, "The QEMU runner"):
+# QEMU, cpio, a static libc for the driver, and Debian's 6.12.118 cloud kernel
+# package, fetched with apt-get download into BUILD/vm (unpacked there, not installed)
+with_vm=0
+if [ "${1:-}" = "--with-vm" ]; then
+  with_vm=1
+  shift
+fi
 
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev librapidcheck-dev googletest libgtest-dev
           libz3-dev libfmt-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
           chromium   # chromium: the HTML report test renders the page headless
           python3 linux-source-6.12)  # the kernel backend: extracts 6.12.118's fair.c at build time
+[ $with_vm -eq 1 ] && packages+=(qemu-system-x86 cpio libc6-dev bc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,3 +34,8 @@ shift || true
 # later arguments win, so a caller can pass its own -DCMAKE_BUILD_TYPE
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 ninja -C "$build_dir"
+if [ $with_vm -eq 1 ]; then
+  mkdir -p "$build_dir/vm"
+  pkg=linux-image-6.12.118+deb12-cloud-amd64-unsigned
+  ls "$build_dir/vm/${pkg}"_*.deb >/dev/null 2>&1 || (cd "$build_dir/vm" && apt-get download "$pkg")
+fi

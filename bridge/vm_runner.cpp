@@ -1,0 +1,519 @@
+#include "bridge/vm_runner.hpp"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <variant>
+
+#include "fuzz/run_settings.hpp"
+#include "invariants/ids.hpp"
+#include "fuzz/scenario_parse.hpp"
+#include "fuzz/scenario_print.hpp"
+#include "model/weights.hpp"
+
+#ifndef EEVDF_SOURCE_DIR
+#define EEVDF_SOURCE_DIR "."
+#endif
+#ifndef EEVDF_BUILD_DIR
+#define EEVDF_BUILD_DIR "build"
+#endif
+
+namespace eevdf::bridge {
+
+namespace {
+
+const char* policy_word(Policy p) {
+  switch (p) {
+    case Policy::batch: return "batch";
+    case Policy::idle: return "idle";
+    default: return "normal";
+  }
+}
+
+struct TaskParams {
+  int nice = 0;
+  Policy policy = Policy::normal;
+  s64 slice = 0;
+};
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+s64 i64(const nlohmann::json& j, const char* key, s64 fallback = 0) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<s64>() : fallback;
+}
+bool flag(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && ((it->is_boolean() && it->get<bool>()) || (it->is_number() && it->get<int>() != 0));
+}
+
+// calc_delta_fair(delta) for a weight (scaled, NICE_0_LOAD = 2^20)
+s64 virt(s64 delta, s64 weight) {
+  if (weight <= 0) return 0;
+  return static_cast<s64>(static_cast<i128>(delta) * static_cast<i128>(kNice0Load) / weight);
+}
+
+std::string num_or_dash(bool have, s64 v) { return have ? std::to_string(v) : "-"; }
+
+}  // namespace
+
+std::optional<VmPlan> vm_plan(const fuzz::Scenario& s, const Profile& profile, std::string& error) {
+  if (s.runqueues > 1) {
+    error = "the VM runner replays one CPU (the tasks run on CPU 1 of the machine); this scenario has 'runqueues " +
+            std::to_string(s.runqueues) + "'";
+    return std::nullopt;
+  }
+  VmPlan plan;
+  std::ostringstream o;
+  o << "# plan of " << (s.title.empty() ? "a scenario" : s.title) << "\n";
+  o << "@0 base_slice " << profile.sysctl_sched_base_slice() << "\n";
+  if (!s.features.empty()) {
+    std::string kernel_features;
+    for (std::size_t a = 0, b; a <= s.features.size(); a = b + 1) {
+      b = s.features.find(',', a);
+      if (b == std::string::npos) b = s.features.size();
+      const std::string item = s.features.substr(a, b - a);
+      if (item.rfind("cgroup_mode=", 0) == 0) {
+        plan.caveats.push_back("features " + item + ": v7.3's knob; 6.12 has none (not applied)");
+        continue;
+      }
+      kernel_features += (kernel_features.empty() ? "" : ",") + item;
+    }
+    if (!kernel_features.empty()) o << "@0 features " << kernel_features << "\n";
+  }
+  if (profile.name != "v6.12.118" && profile.name != "v6.12")
+    plan.caveats.push_back("the model runs profile " + profile.name +
+                           "; the booted kernel is 6.12.118 (profile v6.12.118 is the model of that kernel)");
+  if (profile.tunables.hz != 250)
+    plan.caveats.push_back(fmt::format("the model ticks at hz {}, the kernel at 250 (write 'hz 250' for the same ticks)",
+                                       profile.tunables.hz));
+  if (!profile.bug.empty()) plan.caveats.push_back("bug switch " + profile.bug + " exists in the model only");
+  plan.caveats.push_back(fmt::format("base slice: the model's {} ns ('cpus {}') is written to debugfs "
+                                     "sched/base_slice_ns before the first task",
+                                     profile.sysctl_sched_base_slice(), profile.tunables.ncpus));
+  std::map<std::string, TaskParams> params;
+  bool created_note = false;
+  for (std::size_t k = 0; k < s.ops.size(); ++k) {
+    const fuzz::Op& op = s.ops[k];
+    const std::string at = "@" + std::to_string(k + 1) + " ";
+    const std::string where = op.line ? fmt::format("line {}: ", op.line) : fmt::format("operation {}: ", k + 1);
+    using K = fuzz::OpKind;
+    switch (op.kind) {
+      case K::create:
+      case K::fork: {
+        TaskParams p;
+        std::string name = op.task;
+        if (op.kind == K::create) {
+          p = {static_cast<int>(op.value), op.policy, op.slice};
+        } else {
+          p = params[op.task];
+          name = op.child;
+          plan.caveats.push_back(where + fuzz::print_op(op) + ": a fresh task with the parent's nice, policy and slice "
+                                 "stands in (the driver's fork() copies the driver, not " + op.task + ")");
+        }
+        params[name] = p;
+        o << at << "task " << name << " " << p.nice << " " << policy_word(p.policy) << " " << p.slice << "\n";
+        if (!op.group.empty() && op.group != "root") o << at << "move " << name << " " << op.group << "\n";
+        if (!created_note) {
+          created_note = true;
+          plan.caveats.push_back(
+              where + "a task is fork()ed by the driver and blocks at once on CPU 0, then is pinned to CPU 1 and "
+                      "given its policy, nice and slice while asleep: TASK_NEW is not reachable from user space, so "
+                      "its first 'wake' is try_to_wake_up() (placed with the lag of its first moments, deadline "
+                      "v + vslice), not wake_up_new_task() (zero lag, PLACE_DEADLINE_INITIAL's v + vslice/2)");
+        }
+        break;
+      }
+      case K::wake:
+        if (op.sync) plan.caveats.push_back(where + "wake " + op.task + " sync: futex_wake() passes no WF_SYNC");
+        o << at << "wake " << op.task << "\n";
+        break;
+      case K::sleep: o << at << "sleep " << op.task << "\n"; break;
+      case K::yield: o << at << "yield " << op.task << "\n"; break;
+      case K::exit: o << at << "exit " << op.task << "\n"; break;
+      case K::nice:
+        params[op.task].nice = static_cast<int>(op.value);
+        o << at << "nice " << op.task << " " << op.value << "\n";
+        break;
+      case K::policy:
+        params[op.task].policy = op.policy;
+        o << at << "policy " << op.task << " " << policy_word(op.policy) << "\n";
+        break;
+      case K::slice:
+        params[op.task].slice = op.value;
+        o << at << "slice " << op.task << " " << op.value << "\n";
+        break;
+      case K::run: o << at << "run " << op.value << "\n"; break;
+      case K::tick: o << at << "tick\n"; break;
+      case K::schedule: o << at << "schedule\n"; break;
+      case K::expect_curr:
+      case K::expect_field: break;  // compared on the host after the previous operation
+      case K::group_create:
+        o << at << "group " << op.task << " " << (op.value > 0 ? op.value : fuzz::kDefaultShares) << " "
+          << (op.parent.empty() ? "-" : op.parent) << "\n";
+        break;
+      case K::move: o << at << "move " << op.task << " " << (op.group.empty() ? "root" : op.group) << "\n"; break;
+      case K::shares: o << at << "shares " << op.group << " " << op.value << "\n"; break;
+      case K::group_idle: o << at << "group_idle " << op.group << " " << op.value << "\n"; break;
+      case K::migrate:
+        error = where + "migrate: the VM runner replays one CPU";
+        return std::nullopt;
+    }
+  }
+  plan.text = o.str();
+  return plan;
+}
+
+KernelRun parse_vm_results(std::istream& in) {
+  KernelRun run;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("type")) continue;
+    const std::string type = j["type"].get<std::string>();
+    if (type == "hello") {
+      run.release = j.value("release", "");
+      run.features = j.value("features", "");
+      run.cmdline = j.value("cmdline", "");
+      run.base_slice_ns = i64(j, "base_slice_ns");
+    } else if (type == "done") {
+      run.done = true;
+    } else if (type == "error") {
+      run.errors.push_back(j.value("what", "") + ": " + j.value("detail", ""));
+    } else if (type == "step") {
+      KernelStep st;
+      st.op = static_cast<int>(i64(j, "line")) - 1;
+      st.op_text = j.value("op", "");
+      st.curr = j.value("curr", "?");
+      st.t_ns = i64(j, "t_ns");
+      st.op_ns = i64(j, "op_ns");
+      if (j.contains("cfs") && j["cfs"].contains("/")) {
+        st.avg_vruntime = i64(j["cfs"]["/"], "avg_vruntime");
+        st.nr_running = i64(j["cfs"]["/"], "nr_running");
+      }
+      if (j.contains("tasks"))
+        for (const auto& [name, t] : j["tasks"].items()) {
+          KernelTask kt;
+          kt.name = name;
+          kt.alive = flag(t, "alive");
+          kt.present = t.contains("vruntime");
+          kt.running = flag(t, "running");
+          kt.sleeping = flag(t, "sleeping");
+          kt.eligible = flag(t, "eligible");
+          kt.custom_slice = flag(t, "custom_slice");
+          const std::string state = t.value("state", "?");
+          kt.state = state.empty() ? '?' : state[0];
+          kt.cpu = static_cast<int>(i64(t, "cpu", -1));
+          kt.vruntime = i64(t, "vruntime");
+          kt.deadline = i64(t, "deadline");
+          kt.slice = i64(t, "slice");
+          kt.sum_exec = i64(t, "sum_exec");
+          kt.weight = i64(t, "weight");
+          st.tasks.push_back(kt);
+        }
+      run.steps.push_back(std::move(st));
+    }
+  }
+  return run;
+}
+
+std::vector<KernelFinding> check_kernel(const KernelRun& run, unsigned hz, s64 base_slice) {
+  std::vector<KernelFinding> out;
+  std::set<std::pair<std::string, std::string>> seen;  // (id, task): the first step only
+  const s64 tick = (1000000000LL + hz / 2) / hz;
+  s64 max_slice = 0;
+  for (const KernelStep& st : run.steps) {
+    for (const KernelTask& t : st.tasks)
+      if (t.present && t.state == 'R' && t.slice > max_slice) max_slice = t.slice;
+    for (const KernelTask& t : st.tasks) {
+      if (!t.alive || !t.present || t.state != 'R' || t.weight <= 0) continue;  // queued tasks only
+      const s64 ahead = t.deadline - t.vruntime;
+      const s64 vslice = virt(max_slice, t.weight);
+      const s64 slack = t.running ? virt(tick, t.weight) : 0;  // a tick between the two reads
+      if ((ahead < -slack || ahead > vslice + 2 + slack) && seen.insert({"I-DL", t.name}).second)
+        out.push_back({"I-DL", st.op,
+                       fmt::format("the deadline of {} lies {} ns (virtual) after its vruntime; one virtual slice at "
+                                   "its weight {} is {} (slice {} ns){}",
+                                   t.name, ahead, t.weight, vslice, max_slice,
+                                   slack ? fmt::format(", + {} for a tick while it runs", slack) : "")});
+      const bool slice_ok = t.custom_slice ? (t.slice >= 100000 && t.slice <= 100000000) : t.slice == base_slice;
+      if (!slice_ok && seen.insert({"I-SLICE", t.name}).second)
+        out.push_back({"I-SLICE", st.op,
+                       fmt::format("{}'s slice is {} ns{} (base slice {} ns)", t.name, t.slice,
+                                   t.custom_slice ? " (custom)" : "", base_slice)});
+    }
+  }
+  return out;
+}
+
+namespace {
+
+const std::set<std::string> kKernelChecks = {"I-DL", "I-SLICE"};
+
+std::string op_label(const fuzz::Scenario& s, int op) {
+  if (op < 0 || op >= static_cast<int>(s.ops.size())) return "setup";
+  const fuzz::Op& o = s.ops[static_cast<std::size_t>(op)];
+  return fmt::format("line {} ({})", o.line, fuzz::print_op(o));
+}
+
+void print_side_by_side(const fuzz::Scenario& s, const fuzz::ExecResult& model, const KernelRun& kernel,
+                        std::ostream& out) {
+  std::map<int, const fuzz::StepTrace*> mstep;
+  for (const auto& t : model.trace) mstep[t.op_index] = &t;
+  std::map<int, const KernelStep*> kstep;
+  for (const auto& st : kernel.steps) kstep[st.op] = &st;
+  out << "Each operation: the task on the CPU, then per task the model's value | the kernel's.\n"
+         "d-v: deadline - vruntime, V-v: avg_vruntime - vruntime (virtual ns); exec: the kernel's sum_exec_runtime.\n";
+  const KernelStep* last_k = nullptr;
+  const fuzz::StepTrace* last_m = nullptr;
+  for (std::size_t k = 0; k < s.ops.size(); ++k) {
+    const fuzz::Op& op = s.ops[k];
+    const int idx = static_cast<int>(k);
+    if (op.kind == fuzz::OpKind::expect_curr) {
+      const std::string want = op.task;
+      const std::string m = last_m ? last_m->curr : "?";
+      const std::string kc = last_k ? last_k->curr : "?";
+      out << fmt::format("  line {:>3}  {:<28} model {} ({}), kernel {} ({})\n", op.line, fuzz::print_op(op), m,
+                         m == want ? "holds" : "fails", kc, kc == want ? "holds" : "differs");
+      continue;
+    }
+    if (op.kind == fuzz::OpKind::expect_field) {
+      out << fmt::format("  line {:>3}  {:<28} (a field of the model; not compared: the kernel's absolute values differ)\n",
+                         op.line, fuzz::print_op(op));
+      continue;
+    }
+    const auto mi = mstep.find(idx);
+    const auto ki = kstep.find(idx);
+    const fuzz::StepTrace* m = mi == mstep.end() ? nullptr : mi->second;
+    const KernelStep* ks = ki == kstep.end() ? nullptr : ki->second;
+    if (m) last_m = m;
+    if (ks) last_k = ks;
+    out << fmt::format("line {:>3}  {:<28} curr {} | {}{}\n", op.line, fuzz::print_op(op), m ? m->curr : "-",
+                       ks ? ks->curr : "-",
+                       ks ? fmt::format("   [kernel t={:.3f} s, step took {:.1f} ms]", static_cast<double>(ks->t_ns) / 1e9,
+                                        static_cast<double>(ks->op_ns) / 1e6)
+                          : "");
+    std::vector<std::string> names;
+    if (m)
+      for (const auto& e : m->tasks) names.push_back(e.task);
+    if (ks)
+      for (const auto& t : ks->tasks)
+        if (std::find(names.begin(), names.end(), t.name) == names.end()) names.push_back(t.name);
+    for (const std::string& name : names) {
+      const inv::EntitySnapshot* me = nullptr;
+      std::string mstate = "-";
+      if (m)
+        for (std::size_t i = 0; i < m->tasks.size(); ++i)
+          if (m->tasks[i].task == name) me = &m->tasks[i], mstate = m->task_state[i];
+      const KernelTask* kt = nullptr;
+      if (ks)
+        for (const auto& t : ks->tasks)
+          if (t.name == name) kt = &t;
+      const bool kq = kt && kt->present && kt->alive;
+      const std::string kstate = !kt ? "-" : !kt->alive ? "dead" : kt->running ? "running" : kt->state == 'R' ? "queued" : "sleeping";
+      const bool mlive = me && mstate != "new" && mstate != "dead";
+      out << fmt::format(
+          "    {:<6} {:>8}|{:<8} w {:>8}|{:<8} d-v {:>10}|{:<10} V-v {:>11}|{:<11} elig {}|{} exec {}\n", name,
+          mstate, kstate, num_or_dash(me != nullptr, me ? static_cast<s64>(me->weight) : 0),
+          num_or_dash(kq, kq ? kt->weight : 0),
+          num_or_dash(mlive, me ? vruntime_diff(me->deadline, me->vruntime) : 0),
+          num_or_dash(kq, kq ? kt->deadline - kt->vruntime : 0),
+          num_or_dash(mlive && m, me && m ? vruntime_diff(m->avg_vruntime, me->vruntime) : 0),
+          num_or_dash(kq && ks && kt->state == 'R', kq ? ks->avg_vruntime - kt->vruntime : 0), mlive ? (me->eligible ? "E" : "N") : "-",
+          kq ? (kt->eligible ? "E" : "N") : "-",
+          kq ? fmt::format("{:.3f} ms", static_cast<double>(kt->sum_exec) / 1e6) : std::string("-"));
+    }
+  }
+}
+
+std::string default_cache() {
+  if (const char* env = std::getenv("EEVDF_VM_CACHE"); env && *env) return env;
+  return std::string(EEVDF_BUILD_DIR) + "/vm";
+}
+
+}  // namespace
+
+int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
+  std::ifstream f(options.file, std::ios::binary);
+  if (!f) {
+    err << "eevdf-check: " << options.file << ": cannot read\n";
+    return 2;
+  }
+  std::stringstream text;
+  text << f.rdbuf();
+  auto parsed = fuzz::parse_scenario(text.str(), options.file);
+  if (auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
+    err << fuzz::format_parse_error(*e) << "\n";
+    return 2;
+  }
+  const fuzz::Scenario s = std::get<fuzz::Scenario>(std::move(parsed));
+  std::string error;
+  const auto profile = fuzz::build_profile(s, {}, error);
+  if (!profile) {
+    err << "eevdf-check: " << options.file << ": " << error << "\n";
+    return 2;
+  }
+  const auto plan = vm_plan(s, *profile, error);
+  if (!plan) {
+    err << "eevdf-check: " << options.file << ": " << error << "\n";
+    return 2;
+  }
+  if (options.plan_only) {
+    out << plan->text;
+    for (const auto& c : plan->caveats) out << "# caveat: " << c << "\n";
+    return 0;
+  }
+
+  // the model's run of the same scenario, every step traced
+  fuzz::ExecOptions eo;
+  if (auto e = fuzz::apply_run_settings(s, {"", "", false, fuzz::Backend::model, options.file}, eo); !e.empty()) {
+    err << "eevdf-check: " << e << "\n";
+    return 2;
+  }
+  eo.backend = fuzz::Backend::model;
+  eo.trace = true;
+  eo.keep_going = true;  // the kernel runs every operation: so does the model, for the side by side
+  const fuzz::ExecResult model = fuzz::execute(s, *profile, eo);
+
+  namespace fs = std::filesystem;
+  const std::string cache = options.cache_dir.empty() ? default_cache() : options.cache_dir;
+  const std::string outdir =
+      options.out_dir.empty() ? cache + "/runs/" + fs::path(options.file).stem().string() : options.out_dir;
+  std::error_code ec;
+  fs::create_directories(outdir, ec);
+  if (ec) {
+    err << "eevdf-check: " << outdir << ": " << ec.message() << "\n";
+    return 2;
+  }
+  const std::string plan_path = outdir + "/plan";
+  std::ofstream(plan_path) << plan->text;
+  double run_s = 0;
+  for (const auto& op : s.ops) {
+    if (op.kind == fuzz::OpKind::run) run_s += static_cast<double>(op.value) / 1e9;
+    run_s += 0.5;  // each step reads debugfs under emulation
+  }
+  const int timeout = options.timeout_s ? options.timeout_s : 90 + static_cast<int>(run_s * 1.5);
+  const std::string script =
+      options.script.empty() ? std::string(EEVDF_SOURCE_DIR) + "/scripts/vm-run.sh" : options.script;
+  std::string cmd = "bash " + quote(script) + " --plan " + quote(plan_path) + " --out " + quote(outdir) + " --cache " +
+                    quote(cache) + " --timeout " + std::to_string(timeout);
+  if (!options.append.empty()) cmd += " --append " + quote(options.append);
+  out << fmt::format("booting 6.12.118 in QEMU for {} (timeout {} s; raw lines in {}/results.jsonl)\n", options.file,
+                     timeout, outdir);
+  out.flush();
+  const int status = std::system(cmd.c_str());
+  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+  if (rc == 77) {
+    out << "skipped: the VM runner's pieces are missing (see above; scripts/setup.sh --with-vm installs them)\n";
+    return 77;
+  }
+  if (rc == 3) {
+    out << "result: the kernel panicked (console: " << outdir << "/console.log)\n";
+    return 3;
+  }
+  if (rc == 4) {
+    out << "result: the machine hung (no end within " << timeout << " s; console: " << outdir << "/console.log)\n";
+    return 4;
+  }
+  std::ifstream results(outdir + "/results.jsonl");
+  const KernelRun kernel = parse_vm_results(results);
+  if (rc != 0 && rc != 5) return 2;
+
+  out << fmt::format("kernel {} ({}), base_slice_ns {} at boot\n", kernel.release.empty() ? "?" : kernel.release,
+                     kernel.cmdline, kernel.base_slice_ns);
+  out << fmt::format("model: profile {} hz {}{}\n", profile->name, profile->tunables.hz,
+                     profile->bug.empty() ? "" : " bug " + profile->bug);
+  // the model's feature defaults against the kernel's
+  {
+    std::string diff;
+    for (std::size_t i = 0; i < kFeatureCount; ++i) {
+      if (!profile->known.on[i]) continue;
+      const std::string name = feature_name(static_cast<Feature>(i));
+      const bool on = profile->features.on[i];
+      const std::string want = (on ? "" : "NO_") + name;
+      const std::string other = (on ? "NO_" : "") + name;
+      const auto has = [&](const std::string& w) { return (" " + kernel.features + " ").find(" " + w + " ") != std::string::npos; };
+      if (!has(want)) diff += " " + want + (has(other) ? " (kernel: " + other + ")" : " (not in the kernel)");
+    }
+    if (!diff.empty()) out << "features of the model that the kernel does not have as set:" << diff << "\n";
+  }
+  for (const auto& c : plan->caveats) out << "caveat: " << c << "\n";
+  for (const auto& e : kernel.errors) out << "driver: " << e << "\n";
+  out << "\n";
+  print_side_by_side(s, model, kernel, out);
+
+  const auto findings = check_kernel(kernel, 250, static_cast<s64>(profile->sysctl_sched_base_slice()));
+  out << "\nmodel:";
+  if (model.violations.empty()) out << " no violation";
+  out << "\n";
+  std::set<std::string> model_ids;
+  std::map<std::string, int> more;
+  for (const auto& v : model.violations) {
+    const std::string id(inv::id_name(v.id));
+    if (!model_ids.insert(id).second) {
+      ++more[id];
+      continue;
+    }
+    out << fmt::format("  {} at {}: {}\n", id, op_label(s, v.op_index), v.what);
+  }
+  for (const auto& [id, n] : more) out << fmt::format("  ({} again after {} later operation(s))\n", id, n);
+  out << "booted kernel (checks: I-DL, I-SLICE):";
+  if (findings.empty()) out << " no violation";
+  out << "\n";
+  std::set<std::string> kernel_ids;
+  for (const auto& k : findings) {
+    kernel_ids.insert(k.id);
+    out << fmt::format("  {} at {}: {}\n", k.id, op_label(s, k.op), k.what);
+  }
+  if (rc == 5 || !kernel.done) {
+    out << "result: the driver stopped before the end of the plan\n";
+    return 5;
+  }
+  // the scenario's expectations, on what the kernel can show
+  bool agree = true;
+  bool expects_violation = false;
+  for (const auto& e : s.expectations) {
+    if (e.kind != fuzz::Expectation::Kind::violation) continue;
+    expects_violation = true;
+    if (!kKernelChecks.count(e.invariant)) {
+      out << fmt::format("expect violation {}: not checkable on the booted kernel (model: {})\n", e.invariant,
+                         model_ids.count(e.invariant) ? "yes" : "no");
+      continue;
+    }
+    const bool k = kernel_ids.count(e.invariant) > 0;
+    out << fmt::format("expect violation {}: model {}, kernel {}\n", e.invariant,
+                       model_ids.count(e.invariant) ? "yes" : "no", k ? "yes" : "no");
+    agree = agree && k;
+  }
+  for (const auto& id : kernel_ids) {
+    bool expected = false;
+    for (const auto& e : s.expectations)
+      expected = expected || (e.kind == fuzz::Expectation::Kind::violation && e.invariant == id);
+    if (!expected) {
+      out << fmt::format("the kernel shows {}, which the scenario does not expect{}\n", id,
+                         model_ids.count(id) ? " (the model shows it too)" : "");
+      agree = false;
+    }
+  }
+  if (!expects_violation && kernel_ids.empty()) out << "expect no-violation: kernel clean on I-DL and I-SLICE\n";
+  out << (agree ? "result: the booted kernel agrees with the scenario's expectations\n"
+                : "result: the booted kernel does not agree with the scenario's expectations\n");
+  return agree ? 0 : 1;
+}
+
+}  // namespace eevdf::bridge

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Boots Debian's 6.12.118 cloud kernel in QEMU (TCG, 2 CPUs, no network) with
+# a one-file initramfs whose /init is bridge/vm/driver.c, runs a plan (the
+# operations of a scenario, see that file) and collects the driver's JSON lines.
+# `eevdf-check vm` writes the plan and calls this; it can be called by hand:
+#
+#   scripts/vm-run.sh --plan FILE.plan --out DIR [--cache DIR] [--timeout SECONDS]
+#
+# Writes DIR/results.jsonl (the driver's lines, second serial port),
+# DIR/console.log (the kernel's console) and DIR/outcome (one word).
+# Exit codes: 0 the plan ran to its end; 3 the kernel panicked; 4 the machine
+# hung (no end within the timeout; QEMU is killed); 5 the driver stopped early;
+# 2 bad usage; 77 a piece is missing (QEMU, gcc, cpio, the kernel package):
+# the message says which and how to install it (scripts/setup.sh --with-vm).
+set -uo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+plan="" out="" cache="${EEVDF_VM_CACHE:-$here/build/vm}" timeout=120
+kernel_pkg="linux-image-6.12.118+deb12-cloud-amd64-unsigned"
+kernel_ver="6.12.118+deb12-cloud-amd64"
+append_extra="${EEVDF_VM_APPEND:-}"
+qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"  # another binary, or a missing one to see the skip
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --plan) plan="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --cache) cache="$2"; shift 2 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    --append) append_extra="$append_extra $2"; shift 2 ;;
+    *) echo "vm-run: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -n "$plan" ] && [ -f "$plan" ] && [ -n "$out" ] || {
+  echo "usage: scripts/vm-run.sh --plan FILE --out DIR [--cache DIR] [--timeout S] [--append 'KERNEL ARGS']" >&2
+  exit 2
+}
+
+skip() { echo "vm-run: SKIP: $*" >&2; mkdir -p "$out"; echo skipped > "$out/outcome"; exit 77; }
+command -v "$qemu" >/dev/null || skip "$qemu is missing (apt-get install qemu-system-x86, or scripts/setup.sh --with-vm)"
+command -v gcc >/dev/null || skip "gcc is missing (apt-get install gcc libc6-dev)"
+command -v cpio >/dev/null || skip "cpio is missing (apt-get install cpio, or scripts/setup.sh --with-vm)"
+
+mkdir -p "$cache" "$out" || exit 2
+kernel="$cache/kernel/boot/vmlinuz-$kernel_ver"
+if [ ! -f "$kernel" ]; then
+  # a Debian package, unpacked in the cache (not installed into /boot)
+  deb=$(ls "$cache"/${kernel_pkg}_*.deb 2>/dev/null | head -1)
+  if [ -z "$deb" ]; then
+    (cd "$cache" && apt-get download "$kernel_pkg" >/dev/null 2>"$cache/apt-download.log") ||
+      skip "the kernel package $kernel_pkg could not be fetched with apt-get download ($cache/apt-download.log); scripts/setup.sh --with-vm fetches it"
+    deb=$(ls "$cache"/${kernel_pkg}_*.deb | head -1)
+  fi
+  rm -rf "$cache/kernel"
+  dpkg-deb -x "$deb" "$cache/kernel" || skip "dpkg-deb -x $deb failed"
+  [ -f "$kernel" ] || skip "$deb has no boot/vmlinuz-$kernel_ver"
+fi
+
+driver="$cache/eevdf-vm-driver"
+if [ ! -x "$driver" ] || [ "$here/bridge/vm/driver.c" -nt "$driver" ]; then
+  gcc -static -O2 -Wall -Wextra -o "$driver.tmp" "$here/bridge/vm/driver.c" 2>"$cache/driver-build.log" ||
+    { cat "$cache/driver-build.log" >&2; skip "the static driver does not build (gcc -static needs libc6-dev)"; }
+  mv "$driver.tmp" "$driver"
+fi
+
+# the initramfs: /init (the driver) and /plan, nothing else
+stage=$(mktemp -d "$cache/initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+cp "$driver" "$stage/init"
+cp "$plan" "$stage/plan"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$out/initramfs.cpio") || exit 2
+
+rm -f "$out/results.jsonl" "$out/console.log"
+# isolcpus=1: no load balancing onto CPU 1, unbound kernel threads and init stay
+# on CPU 0; irqaffinity=0: device interrupts on CPU 0; noautogroup: the tasks
+# are in the root task group as in the model; panic=-1: a panic reboots at
+# once, and -no-reboot turns that into QEMU's exit.
+append="console=ttyS0 loglevel=4 isolcpus=1 irqaffinity=0 noautogroup panic=-1 nowatchdog $append_extra"
+start=$(date +%s.%N)
+timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc -cpu max -smp 2 -m 512M \
+  -accel tcg,thread=multi -display none -no-reboot -nic none \
+  -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
+  -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
+rc=$?
+secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+if grep -q "Kernel panic" "$out/console.log" 2>/dev/null; then
+  echo panic > "$out/outcome"
+  echo "vm-run: the kernel panicked after ${secs}s:" >&2
+  grep -A3 "Kernel panic" "$out/console.log" | head -8 >&2
+  exit 3
+fi
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+  echo hang > "$out/outcome"
+  echo "vm-run: no end within ${timeout}s: the machine hung or the plan is too long (QEMU killed)" >&2
+  exit 4
+fi
+if ! grep -q '"type":"done"' "$out/results.jsonl" 2>/dev/null; then
+  echo incomplete > "$out/outcome"
+  echo "vm-run: the driver stopped before the end of the plan (QEMU exit $rc; see $out/console.log, $out/qemu.log)" >&2
+  exit 5
+fi
+echo done > "$out/outcome"
+echo "vm-run: ran in ${secs}s" >&2
+exit 0
