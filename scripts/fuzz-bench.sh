@@ -9,7 +9,7 @@
 #
 #   scripts/fuzz-bench.sh [BINARY] [SECONDS=30] [REPEATS=3]
 #   BINARY defaults to build-fuzz/fuzz/targets/scenario_fuzzer (build it with
-#   the cmake line in README.md, "Fuzzing throughput").
+#   the cmake line in docs/fuzzing.md, "libFuzzer throughput").
 #   MAX_LEN (default 257) and MAX_OPS (default 64, exported as EEVDF_MAX_OPS)
 #   in the environment change the input bound: 1 + 64 x 4 bytes holds 64
 #   operations of any kind; MAX_OPS caps the count for inputs of 1-byte ops.

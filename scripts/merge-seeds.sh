@@ -8,8 +8,8 @@
 #      (<sha1>.bin) and the campaign's inputs, -merge=1 keeps only those that
 #      add coverage the others lack;
 #   3. replace the generated seeds with the merged ones, named <sha1>.bin.
-# Prints the counts before and after. Needs the fuzzer build (README, "Fuzzing
-# throughput"); builds scenario_fuzzer if it is missing.
+# Prints the counts before and after. Needs the fuzzer build (docs/fuzzing.md, "The
+# libFuzzer targets"); builds scenario_fuzzer if it is missing.
 #
 #   scripts/merge-seeds.sh [SECONDS=120] [PROFILE=mainline]
 set -euo pipefail

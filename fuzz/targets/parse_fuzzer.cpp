@@ -3,7 +3,7 @@
 // parses the print again and aborts unless both mean the same scenario and the
 // print is a fixed point. Parse errors must carry a position and a message.
 //
-// Built by the EEVDF_FUZZERS option (see README, "Fuzz targets").
+// Built by the EEVDF_FUZZERS option (see docs/fuzzing.md, "The libFuzzer targets").
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
