@@ -17,7 +17,7 @@ packages=(cmake ninja-build g++ clang libclang-rt-14-dev librapidcheck-dev googl
           libz3-dev libfmt-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
           chromium   # chromium: the HTML report test renders the page headless
           python3 linux-source-6.12)  # the kernel backend: extracts 6.12.118's fair.c at build time
-[ $with_vm -eq 1 ] && packages+=(qemu-system-x86 cpio libc6-dev bc)
+[ $with_vm -eq 1 ] && packages+=(qemu-system-x86 cpio libc6-dev bc jq)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

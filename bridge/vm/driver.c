@@ -657,6 +657,7 @@ static void do_line(char* text, int line) {
   if (strcmp(op, "note") == 0) {
     emit("{\"type\":\"note\",\"step\":%d,\"text\":", step_no);
     emit_str(op_text + 5);
+    emit("}");
     flush_line();
     return;
   } else if (strcmp(op, "task") == 0 && argc >= 5) {
