@@ -265,11 +265,12 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
 
 MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
                         std::chrono::milliseconds budget, inv::Tolerances tolerances,
-                        const inv::Selection& selection) {
+                        const inv::Selection& selection, Backend backend) {
   ExecOptions options;
   options.strict = false;
   options.tolerances = tolerances;
   options.selection = selection;
+  options.backend = backend;
   MinimizeResult result =
       shrink(s, profile, options, [&](const Scenario&, const ExecResult& r) { return same_finding(r, target); }, budget);
   const ExecResult final_run = execute(result.scenario, profile, options);

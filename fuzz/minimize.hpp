@@ -18,10 +18,11 @@ struct MinimizeResult {
   bool complete = false;   // 1-minimal (false: the budget ran out first)
 };
 
-// Shrinks s, which must raise `target` (same id and site) on profile.
+// Shrinks s, which must raise `target` (same id and site) on profile, run on
+// `backend` (a violation found on the kernel's own state is shrunk there).
 MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
                         std::chrono::milliseconds budget, inv::Tolerances tolerances = {},
-                        const inv::Selection& selection = {});
+                        const inv::Selection& selection = {}, Backend backend = Backend::model);
 
 // Shrinks s, which must diverge in lockstep (model against the kernel backend)
 // in target.field: the result diverges in the same field.

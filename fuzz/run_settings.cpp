@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "invariants/ids.hpp"
+#include "kernelsrc/kernel_backend.hpp"
 
 namespace eevdf::fuzz {
 
@@ -19,6 +20,16 @@ std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOpt
   options.selection = selection;
   options.tolerances = s.tolerate && !flags.no_tolerance ? inv::Tolerances{} : inv::Tolerances{false};
   options.keep_going = options.keep_going || s.keep_going;
+  options.backend = flags.backend.value_or(s.backend);
+  if (options.backend != Backend::model && !kernelsrc::available()) {
+    const std::string why = "needs the kernel backend, which this build does not have (no kernel tree at build "
+                            "time: cmake -DEEVDF_KERNEL_SRC=DIR)";
+    const std::string name = backend_name(options.backend);
+    if (flags.backend) return "--backend " + name + ": " + why;
+    const std::string file = flags.file.empty() ? "<scenario>" : flags.file;
+    const std::string where = s.backend_line > 0 ? file + ":" + std::to_string(s.backend_line) : file;
+    return where + ": error: 'backend " + name + "' " + why + "; --backend model runs it on the model alone";
+  }
   return {};
 }
 
@@ -32,6 +43,11 @@ void record_run_settings(const inv::Selection& selection, const inv::Tolerances&
   }
   s.skip = std::move(skip);
   s.tolerate = tolerances.f1_unscaled_vprot;
+}
+
+void record_run_settings(const ExecOptions& options, Scenario& s) {
+  record_run_settings(options.selection, options.tolerances, s);
+  s.backend = options.backend;
 }
 
 }  // namespace eevdf::fuzz

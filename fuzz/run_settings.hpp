@@ -1,9 +1,11 @@
-// A scenario's run settings (the directives `skip`, `tolerate` and
-// `keep_going`, docs/scenario-language.md) combined with the command line's
-// --invariants, --skip, --no-tolerance and --keep-going, for `run`, `replay`
-// and `minimize`. execute() does not read them: it runs as its ExecOptions say.
+// A scenario's run settings (the directives `skip`, `tolerate`, `keep_going`
+// and `backend`, docs/scenario-language.md) combined with the command line's
+// --invariants, --skip, --no-tolerance, --keep-going and --backend, for `run`,
+// `replay` and `minimize`. execute() does not read them: it runs as its
+// ExecOptions say.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "fuzz/executor.hpp"
@@ -12,14 +14,20 @@
 namespace eevdf::fuzz {
 
 struct RunFlags {
-  std::string only;           // --invariants LIST: check exactly these; replaces the scenario's `skip`
-  std::string skip;           // --skip LIST: added to the scenario's `skip`
-  bool no_tolerance = false;  // --no-tolerance: as `tolerate none` (there is no flag to turn it back on)
+  std::string only;                  // --invariants LIST: check exactly these; replaces the scenario's `skip`
+  std::string skip;                  // --skip LIST: added to the scenario's `skip`
+  bool no_tolerance = false;         // --no-tolerance: as `tolerate none` (there is no flag to turn it back on)
+  std::optional<Backend> backend{};  // --backend NAME / --lockstep: replaces the scenario's `backend`
+  std::string file{};                // the scenario's path, for the message of a backend this build lacks
 };
 
-// Sets options.selection and options.tolerances from s and flags, and
+// Sets options.selection and options.tolerances from s and flags,
 // options.keep_going when s has `keep_going` (a keep_going the caller set from
-// --keep-going stays). Returns "" or the message of a bad invariant name.
+// --keep-going stays), and options.backend: flags.backend if given, else the
+// scenario's `backend`. Returns "" or the message of a bad invariant name, or
+// of a kernel or lockstep backend in a build without the kernel backend
+// (kernelsrc::available() false): "FILE:LINE: error: ..." when the scenario's
+// directive asked for it.
 std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOptions& options);
 
 // Writes into s the directives under which a plain `run` checks what
@@ -28,5 +36,9 @@ std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOpt
 // the others in catalogue order), `tolerate none` when the tolerances are off.
 // `keep_going` stays as s has it.
 void record_run_settings(const inv::Selection& selection, const inv::Tolerances& tolerances, Scenario& s);
+
+// The same from the options a run used, and `backend` as options.backend (the
+// one the run had, from the scenario or from --backend / --lockstep).
+void record_run_settings(const ExecOptions& options, Scenario& s);
 
 }  // namespace eevdf::fuzz

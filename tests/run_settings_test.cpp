@@ -14,6 +14,7 @@
 #include "fuzz/scenario_parse.hpp"
 #include "fuzz/scenario_print.hpp"
 #include "invariants/ids.hpp"
+#include "kernelsrc/kernel_backend.hpp"
 
 namespace eevdf::fuzz {
 namespace {
@@ -81,6 +82,52 @@ TEST(RunSettings, KeepGoingFromEitherSide) {
   flag.keep_going = true;  // --keep-going, set by the caller
   ASSERT_EQ(apply_run_settings(parse(""), {}, flag), "");
   EXPECT_TRUE(flag.keep_going);
+}
+
+// `backend`: the scenario's unless --backend / --lockstep say otherwise (the
+// command line wins); a build without the kernel backend names the directive's
+// file and line instead of crashing.
+TEST(RunSettings, BackendFromTheScenarioUnlessTheFlagSaysOtherwise) {
+  const Scenario plain = parse("task A\n");
+  const Scenario lock = parse("# title\nprofile v6.12.118\nbackend lockstep\ntask A\n");
+  ExecOptions o;
+  o.backend = Backend::kernel;  // replaced, not kept
+  ASSERT_EQ(apply_run_settings(plain, {}, o), "");
+  EXPECT_EQ(o.backend, Backend::model);
+  // --backend model overrides the directive: in every build
+  ASSERT_EQ(apply_run_settings(lock, {"", "", false, Backend::model, "lock.scn"}, o), "");
+  EXPECT_EQ(o.backend, Backend::model);
+  const std::string from_scenario = apply_run_settings(lock, {"", "", false, std::nullopt, "lock.scn"}, o);
+  const std::string from_flag = apply_run_settings(plain, {"", "", false, Backend::kernel, "plain.scn"}, o);
+  if (kernelsrc::available()) {
+    EXPECT_EQ(from_scenario, "");
+    ASSERT_EQ(apply_run_settings(lock, {}, o), "");
+    EXPECT_EQ(o.backend, Backend::lockstep);
+    ASSERT_EQ(apply_run_settings(lock, {"", "", false, Backend::kernel, "lock.scn"}, o), "");
+    EXPECT_EQ(o.backend, Backend::kernel);
+    EXPECT_EQ(from_flag, "");
+  } else {
+    EXPECT_EQ(from_scenario.rfind("lock.scn:3: error: 'backend lockstep' needs the kernel backend", 0), 0u)
+        << from_scenario;
+    EXPECT_EQ(from_flag.rfind("--backend kernel: needs the kernel backend", 0), 0u) << from_flag;
+    // a scenario built in code has no line
+    Scenario built = plain;
+    built.backend = Backend::kernel;
+    EXPECT_EQ(apply_run_settings(built, {}, o).rfind("<scenario>: error: 'backend kernel'", 0), 0u);
+  }
+}
+
+TEST(RunSettings, RecordWritesTheBackendItRanOn) {
+  Scenario s = parse("backend lockstep\nskip I-DL\ntask A\n");
+  ExecOptions o;
+  o.selection.set(inv::Id::DL, false);
+  o.backend = Backend::model;  // --backend model
+  record_run_settings(o, s);
+  EXPECT_EQ(s.backend, Backend::model);
+  EXPECT_EQ(s.skip, Names{"I-DL"});
+  o.backend = Backend::kernel;
+  record_run_settings(o, s);
+  EXPECT_EQ(print_scenario(s), "profile mainline\nskip I-DL\nbackend kernel\ntask A\n");
 }
 
 TEST(RunSettings, RecordWritesWhatWasChecked) {
