@@ -117,6 +117,7 @@ Profile v6_18() {
       "v6.18.0 as released: monotonic min_vruntime keys, lag limited by the entity's own slice, "
       "yield pushes only the deadline, vlag/vprot union, check_preempt_wakeup_fair()";
   Behaviour& b = p.behaviour;
+  b.augment_has_max_slice = false;             // 6e3c0a4e1ad1 came in v7.0
   b.key_base = KeyBase::min_vruntime;       // 79f3f9bedd14 came in v6.19
   b.yield = YieldRule::deadline_only;       // 79104becf42b came in v6.19 (6.18.2)
   b.lag_limit_max_slice = false;            // 6e3c0a4e1ad1 came in v7.0
