@@ -17,6 +17,7 @@ namespace eevdf::cli {
 // shorter scenario (titled, with its `expect violation` line), or nullopt when
 // it is no shorter or does not replay as a violation.
 std::optional<fuzz::Scenario> minimize_counterexample(const std::string& text, const Profile& profile,
-                                                      std::chrono::seconds budget);
+                                                      std::chrono::seconds budget,
+                                                      fuzz::Backend backend = fuzz::Backend::model);
 
 }  // namespace eevdf::cli

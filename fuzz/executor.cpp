@@ -54,6 +54,7 @@ inv::OpClass op_class(OpKind k) {
     case OpKind::exit:
     case OpKind::expect_curr:
     case OpKind::expect_field:
+    case OpKind::debug_read:  // moves no vruntime (a racing reader's stores land in the next operation)
       return inv::OpClass::running;
     default:
       return inv::OpClass::placement;
@@ -138,6 +139,7 @@ const char* op_verb(OpKind k) {
     case OpKind::shares: return "set cpu.shares of";
     case OpKind::group_idle: return "set cpu.idle of";
     case OpKind::migrate: return "migrate";
+    case OpKind::debug_read: return "read the debugfs average of";
     case OpKind::expect_curr:
     case OpKind::expect_field: return "check";
   }
@@ -215,6 +217,9 @@ struct ModelTarget {
   void run(u64 ns) { sys.run(ns); }
   void tick() { sys.tick(); }
   void schedule() { sys.schedule(); }
+  Refusal debug_read(int cpu, int g, bool racing) { return sys.debug_read(cpu, g, racing); }
+  std::size_t pending_debug_reads() const { return sys.pending_debug_reads(); }
+  void store_debug_reads(std::size_t n) { sys.store_debug_reads(n); }
   System& state() { return sys; }
 };
 
@@ -225,6 +230,10 @@ template <class Target>
 Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
   const Rq& rq = t.state().rq(0);
   Refusal refusal = Refusal::none;
+  // A racing debugfs reader (debug_read ... racing) loaded before this
+  // operation; its stores land after it. Expectations are not operations.
+  const bool expectation = op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field;
+  const std::size_t reads_before = expectation ? 0 : t.pending_debug_reads();
   switch (op.kind) {
     case OpKind::create: {
       const auto g = group_id(rq, op.group);
@@ -257,12 +266,26 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     case OpKind::move:
     case OpKind::shares:
     case OpKind::group_idle: refusal = group_op(t, rq, op, id); break;
+    case OpKind::debug_read: {
+      const auto g = group_id(rq, op.group);
+      refusal = g ? t.debug_read(op.cpu, *g, op.racing) : Refusal::no_such_group;
+      break;
+    }
     case OpKind::expect_curr:
     case OpKind::expect_field: break;
   }
+  if (reads_before) t.store_debug_reads(reads_before);
   return refusal;
 }
 }  // namespace
+
+Refusal apply_operation(System& sys, const Op& op, int id) {
+  ModelTarget t{sys};
+  return apply_op(t, op, id, nullptr);
+}
+Refusal apply_operation(kernelsrc::KernelBackend& kernel, const Op& op, int id) {
+  return apply_op(kernel, op, id, nullptr);
+}
 
 Refusal apply_group_op(Rq& rq, const Op& op, int task) { return group_op(rq, rq, op, task); }
 Refusal apply_group_op(System& sys, const Op& op, int task) { return group_op(sys, sys.rq(0), op, task); }
@@ -397,17 +420,26 @@ ExecResult Executor::run(const Scenario& s) {
     if (kernel) {
       for (const auto& w : kernel->take_warnings()) {
         inv::Violation v;
-        v.id = inv::Id::WARN;
+        v.id = w.null_pick ? inv::Id::NULLPICK : inv::Id::WARN;
         v.op_index = index;
-        v.where = fmt::format("{}:{}", w.file, w.line);
-        v.what = fmt::format("the kernel's warning fired: {}", w.condition);
+        // a NULL pick as the model reports it (Checker::on_warn), so that a finding is the same on both
+        v.where = w.null_pick ? std::string(warn_name(Warn::pick_next_entity_null)) : fmt::format("{}:{}", w.file, w.line);
+        v.what = w.null_pick ? w.condition : fmt::format("the kernel's warning fired: {}", w.condition);
+        if (w.null_pick && !selection[inv::Id::NULLPICK]) continue;
         if (!lockstep && r.violations.size() < inv::Checker::kMaxViolations) r.violations.push_back(std::move(v));
       }
     }
     if (lockstep && !r.divergence) {
-      if (auto d = first_difference(model_target.sys, kernel->state())) {
-        d->op_index = index;
-        r.divergence = std::move(d);
+      // a NULL pick crashes both or is a divergence; after it there is no state to compare
+      const bool model_oops = model_target.sys.oops(), kernel_oops = kernel->state().oops();
+      if (model_oops != kernel_oops) {
+        r.divergence = Divergence{index, "runqueue: oops (pick_eevdf() returned NULL)", model_oops ? "yes" : "no",
+                                  kernel_oops ? "yes" : "no"};
+      } else if (!model_oops) {
+        if (auto d = first_difference(model_target.sys, kernel->state())) {
+          d->op_index = index;
+          r.divergence = std::move(d);
+        }
       }
     }
     if (options_.coverage) options_.coverage->note(StateCoverage::feature(sys.rq_of(id), op.kind, refusal));

@@ -13,6 +13,7 @@
 #include "invariants/checker.hpp"
 #include "model/profile.hpp"
 #include "model/system.hpp"
+#include "kernelsrc/kernel_backend.hpp"
 
 namespace eevdf::fuzz {
 
@@ -107,6 +108,12 @@ Refusal apply_group_op(Rq& rq, const Op& op, int task);
 Refusal apply_group_op(System& sys, const Op& op, int task);
 // The group id of a group name (empty = the root group, -1), or nullopt.
 std::optional<int> group_id(const Rq& rq, const std::string& name);
+
+// The one place that applies an operation to a backend (fuzz/executor.cpp):
+// the model's System, or the kernel backend. `id` is the resolved task id of
+// op.task (-1 if none). Expectations are not operations: Refusal::none.
+Refusal apply_operation(System& sys, const Op& op, int id);
+Refusal apply_operation(kernelsrc::KernelBackend& kernel, const Op& op, int id);
 
 // Runs s on profile. The expectations of s are evaluated.
 ExecResult execute(const Scenario& s, const Profile& profile, const ExecOptions& options);

@@ -438,9 +438,35 @@ class SliceCmd final : public ParamCmd {
   s64 slice_;
 };
 
+// debug_read [G|root] [cpu=N] [racing]: the sched debugfs reader of a queue
+// (generated where it races the scheduler: debug_read_races(), v6.12.118).
+// Never skipped: groups always exist.
+class DebugReadCmd final : public RcCommand {
+ public:
+  explicit DebugReadCmd(const RcModel& m)
+      : RcCommand(m), group_(*gen_group_or_root(m)), racing_(*table<bool>({true, false})), cpu_(gen_cpu(m)) {}
+  void checkPreconditions(const RcModel& m) const override {
+    const bool ok = has_group(m, group_) && cpu_ < static_cast<int>(runqueues_of(m));
+    RC_PRE(ok);
+  }
+  Op shown_op() const override {
+    Op op = make_op(OpKind::debug_read);
+    op.group = group_;
+    op.racing = racing_;
+    op.cpu = cpu_;
+    return op;
+  }
+  std::optional<Op> resolve(const RcSystem&) const override { return shown_op(); }
+
+ private:
+  std::string group_;
+  bool racing_;
+  int cpu_;
+};
+
 // Command kinds in the order the generator weighs them.
 enum Kind : std::size_t { kCreate, kFork, kWake, kSleep, kRun, kTick, kSchedule, kYield, kNice, kPolicy, kSlice, kExit,
-                          kGroup, kMove, kShares, kGroupIdle, kMigrate, kKinds };
+                          kGroup, kMove, kShares, kGroupIdle, kMigrate, kDebugRead, kKinds };
 
 std::array<std::size_t, kKinds> weights(const RcModel& m) {
   std::array<std::size_t, kKinds> w{};
@@ -468,6 +494,7 @@ std::array<std::size_t, kKinds> weights(const RcModel& m) {
   w[kShares] = groups && has_groups ? 1 : 0;
   w[kGroupIdle] = groups && has_groups ? 1 : 0;
   w[kMigrate] = runqueues_of(m) > 1 && has_tasks ? 3 : 0;
+  w[kDebugRead] = m.setup && debug_read_races(m.setup->profile) && has_tasks ? 2 : 0;
   return w;
 }
 
@@ -489,6 +516,7 @@ RcCommandPtr make_command(std::size_t kind, const RcModel& m) {
     case kShares: return std::make_shared<SharesCmd>(m);
     case kGroupIdle: return std::make_shared<GroupIdleCmd>(m);
     case kMigrate: return std::make_shared<MigrateCmd>(m);
+    case kDebugRead: return std::make_shared<DebugReadCmd>(m);
     default: return std::make_shared<ExitCmd>(m);
   }
 }
@@ -572,10 +600,13 @@ RcModel::TaskInfo* RcModel::find(std::string_view name) {
 }
 
 namespace {
-std::vector<std::unique_ptr<inv::Checker>> checkers_for(System& sys) {
+// Every invariant; none in lockstep, where the comparison with the kernel is the property.
+std::vector<std::unique_ptr<inv::Checker>> checkers_for(System& sys, Backend backend) {
   std::vector<std::unique_ptr<inv::Checker>> out;
+  inv::Selection selection;
+  if (backend == Backend::lockstep) selection.on.fill(false);
   for (unsigned c = 0; c < sys.size(); ++c) {
-    out.push_back(std::make_unique<inv::Checker>(inv::Selection{}, inv::Tolerances{}));
+    out.push_back(std::make_unique<inv::Checker>(selection, inv::Tolerances{}));
     out.back()->attach(sys.rq(c));
   }
   return out;
@@ -586,9 +617,10 @@ RcSystem::RcSystem(std::shared_ptr<const RcSetup> s)
     : setup(std::move(s)),
       sys(setup->profile, setup->runqueues),
       rq(sys.rq(0)),
-      checkers(checkers_for(sys)),
+      checkers(checkers_for(sys, setup->backend)),
       checker(*checkers.front()) {
   executed.reserve(128);
+  if (setup->backend == Backend::lockstep) kernel = std::make_unique<kernelsrc::KernelBackend>(setup->profile);
 }
 
 std::string RcSystem::curr_name() const { return curr_name(0); }
@@ -604,41 +636,28 @@ void RcSystem::perform(const Op& op) {
   const int index = static_cast<int>(executed.size());
   executed.push_back(op);
   for (auto& c : checkers) c->begin_op(index, op_class(op.kind));
-  Refusal refusal = Refusal::none;
   const int id = op.task.empty() ? -1 : rq.find_task(op.task);
-  Rq& own = sys.rq_of(id);  // the task's CPU (as fuzz::Executor routes)
-  switch (op.kind) {
-    case OpKind::create:
-      if (rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice),
-                         group_id(rq, op.group).value_or(-1)) < 0)
-        refusal = Refusal::too_many_tasks;
-      break;
-    case OpKind::fork:
-      if (own.fork_task(id, op.child, op.racing) < 0) refusal = Refusal::task_not_running_on_cpu;
-      break;
-    case OpKind::wake: refusal = sys.wake(id, op.sync, op.cpu); break;
-    case OpKind::sleep: refusal = own.sleep(id); break;
-    case OpKind::run: sys.run(static_cast<u64>(op.value)); break;
-    case OpKind::tick: sys.tick(); break;
-    case OpKind::schedule: sys.schedule(); break;
-    case OpKind::yield: refusal = own.yield(id); break;
-    case OpKind::nice: refusal = own.set_nice(id, static_cast<int>(op.value)); break;
-    case OpKind::policy: refusal = own.set_policy(id, op.policy); break;
-    case OpKind::slice: refusal = own.set_slice(id, static_cast<u64>(op.value)); break;
-    case OpKind::exit: refusal = own.exit_task(id); break;
-    case OpKind::migrate: refusal = sys.migrate(id, op.cpu); break;
-    case OpKind::group_create:
-    case OpKind::move:
-    case OpKind::shares:
-    case OpKind::group_idle: refusal = apply_group_op(sys, op, id); break;
-    case OpKind::expect_curr:
-    case OpKind::expect_field: break;  // never generated
+  Refusal refusal = apply_operation(sys, op, id);  // as fuzz::Executor does
+  std::optional<Divergence> divergence;
+  if (kernel) {
+    const Refusal kernel_refusal = apply_operation(*kernel, op, id);
+    if (kernel_refusal != refusal)
+      divergence = Divergence{index, "refusal", refusal_text(refusal), refusal_text(kernel_refusal)};
+    else
+      divergence = first_difference(sys, kernel->state());
   }
   if (sys.size() > 1) inv::share_between_cpus(sys, checkers);  // as fuzz::Executor does
   for (auto& c : checkers) c->end_op();
   std::vector<inv::Violation> violations;
   for (const auto& c : checkers) violations.insert(violations.end(), c->violations().begin(), c->violations().end());
 
+  if (divergence) {
+    failed = true;
+    failure_id = "lockstep";
+    failure = fmt::format("lockstep divergence after operation {} ({}): {}: model {}, kernel {}\n", index + 1,
+                          print_op(op), divergence->field, divergence->model, divergence->kernel);
+    RC_FAIL(failure);
+  }
   if (refusal != Refusal::none) {
     // A bug of resolve(): the command should have been skipped.
     failed = true;
@@ -819,6 +838,18 @@ CheckOutcome run_stateful_check(const CheckConfig& config) {
   group_setup->groups = config.groups;
   group_setup->runqueues = config.runqueues;
   group_setup->header.runqueues = config.runqueues;
+  group_setup->backend = config.backend;
+  if (config.backend != Backend::model) {
+    if (!kernelsrc::available() || config.backend != Backend::lockstep) {
+      out.message = config.backend != Backend::lockstep ? "check drives the kernel backend in lockstep only (--lockstep)"
+                                                        : "this build has no kernel backend";
+      return finish();
+    }
+    if (std::string why = kernelsrc::refusal(config.profile, config.runqueues); !why.empty()) {
+      out.message = why;
+      return finish();
+    }
+  }
   if (std::string why = runqueues_refusal(config.profile.name, config.runqueues); !why.empty()) {
     out.message = why;
     return finish();

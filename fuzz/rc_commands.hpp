@@ -69,6 +69,7 @@
 #include "model/profile.hpp"
 #include "model/rq.hpp"
 #include "model/system.hpp"
+#include "kernelsrc/kernel_backend.hpp"
 
 namespace eevdf::fuzz {
 
@@ -84,6 +85,7 @@ struct CheckConfig {
   int max_ops = 100;
   bool groups = false;  // generate task-group commands too (eevdf-check check --groups)
   unsigned runqueues = 1;  // CPUs (eevdf-check check --runqueues): > 1 adds wake cpu= and migrate
+  Backend backend = Backend::model;  // lockstep: compare with the kernel backend (eevdf-check check --lockstep)
   std::chrono::seconds shrink_budget{30};  // wall clock for shrinking, from the first failure
   std::uint64_t seed = 0;                  // 0 = random (the seed used is in CheckOutcome::seed)
   // A CheckOutcome::reproduce string of an earlier run with the same profile:
@@ -132,6 +134,9 @@ struct RcSetup {
   // CPUs (runqueues > 1: wake cpu= and migrate commands; the header says
   // `runqueues N`). run_stateful_check() sets it from CheckConfig::runqueues.
   unsigned runqueues = 1;
+  // lockstep: every performed operation also runs on the kernel backend and the
+  // states are compared (a difference fails the case, id "lockstep").
+  Backend backend = Backend::model;
 };
 
 // The header for `profile` such that print -> parse -> build_profile gives back
@@ -174,6 +179,7 @@ struct RcSystem {
 
   std::shared_ptr<const RcSetup> setup;
   System sys;  // setup->runqueues CPUs
+  std::unique_ptr<kernelsrc::KernelBackend> kernel;  // lockstep (RcSetup::backend)
   Rq& rq;      // CPU 0 (the only one unless runqueues > 1)
   std::vector<std::unique_ptr<inv::Checker>> checkers;  // one per runqueue
   inv::Checker& checker;                                // CPU 0's
