@@ -377,8 +377,9 @@ ExecResult Executor::run(const Scenario& s) {
         r.divergence = Divergence{index, "refusal", refusal_text(model_refusal), refusal_text(refusal)};
       }
       if (op.kind == OpKind::create || op.kind == OpKind::fork) {
+        // a refused fork creates nobody: its child's name must not resolve to the last task created
         slot_names.push_back(op.kind == OpKind::fork ? op.child : op.task);
-        slot_task.push_back(static_cast<int>(sys.rq(0).tasks.size()) - 1);
+        slot_task.push_back(model_refusal == Refusal::none ? static_cast<int>(sys.rq(0).tasks.size()) - 1 : -1);
       }
     } else if (kernel) {
       refusal = apply_op(*kernel, op, id, &slot_task);
