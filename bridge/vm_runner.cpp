@@ -163,7 +163,7 @@ std::optional<VmPlan> vm_plan(const fuzz::Scenario& s, const Profile& profile, s
       case K::expect_curr:
       case K::expect_field: break;  // compared on the host after the previous operation
       case K::group_create:
-        o << at << "group " << op.task << " " << (op.value > 0 ? op.value : fuzz::kDefaultShares) << " "
+        o << at << "group " << op.group << " " << (op.value > 0 ? op.value : fuzz::kDefaultShares) << " "
           << (op.parent.empty() ? "-" : op.parent) << "\n";
         break;
       case K::move: o << at << "move " << op.task << " " << (op.group.empty() ? "root" : op.group) << "\n"; break;
@@ -172,6 +172,12 @@ std::optional<VmPlan> vm_plan(const fuzz::Scenario& s, const Profile& profile, s
       case K::migrate:
         error = where + "migrate: the VM runner replays one CPU";
         return std::nullopt;
+      case K::debug_read:  // the driver reads sched/debug after every operation: print_cfs_rq() runs anyway
+        plan.caveats.push_back(where + fuzz::print_op(op) +
+                               ": not replayed as such: the driver reads /sys/kernel/debug/sched/debug after every "
+                               "operation (each read runs print_cfs_rq()'s avg_vruntime() on every queue); whether "
+                               "a read races an operation is a timing window a plan cannot choose");
+        break;
     }
   }
   plan.text = o.str();
@@ -202,6 +208,8 @@ KernelRun parse_vm_results(std::istream& in) {
       st.curr = j.value("curr", "?");
       st.t_ns = i64(j, "t_ns");
       st.op_ns = i64(j, "op_ns");
+      if (j.contains("cfs") && j["cfs"].is_object())
+        for (const auto& [path, q] : j["cfs"].items()) st.group_avg_vruntime[path] = i64(q, "avg_vruntime");
       if (j.contains("cfs") && j["cfs"].contains("/")) {
         st.avg_vruntime = i64(j["cfs"]["/"], "avg_vruntime");
         st.nr_running = i64(j["cfs"]["/"], "nr_running");
@@ -224,6 +232,7 @@ KernelRun parse_vm_results(std::istream& in) {
           kt.slice = i64(t, "slice");
           kt.sum_exec = i64(t, "sum_exec");
           kt.weight = i64(t, "weight");
+          kt.group = t.value("group", "/");
           st.tasks.push_back(kt);
         }
       run.steps.push_back(std::move(st));
@@ -278,12 +287,17 @@ void print_side_by_side(const fuzz::Scenario& s, const fuzz::ExecResult& model, 
   std::map<int, const KernelStep*> kstep;
   for (const auto& st : kernel.steps) kstep[st.op] = &st;
   out << "Each operation: the task on the CPU, then per task the model's value | the kernel's.\n"
-         "d-v: deadline - vruntime, V-v: avg_vruntime - vruntime (virtual ns); exec: the kernel's sum_exec_runtime.\n";
+         "d-v: deadline - vruntime, V-v: avg_vruntime - vruntime (virtual ns; the V of the task's own queue, "
+         "the model's for root tasks only); exec: the kernel's sum_exec_runtime.\n";
   const KernelStep* last_k = nullptr;
   const fuzz::StepTrace* last_m = nullptr;
+  std::map<std::string, std::string> model_group;  // task -> its group ("" root): the model's V is the root queue's
   for (std::size_t k = 0; k < s.ops.size(); ++k) {
     const fuzz::Op& op = s.ops[k];
     const int idx = static_cast<int>(k);
+    if (op.kind == fuzz::OpKind::create || op.kind == fuzz::OpKind::move)
+      model_group[op.task] = op.group == "root" ? "" : op.group;
+    if (op.kind == fuzz::OpKind::fork) model_group[op.child] = model_group[op.task];
     if (op.kind == fuzz::OpKind::expect_curr) {
       const std::string want = op.task;
       const std::string m = last_m ? last_m->curr : "?";
@@ -327,14 +341,20 @@ void print_side_by_side(const fuzz::Scenario& s, const fuzz::ExecResult& model, 
       const bool kq = kt && kt->present && kt->alive;
       const std::string kstate = !kt ? "-" : !kt->alive ? "dead" : kt->running ? "running" : kt->state == 'R' ? "queued" : "sleeping";
       const bool mlive = me && mstate != "new" && mstate != "dead";
+      const bool mroot = model_group[name].empty();
+      s64 kv = 0;
+      bool kvq = false;
+      if (kq && ks && kt->state == 'R')
+        if (const auto g = ks->group_avg_vruntime.find(kt->group); g != ks->group_avg_vruntime.end())
+          kv = g->second - kt->vruntime, kvq = true;
       out << fmt::format(
           "    {:<6} {:>8}|{:<8} w {:>8}|{:<8} d-v {:>10}|{:<10} V-v {:>11}|{:<11} elig {}|{} exec {}\n", name,
           mstate, kstate, num_or_dash(me != nullptr, me ? static_cast<s64>(me->weight) : 0),
           num_or_dash(kq, kq ? kt->weight : 0),
           num_or_dash(mlive, me ? vruntime_diff(me->deadline, me->vruntime) : 0),
           num_or_dash(kq, kq ? kt->deadline - kt->vruntime : 0),
-          num_or_dash(mlive && m, me && m ? vruntime_diff(m->avg_vruntime, me->vruntime) : 0),
-          num_or_dash(kq && ks && kt->state == 'R', kq ? ks->avg_vruntime - kt->vruntime : 0), mlive ? (me->eligible ? "E" : "N") : "-",
+          num_or_dash(mlive && m && mroot, me && m ? vruntime_diff(m->avg_vruntime, me->vruntime) : 0),
+          num_or_dash(kvq, kv), mlive ? (me->eligible ? "E" : "N") : "-",
           kq ? (kt->eligible ? "E" : "N") : "-",
           kq ? fmt::format("{:.3f} ms", static_cast<double>(kt->sum_exec) / 1e6) : std::string("-"));
     }

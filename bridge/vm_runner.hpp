@@ -10,6 +10,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,12 +36,14 @@ struct KernelTask {
   bool alive = false, present = false, running = false, sleeping = true, eligible = false, custom_slice = false;
   char state = '?';
   int cpu = -1;
+  std::string group = "/";  // the task group's path (the root: "/")
   s64 vruntime = 0, deadline = 0, slice = 0, sum_exec = 0, weight = 0;
 };
 struct KernelStep {
   int op = -1;  // index of the scenario operation (-1: setup)
   std::string op_text, curr;
-  s64 t_ns = 0, op_ns = 0, avg_vruntime = 0;
+  s64 t_ns = 0, op_ns = 0, avg_vruntime = 0;  // avg_vruntime: the root cfs_rq's V
+  std::map<std::string, s64> group_avg_vruntime;  // V of each cfs_rq on CPU 1, by task-group path
   long long nr_running = 0;
   std::vector<KernelTask> tasks;
 };

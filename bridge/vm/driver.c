@@ -450,6 +450,19 @@ static void emit_task(int i, const char* dbg) {
       emit(",\"vruntime\":%lld,\"eligible\":%s,\"deadline\":%lld,\"custom_slice\":%s,\"slice\":%lld,"
            "\"sum_exec\":%lld,\"switches\":%lld,\"prio\":%lld",
            vr, elig == 'E' ? "true" : "false", dl, custom ? "true" : "false", slice, sum, switches, prio);
+      /* the task group's path ends the row (CONFIG_CGROUP_SCHED) */
+      const char* eol = strchr(p, '\n');
+      if (!eol) eol = p + strlen(p);
+      const char* g = eol;
+      while (g > p && g[-1] != ' ') --g;
+      if (*g == '/') {
+        char path[256];
+        size_t n = (size_t)(eol - g) < sizeof path - 1 ? (size_t)(eol - g) : sizeof path - 1;
+        memcpy(path, g, n);
+        path[n] = 0;
+        emit(",\"group\":");
+        emit_str(path);
+      }
     }
   }
   char path[64], buf[8192];
