@@ -129,16 +129,24 @@ void work(Shared& sh, unsigned job) {
     if (r.divergence) {  // lockstep: the first difference is a finding of its own; the campaign stops there
       std::lock_guard lock(sh.mutex);
       if (!sh.stop.exchange(true)) {
+        // the scenario up to the diverging operation, as a file that replays alone:
+        // `backend lockstep`, the profile and its bug, and without the operations
+        // both sides refused before it (a text scenario runs strictly)
+        const auto at = static_cast<std::size_t>(r.divergence->op_index);
         fuzz::Scenario shown = s;
-        shown.ops.resize(static_cast<std::size_t>(r.divergence->op_index) + 1);
+        shown.ops.resize(at + 1);
+        for (auto it = r.skipped_ops.rbegin(); it != r.skipped_ops.rend(); ++it)
+          if (*it < at) shown.ops.erase(shown.ops.begin() + static_cast<long>(*it));
         shown.profile = sh.profile.name;
+        shown.bug = sh.profile.bug;
         shown.hz = sh.profile.tunables.hz;
         shown.cpus = sh.profile.tunables.ncpus;
+        shown.backend = fuzz::Backend::lockstep;
         std::cout << fmt::format("LOCKSTEP DIVERGENCE at operation {} ({}): {}: model {}, kernel {}\n",
                                  r.divergence->op_index,
                                  fuzz::print_op(s.ops[static_cast<std::size_t>(r.divergence->op_index)]),
                                  r.divergence->field, r.divergence->model, r.divergence->kernel);
-        std::cout << "scenario (replay with: eevdf-check run FILE --lockstep):\n" << fuzz::print_scenario(shown);
+        std::cout << "scenario (replay with: eevdf-check run FILE):\n" << fuzz::print_scenario(shown);
         sh.divergences.fetch_add(1);
       }
       break;
@@ -158,7 +166,8 @@ void work(Shared& sh, unsigned job) {
         if (known) continue;
         sh.findings.push_back(Finding{v.id, v.where, "", 0, my_runs});  // claim it, minimize outside the lock
       }
-      const auto m = fuzz::minimize(s, sh.profile, v, o.minimize_budget, {}, o.selection);
+      // on the backend that found it: a violation of the kernel's own state is shrunk there
+      const auto m = fuzz::minimize(s, sh.profile, v, o.minimize_budget, {}, o.selection, o.backend);
       fuzz::Scenario out = m.scenario;
       out.title = fmt::format("{} in {} (found by eevdf-check fuzz --seed {}, run {})", inv::id_name(v.id), v.where,
                               seed, my_runs);
@@ -167,6 +176,7 @@ void work(Shared& sh, unsigned job) {
       out.hz = sh.profile.tunables.hz;
       out.cpus = sh.profile.tunables.ncpus;
       out.runqueues = o.runqueues;
+      out.backend = o.backend;  // `backend kernel`: the finding replays on the kernel's code from the file alone
       const std::string text = fuzz::print_scenario(out);
       std::lock_guard lock(sh.mutex);
       std::filesystem::create_directories(o.findings_dir);

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <variant>
@@ -38,7 +39,7 @@ struct RunArgs {
   fuzz::ProfileOverride profile;
   std::string only, skip;
   bool json = false, keep_going = false, detail = false, quiet = false, no_tolerance = false, without_bug = false;
-  std::string backend = "model";
+  std::string backend;  // --backend NAME; empty: the scenario's `backend` (model by default)
   bool lockstep = false;
   std::string trace_out;
 };
@@ -46,6 +47,21 @@ struct RunArgs {
 int bad_input(const std::string& message) {
   std::cerr << "eevdf-check: " << message << "\n";
   return 2;
+}
+
+// --backend NAME / --lockstep (the same as --backend lockstep): the backend
+// that replaces the scenario's `backend` directive, or nullopt when neither is
+// given. False (and `error` set) for a name that is not a backend.
+bool backend_flag(const std::string& name, bool lockstep, std::optional<fuzz::Backend>& out, std::string& error) {
+  out.reset();
+  if (lockstep) {
+    out = fuzz::Backend::lockstep;
+    return true;
+  }
+  if (name.empty()) return true;
+  out = fuzz::backend_from_name(name);
+  if (!out) error = "--backend " + name + ": not a backend (model, kernel, lockstep)";
+  return out.has_value();
 }
 
 // fuzz --until ID[@SITE]: the invariant and the site ("" without '@').
@@ -115,12 +131,13 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
   options.strict = !loaded.from_bytes;
   options.keep_going = a.keep_going;
   options.trace = true;
-  // the scenario's skip and tolerate, with the flags (docs/scenario-language.md, "Run settings")
-  if (auto err = fuzz::apply_run_settings(loaded.scenario, {a.only, a.skip, a.no_tolerance}, options); !err.empty())
+  std::optional<fuzz::Backend> backend;
+  if (!backend_flag(a.backend, a.lockstep, backend, error)) return bad_input(error);
+  // the scenario's skip, tolerate, keep_going and backend, with the flags
+  // (docs/scenario-language.md, "Run settings"); --backend / --lockstep win over `backend`
+  if (auto err = fuzz::apply_run_settings(loaded.scenario, {a.only, a.skip, a.no_tolerance, backend, a.file}, options);
+      !err.empty())
     return bad_input(err);
-  const auto backend = fuzz::backend_from_name(a.lockstep ? "lockstep" : a.backend);
-  if (!backend) return bad_input("--backend " + a.backend + ": not a backend (model, kernel, lockstep)");
-  options.backend = *backend;
   const auto r = fuzz::execute(loaded.scenario, *profile, options);
   if (!r.error.empty()) return bad_input(a.file + ":" + r.error);
   if (!a.trace_out.empty() && !cli::write_trace(a.trace_out, loaded.scenario, r, error)) return bad_input(error);
@@ -164,8 +181,9 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
                 "scenario line 'tolerate none'");
   cmd->add_option("--backend", a.backend,
                   "what the scenario runs on: model (default), kernel (the kernel's own fair.c, "
-                  "docs/kernel-backend.md) or lockstep (both, compared after every operation)");
-  cmd->add_flag("--lockstep", a.lockstep, "the same as --backend lockstep");
+                  "docs/kernel-backend.md) or lockstep (both, compared after every operation); overrides the "
+                  "scenario's 'backend'");
+  cmd->add_flag("--lockstep", a.lockstep, "the same as --backend lockstep (overrides the scenario's 'backend')");
   cmd->add_flag("--without-bug", a.without_bug,
                 "run on the fixed kernel: drop the scenario's bug switch and expect no violation");
 }
@@ -234,8 +252,13 @@ int main(int argc, char** argv) {
   mincmd->add_option("file", min_file, "scenario or crash file")->required();
   mincmd->add_option("-o,--output", min_out, "write the minimized scenario here (default: stdout)");
   bool min_lockstep = false;
+  std::string min_backend;
   mincmd->add_flag("--lockstep", min_lockstep,
-                   "shrink a lockstep divergence (model against the kernel backend): keep the first differing field");
+                   "shrink a lockstep divergence (model against the kernel backend): keep the first differing field "
+                   "(implied by the scenario line 'backend lockstep'; kept in the output)");
+  mincmd->add_option("--backend", min_backend,
+                     "what the scenario runs on while it shrinks: model, kernel or lockstep (as --lockstep); "
+                     "overrides the scenario's 'backend' and is kept in the output");
   add_profile_options(mincmd, min_profile, "kernel profile (overrides the scenario's)");
   mincmd->add_option("--time", min_budget, "seconds")->capture_default_str()->check(CLI::Range(1L, 3600L));
   mincmd->add_flag("--no-tolerance", min_no_tolerance,
@@ -321,7 +344,7 @@ int main(int argc, char** argv) {
     std::string replay_args = profile_args(fuzz_profile);
     if (!fuzz_only.empty()) replay_args += " --invariants " + fuzz_only;
     if (!fuzz_skip.empty()) replay_args += " --skip " + fuzz_skip;
-    if (campaign.backend != fuzz::Backend::model) replay_args += std::string(" --backend ") + fuzz::backend_name(campaign.backend);
+    // (the backend is not a flag of it: a finding says `backend kernel` itself)
     return cli::run_campaign(*profile, replay_args, campaign) > 0 ? 1 : 0;
   }
   if (mincmd->parsed()) {
@@ -333,11 +356,14 @@ int main(int argc, char** argv) {
     if (!profile) return bad_input(min_file + ": " + error);
     fuzz::ExecOptions options;
     options.strict = false;
-    if (auto err = fuzz::apply_run_settings(loaded->scenario, {min_only, min_skip, min_no_tolerance}, options);
+    std::optional<fuzz::Backend> backend;
+    if (!backend_flag(min_backend, min_lockstep, backend, error)) return bad_input(error);
+    if (auto err = fuzz::apply_run_settings(loaded->scenario,
+                                            {min_only, min_skip, min_no_tolerance, backend, min_file}, options);
         !err.empty())
       return bad_input(err);
-    if (min_lockstep) {
-      options.backend = fuzz::Backend::lockstep;
+    // a divergence: from --lockstep, --backend lockstep, or the scenario's 'backend lockstep'
+    if (options.backend == fuzz::Backend::lockstep) {
       const auto r = fuzz::execute(loaded->scenario, *profile, options);
       if (!r.error.empty()) return bad_input(min_file + ": " + r.error);
       if (!r.divergence) return bad_input(min_file + ": the model and the kernel agree; nothing to minimize");
@@ -346,8 +372,9 @@ int main(int argc, char** argv) {
       out.profile = profile->name;
       out.hz = profile->tunables.hz;
       out.cpus = profile->tunables.ncpus;
+      out.backend = fuzz::Backend::lockstep;  // a plain `run` of the output replays the divergence
       const auto& d = m.divergence ? *m.divergence : *r.divergence;
-      out.title = fmt::format("lockstep divergence in {} (model {}, kernel {}); replay: eevdf-check run FILE --lockstep "
+      out.title = fmt::format("lockstep divergence in {} (model {}, kernel {}); replay: eevdf-check run FILE "
                               "(minimized from {} to {} operations)",
                               d.field, d.model, d.kernel, loaded->scenario.ops.size(), out.ops.size());
       const std::string text = fuzz::print_scenario(out);
@@ -362,10 +389,10 @@ int main(int argc, char** argv) {
     const auto r = fuzz::execute(loaded->scenario, *profile, options);
     if (r.violations.empty()) return bad_input(min_file + ": no invariant is violated; nothing to minimize");
     const auto m = fuzz::minimize(loaded->scenario, *profile, r.violations.front(), std::chrono::seconds(min_budget),
-                                  options.tolerances, options.selection);
+                                  options.tolerances, options.selection, options.backend);
     fuzz::Scenario out = m.scenario;
-    // what was checked, so that a plain `run` of the output replays the violation
-    fuzz::record_run_settings(options.selection, options.tolerances, out);
+    // what was checked and on which backend, so that a plain `run` of the output replays the violation
+    fuzz::record_run_settings(options, out);
     out.profile = profile->name;
     out.bug = profile->bug;
     if (!min_profile.features.empty()) out.features = min_profile.features;
