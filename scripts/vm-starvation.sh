@@ -10,7 +10,7 @@
 # (eevdf-check run, v6.12.118 profile, cpus 2, the same operations in 4 ms steps).
 #
 #   scripts/vm-starvation.sh [--trials 3] [--watch 20] [--period-ms 10] [--out DIR]
-#                            [--eevdf-check PATH] [VARIANT ...]
+#                            [--eevdf-check PATH] [--summary-only] [VARIANT ...]
 #
 # VARIANT is WEIGHT-SLICE[-activity]: WEIGHT nice19 (19 -> -20), nice0 (0 -> -20)
 # or idle (SCHED_IDLE -> SCHED_NORMAL); SLICE default (1.4 ms: 0.7 ms x 2 CPUs)
@@ -20,7 +20,7 @@
 # trial; DIR/RUN/ holds each run's plan, results.jsonl and console.log.
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-trials=3 watch=20 period_ms=10 out="$here/build/vm/starvation" check="$here/build/cli/eevdf-check"
+trials=3 watch=20 period_ms=10 out="$here/build/vm/starvation" check="$here/build/cli/eevdf-check" summary_only=0
 variants=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -29,6 +29,7 @@ while [ $# -gt 0 ]; do
     --period-ms) period_ms="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --eevdf-check) check="$2"; shift 2 ;;
+    --summary-only) summary_only=1; shift ;;  # rebuild DIR/summary.tsv from the runs in DIR, boot nothing
     -*) echo "vm-starvation: unknown option $1" >&2; exit 2 ;;
     *) variants+=("$1"); shift ;;
   esac
@@ -37,7 +38,8 @@ done
 command -v jq >/dev/null || { echo "vm-starvation: needs jq (apt-get install jq)" >&2; exit 77; }
 mkdir -p "$out"
 summary="$out/summary.tsv"
-[ -f "$summary" ] || printf 'variant\tmode\ttrial\tB_longest_s\tB_share\tA_share\tB_stretches_over_100ms\tB_longest_starts_s\topen_at_end\tsample_late_max_ms\tcpu1_other_switches\n' > "$summary"
+header='variant\tmode\ttrial\tB_longest_s\tB_share\tA_share\tB_stretches_over_100ms\tB_longest_starts_s\topen_at_end\tA_kept_distance_s\tA_on_cpu_at_change\tC_longest_s\tsample_late_max_ms\tcpu1_other_switches'
+[ -f "$summary" ] && [ $summary_only -eq 0 ] || printf "$header\n" > "$summary"
 
 # the operations of a variant: A's first and second setting (driver words)
 variant_ops() {  # $1 weight, $2 mode -> "TASK_A_LINE|CHANGE_LINE"
@@ -82,6 +84,38 @@ model_prediction() {  # $1 weight $2 slice $3 mode $4 activity(0/1)
   rm -f "$scn"
 }
 
+# one line of the summary from a run's results.jsonl. A_kept_distance_s: A's
+# d - v just after the change, in real time at its new weight, (d - v) * w / 2^20:
+# how long A can run before its vruntime reaches that deadline (read by the
+# driver a few ms after the change)
+summarize() {  # $1 run dir, $2 variant, $3 mode, $4 trial
+  jq -r --arg v "$2" --arg m "$3" --arg t "$4" -s '
+    (map(select(.type == "watch")) | .[0]) as $w
+    | (map(select(.type == "step" and (.op | test("^(nice|policy) A")))) | .[0]) as $s
+    | (map(select(.type == "cpu_tasks" and .label == "before watch")) | .[0].tasks
+       | map(select(.comm != "A" and .comm != "B" and .comm != "C")) | map({(.comm): .switches}) | add // {}) as $b
+    | (map(select(.type == "cpu_tasks" and .label == "after watch")) | .[0].tasks
+       | map(select(.comm != "A" and .comm != "B" and .comm != "C"))) as $a
+    | ($a | map(select(.switches > ($b[.comm] // 0))) | map("\(.comm)+\(.switches - ($b[.comm] // 0))") | join(",")) as $other
+    | [$v, $m, $t, ($w.tasks.B.longest_without_cpu_ns / 1e9 | tostring), ($w.tasks.B.share | tostring),
+       ($w.tasks.A.share | tostring), ($w.tasks.B.stretches_over_100ms | tostring),
+       ($w.tasks.B.longest_starts_at_ns / 1e9 | tostring), ($w.tasks.B.longest_open_at_end | tostring),
+       (($s.tasks.A.deadline - $s.tasks.A.vruntime) * $s.tasks.A.weight / 1048576 / 1e9 | tostring), $s.curr,
+       (if $w.tasks.C then ($w.tasks.C.longest_without_cpu_ns / 1e9 | tostring) else "-" end),
+       ($w.late_max_ns / 1e6 | tostring), (if $other == "" then "none" else $other end)] | @tsv' \
+    "$1/results.jsonl" | tee -a "$summary"
+}
+
+if [ $summary_only -eq 1 ]; then
+  for run in "$out"/*/; do
+    [ -f "$run/results.jsonl" ] || continue
+    n=$(basename "$run"); trial=${n##*-}; rest=${n%-*}; mode=${rest##*-}; v=${rest%-*}
+    summarize "$run" "$v" "$mode" "$trial" >/dev/null
+  done
+  column -t -s $'\t' "$summary"
+  exit 0
+fi
+
 printf 'variant\tmode\tmodel: B_longest_s\tB_share\n'
 for v in "${variants[@]}"; do
   weight=${v%%-*}; rest=${v#*-}; slice=${rest%%-*}; activity=0
@@ -119,18 +153,7 @@ for v in "${variants[@]}"; do
         [ $rc -eq 77 ] && exit 77
         continue
       fi
-      jq -r --arg v "$v" --arg m "$mode" --arg t "$trial" -s '
-        (map(select(.type == "watch")) | .[0]) as $w
-        | (map(select(.type == "cpu_tasks" and .label == "before watch")) | .[0].tasks
-           | map(select(.comm != "A" and .comm != "B" and .comm != "C")) | map({(.comm): .switches}) | add // {}) as $b
-        | (map(select(.type == "cpu_tasks" and .label == "after watch")) | .[0].tasks
-           | map(select(.comm != "A" and .comm != "B" and .comm != "C"))) as $a
-        | ($a | map(select(.switches > ($b[.comm] // 0))) | map("\(.comm)+\(.switches - ($b[.comm] // 0))") | join(",")) as $other
-        | [$v, $m, $t, ($w.tasks.B.longest_without_cpu_ns / 1e9 | tostring), ($w.tasks.B.share | tostring),
-           ($w.tasks.A.share | tostring), ($w.tasks.B.stretches_over_100ms | tostring),
-           ($w.tasks.B.longest_starts_at_ns / 1e9 | tostring), ($w.tasks.B.longest_open_at_end | tostring),
-           ($w.late_max_ns / 1e6 | tostring), (if $other == "" then "none" else $other end)] | @tsv' \
-        "$run/results.jsonl" | tee -a "$summary"
+      summarize "$run" "$v" "$mode" "$trial"
     done
   done
 done
