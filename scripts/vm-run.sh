@@ -15,8 +15,9 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 plan="" out="" cache="${EEVDF_VM_CACHE:-$here/build/vm}" timeout=120
-kernel_pkg="linux-image-6.12.118+deb12-cloud-amd64-unsigned"
-kernel_ver="6.12.118+deb12-cloud-amd64"
+# EEVDF_VM_KERNEL: another Debian cloud kernel (e.g. 6.12.107+deb12-cloud-amd64), fetched the same way
+kernel_ver="${EEVDF_VM_KERNEL:-6.12.118+deb12-cloud-amd64}"
+kernel_pkg="linux-image-${kernel_ver}-unsigned"
 append_extra="${EEVDF_VM_APPEND:-}"
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"  # another binary, or a missing one to see the skip
 
@@ -41,7 +42,9 @@ command -v gcc >/dev/null || skip "gcc is missing (apt-get install gcc libc6-dev
 command -v cpio >/dev/null || skip "cpio is missing (apt-get install cpio, or scripts/setup.sh --with-vm)"
 
 mkdir -p "$cache" "$out" || exit 2
-kernel="$cache/kernel/boot/vmlinuz-$kernel_ver"
+kdir="$cache/kernel"
+[ "$kernel_ver" = "6.12.118+deb12-cloud-amd64" ] || kdir="$cache/kernel-$kernel_ver"
+kernel="$kdir/boot/vmlinuz-$kernel_ver"
 if [ ! -f "$kernel" ]; then
   # a Debian package, unpacked in the cache (not installed into /boot)
   deb=$(ls "$cache"/${kernel_pkg}_*.deb 2>/dev/null | head -1)
@@ -50,8 +53,8 @@ if [ ! -f "$kernel" ]; then
       skip "the kernel package $kernel_pkg could not be fetched with apt-get download ($cache/apt-download.log); scripts/setup.sh --with-vm fetches it"
     deb=$(ls "$cache"/${kernel_pkg}_*.deb | head -1)
   fi
-  rm -rf "$cache/kernel"
-  dpkg-deb -x "$deb" "$cache/kernel" || skip "dpkg-deb -x $deb failed"
+  rm -rf "$kdir"
+  dpkg-deb -x "$deb" "$kdir" || skip "dpkg-deb -x $deb failed"
   [ -f "$kernel" ] || skip "$deb has no boot/vmlinuz-$kernel_ver"
 fi
 
