@@ -47,6 +47,7 @@ TaskState state_of(int s) {
 }  // namespace
 
 bool available() { return true; }
+bool debug_reader_unlocked() { return kb_debug_reader_unlocked() != 0; }
 std::string kernel_version() { return kb_kernel_version(); }
 
 std::string refusal(const Profile& profile, unsigned runqueues) {
@@ -109,6 +110,7 @@ int KernelBackend::fork_task(int parent, std::string_view child_name, bool racin
 }
 
 Refusal KernelBackend::wake(int id, bool sync, int cpu) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (cpu > 0) return Refusal::bad_argument;
@@ -120,6 +122,7 @@ Refusal KernelBackend::wake(int id, bool sync, int cpu) {
 }
 
 Refusal KernelBackend::sleep(int id) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
   if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
   kb_sleep(id, 0);
@@ -128,6 +131,7 @@ Refusal KernelBackend::sleep(int id) {
 }
 
 Refusal KernelBackend::exit_task(int id) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
   if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
   kb_sleep(id, 1);
@@ -137,6 +141,7 @@ Refusal KernelBackend::exit_task(int id) {
 }
 
 Refusal KernelBackend::yield(int id) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
   if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
   kb_yield();
@@ -145,6 +150,7 @@ Refusal KernelBackend::yield(int id) {
 }
 
 Refusal KernelBackend::set_nice(int id, int nice) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
@@ -157,6 +163,7 @@ Refusal KernelBackend::set_nice(int id, int nice) {
 }
 
 Refusal KernelBackend::set_policy(int id, Policy policy) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
@@ -169,6 +176,7 @@ Refusal KernelBackend::set_policy(int id, Policy policy) {
 }
 
 Refusal KernelBackend::set_slice(int id, u64 slice_ns) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
@@ -179,7 +187,16 @@ Refusal KernelBackend::set_slice(int id, u64 slice_ns) {
   return Refusal::none;
 }
 
-Refusal KernelBackend::migrate(int, int) { return Refusal::bad_argument; }
+// One CPU: a migration can only name the task's own CPU, which the load
+// balancer's path (System::migrate) treats as nothing to do.
+Refusal KernelBackend::migrate(int id, int cpu) {
+  const Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (cpu != 0) return Refusal::bad_argument;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (mirror_->rq(0).curr == id) return Refusal::task_on_cpu;
+  return Refusal::none;
+}
 
 int KernelBackend::create_group(std::string_view name, int parent, u64 shares) {
   Rq& rq = mirror_->rq(0);
@@ -203,6 +220,7 @@ int KernelBackend::create_group(std::string_view name, int parent, u64 shares) {
 }
 
 Refusal KernelBackend::set_group_shares(int group, u64 shares) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   const Rq& rq = mirror_->rq(0);
   if (group < 0 || static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
   if (kb_set_group_shares(group, shares) != 0) return Refusal::group_is_idle;
@@ -211,6 +229,7 @@ Refusal KernelBackend::set_group_shares(int group, u64 shares) {
 }
 
 Refusal KernelBackend::set_group_idle(int group, bool idle) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   const Rq& rq = mirror_->rq(0);
   if (group < 0 || static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
   if (kb_set_group_idle(group, idle ? 1 : 0) != 0) return Refusal::bad_argument;
@@ -219,6 +238,7 @@ Refusal KernelBackend::set_group_idle(int group, bool idle) {
 }
 
 Refusal KernelBackend::move_task(int id, int group) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
   const Rq& rq = mirror_->rq(0);
   if (!p) return Refusal::no_such_task;
@@ -241,6 +261,30 @@ void KernelBackend::tick() {
 void KernelBackend::schedule() {
   kb_schedule();
   refresh();
+}
+
+Refusal KernelBackend::debug_read(int cpu, int group, bool racing) {
+  const Rq& rq = mirror_->rq(0);
+  if (cpu > 0) return Refusal::bad_argument;
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
+  if (group >= 0 && static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
+  if (racing && debug_reader_unlocked()) {
+    PendingRead p{group, 0, 0};
+    kb_debug_read_load(group, &p.avg_vruntime, &p.zero_vruntime);
+    pending_reads_.push_back(p);
+  } else {
+    kb_debug_read(group);
+  }
+  refresh();
+  return Refusal::none;
+}
+
+void KernelBackend::store_debug_reads(std::size_t n) {
+  if (n > pending_reads_.size()) n = pending_reads_.size();
+  for (std::size_t i = 0; i < n; ++i)
+    kb_debug_read_store(pending_reads_[i].queue, pending_reads_[i].avg_vruntime, pending_reads_[i].zero_vruntime);
+  pending_reads_.erase(pending_reads_.begin(), pending_reads_.begin() + static_cast<long>(n));
+  if (n) refresh();
 }
 
 // The kernel's state into the mirror: every entity's fields, every queue's
@@ -315,6 +359,13 @@ void KernelBackend::refresh() {
   rq.curr = s.curr;
   rq.need_resched = s.need_resched != 0;
   rq.nr_running = s.nr_running;
+  // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops)
+  rq.oops = kb_oopsed() != 0;
+  if (rq.oops && !crash_reported_) {
+    crash_reported_ = true;
+    warnings_.push_back({"kernel/sched/fair.c", 0,
+                         "pick_eevdf() returned NULL with entities queued; pick_next_entity() dereferences it", true});
+  }
 }
 
 }  // namespace eevdf::kernelsrc
