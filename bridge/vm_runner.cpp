@@ -368,6 +368,11 @@ std::string default_cache() {
 
 }  // namespace
 
+namespace {
+int report(const fuzz::Scenario& s, const Profile& p, const VmPlan& plan, const fuzz::ExecResult& model,
+           const KernelRun& kernel, int rc, std::ostream& out);
+}  // namespace
+
 int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   std::ifstream f(options.file, std::ios::binary);
   if (!f) {
@@ -410,6 +415,15 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   eo.keep_going = true;  // the kernel runs every operation: so does the model, for the side by side
   const fuzz::ExecResult model = fuzz::execute(s, *profile, eo);
 
+  if (!options.results.empty()) {
+    std::ifstream recorded(options.results);
+    if (!recorded) {
+      err << "eevdf-check: " << options.results << ": cannot read\n";
+      return 2;
+    }
+    out << "recorded run " << options.results << " (no boot)\n";
+    return report(s, *profile, *plan, model, parse_vm_results(recorded), 0, out);
+  }
   namespace fs = std::filesystem;
   const std::string cache = options.cache_dir.empty() ? default_cache() : options.cache_dir;
   const std::string outdir =
@@ -451,8 +465,17 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
     return 4;
   }
   std::ifstream results(outdir + "/results.jsonl");
-  const KernelRun kernel = parse_vm_results(results);
   if (rc != 0 && rc != 5) return 2;
+  return report(s, *profile, *plan, model, parse_vm_results(results), rc, out);
+}
+
+namespace {
+
+// The side by side, the checks and the verdict of a finished run (rc: vm-run.sh's exit, 0 or 5).
+int report(const fuzz::Scenario& s, const Profile& p, const VmPlan& plan, const fuzz::ExecResult& model,
+           const KernelRun& kernel, int rc, std::ostream& out) {
+  const Profile* profile = &p;
+  const VmPlan* planp = &plan;
 
   out << fmt::format("kernel {} ({}), base_slice_ns {} at boot\n", kernel.release.empty() ? "?" : kernel.release,
                      kernel.cmdline, kernel.base_slice_ns);
@@ -472,7 +495,7 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
     }
     if (!diff.empty()) out << "features of the model that the kernel does not have as set:" << diff << "\n";
   }
-  for (const auto& c : plan->caveats) out << "caveat: " << c << "\n";
+  for (const auto& c : planp->caveats) out << "caveat: " << c << "\n";
   for (const auto& e : kernel.errors) out << "driver: " << e << "\n";
   out << "\n";
   print_side_by_side(s, model, kernel, out);
@@ -535,5 +558,7 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
                 : "result: the booted kernel does not agree with the scenario's expectations\n");
   return agree ? 0 : 1;
 }
+
+}  // namespace
 
 }  // namespace eevdf::bridge

@@ -76,6 +76,7 @@ struct VmOptions {
   std::string append;     // more kernel command line
   int timeout_s = 0;      // default: 90 s + the scenario's time
   bool plan_only = false; // print the plan and stop
+  std::string results;    // a recorded results.jsonl: compare it with the model, boot nothing
 };
 // The command: 0 the kernel agrees with the scenario's expectations on what it
 // can check, 1 it does not, 2 bad input, 3 kernel panic, 4 hang, 5 the driver

@@ -20,6 +20,8 @@ void add_vm_command(CLI::App& app) {
   cmd->add_option("--append", o->append, "more kernel command line (e.g. 'rcu_nocbs=1')");
   cmd->add_option("--script", o->script, "the boot script (default: scripts/vm-run.sh of the source tree)");
   cmd->add_flag("--plan", o->plan_only, "print the driver's plan and the caveats, boot nothing");
+  cmd->add_option("--results", o->results,
+                  "compare a recorded run (its results.jsonl) with the model instead of booting");
   cmd->callback([o] {
     const int rc = bridge::run_vm(*o, std::cout, std::cerr);
     std::cout.flush();
