@@ -39,6 +39,8 @@ enum class OpKind : std::uint8_t {
   group_idle,    // group_idle GROUP 0|1      (cpu.idle: sched_group_set_idle)
   // several CPUs (runqueues N > 1); after the group kinds, same reason
   migrate,       // migrate NAME CPU          (load balancer: detach_task + attach_task)
+  // the sched debugfs reader; after migrate, same reason
+  debug_read,    // debug_read [GROUP|root] [cpu=N] [racing]  (print_cfs_rq(): avg_vruntime() of a queue)
 };
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -50,18 +52,20 @@ struct Op {
   s64 value = 0;         // nice level; duration / slice in ns; expect_field value
   Policy policy = Policy::normal;  // create, policy
   bool sync = false;     // wake
-  bool racing = false;   // fork: the copy races a sched_change of the parent (Rq::fork_task)
+  bool racing = false;   // fork: the copy races a sched_change of the parent (Rq::fork_task);
+                         // debug_read: the reader's loads come before the next operation, its stores after it
   std::string field;     // expect_field: vruntime, deadline, vlag, slice, weight, vprot, on_rq, sched_delayed, ...
   CmpOp cmp = CmpOp::eq; // expect_field
   int line = 0;          // 1-based source line, 0 when generated
   s64 slice = 0;         // create: slice=DUR in ns (0 = base slice); added for the parser
   // Task groups: the group acted on (group_create, shares, group_idle), the
-  // task's group (create: group=; move: the target). Empty = the root group.
+  // task's group (create: group=; move: the target), the queue a debug_read
+  // reads. Empty = the root group.
   std::string group;
   std::string parent;    // group_create: parent=GROUP (empty = root)
   // Several CPUs: wake cpu=N (select_task_rq's answer), the target of
-  // migrate, the CPU of expect curr. -1 = not given (the task's own CPU; CPU 0
-  // for expect curr).
+  // migrate, the CPU of expect curr and of debug_read. -1 = not given (the
+  // task's own CPU; CPU 0 for expect curr and debug_read).
   int cpu = -1;
 };
 

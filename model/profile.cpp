@@ -184,6 +184,7 @@ Profile v6_12_118() {
   b.fork_clears_rel_deadline = true;            // 3da56dc063cd (6.12.y)
   b.wakeup_buddy_skips_delayed = true;          // 493afbd187c4 (6.12.y)
   b.idle_preempt_cancels_protection = true;     // f553741ac8c0 (6.12.y)
+  b.debug_reader_unlocked_rmw = true;           // b3d99f43c72b (6.12.y) without e08d007f9d81
   return p;
 }
 

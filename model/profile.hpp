@@ -230,6 +230,17 @@ struct Behaviour {
   // every task on rq->cfs at its hierarchical weight se->h_load; group queues keep
   // load and counters only (model/fair_flat.cpp). Off in mainline.
   bool flat_runqueue = false;
+  // print_cfs_rq() (kernel/sched/debug.c), which every read of
+  // /sys/kernel/debug/sched/debug runs for each cfs_rq of each CPU, drops the
+  // rq lock before it calls avg_vruntime(), and that avg_vruntime() re-bases
+  // (writes cfs_rq->avg_vruntime and ->zero_vruntime through
+  // update_zero_vruntime()): an unlocked read-modify-write racing the
+  // scheduler (the `debug_read racing` operation, model/debug_read.cpp). True
+  // on 6.12.118 only: the stable backport of b3d99f43c72b made its
+  // avg_vruntime() write, and e08d007f9d81 ("sched/debug: Fix avg_vruntime()
+  // usage", which moved the call under the lock) is not in 6.12.y. Mainline
+  // has the fix; min_vruntime kernels (v6.18 and before) only read.
+  bool debug_reader_unlocked_rmw = false;
   bool operator==(const Behaviour&) const = default;
 };
 

@@ -63,11 +63,41 @@ class System {
   // __schedule() on every CPU, in order.
   void schedule();
 
+  // A read of /sys/kernel/debug/sched/debug reaching print_cfs_rq() for CPU
+  // `cpu`'s queue of `group` (-1: rq->cfs): the reader's avg_vruntime() of
+  // that queue (model/debug_read.cpp). With `racing` on a kernel whose reader
+  // re-bases without the rq lock (debug_read_races()), its loads happen now
+  // and its stores of avg_vruntime (sum_w_vruntime) and zero_vruntime wait
+  // for store_debug_reads() after the next operation; otherwise the reader
+  // runs alone, now (on a min_vruntime kernel it only reads).
+  Refusal debug_read(int cpu, int group, bool racing);
+  // The stores a racing reader has still to do, oldest first.
+  struct DebugReadStore {
+    int cpu = 0;
+    int group = -1;
+    s64 sum_w_vruntime = 0;
+    u64 zero_vruntime = 0;
+  };
+  std::size_t pending_debug_reads() const { return pending_reads_.size(); }
+  const std::vector<DebugReadStore>& pending_reads() const { return pending_reads_; }
+  // The stores of the first n pending reads, in order, overwriting whatever
+  // the operation between their loads and now wrote to the two fields.
+  void store_debug_reads(std::size_t n);
+
   std::vector<Task> tasks;  // shared by every runqueue (reserved: pointers stay valid)
   std::vector<TaskGroup> task_groups;  // shared by every runqueue (reserved)
 
  private:
   std::vector<std::unique_ptr<Rq>> rqs_;
+  std::vector<DebugReadStore> pending_reads_;
 };
+
+// True when the profile's debugfs reader can interleave with the scheduler and
+// writes: Behaviour::debug_reader_unlocked_rmw and an avg_vruntime() that
+// re-bases zero_vruntime (KeyBase::zero_at_avg_tick or zero_at_avg_deadline).
+bool debug_read_races(const Profile& profile);
+// A racing reader's loads and arithmetic on q: avg_vruntime() runs, the two
+// fields it wrote are returned in sum/zero, and q gets its old values back.
+void debug_read_load(CfsRq& q, s64& sum, u64& zero);
 
 }  // namespace eevdf
