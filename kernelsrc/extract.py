@@ -28,6 +28,7 @@ TREE_FILES = [
     "kernel/sched/core.c",
     "kernel/sched/sched.h",
     "kernel/sched/features.h",
+    "kernel/sched/debug.c",
     "lib/rbtree.c",
     "include/linux/rbtree.h",
     "include/linux/rbtree_augmented.h",
@@ -64,8 +65,17 @@ NULL""".split())
 # The only definitions taken from core.c (its code is ours): facts the glue reads.
 CORE_TABLES = {"sched_prio_to_weight", "sched_prio_to_wmult"}
 
-# The C library functions the glue calls.
-LIBC = {"memset"}
+# The C library functions the glue calls (setjmp/longjmp: a NULL pick ends the
+# pick as the kernel's NULL dereference would, kernelsrc/glue.c).
+LIBC = {"memset", "setjmp", "longjmp"}
+
+# Functions of the tree that the glue interposes on: the tree's definition is
+# emitted under the new name (its text otherwise unchanged), a prototype of the
+# old name comes before it, and the glue defines the old name, calling the new
+# one.  pick_eevdf(): a NULL answer inside a pick is the kernel's crash (the
+# caller, pick_next_entity(), dereferences it); the glue stops the pick there
+# instead of faulting.
+INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}
@@ -398,7 +408,7 @@ def extract(files, shim_text, workdir, cc, glue_text=""):
                  for c, fn, rel, line in sorted(set(missing))]
         raise ExtractError("\n".join(lines))
     glue_missing = sorted(c for c in called(glue_text) - glue_defined - provided - set(index) - set(macros)
-                          - LIBC if not c.startswith("__builtin"))
+                          - LIBC - set(INTERPOSED.values()) if not c.startswith("__builtin"))
     if glue_missing:
         raise ExtractError("\n".join(f"kernelsrc/glue.c: {c}() (called by the backend's core.c side) is not in "
                                       f"this tree's fair.c/sched.h (kernel {version[0]}.{version[1]}.{version[2]})"
@@ -424,9 +434,46 @@ def extract(files, shim_text, workdir, cc, glue_text=""):
                 keep = it["name"] in wanted
             else:
                 keep = it["name"] in wanted and index[it["name"]][1] is it
-            if keep:
+            if keep and it["kind"] == "function" and it["name"] in INTERPOSED:
+                text = it["text"]
+                brace = text.find("{")
+                head, body = text[:brace], text[brace:]
+                renamed, n = re.subn(rf"\b{it['name']}(\s*\()", INTERPOSED[it["name"]] + r"\1", head, count=1)
+                if n != 1:
+                    raise ExtractError(f"{rel}:{it['line']}: cannot interpose on {it['name']}(): its name is not in "
+                                       "its definition's head")
+                out.append(f'#line {it["line"]} "{rel}"\n{head.strip()};\n')
+                out.append(f'#line {it["line"]} "{rel}"\n{renamed}{body}\n')
+            elif keep:
                 out.append(f'#line {it["line"]} "{rel}"\n{it["text"]}\n')
     return version, sorted(wanted), "".join(out)
+
+
+def debug_reader_unlocked(debug_c):
+    """Whether print_cfs_rq() in kernel/sched/debug.c calls avg_vruntime()
+    after it has dropped the rq lock (6.12.y) or while holding it (mainline
+    since e08d007f9d81).  The backend's `debug_read racing` follows it."""
+    text = strip_comments(debug_c)
+    m = re.search(r"\bvoid\s+print_cfs_rq\s*\([^)]*\)\s*\{", text)
+    if not m:
+        raise ExtractError("kernel/sched/debug.c: print_cfs_rq() not found: the backend's debugfs reader "
+                           "(debug_read) has no code to follow")
+    depth, i = 1, m.end()
+    while i < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    body = text[m.end():i]
+    call = re.search(r"\bavg_vruntime\s*\(", body)
+    if not call:
+        raise ExtractError("kernel/sched/debug.c: print_cfs_rq() does not call avg_vruntime(): the backend's "
+                           "debugfs reader (debug_read) has no code to follow")
+    before = body[:call.start()]
+    locks = [x.end() for x in re.finditer(r"\braw_spin_rq_lock(?:_irqsave|_irq)?\s*\(", before)]
+    if not locks:
+        return True
+    after_lock = body[locks[-1]:]
+    unlock = re.search(r"\braw_spin_rq_unlock(?:_irqrestore|_irq)?\s*\(", after_lock)
+    return bool(unlock) and locks[-1] + unlock.start() < call.start()
 
 
 def main():
@@ -445,6 +492,7 @@ def main():
         with open(args.glue) as f:
             glue = f.read()
         version, names, text = extract(files, shim, args.out, args.cc, glue)
+        unlocked = debug_reader_unlocked(files["kernel/sched/debug.c"])
     except ExtractError as e:
         print(f"kernel backend: {e}", file=sys.stderr)
         return 1
@@ -465,6 +513,8 @@ def main():
         f.write(files["kernel/sched/features.h"])
     with open(os.path.join(args.out, "version.h"), "w") as f:
         f.write(f'#define EEVDF_KERNEL_VERSION "{version[0]}.{version[1]}.{version[2]}"\n')
+        f.write("/* print_cfs_rq() calls avg_vruntime() after dropping the rq lock (kernel/sched/debug.c) */\n")
+        f.write(f"#define EEVDF_DEBUG_READ_UNLOCKED {1 if unlocked else 0}\n")
     with open(os.path.join(args.out, "extracted.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
     return 0

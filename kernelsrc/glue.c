@@ -8,6 +8,8 @@
  * scenario sets.  One CPU.  Every identifier of the tree that this file uses
  * is a root of the extraction.
  */
+#include <setjmp.h>
+
 #include "kb_api.h"
 
 unsigned int sysctl_sched_features;
@@ -31,6 +33,11 @@ unsigned long jiffies;
 #define kb_tick_nsec eevdf_tick_nsec
 static kb_warn_fn kb_warn_cb;
 static void *kb_warn_ctx;
+/* A NULL from pick_eevdf() during a pick is the kernel's NULL dereference in
+ * pick_next_entity(): the pick is abandoned (longjmp back to kb_switch_to_next())
+ * and the backend stays crashed. */
+static int kb_picking, kb_crashed;
+static jmp_buf kb_pick_env;
 
 const struct sched_class fair_sched_class = {
   .put_prev_task = put_prev_task_fair,
@@ -40,6 +47,21 @@ const struct sched_class fair_sched_class = {
 void eevdf_kernel_warn(const char *file, int line, const char *cond) {
   if (kb_warn_cb) kb_warn_cb(kb_warn_ctx, file, line, cond);
 }
+
+/* pick_eevdf(), interposed (kernelsrc/extract.py renames the tree's definition
+ * to kb_tree_pick_eevdf): the tree's function, and a crash where the kernel
+ * crashes.  A NULL answer is harmless in check_preempt_wakeup_fair() (compared
+ * with the wakee) and fatal in pick_next_entity() (se->sched_delayed). */
+static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq) {
+  struct sched_entity *se = kb_tree_pick_eevdf(cfs_rq);
+  if (!se && kb_picking) {
+    kb_crashed = 1;
+    longjmp(kb_pick_env, 1);
+  }
+  return se;
+}
+
+int kb_oopsed(void) { return kb_crashed; }
 
 /* ---- core.c services the fair class calls ---- */
 void resched_curr(struct rq *rq) { rq->curr->need_resched = 1; }
@@ -101,6 +123,7 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   memset(&root_task_group, 0, sizeof root_task_group);
   kb_nr_tasks = 0;
   kb_nr_groups = 0;
+  kb_picking = kb_crashed = 0;
   kb_warn_cb = warn;
   kb_warn_ctx = ctx;
   sysctl_sched_features = cfg->features;
@@ -184,6 +207,12 @@ static void kb_switch_to_next(void) {
   struct task_struct *prev = kb_rq.curr;
   struct task_struct *next;
   struct rq_flags rf;
+  if (kb_crashed) return;
+  kb_picking = 1;
+  if (setjmp(kb_pick_env)) {  /* pick_eevdf() returned NULL: the kernel crashed here */
+    kb_picking = 0;
+    return;
+  }
   if (prev != &kb_idle_task) {
     next = pick_next_task_fair(&kb_rq, prev, &rf);
     if (!next) put_prev_task_fair(&kb_rq, prev, &kb_idle_task);
@@ -191,6 +220,7 @@ static void kb_switch_to_next(void) {
     next = pick_task_fair(&kb_rq);
     if (next) set_next_task_fair(&kb_rq, next, true);
   }
+  kb_picking = 0;
   /* 6.12 __schedule(): clear_tsk_need_resched(prev) after the pick, so a
    * resched_curr() inside the pick (update_curr() reaching the deadline) is
    * cleared with it */
@@ -253,9 +283,10 @@ static void kb_do_tick(void) {
 static int kb_need_resched(void) { return kb_rq.curr->need_resched; }
 
 void kb_run(unsigned long long ns) {
+  if (kb_crashed) return;
   if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && kb_rq.cfs.nr_running)) kb_switch_to_next();
   u64 end = kb_rq.clock_task + ns;
-  for (;;) {
+  while (!kb_crashed) {
     u64 next_tick = (kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
     if (next_tick > end) {
       kb_rq.clock = kb_rq.clock_task = end;
@@ -433,6 +464,34 @@ void kb_export(struct kb_state *s) {
 /* avg_vruntime() of a queue, as the kernel computes it (6.12.118: it also re-bases zero_vruntime) */
 unsigned long long kb_avg_vruntime(int queue) {
   return avg_vruntime(queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue]);
+}
+
+/* ---- the sched debugfs reader: debug.c print_cfs_rq() ---- */
+int kb_debug_reader_unlocked(void) { return EEVDF_DEBUG_READ_UNLOCKED; }
+
+/* the reader alone: its avg_vruntime() call, whatever it writes */
+void kb_debug_read(int queue) {
+  if (!kb_crashed) (void)kb_avg_vruntime(queue);
+}
+
+/* the reader's loads and arithmetic: the tree's avg_vruntime() on the queue,
+ * its two results handed back, the queue restored (the stores come later) */
+void kb_debug_read_load(int queue, long long *avg, unsigned long long *zero) {
+  struct cfs_rq *q = queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue];
+  struct cfs_rq saved = *q;
+  (void)avg_vruntime(q);
+  *avg = q->avg_vruntime;
+  *zero = q->zero_vruntime;
+  *q = saved;
+}
+
+/* the reader's stores, after the operation it raced: whatever that operation
+ * wrote to the two fields is lost */
+void kb_debug_read_store(int queue, long long avg, unsigned long long zero) {
+  struct cfs_rq *q = queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue];
+  if (kb_crashed) return;
+  q->avg_vruntime = avg;
+  q->zero_vruntime = zero;
 }
 
 /* the tree's features.h, as names and defaults */

@@ -81,6 +81,21 @@ int kb_set_group_idle(int g, int idle);
 void kb_move_task(int id, int group);
 void kb_export(struct kb_state *s);
 unsigned long long kb_avg_vruntime(int queue);
+/* The sched debugfs reader, print_cfs_rq(): whether the tree's print_cfs_rq()
+ * calls avg_vruntime() after it has dropped the rq lock (read from
+ * kernel/sched/debug.c at build time); the reader alone (avg_vruntime() of
+ * the queue, as under the lock); and a reader whose stores come later: load
+ * runs the kernel's avg_vruntime() on the queue, hands back the two fields it
+ * wrote (cfs_rq->avg_vruntime, ->zero_vruntime) and restores the queue as it
+ * was; store writes them, after the operation the reader raced. */
+int kb_debug_reader_unlocked(void);
+void kb_debug_read(int queue);
+void kb_debug_read_load(int queue, long long *avg_vruntime, unsigned long long *zero_vruntime);
+void kb_debug_read_store(int queue, long long avg_vruntime, unsigned long long zero_vruntime);
+/* 1 once a pick found no entity (pick_eevdf() returned NULL inside
+ * pick_next_entity(), which dereferences it): the kernel has crashed, every
+ * entry point is a no-op from then on */
+int kb_oopsed(void);
 
 #ifdef __cplusplus
 }

@@ -27,7 +27,12 @@ struct KernelWarning {
   std::string file;
   int line = 0;
   std::string condition;
+  bool null_pick = false;  // not a warning: pick_eevdf() returned NULL in a pick, the kernel crashed (I-NULLPICK)
 };
+
+// Whether this build's tree has a print_cfs_rq() that calls avg_vruntime()
+// after dropping the rq lock (kernel/sched/debug.c, read at build time).
+bool debug_reader_unlocked();
 
 class KernelBackend {
  public:
@@ -55,6 +60,14 @@ class KernelBackend {
   void run(u64 ns);
   void tick();
   void schedule();
+  // The sched debugfs reader (System::debug_read()): print_cfs_rq()'s
+  // avg_vruntime() of CPU 0's queue of `group` (-1: the root queue), through
+  // the tree's own avg_vruntime(). `racing` when the tree's reader runs
+  // without the rq lock (debug_reader_unlocked()): the loads and arithmetic
+  // now, the two stores at store_debug_reads(); otherwise the reader alone, now.
+  Refusal debug_read(int cpu, int group, bool racing);
+  std::size_t pending_debug_reads() const { return pending_reads_.size(); }
+  void store_debug_reads(std::size_t n);
 
   // The kernel's state in the model's types, brought up to date after every entry point.
   System& state() { return *mirror_; }
@@ -68,6 +81,13 @@ class KernelBackend {
   Profile profile_;
   std::unique_ptr<System> mirror_;
   std::vector<KernelWarning> warnings_;
+  struct PendingRead {
+    int queue;
+    long long avg_vruntime;
+    unsigned long long zero_vruntime;
+  };
+  std::vector<PendingRead> pending_reads_;
+  bool crash_reported_ = false;
 };
 
 }  // namespace eevdf::kernelsrc

@@ -9,6 +9,7 @@ namespace eevdf::kernelsrc {
 bool available() { return false; }
 std::string kernel_version() { return "none (no kernel tree at build time: cmake -DEEVDF_KERNEL_SRC=DIR)"; }
 std::string refusal(const Profile&, unsigned) { return "this build has no kernel backend"; }
+bool debug_reader_unlocked() { return false; }
 
 KernelBackend::KernelBackend(const Profile& profile) : profile_(profile) {
   throw std::runtime_error("this build has no kernel backend (cmake -DEEVDF_KERNEL_SRC=DIR)");
@@ -33,6 +34,8 @@ Refusal KernelBackend::move_task(int, int) { return Refusal::bad_argument; }
 void KernelBackend::run(u64) {}
 void KernelBackend::tick() {}
 void KernelBackend::schedule() {}
+Refusal KernelBackend::debug_read(int, int, bool) { return Refusal::bad_argument; }
+void KernelBackend::store_debug_reads(std::size_t) {}
 void KernelBackend::refresh() {}
 
 }  // namespace eevdf::kernelsrc
