@@ -20,7 +20,7 @@ constexpr std::string_view kDirectives =
     "profile, features, bug, cpus, hz, base_slice, runqueues, skip, tolerate, keep_going, backend";
 constexpr std::string_view kOperations =
     "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit, group, move, shares, group_idle, "
-    "migrate";
+    "migrate, debug_read";
 constexpr std::string_view kGroupNameRule =
     "a group name: a letter or '_', then letters, digits or '_', at most 32 characters, not 'root'";
 constexpr std::string_view kTaskNameRule =
@@ -206,7 +206,7 @@ class Parser {
     static constexpr std::string_view kOps[] = {"task",  "fork",   "wake",  "sleep", "run",
                                                 "tick",  "schedule", "yield", "nice",  "policy",
                                                 "slice", "exit", "group", "move", "shares", "group_idle",
-                                                "migrate"};
+                                                "migrate", "debug_read"};
     for (std::string_view op : kOps) {
       if (kw == op) {
         begin_op(true);
@@ -748,6 +748,32 @@ class Parser {
       if (!need(2, "a CPU after the task name (migrate NAME CPU)")) return;
       if (!cpu_value(tok(2), col(2), op.cpu, "the task name")) return;
       if (!expect_end(3, "the CPU")) return;
+    } else if (kw == "debug_read") {
+      // debug_read [GROUP|root] [cpu=N] [racing], in this order; without a
+      // queue the root queue. A first token that names a group (even one
+      // called 'racing') is the queue.
+      op.kind = OpKind::debug_read;
+      std::size_t i = 1;
+      const std::string_view first = tok(1);
+      if (has(1) && (groups_.count(std::string(first)) || (first != "racing" && first.substr(0, 4) != "cpu="))) {
+        if (!group_ref(first, col(1), op.group, "'debug_read'", true)) return;
+        ++i;
+      }
+      if (tok(i).substr(0, 4) == "cpu=") {
+        if (!cpu_value(tok(i).substr(4), col(i) + 4, op.cpu, "'cpu='")) return;
+        ++i;
+      }
+      if (tok(i) == "racing") {
+        op.racing = true;
+        ++i;
+      }
+      if (has(i)) {
+        fail(col(i), std::string(op.racing     ? "expected end of line after 'racing', "
+                                 : op.cpu >= 0 ? "expected 'racing' or end of line after 'cpu=N', "
+                                               : "expected 'cpu=N', 'racing' or end of line after the queue, ") +
+                         found(i));
+        return;
+      }
     } else if (kw == "group") {
       if (!group_create(op)) return;
     } else if (kw == "move") {

@@ -95,6 +95,11 @@ std::string print_op(const Op& op) {
     case OpKind::wake:
       return "wake " + op.task + (op.sync ? " sync" : "") + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     case OpKind::migrate: return "migrate " + op.task + " " + std::to_string(op.cpu);
+    case OpKind::debug_read: {
+      // the root queue is written out when something follows (a group may be called 'racing')
+      const std::string rest = (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "") + (op.racing ? " racing" : "");
+      return "debug_read" + (op.group.empty() ? (rest.empty() ? "" : " root") : " " + op.group) + rest;
+    }
     case OpKind::sleep: return "sleep " + op.task;
     case OpKind::run: return "run " + format_duration(op.value);
     case OpKind::tick: return "tick";
@@ -171,6 +176,7 @@ bool same_op(const Op& a, const Op& b) {
     case OpKind::wake: return a.task == b.task && a.sync == b.sync && a.cpu == b.cpu;
     case OpKind::migrate:
     case OpKind::expect_curr: return a.task == b.task && a.cpu == b.cpu;
+    case OpKind::debug_read: return a.group == b.group && a.cpu == b.cpu && a.racing == b.racing;
     case OpKind::sleep:
     case OpKind::yield:
     case OpKind::exit: return a.task == b.task;
