@@ -77,11 +77,14 @@ void repeat_a_window(fuzz::Scenario& s, std::mt19937_64& rng) {
 // State shared by the workers of one campaign.
 struct Shared {
   Shared(const Profile& p, const std::string& args, const CampaignOptions& opts)
-      : profile(p), profile_args(args), o(opts), start(std::chrono::steady_clock::now()) {}
+      : profile(p), profile_args(args), o(opts), start(std::chrono::steady_clock::now()),
+        debug_read(opts.debug_read == CampaignOptions::DebugRead::always ||
+                   (opts.debug_read == CampaignOptions::DebugRead::profile && debug_read_races(p))) {}
   const Profile& profile;
   const std::string& profile_args;
   const CampaignOptions& o;
   std::chrono::steady_clock::time_point start;
+  bool debug_read;  // generate debug_read (byte format 5)
   std::atomic<std::uint64_t> runs{0}, ops{0};
   fuzz::StateCoverage coverage;  // shared by the workers (fuzz/coverage.hpp)
   std::mutex mutex;  // findings and output
@@ -119,6 +122,10 @@ void work(Shared& sh, unsigned job) {
     if (o.runqueues > 1) {  // 3: several CPUs, 4: with task groups
       bytes[0] = groups ? fuzz::kBytesFormatVersion4 : fuzz::kBytesFormatVersion3;
       bytes[1] = fuzz::bytes_runqueue_byte(o.runqueues);
+    }
+    if (sh.debug_read) {  // 5: the debugfs reader too, with or without task groups
+      bytes[0] = fuzz::kBytesFormatVersion5;
+      bytes[1] = static_cast<std::uint8_t>(fuzz::bytes_runqueue_byte(o.runqueues) | (groups ? 0 : fuzz::kBytesNoGroups));
     }
     fuzz::decode_bytes_into(bytes.data(), bytes.size(), s);
     repeat_a_window(s, rng);
@@ -213,9 +220,10 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
                        : o.groups == CampaignOptions::Groups::never ? "none"
                                                                      : "every other run";
   std::cerr << fmt::format(
-      "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}, findings go to {}/\n",
+      "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}{}, findings go to "
+      "{}/\n",
       profile.name, profile.tunables.hz, profile.tunables.ncpus, o.time.count(), jobs, o.seed, o.seed + jobs - 1,
-      groups, o.findings_dir);
+      groups, sh.debug_read ? ", debugfs reads (debug_read)" : "", o.findings_dir);
   std::vector<std::thread> workers;
   for (unsigned j = 1; j < jobs; ++j) workers.emplace_back(work, std::ref(sh), j);
   work(sh, 0);

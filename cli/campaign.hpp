@@ -28,6 +28,11 @@ struct CampaignOptions {
   enum class Groups : std::uint8_t { mixed, always, never };
   Groups groups = Groups::mixed;
   unsigned runqueues = 1;  // > 1: byte format 3 (wake cpu=, migrate) on this many CPUs; 4 with groups
+  // debug_read operations (byte format 5): by default where the profile's
+  // debugfs reader races the scheduler (debug_read_races(): v6.12.118);
+  // --debug-read on any profile, --no-debug-read on none.
+  enum class DebugRead : std::uint8_t { profile, always, never };
+  DebugRead debug_read = DebugRead::profile;
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark); with until_site, only a
   // finding whose site contains it ("reweight_eevdf": B08 beside v6.12's own I-RW)

@@ -8,11 +8,12 @@ namespace eevdf::fuzz {
 
 namespace {
 
-constexpr OpKind kOpcodeKinds[kBytesOpKinds3] = {
+constexpr OpKind kOpcodeKinds[kBytesOpKinds5] = {
     OpKind::create, OpKind::fork,     OpKind::wake,  OpKind::sleep, OpKind::run,    OpKind::tick,
     OpKind::schedule, OpKind::yield, OpKind::nice, OpKind::policy, OpKind::slice, OpKind::exit,
     OpKind::group_create, OpKind::move, OpKind::shares, OpKind::group_idle,  // version 2
     OpKind::migrate,                                                         // version 3
+    OpKind::debug_read,                                                      // version 5
 };
 
 constexpr std::string_view kGroupNames[] = {"G0", "G1", "G2", "G3", "G4", "G5", "G6", "G7"};
@@ -43,7 +44,7 @@ class Reader {
 };
 
 int opcode_of(OpKind k) {
-  for (std::size_t i = 0; i < kBytesOpKinds3; ++i)
+  for (std::size_t i = 0; i < kBytesOpKinds5; ++i)
     if (kOpcodeKinds[i] == k) return static_cast<int>(i);
   return -1;
 }
@@ -65,13 +66,14 @@ int task_index(std::string_view name, std::size_t count) { return name_index(nam
 
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return kBytesOpKinds;
+  if (data[0] == kBytesFormatVersion5) return kBytesOpKinds5;
   if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4) return kBytesOpKinds3;
   return data[0] == kBytesFormatVersion2 ? kBytesOpKinds2 : kBytesOpKinds;
 }
 
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return 0;
-  if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4) return 2;
+  if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 || data[0] == kBytesFormatVersion5) return 2;
   return data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ? 1 : 0;
 }
 
@@ -96,6 +98,7 @@ std::size_t bytes_arg_count(OpKind kind) {
     case OpKind::shares:
     case OpKind::group_idle: return 2;
     case OpKind::migrate: return 2;
+    case OpKind::debug_read: return 2;
     case OpKind::expect_curr:
     case OpKind::expect_field: return 0;
   }
@@ -104,7 +107,8 @@ std::size_t bytes_arg_count(OpKind kind) {
 
 bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
   return size == 0 || (data != nullptr && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ||
-                                           data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4));
+                                           data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 ||
+                                           data[0] == kBytesFormatVersion5));
 }
 
 void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
@@ -118,9 +122,13 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   const std::size_t kinds = bytes_op_kinds(data, size);
   const std::size_t header = bytes_header_size(data, size);
   if (header >= 1) r.next();
-  if (header == 2) s.runqueues = static_cast<unsigned>(r.next() % 8) + 1;
+  const std::uint8_t rq_byte = header == 2 ? r.next() : 0;
+  if (header == 2) s.runqueues = static_cast<unsigned>(rq_byte % 8) + 1;
   const unsigned nrq = s.runqueues;
-  const bool smp_groups = header == 2 && data[0] == kBytesFormatVersion4;  // groups on several CPUs
+  const bool v5 = header == 2 && data[0] == kBytesFormatVersion5;
+  const bool no_groups = v5 && (rq_byte & kBytesNoGroups) != 0;  // version 5 without task groups
+  // groups on several CPUs (versions 4 and 5)
+  const bool smp_groups = header == 2 && (data[0] == kBytesFormatVersion4 || v5);
   if (ops.capacity() < std::min(size, max_ops)) ops.reserve(std::min(size, max_ops));  // one byte or more per op
   std::size_t ntasks = 0;
   std::size_t ngroups = 0;
@@ -138,7 +146,8 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
     for (std::size_t i = 0; i < bytes_arg_count(kind); ++i) a[i] = r.next();
     Op& op = next_op();
     op.kind = kind;
-    if (nrq > 1 && !smp_groups && is_group_op(kind)) {  // version 3: groups on one CPU only
+    // version 3: groups on one CPU only; version 5 without groups
+    if ((nrq > 1 && !smp_groups && is_group_op(kind)) || (no_groups && is_group_op(kind))) {
       op.kind = OpKind::schedule;
       continue;
     }
@@ -155,7 +164,7 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
     }
     const bool needs_task = kind != OpKind::create && kind != OpKind::run && kind != OpKind::tick &&
                             kind != OpKind::schedule && kind != OpKind::group_create && kind != OpKind::shares &&
-                            kind != OpKind::group_idle;
+                            kind != OpKind::group_idle && kind != OpKind::debug_read;
     if (needs_task && ntasks == 0) {
       op.kind = OpKind::create;  // nice 0, policy normal, slice 0
       op.task = task_name(ntasks++);
@@ -232,6 +241,11 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
         op.group = kGroupNames[a[0] % ngroups];
         op.value = a[1] & 1;
         break;
+      case OpKind::debug_read:
+        op.group = group_or_root(a[0]);
+        op.racing = (a[1] & 1) != 0;
+        if ((a[1] & 2) != 0) op.cpu = static_cast<int>((a[1] >> 2) % nrq);
+        break;
       case OpKind::tick:
       case OpKind::schedule:
       case OpKind::expect_curr:
@@ -272,11 +286,13 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   if (s.runqueues < 1 || s.runqueues > 8) return refuse("runqueues must be 1 .. 8");
   // version 4 only where version 3 would decode the group operations as `schedule`
   const bool v4 = v3 && v2 && s.runqueues != 1;
-  std::vector<std::uint8_t> out{v4   ? kBytesFormatVersion4
+  const bool v5 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return op.kind == OpKind::debug_read; });
+  std::vector<std::uint8_t> out{v5   ? kBytesFormatVersion5
+                                : v4 ? kBytesFormatVersion4
                                 : v3 ? kBytesFormatVersion3
                                 : v2 ? kBytesFormatVersion2
                                      : kBytesFormatVersion};
-  if (v3) out.push_back(bytes_runqueue_byte(s.runqueues));
+  if (v3 || v5) out.push_back(bytes_runqueue_byte(s.runqueues));
   const int nrq = static_cast<int>(s.runqueues);
   std::size_t ntasks = 0;
   std::size_t ngroups = 0;
@@ -396,6 +412,11 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         a[1] = static_cast<std::uint8_t>(op.value);
         break;
       }
+      case OpKind::debug_read:
+        ok = group_or_root_arg(op.group, a[0]) && op.cpu < nrq;
+        a[1] = static_cast<std::uint8_t>((op.racing ? 1 : 0) | (op.cpu >= 0 ? 2 | (op.cpu << 2) : 0));
+        if (!ok) return refuse(where + "debug_read must read root or an existing G<n>, on a CPU below runqueues");
+        break;
       case OpKind::nice: ok = task_arg(op.task, a[0]) && nice_arg(op.value, a[1]); break;
       case OpKind::policy: ok = task_arg(op.task, a[0]) && policy_arg(op.policy, a[1]); break;
       case OpKind::slice:

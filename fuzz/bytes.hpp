@@ -56,6 +56,16 @@
 // group opcodes 12..15 decode as task-group operations whatever the runqueue
 // count (versions 1 to 3 decode exactly as before).
 //
+// Version 5 (the sched debugfs reader) is version 4 with one more operation,
+// opcode % 18 (versions 1 to 4 decode exactly as before):
+//
+//   17           debug_read queue, flags  (queue: a group or root as for move;
+//                                          flags bit 0: racing, bit 1 set:
+//                                          cpu=(flags >> 2) % runqueues)
+//
+// and bit 3 of the runqueue byte (which `% 8` never reads) set: the group
+// opcodes 12..15 decode as `schedule` (a campaign without task groups).
+//
 // Tasks are named T0..T15 in creation order (`create` and the child of `fork`
 // take the next free name). A task byte selects task (byte % number of tasks
 // created so far). nice: byte % 40 - 20. policy: byte % 3 (normal, batch,
@@ -93,6 +103,9 @@ inline constexpr std::size_t kBytesOpKinds2 = 16;         // create .. group_idl
 inline constexpr std::uint8_t kBytesFormatVersion3 = 3;  // with several runqueues
 inline constexpr std::size_t kBytesOpKinds3 = 17;         // create .. group_idle, migrate
 inline constexpr std::uint8_t kBytesFormatVersion4 = 4;  // version 3 with task groups on several runqueues
+inline constexpr std::uint8_t kBytesFormatVersion5 = 5;  // version 4 with debug_read
+inline constexpr std::size_t kBytesOpKinds5 = 18;         // create .. migrate, debug_read
+inline constexpr std::uint8_t kBytesNoGroups = 8;        // version 5 runqueue byte: group opcodes decode as schedule
 inline constexpr std::size_t kMaxBytesGroups = 8;
 inline constexpr std::array<s64, 9> kBytesShares = {1024, 2, 3, 15, 100, 512, 2048, 10240, 262144};
 inline constexpr std::size_t kMaxBytesOps = 256;
@@ -111,11 +124,11 @@ inline constexpr std::array<s64, 7> kBytesSlices = {0, 100'000, 700'000, 1'000'0
 std::size_t bytes_arg_count(OpKind kind);
 
 // Opcode count of the version in byte 0 (kBytesOpKinds2 for version 2,
-// kBytesOpKinds3 for versions 3 and 4, else kBytesOpKinds).
+// kBytesOpKinds3 for versions 3 and 4, kBytesOpKinds5 for version 5, else kBytesOpKinds).
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size);
-// Header bytes before the first operation: 0 (no version byte), 1, or 2 (versions 3 and 4).
+// Header bytes before the first operation: 0 (no version byte), 1, or 2 (versions 3 to 5).
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size);
-// The runqueue byte of versions 3 and 4 for `runqueues` (1 .. 8).
+// The runqueue byte of versions 3 to 5 for `runqueues` (1 .. 8).
 inline std::uint8_t bytes_runqueue_byte(unsigned runqueues) { return static_cast<std::uint8_t>(runqueues - 1); }
 // The operation of an opcode byte under a version's opcode count.
 OpKind bytes_op_kind(std::uint8_t opcode, std::size_t kinds);
@@ -133,7 +146,8 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s,
 inline Scenario decode_bytes(const std::vector<std::uint8_t>& b) { return decode_bytes(b.data(), b.size()); }
 
 // The version-1 bytes of `s` (version 2 if it has a task-group operation,
-// version 3 if it has more than one runqueue, a migrate or a wake cpu=), or nullopt (with the reason in *why) when `s` is
+// version 3 if it has more than one runqueue, a migrate or a wake cpu=,
+// version 5 if it has a debug_read), or nullopt (with the reason in *why) when `s` is
 // not representable: a task not named T<n> in creation order, a group not
 // named G<n> in creation order, a `task ... group=` (use `move`), a duration or
 // slice outside the tables and not a whole number of microseconds up to

@@ -12,15 +12,16 @@ namespace {
 
 using Record = std::vector<std::uint8_t>;  // opcode + its argument bytes
 
-// Opcodes per version: 12 (version 1), 16 (version 2, with task groups) or 17
-// (versions 3 and 4, several runqueues); the header bytes are kept as they are.
+// Opcodes per version: 12 (version 1), 16 (version 2, with task groups), 17
+// (versions 3 and 4, several runqueues) or 18 (version 5, debug_read); the
+// header bytes are kept as they are.
 thread_local std::size_t g_kinds = kBytesOpKinds;
 thread_local std::uint8_t g_header[2] = {kBytesFormatVersion, 0};
 thread_local std::size_t g_header_size = 1;
 void read_header(const std::uint8_t* data, std::size_t size) {
   g_kinds = bytes_op_kinds(data, size);
   g_header_size = bytes_header_size(data, size) == 2 ? 2 : 1;
-  g_header[0] = g_header_size == 2          ? data[0]  // version 3 or 4
+  g_header[0] = g_header_size == 2          ? data[0]  // version 3, 4 or 5
                 : g_kinds == kBytesOpKinds2 ? kBytesFormatVersion2
                                             : kBytesFormatVersion;
   g_header[1] = g_header_size == 2 && size > 1 ? data[1] : 0;
@@ -106,6 +107,10 @@ void mutate_argument(Record& r, std::mt19937& rng) {
     case OpKind::move:
       if (arg == 2) r[2] = static_cast<std::uint8_t>(rng() % (kMaxBytesGroups + 1));
       else r[1] = static_cast<std::uint8_t>(rng() % kMaxBytesTasks);
+      return;
+    case OpKind::debug_read:  // racing or not; or a queue selector
+      if (arg == 2) r[2] = static_cast<std::uint8_t>(r[2] ^ 1);
+      else r[1] = static_cast<std::uint8_t>(rng() % (kMaxBytesGroups + 1));
       return;
     default:
       r[arg] = static_cast<std::uint8_t>(rng() % kMaxBytesTasks);  // a task selector (or flags)

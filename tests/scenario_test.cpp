@@ -545,6 +545,7 @@ Scenario gen_scenario_now() {
     if (op.kind == OpKind::group_create && groups.size() >= kMaxScenarioGroups) op.kind = OpKind::schedule;
     if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
     if (s.runqueues > 1 && !names.empty() && *rc::gen::inRange(0, 6) == 0) op.kind = OpKind::migrate;
+    if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;
     const int nrq = static_cast<int>(s.runqueues);
     auto some_task = [&] { return *rc::gen::elementOf(names); };
     // A group created earlier, or (allow_root) sometimes the root group (empty).
@@ -627,6 +628,11 @@ Scenario gen_scenario_now() {
       case OpKind::group_idle:
         op.group = some_group(false);
         op.value = *rc::gen::inRange(0, 2);
+        break;
+      case OpKind::debug_read:
+        op.group = some_group(true);
+        op.cpu = *rc::gen::inRange(-1, nrq);
+        op.racing = *rc::gen::arbitrary<bool>();
         break;
     }
     op.line = 7 * i + 100;  // arbitrary source lines; the printer renumbers
@@ -882,8 +888,9 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
     Op op;
     op.kind = static_cast<OpKind>(*rc::gen::inRange(0, 12));
     if (v3 && *rc::gen::inRange(0, 8) == 0) op.kind = OpKind::migrate;
+    if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;  // version 5
     const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
-                            op.kind != OpKind::schedule;
+                            op.kind != OpKind::schedule && op.kind != OpKind::debug_read;
     if (needs_task && ntasks == 0) op.kind = OpKind::create;
     if ((op.kind == OpKind::create || op.kind == OpKind::fork) && ntasks >= kMaxBytesTasks)
       op.kind = OpKind::tick;
@@ -927,6 +934,10 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
         break;
       case OpKind::tick:
       case OpKind::schedule: break;
+      case OpKind::debug_read:  // the root queue (no group here), any CPU
+        op.racing = *rc::gen::arbitrary<bool>();
+        op.cpu = *rc::gen::inRange(-1, nrq);
+        break;
       default: op.task = some(); break;
     }
     s.ops.push_back(std::move(op));
