@@ -237,6 +237,11 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
         check = false;
         note(op, "not exported: the kSTEP driver written here has no cgroup operations (task groups are left out)");
         break;
+      case fuzz::OpKind::debug_read:
+        check = false;
+        note(op, "not exported: a read of /sys/kernel/debug/sched/debug races the scheduler at a time kSTEP cannot "
+                 "choose ('eevdf-check vm' reads the file on a booted kernel)");
+        break;
       case fuzz::OpKind::expect_curr:
         check = false;
         if (op.task == "idle")

@@ -168,6 +168,7 @@ bool Sim::apply(const fuzz::Op& op) {
   checker_->begin_op(index, fuzz::op_class(op.kind));
   Refusal refusal = Refusal::none;
   const int id = op.task.empty() ? -1 : rq.find_task(op.task);
+  const std::size_t reads_before = pending_reads_.size();
   switch (op.kind) {
     case OpKind::create: {
       const auto g = fuzz::group_id(rq, op.group);
@@ -224,9 +225,27 @@ bool Sim::apply(const fuzz::Op& op) {
     case OpKind::shares:
     case OpKind::group_idle: refusal = fuzz::apply_group_op(rq, op, id); break;
     case OpKind::migrate: refusal = Refusal::bad_argument; break;  // one CPU (simulate() refuses runqueues > 1)
+    case OpKind::debug_read:  // as System::debug_read() on one CPU
+      if (const auto g = fuzz::group_id(rq, op.group); !g || op.cpu > 0) {
+        refusal = !g ? Refusal::no_such_group : Refusal::bad_argument;
+      } else if (op.racing && debug_read_races(rq.profile())) {
+        PendingRead p{*g, 0, 0};
+        debug_read_load(rq.group_queue(*g), p.sum_w_vruntime, p.zero_vruntime);
+        pending_reads_.push_back(p);
+      } else {
+        avg_vruntime(rq.group_queue(*g));
+      }
+      break;
     case OpKind::expect_curr:
     case OpKind::expect_field: break;
   }
+  // a racing reader's stores land after the operation that followed its loads
+  for (std::size_t k = 0; k < reads_before; ++k) {
+    CfsRq& q = rq.group_queue(pending_reads_[k].group);
+    q.sum_w_vruntime = pending_reads_[k].sum_w_vruntime;
+    q.zero_vruntime = pending_reads_[k].zero_vruntime;
+  }
+  pending_reads_.erase(pending_reads_.begin(), pending_reads_.begin() + static_cast<long>(reads_before));
   if (refusal != Refusal::none) {
     r_.error = fmt::format("line {}: cannot run '{}': {}", op.line, fuzz::print_op(op), refusal_text(refusal));
     r_.error_op = index;

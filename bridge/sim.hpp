@@ -99,6 +99,12 @@ class Sim {
   std::vector<std::string> names_;
   std::vector<int> ids_;
   std::vector<long long> pending_wake_;  // clock of an unanswered wake-up, -1 if none
+  struct PendingRead {  // a racing debug_read's stores (System::debug_read())
+    int group;
+    s64 sum_w_vruntime;
+    u64 zero_vruntime;
+  };
+  std::vector<PendingRead> pending_reads_;
   int last_curr_ = -1;
 
   void sample();

@@ -115,7 +115,8 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
   };
 
   // Simpler arguments: default task parameters, round nice levels, no sync,
-  // no racing fork, default group shares and parents, shorter runs; each change kept only if the finding stays.
+  // no racing fork or debugfs read, default group shares and parents, shorter
+  // runs; each change kept only if the finding stays.
   auto simplify_arguments = [&] {
     bool progress = false;
     auto attempt = [&](std::size_t i, auto change) {
@@ -163,9 +164,15 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
           break;
         case OpKind::wake:
           attempt(i, [](Op& o) { o.sync = false; });
+          attempt(i, [](Op& o) { o.cpu = -1; });  // the task's own CPU (a byte input's cpu=0 on one runqueue)
           break;
         case OpKind::fork:
           attempt(i, [](Op& o) { o.racing = false; });
+          break;
+        case OpKind::debug_read:  // the reader alone, the root queue, CPU 0: each kept only if the finding stays
+          attempt(i, [](Op& o) { o.racing = false; });
+          attempt(i, [](Op& o) { o.group.clear(); });
+          attempt(i, [](Op& o) { o.cpu = -1; });
           break;
         case OpKind::group_create:  // default shares, then the root group as parent
           attempt(i, [](Op& o) { o.value = kDefaultShares; });
