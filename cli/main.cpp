@@ -160,6 +160,10 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
     } else if (options.backend == fuzz::Backend::lockstep) {
       std::cout << fmt::format("lockstep: the model and the kernel agree on every field after every operation\n");
     }
+    if (r.oops)
+      std::cout << fmt::format("the kernel crashed in operation {}: pick_eevdf() returned NULL and pick_next_entity() "
+                               "dereferences it; the run stops there\n",
+                               r.executed + r.skipped);
     std::cout << fmt::format("\n{} operations, {} skipped, {} violation(s), {} failed expectation(s): {}\n",
                              r.executed, r.skipped, r.violations.size(), r.expectation_failures.size(),
                              r.ok() ? "OK" : "FAILED");
@@ -228,6 +232,11 @@ int main(int argc, char** argv) {
   auto* groups_flag = fuzzcmd->add_flag("--groups", fuzz_groups,
                                         "task-group operations in every run (default: in every other run)");
   fuzzcmd->add_flag("--no-groups", fuzz_no_groups, "no task-group operations (tasks only)")->excludes(groups_flag);
+  bool fuzz_debug_read = false, fuzz_no_debug_read = false;
+  auto* debug_read_flag = fuzzcmd->add_flag(
+      "--debug-read", fuzz_debug_read,
+      "generate debug_read (the sched debugfs reader) on any profile (default: where it races, v6.12.118)");
+  fuzzcmd->add_flag("--no-debug-read", fuzz_no_debug_read, "no debug_read operations")->excludes(debug_read_flag);
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");
@@ -293,6 +302,9 @@ int main(int argc, char** argv) {
   check->add_option("--seed", check_config.seed, "random seed (0: random)")->capture_default_str();
   check->add_option("--shrink-time", shrink_s, "seconds to shrink a failure")->capture_default_str()->check(CLI::Range(1L, 3600L));
   check->add_option("--reproduce", check_config.reproduce, "replay one failure from its reproduce string");
+  bool check_lockstep = false;
+  check->add_flag("--lockstep", check_lockstep,
+                  "also run every operation on the kernel's own fair.c and fail a case at the first difference");
   check->add_flag("--groups", check_config.groups,
                   "generate task-group commands too (group, move, shares, group_idle; finds the open candidate F7)");
 
@@ -335,6 +347,9 @@ int main(int argc, char** argv) {
     campaign.groups = fuzz_groups      ? cli::CampaignOptions::Groups::always
                       : fuzz_no_groups ? cli::CampaignOptions::Groups::never
                                        : cli::CampaignOptions::Groups::mixed;
+    campaign.debug_read = fuzz_debug_read      ? cli::CampaignOptions::DebugRead::always
+                          : fuzz_no_debug_read ? cli::CampaignOptions::DebugRead::never
+                                               : cli::CampaignOptions::DebugRead::profile;
     campaign.time = std::chrono::seconds(time_s);
     campaign.minimize_budget = std::chrono::seconds(minimize_s);
     const auto backend = fuzz::backend_from_name(fuzz_lockstep ? "lockstep" : fuzz_backend);
@@ -443,6 +458,7 @@ int main(int argc, char** argv) {
     check_config.profile = *profile;
     check_config.runqueues = check_profile.runqueues ? check_profile.runqueues : 1;
     check_config.shrink_budget = std::chrono::seconds(shrink_s);
+    if (check_lockstep) check_config.backend = fuzz::Backend::lockstep;
     const auto outcome = fuzz::run_stateful_check(check_config);
     std::cout << outcome.message << "\n";
     if (outcome.seconds > 0)
@@ -456,7 +472,8 @@ int main(int argc, char** argv) {
               << " --reproduce '" << outcome.reproduce << "'\n";
     if (check_config.reproduce.empty())
       if (const auto shorter =
-              cli::minimize_counterexample(outcome.counterexample_scenario, *profile, std::chrono::seconds(shrink_s)))
+              cli::minimize_counterexample(outcome.counterexample_scenario, *profile, std::chrono::seconds(shrink_s),
+                                            check_config.backend))
         std::cout << "\nminimized further (ddmin and argument shrinking, `eevdf-check minimize`):\n"
                   << fuzz::print_scenario(*shorter);
     return 1;
