@@ -641,9 +641,11 @@ void RcSystem::perform(const Op& op) {
   std::optional<Divergence> divergence;
   if (kernel) {
     const Refusal kernel_refusal = apply_operation(*kernel, op, id);
+    // once the modelled kernel has crashed (a NULL pick), the state after it is
+    // not the kernel's: the executor's lockstep stops there too
     if (kernel_refusal != refusal)
       divergence = Divergence{index, "refusal", refusal_text(refusal), refusal_text(kernel_refusal)};
-    else
+    else if (!sys.oops())
       divergence = first_difference(sys, kernel->state());
   }
   if (sys.size() > 1) inv::share_between_cpus(sys, checkers);  // as fuzz::Executor does
