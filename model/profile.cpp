@@ -107,7 +107,7 @@ Profile v7_0() {
   return p;
 }
 
-// v6.18.0 (docs/research/v6.6-v6.18.md): keys relative to the monotonic
+// v6.18.0 (docs/notes/research/v6.6-v6.18.md): keys relative to the monotonic
 // min_vruntime, the own-slice lag limit, yield without forfeit, vlag and vprot
 // in one union, the buddy tested in pick_next_entity().
 Profile v6_18() {
@@ -131,7 +131,7 @@ Profile v6_18() {
   return p;
 }
 
-// v6.12.0 (docs/research/v6.6-v6.18.md): v6.18 with the v6.12 code of the
+// v6.12.0 (docs/notes/research/v6.6-v6.18.md): v6.18 with the v6.12 code of the
 // RUN_TO_PARITY parity stash, did_preempt_short(), the NEXT_BUDDY buddy pick
 // and reweight_eevdf(); 750 µs normalized base slice.
 Profile v6_12() {
