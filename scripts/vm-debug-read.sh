@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# docs/findings.md K2 on the booted kernel: boots Debian's 6.12.118 cloud kernel
+# in QEMU (as scripts/vm-run.sh does: TCG, 2 CPUs, isolcpus=1) with
+# bridge/vm/debug_read_stress.c as /init. Two spinners and PAIRS ping-pong pairs
+# run on CPU 1 while CPU 0 reads /sys/kernel/debug/sched/debug in a loop for
+# SECONDS (--no-read: it does not, the control); then only the spinners stay and
+# the file is read CHECKS times. The kernel's own eligibility column tells
+# whether V still lies between the two spinners (see the C file). oops=panic:
+# a NULL pick (K2's crash) ends the boot with a panic, reported here.
+#
+#   scripts/vm-debug-read.sh [--seconds 60] [--pairs 2] [--nice 0] [--no-read]
+#                            [--checks 200] [--out DIR] [--cache DIR] [--timeout S]
+#
+# Exit codes: 0 the boot ran to its end (DIR/results.jsonl has the counts);
+# 3 the kernel panicked (DIR/console.log); 4 no end within the timeout; 5 the
+# program stopped early; 77 a piece is missing (QEMU, gcc, cpio, the kernel).
+set -uo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+seconds=60 pairs=2 nice=0 read=1 checks=200 out="$here/build/vm/debug-read" cache="${EEVDF_VM_CACHE:-$here/build/vm}"
+timeout=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --pairs) pairs="$2"; shift 2 ;;
+    --nice) nice="$2"; shift 2 ;;
+    --no-read) read=0; shift ;;
+    --checks) checks="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --cache) cache="$2"; shift 2 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    *) echo "vm-debug-read: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[ -n "$timeout" ] || timeout=$((seconds + 240))
+skip() { echo "vm-debug-read: SKIP: $*" >&2; exit 77; }
+qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
+command -v "$qemu" >/dev/null || skip "$qemu is missing (scripts/setup.sh --with-vm)"
+command -v gcc >/dev/null || skip "gcc is missing"
+command -v cpio >/dev/null || skip "cpio is missing"
+kver="6.12.118+deb12-cloud-amd64"
+kpkg="linux-image-$kver-unsigned"
+kernel="$cache/kernel/boot/vmlinuz-$kver"
+mkdir -p "$cache" "$out" || exit 2
+if [ ! -f "$kernel" ]; then  # as scripts/vm-run.sh: the Debian package, unpacked in the cache
+  deb=$(ls "$cache"/${kpkg}_*.deb 2>/dev/null | head -1)
+  if [ -z "$deb" ]; then
+    (cd "$cache" && apt-get download "$kpkg" >/dev/null 2>"$cache/apt-download.log") ||
+      skip "the kernel package $kpkg could not be fetched ($cache/apt-download.log); scripts/setup.sh --with-vm"
+    deb=$(ls "$cache"/${kpkg}_*.deb | head -1)
+  fi
+  rm -rf "$cache/kernel"
+  dpkg-deb -x "$deb" "$cache/kernel" || skip "dpkg-deb -x $deb failed"
+  [ -f "$kernel" ] || skip "$deb has no boot/vmlinuz-$kver"
+fi
+prog="$cache/eevdf-debug-read-stress"
+if [ ! -x "$prog" ] || [ "$here/bridge/vm/debug_read_stress.c" -nt "$prog" ]; then
+  gcc -static -O2 -Wall -Wextra -o "$prog.tmp" "$here/bridge/vm/debug_read_stress.c" || skip "the static program does not build"
+  mv "$prog.tmp" "$prog"
+fi
+stage=$(mktemp -d "$cache/initramfs-dr.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+cp "$prog" "$stage/init"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$out/initramfs.cpio") || exit 2
+rm -f "$out/results.jsonl" "$out/console.log"
+append="console=ttyS0 loglevel=4 isolcpus=1 irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
+append="$append dr.seconds=$seconds dr.pairs=$pairs dr.nice=$nice dr.read=$read dr.checks=$checks"
+start=$(date +%s)
+timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc -cpu max -smp 2 -m 512M \
+  -accel tcg,thread=multi -display none -no-reboot -nic none \
+  -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
+  -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
+rc=$?
+secs=$(( $(date +%s) - start ))
+cat "$out/results.jsonl" 2>/dev/null
+if grep -qE "Kernel panic|BUG: kernel NULL pointer" "$out/console.log" 2>/dev/null; then
+  echo "vm-debug-read: the kernel crashed after ${secs}s:" >&2
+  grep -E -A12 "BUG: kernel NULL pointer|Oops|Kernel panic" "$out/console.log" | head -40 >&2
+  exit 3
+fi
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "vm-debug-read: no end within ${timeout}s" >&2; exit 4; fi
+grep -q '"type":"done"' "$out/results.jsonl" 2>/dev/null || { echo "vm-debug-read: stopped early (QEMU exit $rc)" >&2; exit 5; }
+echo "vm-debug-read: ran in ${secs}s" >&2
+exit 0
