@@ -31,23 +31,33 @@ std::string entity_name(const Rq& rq, const SchedEntity* se) {
   return "?";
 }
 
-std::string queue_name(const Rq& rq, const CfsRq& q) {
-  return q.group_id < 0 ? "root" : rq.task_groups[static_cast<std::size_t>(q.group_id)].name;
-}
-
 struct Cmp {
   const Rq& m;
   const Rq& k;
   std::optional<Divergence> d;
+  inline static const std::string root_name = "root";
+  // Where a field lives ("task A", "queue G"); the text is built only for a difference,
+  // so a lockstep run allocates nothing per compared field.
+  struct Where {
+    const char* kind;
+    const std::string& name;
+    std::string text(const char* field) const {
+      return name.empty() ? fmt::format("{}: {}", kind, field) : fmt::format("{} {}: {}", kind, name, field);
+    }
+  };
   template <class T>
-  void num(const std::string& where, const char* field, T a, T b) {
-    if (!d && a != b) d = Divergence{-1, where + ": " + field, fmt::format("{}", a), fmt::format("{}", b)};
+  void num(const Where& where, const char* field, T a, T b) {
+    if (!d && a != b) d = Divergence{-1, where.text(field), fmt::format("{}", a), fmt::format("{}", b)};
   }
-  void ptr(const std::string& where, const char* field, const SchedEntity* a, const SchedEntity* b) {
-    const std::string na = entity_name(m, a), nb = entity_name(k, b);
-    if (!d && na != nb) d = Divergence{-1, where + ": " + field, na, nb};
+  // the same entity on both sides: same owner (task or group id), or both none
+  static bool same_entity(const SchedEntity* a, const SchedEntity* b) {
+    if (!a || !b) return a == b;
+    return a->task_id == b->task_id && a->group_id == b->group_id;
   }
-  void entity(const std::string& where, const SchedEntity& a, const SchedEntity& b) {
+  void ptr(const Where& where, const char* field, const SchedEntity* a, const SchedEntity* b) {
+    if (!d && !same_entity(a, b)) d = Divergence{-1, where.text(field), entity_name(m, a), entity_name(k, b)};
+  }
+  void entity(const Where& where, const SchedEntity& a, const SchedEntity& b) {
     num(where, "vruntime", a.vruntime, b.vruntime);
     num(where, "deadline", a.deadline, b.deadline);
     num(where, "vlag", a.vlag, b.vlag);
@@ -72,7 +82,9 @@ struct Cmp {
     }
   }
   void queue(const CfsRq& a, const CfsRq& b) {
-    const std::string where = "queue " + queue_name(m, a);
+    const std::string& name =
+        a.group_id < 0 ? root_name : m.task_groups[static_cast<std::size_t>(a.group_id)].name;
+    const Where where{"queue", name};
     num(where, "load.weight", a.load.weight, b.load.weight);
     num(where, "nr_queued", a.nr_queued, b.nr_queued);
     num(where, "h_nr_queued", a.h_nr_queued, b.h_nr_queued);
@@ -94,25 +106,27 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
   const Rq& m = model.rq(0);
   const Rq& k = kernel.rq(0);
   Cmp c{m, k, std::nullopt};
-  c.num("runqueue", "tasks", m.tasks.size(), k.tasks.size());
-  c.num("runqueue", "groups", m.task_groups.size(), k.task_groups.size());
+  static const std::string none;
+  const Cmp::Where runqueue{"runqueue", none};
+  c.num(runqueue, "tasks", m.tasks.size(), k.tasks.size());
+  c.num(runqueue, "groups", m.task_groups.size(), k.task_groups.size());
   if (c.d) return c.d;
   const std::string mc = m.curr >= 0 ? m.tasks[static_cast<std::size_t>(m.curr)].name : "idle";
   const std::string kc = k.curr >= 0 ? k.tasks[static_cast<std::size_t>(k.curr)].name : "idle";
   if (mc != kc) return Divergence{-1, "runqueue: curr (the pick)", mc, kc};
-  c.num("runqueue", "clock_task", m.clock_task, k.clock_task);
-  c.num("runqueue", "need_resched", m.need_resched, k.need_resched);
-  c.num("runqueue", "nr_running", m.nr_running, k.nr_running);
+  c.num(runqueue, "clock_task", m.clock_task, k.clock_task);
+  c.num(runqueue, "need_resched", m.need_resched, k.need_resched);
+  c.num(runqueue, "nr_running", m.nr_running, k.nr_running);
   for (std::size_t i = 0; i < m.tasks.size() && !c.d; ++i) {
     const Task& a = m.tasks[i];
     const Task& b = k.tasks[i];
-    const std::string where = "task " + a.name;
+    const Cmp::Where where{"task", a.name};
     c.num(where, "p->on_rq", a.on_rq, b.on_rq);
     c.num(where, "group", a.group, b.group);
     c.entity(where, a.se, b.se);
   }
   for (std::size_t g = 0; g < m.groups.size() && !c.d; ++g) {
-    c.entity("group " + m.task_groups[g].name, m.groups[g].se, k.groups[g].se);
+    c.entity(Cmp::Where{"group", m.task_groups[g].name}, m.groups[g].se, k.groups[g].se);
     c.queue(m.groups[g].cfs_rq, k.groups[g].cfs_rq);
   }
   if (!c.d) c.queue(m.cfs, k.cfs);
