@@ -18,6 +18,7 @@
 #include "fuzz/bytes.hpp"
 #include "fuzz/executor.hpp"
 #include "fuzz/minimize.hpp"
+#include "fuzz/run_settings.hpp"
 #include "fuzz/scenario_print.hpp"
 
 namespace eevdf::cli {
@@ -184,6 +185,7 @@ void work(Shared& sh, unsigned job) {
       out.cpus = sh.profile.tunables.ncpus;
       out.runqueues = o.runqueues;
       out.backend = o.backend;  // `backend kernel`: the finding replays on the kernel's code from the file alone
+      fuzz::record_run_settings(exec, out);  // `skip` of --skip: the file alone replays it
       const std::string text = fuzz::print_scenario(out);
       std::lock_guard lock(sh.mutex);
       std::filesystem::create_directories(o.findings_dir);
