@@ -41,6 +41,22 @@ void check_average(const CheckScope& s) {
       }
     }
   });
+  // v6.6-v6.18: the zero point is the monotonic min_vruntime, which must be up to
+  // date after every operation: never behind the smallest queued vruntime (what
+  // update_min_vruntime() would raise it to now)
+  if (key_check && !key_reported && s.rq.profile().behaviour.key_base == KeyBase::min_vruntime) {
+    const SchedEntity* least = nullptr;
+    for_each_queued(s.avg, [&](const SchedEntity& se) {
+      if (!least || vruntime_before(se.vruntime, least->vruntime)) least = &se;
+    });
+    if (least && vruntime_diff(least->vruntime, cfs.zero_vruntime) > 0)
+      s.report(Id::KEY, "update_min_vruntime",
+               fmt::format("min_vruntime {} is {} ns behind the smallest queued vruntime, {}'s {}: "
+                           "update_min_vruntime() was not called after the entity moved",
+                           cfs.zero_vruntime, vruntime_diff(least->vruntime, cfs.zero_vruntime),
+                           entity_name(s.rq, least), least->vruntime),
+               {least});
+  }
   if (s.on(Id::NULLPICK) && !any_eligible)
     s.report(Id::NULLPICK, "vruntime_eligible",
              fmt::format("{} entities are queued and none is eligible: the next pick_eevdf() returns NULL",

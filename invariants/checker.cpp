@@ -170,6 +170,11 @@ void Checker::adopt(std::size_t i, const SchedEntity& se) {
   rescaled_deadline_[i] = {};
   delayed_before_[i] = se.sched_delayed;
   lag_at_delay_[i] = 0;
+  prot_left_[i] = 0;
+  prot_known_[i] = false;
+  picked_[i] = false;
+  reweights_[i] = 0;
+  lag_clamped_[i] = false;
   was_curr_[i] = false;
   queue_before_[i] = se.cfs_rq;
   vruntime_before_[i] = se.vruntime;
@@ -213,6 +218,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
     vruntime_before_[i] = t.se.vruntime;
     was_curr_[i] = false;
     queue_before_[i] = t.se.cfs_rq;
+    prot_known_[i] = false;
   }
   for_each_entity(*rq_, [&](const SchedEntity& se) {
     const std::size_t i = entity_slot(se);
@@ -234,6 +240,7 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
   check_average(scope);
   check_lag(scope);
   check_deadline(scope);
+  check_protection(scope);
   check_delay(scope);
 }
 
@@ -294,24 +301,72 @@ void Checker::end_op() {
                      {&se});
     });
   }
-  // I-DELAY: lag may not sink while delayed (service units, rounding of a reweight allowed).
+  // I-DELAY: the lag a delayed entity leaves with may not be below the one it was
+  // delayed with (service units; rounding of a reweight or a re-placement allowed).
+  // Both are taken from the state, on every profile: clamp(V - v) when it becomes
+  // delayed, the saved vlag when it is dequeued at last, clamp(V - v) when a
+  // wake-up requeues it. (v7.1 saves the lag at delay time and keeps the debt
+  // from growing; before, a V that sank meanwhile deepens it.)
   for_each_entity(rq, [&](const SchedEntity& se) {
     const std::size_t i = entity_slot(se);
     if (delayed_before_[i] == se.sched_delayed) return;  // no transition
     delayed_before_[i] = se.sched_delayed;
     const u64 weight = eevdf_load_of(rq, se).weight;
-    const i128 service_lag = static_cast<i128>(se.vlag) * static_cast<i128>(weight);
     if (se.sched_delayed) {
-      lag_at_delay_[i] = service_lag;
-    } else if (selection_[Id::DELAY] && rq.profile().behaviour.lag_delayed_clamps &&
-               service_lag < lag_at_delay_[i] - static_cast<i128>(weight)) {
-      scope.report(Id::DELAY, "update_entity_lag",
-                   fmt::format("{} left the delayed state with w·vlag = {}, below the {} it had when delayed "
-                               "(a delayed entity's debt may not grow)",
-                               entity_name(rq, &se), format_i128(service_lag), format_i128(lag_at_delay_[i])),
-                   {&se});
+      lag_at_delay_[i] = lag_now(se);
+      return;
     }
+    if (!selection_[Id::DELAY]) return;
+    const i128 service_lag = se.on_rq ? lag_now(se) : static_cast<i128>(se.vlag) * static_cast<i128>(weight);
+    if (service_lag < lag_at_delay_[i] - static_cast<i128>(weight))
+      scope.report(Id::DELAY, se.on_rq ? "requeue_delayed_entity" : "update_entity_lag",
+                   fmt::format("{} left the delayed state ({}) with w·lag = {}, below the {} it had when delayed "
+                               "(a delayed entity's debt may not grow)",
+                               entity_name(rq, &se), se.on_rq ? "woken, still queued" : "dequeued",
+                               format_i128(service_lag), format_i128(lag_at_delay_[i])),
+                   {&se});
   });
+  // I-PROT between picks: the protected run left to an entity that stayed curr
+  // without a real pick may only shrink
+  for_each_entity(rq, [&](const SchedEntity& se) {
+    const std::size_t i = entity_slot(se);
+    const CfsRq* q = eevdf_queue_of(rq, se);
+    const bool curr = q && q->curr == &se && se.on_rq;
+    const i128 left = curr ? protected_run_left(rq, se) : 0;
+    // each reweight rescales end - V and V - v separately, each truncated: the
+    // protected run can come out up to one virtual ns (at the new weight) longer
+    const i128 rounding = static_cast<i128>(reweights_[i]) * static_cast<i128>(eevdf_load_of(rq, se).weight);
+    // F7 (tolerated with F1's switch): a reweight that clamps the lag moves v by
+    // the clamp while end stays rescaled around V, as it leaves the deadline
+    const bool f7 = lag_clamped_[i] && tolerates_f7();
+    if (selection_[Id::PROT] && curr && prot_known_[i] && !picked_[i] && left > prot_left_[i] + rounding &&
+        !vprot_stale(se) && !f7) {
+      const CheckScope s{rq, selection_, exact_average(*q), max_slice_seen_, *this, *q};
+      check_protection_kept(s, se, prot_left_[i], left);
+    }
+    prot_known_[i] = curr;
+    prot_left_[i] = left;
+    picked_[i] = false;
+    reweights_[i] = 0;
+    lag_clamped_[i] = false;
+  });
+}
+
+// w·clamp(V - v) for a queued entity, V exact and floored, clamped with the
+// profile's lag limit for the largest slice queued with it.
+i128 Checker::lag_now(const SchedEntity& se) const {
+  const CfsRq* q = eevdf_queue_of(*rq_, se);
+  if (!q || !se.on_rq) return static_cast<i128>(se.vlag) * static_cast<i128>(eevdf_load_of(*rq_, se).weight);
+  const ExactAverage a = exact_average(*q);
+  const i128 w = static_cast<i128>(eevdf_load_of(*rq_, se).weight);
+  if (a.weight == 0) return 0;
+  i128 floor_v = a.sum / a.weight;
+  if (a.sum % a.weight != 0 && a.sum < 0) --floor_v;
+  i128 lag = floor_v - vruntime_diff(se.vruntime, q->zero_vruntime);
+  const u64 slice = rq_->profile().behaviour.lag_limit_max_slice ? a.max_slice : se.slice;
+  const i128 limit = static_cast<i128>(kernel_lag_limit(*rq_, slice, eevdf_load_of(*rq_, se)));
+  lag = std::clamp(lag, -limit, limit);
+  return lag * w;
 }
 
 void Checker::on_overflow(const OverflowEvent& e) {
@@ -416,7 +471,15 @@ const Checker::RescaledDeadline* Checker::rescaled_deadline(const SchedEntity& s
 void Checker::on_set_next(const SchedEntity& se, bool first) {
   adopt_new_tasks();
   const std::size_t i = entity_slot(se);
-  if (first) vprot_stale_[i] = false;
+  if (first) {
+    vprot_stale_[i] = false;
+    picked_[i] = true;
+    const CfsRq* q = eevdf_queue_of(*rq_, se);
+    if (selection_[Id::PROT] && q && q->curr == &se && se.on_rq) {
+      const CheckScope scope{*rq_, selection_, exact_average(*q), max_slice_seen_, *this, *q};
+      check_protection_at_pick(scope, se);
+    }
+  }
   // F1/F6: set_next_task(first = false) after a sched_change of the running
   // task re-arms no level's protection, while the levels that were dequeued
   // are re-placed (bcd74b2ffdd0): their vprot stays from before
@@ -459,6 +522,7 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   const i128 limit = static_cast<i128>(kernel_lag_limit(*rq_, rw_.max_slice, eevdf_load_of(*rq_, se)));
   rw_.lag_limit = limit;
   rw_.clamped = raw > limit || raw < -limit;
+  if (rw_.clamped) lag_clamped_[entity_slot(se)] = true;  // F7 moves v, not end, with the protection
   rw_.lag_cut = raw > limit ? raw - limit : raw < -limit ? raw + limit : 0;
   rw_.lag_c = raw - rw_.lag_cut;
   rw_.v_floor = v_floor;
@@ -501,6 +565,7 @@ void Checker::on_load_set(const SchedEntity& se, u64 old_weight) {
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   reweighting_ = nullptr;
+  ++reweights_[entity_slot(se)];
   // v7.3 flat runqueue: set_next_task_fair() and task_tick_fair() reweight the
   // running task; I-MONO then measures running from the reweighted vruntime
   if (rq_->profile().behaviour.flat_runqueue) vruntime_before_[entity_slot(se)] = se.vruntime;

@@ -93,7 +93,14 @@ void check_accounting(const CheckScope& s);  // I-SUM, I-CNT
 void check_tree(const CheckScope& s);        // I-AUG
 void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KEY
 void check_lag(const CheckScope& s);         // I-LAG
-void check_deadline(const CheckScope& s);    // I-DL, I-PROT, I-SLICE
+void check_deadline(const CheckScope& s);    // I-DL, I-SLICE
+void check_protection(const CheckScope& s);  // I-PROT after the operation (protection.cpp)
+// I-PROT at a real pick (set_next_entity(first)), s.avg of se's queue with se as curr.
+void check_protection_at_pick(const CheckScope& s, const SchedEntity& se);
+// I-PROT between picks: the protected run left grew from `before` to `now` (w·(end - v)).
+void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 before, i128 now);
+// w·(end - v) for the protection se holds now (0 if none): vprot, or the v6.6-v6.12 parity stash.
+i128 protected_run_left(const Rq& rq, const SchedEntity& se);
 void check_delay(const CheckScope& s);       // I-DELAY (state part)
 void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, PickCaller caller);  // I-PICKOPT, I-NULLPICK, I-DELAY
 void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupPreemptReason reason);  // I-WAKEPICK
@@ -228,6 +235,7 @@ class Checker final : public Observer {
   void adopt_new_tasks();  // and new groups
   void adopt(std::size_t slot, const SchedEntity& se);
   void check_queue(const CfsRq& cfs_rq, ExactAverage& avg);
+  i128 lag_now(const SchedEntity& se) const;  // I-DELAY: w·clamp(V - v) of a queued entity
   std::array<bool, kMaxEntities> vprot_stale_;      // F1 tolerance
   // I-WAKEPICK: the entity of the SCHED_IDLE curr at the level where a
   // non-idle wakee preempted it (find_matching_se()), until the pick that
@@ -239,7 +247,15 @@ class Checker final : public Observer {
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
   std::array<bool, kMaxEntities> delayed_before_;   // I-DELAY
-  std::array<i128, kMaxEntities> lag_at_delay_;     // I-DELAY: w·vlag when the entity was delayed
+  std::array<i128, kMaxEntities> lag_at_delay_;     // I-DELAY: w·clamp(V - v) when the entity was delayed
+  // I-PROT between picks: the protected run left (w·(end - v)) at the end of the
+  // last operation, while the entity was curr (prot_known_), and whether a real
+  // pick of it happened during this operation
+  std::array<i128, kMaxEntities> prot_left_;
+  std::array<bool, kMaxEntities> prot_known_;
+  std::array<bool, kMaxEntities> picked_;
+  std::array<unsigned, kMaxEntities> reweights_;  // reweight_entity() calls of it in this operation
+  std::array<bool, kMaxEntities> lag_clamped_;    // ... one of which clamped its lag (F7)
   // I-LAG: a saved vlag rescaled off the queue by w/w' (reweight of a sleeping or dequeued
   // entity) and the bound it carries: ceil(bound at w · w/w'), while vlag and weight stay.
   struct RescaledLag {

@@ -1,4 +1,4 @@
-// I-DL, I-PROT and I-SLICE: deadlines, slice protection and slices, on one queue.
+// I-DL and I-SLICE: deadlines and slices, on one queue (I-PROT: protection.cpp).
 #include <fmt/format.h>
 
 #include "invariants/checker.hpp"
@@ -29,17 +29,6 @@ void check_deadlines(const CheckScope& s) {
       reported = true;
     }
   });
-}
-
-void check_protection(const CheckScope& s) {
-  const SchedEntity* curr = s.cfs.curr;
-  if (s.rq.profile().behaviour.parity_in_vlag) return;  // v6.6-v6.12: no vprot, the parity stash lies in vlag
-  if (!curr || !curr->on_rq || !protect_slice(*curr)) return;
-  if (s.checker.vprot_stale(*curr)) return;  // finding F1, docs/findings.md
-  if (vruntime_diff(curr->vprot, curr->deadline) > 0)
-    s.report(Id::PROT, "set_protect_slice / update_protect_slice",
-             fmt::format("curr is protected up to vprot {} beyond its deadline {}", curr->vprot, curr->deadline),
-             {curr});
 }
 
 // The shortest slice queued on cfs_rq, curr and delayed entities included,
@@ -103,7 +92,6 @@ void check_slices(const CheckScope& s) {
 
 void check_deadline(const CheckScope& s) {
   if (s.on(Id::DL)) check_deadlines(s);
-  if (s.on(Id::PROT)) check_protection(s);
   if (s.on(Id::SLICE)) check_slices(s);
 }
 

@@ -46,7 +46,11 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "this cfs_rq and w_min the lightest queued weight: |v_i - V| and |V - zero_vruntime| are each\n"
      "at most two lag bounds (lag theorem with tick granularity; V moves by at most one\n"
      "lag bound of the lightest entity between two re-basings). Growth without bound (a frozen\n"
-     "zero point, a drifting min_vruntime) crosses it within a few slices."},
+     "zero point, a drifting min_vruntime) crosses it within a few slices. Where the zero point is\n"
+     "the monotonic min_vruntime (v6.6-v6.18) it must also be up to date after every operation:\n"
+     "never behind the smallest queued vruntime, which is what update_min_vruntime() would\n"
+     "raise it to (site update_min_vruntime; a sched_change dequeues with DEQUEUE_SAVE, which\n"
+     "skips it, and can re-place the leftmost entity further right)."},
     {"I-ELIG",
      "the kernel-typed eligibility test agrees with the exact test v <= V",
      "entity_eligible() decides (Σ key·w) >= key_i·(Σ w) in kernel types. The check recomputes\n"
@@ -130,15 +134,35 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "(then dequeued) or woken (requeued). It must never become cfs_rq->curr or cfs_rq->next (a\n"
      "pick that returns it, from schedule or from wakeup preemption, must dequeue it in\n"
      "pick_next_entity() instead: a pick that ran it would show as a delayed curr), and\n"
-     "(mainline) its service lag w·vlag when it leaves the delayed state is not below the one it\n"
-     "had when it was delayed (one weight of rounding allowed for a reweight in between)."},
+     "its service lag when it leaves the delayed state is not below the one it had when it was\n"
+     "delayed (one weight of rounding allowed). Both are read from the state on every profile:\n"
+     "w·clamp(V - v) with the profile's lag clamp when it is delayed and when a wake-up requeues\n"
+     "it, w·vlag when it is dequeued at last. Kernels before 059258b0d424 (v7.1) do not save the\n"
+     "lag at delay time, and a V that sinks meanwhile deepens the debt (an expected finding)."},
     {"I-PROT",
-     "slice protection never extends past the deadline",
-     "set_protect_slice() arms vprot = min(deadline, v + calc_delta_fair(min_slice)) at a real\n"
-     "pick; update_protect_slice() only shortens it; reweight rescales it with the deadline. While\n"
-     "curr is protected (v < vprot), vprot must not be after its deadline. Tolerated findings\n"
-     "(--no-tolerance reports them): F1/F6, a vprot kept across a sched_change of the running\n"
-     "task; F7, an expired vprot that a reweight of the running entity left unrescaled."},
+     "slice protection lasts at most the shortest queued request from a real pick, only shrinks "
+     "until the next one, and never passes the deadline",
+     "Slice protection (RUN_TO_PARITY, or one normalized base slice without it) lets curr keep\n"
+     "the CPU although a queued entity has an earlier deadline. The design since v6.17-v7.0\n"
+     "(052c3d87c82e, 74eec63661d4, bcd74b2ffdd0), checked on every profile:\n"
+     "  1. at a real pick (set_next_entity(first)) the protected run is at most the shortest\n"
+     "     request queued at that moment: end - v <= calc_delta_fair(min(se->slice, the other\n"
+     "     queued entities' slices)) in se's virtual time (without RUN_TO_PARITY: one\n"
+     "     normalized base slice); up to the deadline when se's own request is the shortest;\n"
+     "  2. between real picks it only shrinks: the protected run left in real time,\n"
+     "     w·(end - v), never grows (a wake-up may shorten it, a reweight rescales it around\n"
+     "     the same point, up to one virtual ns of rounding each); a sched_change's\n"
+     "     put_prev/set_next cycle is not a pick and may not re-arm it;\n"
+     "  3. while curr is protected, the end is not after its deadline.\n"
+     "What a user would feel follows from rules 1-3 (a queued request shorter than curr's waits\n"
+     "at most its own length plus a tick once it holds the earliest eligible deadline); it is not\n"
+     "checked on its own. The end is se->vprot, or on v6.6-v6.12\n"
+     "the deadline while the RUN_TO_PARITY stash vlag == deadline holds. v7.3-rc1 (0d1e7a2bab35)\n"
+     "caps a shortened protection at the point where curr turns ineligible instead of rule 1's\n"
+     "bound: rule 1 is not applied there under PREEMPT_SHORT (docs/profiles.md). Tolerated\n"
+     "findings (--no-tolerance reports them): F1/F6, a vprot kept across a sched_change of the\n"
+     "running task; F7, an expired vprot that a reweight of the running entity left unrescaled,\n"
+     "or a reweight that clamps the lag (v moves, the end stays around V)."},
     {"I-SLICE",
      "every slice is the base slice or a custom slice in 0.1 .. 100 ms",
      "A task without a custom slice has slice == sysctl_sched_base_slice once placed; a custom\n"

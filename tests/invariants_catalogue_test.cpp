@@ -686,15 +686,30 @@ TEST(Catalogue, DelayFiresWhenCurrIsDelayed) {
   EXPECT_TRUE(has_violation(h.checker, Id::DELAY)) << listing(h.checker);
 }
 
-// A delayed entity whose debt grew while delayed: update_entity_lag() without
-// the "if (se->vlag > vlag) vlag = se->vlag" guard for delayed entities.
-TEST(Catalogue, DelayFiresWhenLagSinksWhileDelayed) {
+// A delayed entity whose debt grew while delayed, woken: requeue_delayed_entity()
+// leaves it queued further right than clamp(V - v) allowed when it was delayed
+// (the v6.12-v7.0 kernels, where V sinks meanwhile). The lag is read from the
+// state (V - v), not from vlag: v is moved, as a sunken V would leave it.
+TEST(Catalogue, DelayFiresWhenLagSinksWhileDelayedAndWoken) {
   Harness h;
   h.with_delayed();
   h.op(OpClass::placement, [&] {
     EXPECT_EQ(h.rq.wake(h.c, false), Refusal::none);  // requeue_delayed_entity()
     EXPECT_FALSE(h.se(h.c).sched_delayed);
-    h.se(h.c).vlag -= 10'000'000;
+    h.se(h.c).vruntime += 10'000'000;
+  });
+  EXPECT_TRUE(has_violation(h.checker, Id::DELAY)) << listing(h.checker);
+}
+
+// ... or dequeued at last, saving a deeper debt: update_entity_lag() without the
+// "if (se->vlag > vlag) vlag = se->vlag" guard for delayed entities.
+TEST(Catalogue, DelayFiresWhenLagSinksWhileDelayedAndDequeued) {
+  Harness h;
+  h.with_delayed();
+  h.op(OpClass::placement, [&] {
+    dequeue_entities(h.rq, h.se(h.c), dequeue_flags::SLEEP | dequeue_flags::DELAYED);  // the pick's final dequeue
+    EXPECT_FALSE(h.se(h.c).on_rq);
+    h.se(h.c).vlag -= 1'000'000;  // saved 1 ms (virtual) deeper than when it was delayed
   });
   EXPECT_TRUE(has_violation(h.checker, Id::DELAY)) << listing(h.checker);
 }
@@ -737,6 +752,57 @@ TEST(Catalogue, ProtCleanTwin) {
   h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline; });  // the maximum allowed
   EXPECT_FALSE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
   EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// Between picks protection only shrinks: curr's vprot shortened (as a wake-up's
+// update_protect_slice() does), then set back to its deadline without a pick
+// (as v6.18's set_next_entity(first = false) of a sched_change re-arms it).
+// Both values lie within the deadline: only the between-picks rule sees it.
+TEST(Catalogue, ProtFiresWhenProtectionGrowsBetweenPicks) {
+  Harness h;
+  h.busy();
+  ASSERT_TRUE(protect_slice(h.se(h.c)));
+  h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline - 1'000'000; });
+  ASSERT_TRUE(protect_slice(h.se(h.c)));
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+  h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline; });
+  EXPECT_TRUE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+}
+
+TEST(Catalogue, ProtCleanTwinShrinksThenRealPick) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline - 1'000'000; });
+  h.run(100'000);    // runs on within the shortened protection
+  h.schedule();      // a real pick may arm a new one
+  h.run(3'000'000);
+  EXPECT_FALSE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// At a real pick the protection is at most the shortest request queued. v6.12's
+// RUN_TO_PARITY protects to the deadline (the vlag == deadline stash): a 20 ms
+// request picked while a 3 ms one waits keeps the CPU for its whole slice. The
+// same tasks on mainline get a protection of calc_delta_fair(3 ms).
+void parity_past_shorter(Harness& h) {
+  h.a = h.create("A", 0);
+  h.b = h.create("B", 0);
+  h.op(OpClass::placement, [&] { EXPECT_EQ(h.rq.set_slice(h.a, 20'000'000), Refusal::none); });
+  h.wake(h.a);
+  h.wake(h.b);
+  h.run(3'125'000);  // B first (the earlier deadline), then A while B waits
+}
+
+TEST(Catalogue, ProtFiresWhenPickProtectsPastShortestRequest) {
+  Harness h(*profile_by_name("v6.12"));
+  parity_past_shorter(h);
+  EXPECT_TRUE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+}
+
+TEST(Catalogue, ProtCleanTwinPickProtectsShortestRequest) {
+  Harness h;
+  parity_past_shorter(h);
+  EXPECT_FALSE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
 }
 
 // Finding F1 (docs/findings.md): renicing the running task leaves vprot in the

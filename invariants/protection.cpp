@@ -1,0 +1,102 @@
+// I-PROT: slice protection, the run that RUN_TO_PARITY (and the minimum quantum of
+// NO_RUN_TO_PARITY) lets curr keep although another entity has an earlier deadline.
+//
+// Three rules of the design (052c3d87c82e, 74eec63661d4, bcd74b2ffdd0), checked on
+// every profile; kernels that protected longer report them as expected findings
+// (docs/profiles.md):
+//   1. never beyond curr's deadline (after every operation);
+//   2. at a real pick, at most the shortest request queued at that moment
+//      (min(se->slice, the other queued entities' slices), in se's virtual time),
+//      or one normalized base slice without RUN_TO_PARITY;
+//   3. between real picks it only shrinks: the protected run left, in real time
+//      (w · (end - v)), never grows, whatever the operation (a wake-up may shorten
+//      it, a reweight rescales it around the same point; a sched_change's
+//      put_prev/set_next cycle is not a pick and may not re-arm it).
+// The protected run of v6.6-v6.12 is the RUN_TO_PARITY stash vlag == deadline:
+// curr keeps the CPU up to its deadline.
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "invariants/checker.hpp"
+#include "model/fair.hpp"
+
+namespace eevdf::inv {
+
+std::optional<u64> protection_end(const Rq& rq, const SchedEntity& se) {
+  const Profile& profile = rq.profile();
+  if (profile.behaviour.parity_in_vlag) {
+    if (profile.feat(Feature::RUN_TO_PARITY) && vlag_holds_parity(se)) return se.deadline;
+    return std::nullopt;
+  }
+  if (protect_slice(se)) return se.vprot;
+  return std::nullopt;
+}
+
+i128 protected_run_left(const Rq& rq, const SchedEntity& se) {
+  const std::optional<u64> end = protection_end(rq, se);
+  if (!end) return 0;
+  const i128 left = vruntime_diff(*end, se.vruntime);
+  return left > 0 ? left * static_cast<i128>(eevdf_load_of(rq, se).weight) : 0;
+}
+
+// Rule 1 (and the deadline bound), from set_next_entity() at a real pick: se is
+// curr of its queue, out of the tree, which holds the other queued entities.
+void check_protection_at_pick(const CheckScope& s, const SchedEntity& se) {
+  const std::optional<u64> end = protection_end(s.rq, se);
+  if (!end) return;
+  const Profile& profile = s.rq.profile();
+  // 0d1e7a2bab35 (v7.3-rc1): under PREEMPT_SHORT a shortened protection lasts until
+  // curr turns ineligible instead (listed in docs/profiles.md, design differences)
+  if (profile.behaviour.protect_ineligible_cap && profile.feat(Feature::PREEMPT_SHORT)) return;
+  u64 shortest = ~u64{0};
+  const SchedEntity* shorter = nullptr;
+  for_each_in_tree(s.avg, [&](const SchedEntity& other) {
+    if (&other != &se && other.on_rq && other.slice < shortest) {
+      shortest = other.slice;
+      shorter = &other;
+    }
+  });
+  const u64 limit = profile.feat(Feature::RUN_TO_PARITY) ? shortest : profile.tunables.normalized_base_slice;
+  if (limit >= se.slice) return;  // up to the deadline: rule 1 after the operation
+  LoadWeight lw = eevdf_load_of(s.rq, se);
+  const u64 allowed = calc_delta_fair(limit, lw, profile.behaviour.calc_delta, null_observer());
+  const i128 granted = vruntime_diff(*end, se.vruntime);
+  if (granted <= static_cast<i128>(allowed)) return;
+  s.report(Id::PROT, "set_next_entity / set_protect_slice (real pick)",
+           fmt::format("{} was picked and protected for {} ns (virtual, up to {}), beyond the {} ns of the "
+                       "shortest request queued ({} ns{}); its own slice is {} ns",
+                       entity_name(s.rq, &se), format_i128(granted), *end, allowed, limit,
+                       profile.feat(Feature::RUN_TO_PARITY) && shorter
+                           ? fmt::format(", {}", entity_name(s.rq, shorter))
+                           : ", one normalized base slice",
+                       se.slice),
+           {&se});
+}
+
+// Rule 1 after every operation: never beyond the deadline.
+void check_protection(const CheckScope& s) {
+  if (!s.on(Id::PROT)) return;
+  const SchedEntity* curr = s.cfs.curr;
+  if (!curr || !curr->on_rq) return;
+  const std::optional<u64> end = protection_end(s.rq, *curr);
+  if (!end) return;
+  if (s.checker.vprot_stale(*curr)) return;  // finding F1, docs/findings.md
+  if (vruntime_diff(*end, curr->deadline) > 0)
+    s.report(Id::PROT, "set_protect_slice / update_protect_slice",
+             fmt::format("curr is protected up to vprot {} beyond its deadline {}", *end, curr->deadline), {curr});
+}
+
+// Rule 3, after an operation in which se stayed curr without a real pick.
+void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 before, i128 now) {
+  if (now <= before) return;
+  const u64 w = eevdf_load_of(s.rq, se).weight;
+  s.report(Id::PROT, "between picks (sched_change set_next_entity / reweight / wake-up)",
+           fmt::format("the protected run left to {} grew from {} to {} (w·(end − v), weight now {}: {} ns of "
+                       "real time) although it was not picked",
+                       entity_name(s.rq, &se), format_i128(before), format_i128(now), w,
+                       format_i128(now / static_cast<i128>(kNice0Load))),
+           {&se});
+}
+
+}  // namespace eevdf::inv
