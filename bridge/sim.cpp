@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_print.hpp"
 #include "model/fair.hpp"
 
 namespace eevdf::bridge {
@@ -156,22 +156,22 @@ void Sim::add_task(const std::string& name, int id) {
   r_.tasks[static_cast<std::size_t>(id)].name = name;
 }
 
-bool Sim::apply(const fuzz::Op& op) {
+bool Sim::apply(const scn::Op& op) {
   if (stopped_) return false;
-  using fuzz::OpKind;
+  using scn::OpKind;
   if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) {
     ++op_index_;  // keep op indices those of the scenario (violations name them)
     return true;
   }
   Rq& rq = *rq_;
   const int index = op_index_++;
-  checker_->begin_op(index, fuzz::op_class(op.kind));
+  checker_->begin_op(index, scn::op_class(op.kind));
   Refusal refusal = Refusal::none;
   const int id = op.task.empty() ? -1 : rq.find_task(op.task);
   const std::size_t reads_before = pending_reads_.size();
   switch (op.kind) {
     case OpKind::create: {
-      const auto g = fuzz::group_id(rq, op.group);
+      const auto g = scn::group_id(rq, op.group);
       const int t = rq.find_task(op.task) >= 0 || !g
                         ? -1
                         : rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice), *g);
@@ -223,10 +223,10 @@ bool Sim::apply(const fuzz::Op& op) {
     case OpKind::group_create:
     case OpKind::move:
     case OpKind::shares:
-    case OpKind::group_idle: refusal = fuzz::apply_group_op(rq, op, id); break;
+    case OpKind::group_idle: refusal = scn::apply_group_op(rq, op, id); break;
     case OpKind::migrate: refusal = Refusal::bad_argument; break;  // one CPU (simulate() refuses runqueues > 1)
     case OpKind::debug_read:  // as System::debug_read() on one CPU
-      if (const auto g = fuzz::group_id(rq, op.group); !g || op.cpu > 0) {
+      if (const auto g = scn::group_id(rq, op.group); !g || op.cpu > 0) {
         refusal = !g ? Refusal::no_such_group : Refusal::bad_argument;
       } else if (op.racing && debug_read_races(rq.profile())) {
         PendingRead p{*g, 0, 0};
@@ -247,7 +247,7 @@ bool Sim::apply(const fuzz::Op& op) {
   }
   pending_reads_.erase(pending_reads_.begin(), pending_reads_.begin() + static_cast<long>(reads_before));
   if (refusal != Refusal::none) {
-    r_.error = fmt::format("line {}: cannot run '{}': {}", op.line, fuzz::print_op(op), refusal_text(refusal));
+    r_.error = fmt::format("line {}: cannot run '{}': {}", op.line, scn::print_op(op), refusal_text(refusal));
     r_.error_op = index;
     stopped_ = true;
     return false;
@@ -266,7 +266,7 @@ SimResult Sim::finish() {
   return std::move(r_);
 }
 
-SimResult simulate(const fuzz::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples,
+SimResult simulate(const scn::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples,
                    inv::Tolerances tolerances) {
   Sim sim(profile, keep_going, tolerances, keep_samples);
   if (s.runqueues != 1) {  // the bridges model one CPU

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "invariants/checker.hpp"
 #include "model/rq.hpp"
 
@@ -73,7 +73,7 @@ class Sim {
   // Applies one operation (expectation operations are counted, not judged). Returns false
   // when the model refused it (the reason is in result().error) or a
   // violation stopped the run.
-  bool apply(const fuzz::Op& op);
+  bool apply(const scn::Op& op);
   bool stopped() const { return stopped_; }
 
   const Rq& rq() const { return *rq_; }
@@ -116,7 +116,7 @@ class Sim {
 };
 
 // Runs a whole scenario (no expectations judged). Strict like `run`.
-SimResult simulate(const fuzz::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples = true,
+SimResult simulate(const scn::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples = true,
                    inv::Tolerances tolerances = {});
 
 // p-th percentile (nearest rank) of a list, 0 if empty.

@@ -8,16 +8,16 @@
 #include <string>
 #include <variant>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/executor.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
 #include "fuzz/minimize.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "scenario/scenario_print.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 #include "model/fair.hpp"
 #include "model/system.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 namespace {
 
 Scenario parse(const std::string& text) {
@@ -274,7 +274,7 @@ TEST(DebugReadMinimize, KeepsRacingWhereNeeded) {
   const ExecResult r = execute(s, p, ExecOptions{});
   ASSERT_FALSE(r.violations.empty());
   ASSERT_EQ(inv::id_name(r.violations.front().id), std::string("I-SUM"));
-  const MinimizeResult m = minimize(s, p, r.violations.front(), std::chrono::seconds(20));
+  const fuzz::MinimizeResult m = fuzz::minimize(s, p, r.violations.front(), std::chrono::seconds(20));
   bool racing = false;
   for (const Op& op : m.scenario.ops) racing = racing || (op.kind == OpKind::debug_read && op.racing);
   EXPECT_TRUE(racing) << print_scenario(m.scenario);
@@ -317,4 +317,4 @@ TEST(DebugReadKernel, LockstepAndTheCrash) {
 }
 
 }  // namespace
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -5,14 +5,16 @@
 #include <set>
 #include <variant>
 
-#include "fuzz/bytes.hpp"
+#include "scenario/bytes.hpp"
 #include "fuzz/coverage.hpp"
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "model/fair.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::fuzz {
+
+using namespace scn;
 namespace {
 
 Scenario parse(std::string_view text) {
@@ -23,7 +25,7 @@ Scenario parse(std::string_view text) {
 std::size_t run_with(StateCoverage& cov, const Scenario& s) {
   ExecOptions o;
   o.strict = false;
-  o.coverage = &cov;
+  o.observer = &cov;
   return static_cast<std::size_t>(execute(s, *profile_by_name("mainline"), o).executed);
 }
 
@@ -113,7 +115,7 @@ TEST(StateCoverage, RandomInputsStayInRange) {
     b[0] = kBytesFormatVersion;
     ExecOptions o;
     o.strict = false;
-    o.coverage = cov.get();
+    o.observer = cov.get();
     execute(decode_bytes(b), p, o);
   }
   EXPECT_GT(cov->count(), 100u);

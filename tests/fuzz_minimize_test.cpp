@@ -5,12 +5,14 @@
 #include <string>
 #include <variant>
 
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 #include "fuzz/minimize.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "model/bugs.hpp"
 
 namespace eevdf::fuzz {
+
+using namespace scn;
 namespace {
 
 Scenario parse(const std::string& text) {

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/duration.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/duration.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 // RapidCheck prints counterexamples through this.
 inline void showValue(const Scenario& s, std::ostream& os) { os << "\n" << print_scenario(s); }
@@ -949,4 +949,4 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
 }
 
 }  // namespace
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

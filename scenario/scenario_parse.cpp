@@ -1,4 +1,4 @@
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/scenario_parse.hpp"
 
 #include <climits>
 #include <map>
@@ -7,12 +7,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include "fuzz/duration.hpp"
+#include "scenario/duration.hpp"
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
 #include "model/system.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 namespace {
 
@@ -1010,4 +1010,4 @@ std::string format_parse_error(const ParseError& e) {
   return e.file + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": error: " + e.message;
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -1,11 +1,11 @@
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 
 #include <cstddef>
 #include <unordered_map>
 
-#include "fuzz/duration.hpp"
+#include "scenario/duration.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 namespace {
 
@@ -219,4 +219,4 @@ bool same_scenario(const Scenario& a, const Scenario& b) {
   return true;
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

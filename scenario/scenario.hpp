@@ -12,7 +12,7 @@
 #include "model/kernel_types.hpp"
 #include "model/sched.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 enum class OpKind : std::uint8_t {
   // task operations (kernel entry points)
@@ -98,7 +98,7 @@ struct Scenario {
   // Run settings: what the checker checks and tolerates, and what it runs on
   // (the directives `skip`, `tolerate`, `keep_going` and `backend`, the command
   // line's --skip, --no-tolerance, --keep-going and --backend; applied by
-  // fuzz/run_settings.hpp, not by execute(), which takes ExecOptions as given).
+  // scenario/run_settings.hpp, not by execute(), which takes ExecOptions as given).
   std::vector<std::string> skip;  // invariants not checked, "I-AUG", in the order written
   bool tolerate = true;           // false: `tolerate none`, report the documented findings F1, F6, F7
   bool keep_going = false;        // `keep_going`: run on after the first violation (--keep-going)
@@ -108,4 +108,4 @@ struct Scenario {
   std::vector<Expectation> expectations;
 };
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -1,10 +1,10 @@
-#include "fuzz/bytes.hpp"
+#include "scenario/bytes.hpp"
 
 #include <algorithm>
 #include <iterator>
 #include <string_view>
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 namespace {
 
@@ -435,4 +435,4 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   return out;
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

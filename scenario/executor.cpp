@@ -1,6 +1,6 @@
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -12,7 +12,7 @@
 #include "model/system.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error) {
   const std::string& name = o.profile.empty() ? s.profile : o.profile;
@@ -412,7 +412,7 @@ ExecResult Executor::run(const Scenario& s) {
           r.expectation_failures.push_back(fmt::format("line {}: no field {}.{}", op.line, op.task, op.field));
         else if (!compare(*value, op.cmp, op.value))
           r.expectation_failures.push_back(fmt::format("line {}: expected {}.{} {} {}, found {}", op.line, op.task,
-                                                       op.field, fuzz::cmp_keyword(op.cmp), op.value,
+                                                       op.field, scn::cmp_keyword(op.cmp), op.value,
                                                        inv::format_i128(*value)));
         break;
       }
@@ -443,7 +443,7 @@ ExecResult Executor::run(const Scenario& s) {
         }
       }
     }
-    if (options_.coverage) options_.coverage->note(StateCoverage::feature(sys.rq_of(id), op.kind, refusal));
+    if (options_.observer) options_.observer->after_operation(sys.rq_of(id), op.kind, refusal);
     if (refusal != Refusal::none) {
       if (options_.strict) {
         r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_verb(op.kind), op.task.empty() ? op.group : op.task,
@@ -502,4 +502,4 @@ ExecResult execute(const Scenario& s, const Profile& profile, const ExecOptions&
   return Executor(profile, options).run(s);
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn
