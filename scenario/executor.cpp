@@ -1,5 +1,6 @@
 #include "scenario/executor.hpp"
 
+#include "scenario/op_table.hpp"
 #include "scenario/scenario_print.hpp"
 
 #include <algorithm>
@@ -45,21 +46,7 @@ std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o
   return profile;
 }
 
-inv::OpClass op_class(OpKind k) {
-  switch (k) {
-    case OpKind::run:
-    case OpKind::tick:
-    case OpKind::schedule:
-    case OpKind::sleep:
-    case OpKind::exit:
-    case OpKind::expect_curr:
-    case OpKind::expect_field:
-    case OpKind::debug_read:  // moves no vruntime (a racing reader's stores land in the next operation)
-      return inv::OpClass::running;
-    default:
-      return inv::OpClass::placement;
-  }
-}
+inv::OpClass op_class(OpKind k) { return op_spec(k).op_class; }
 
 namespace {
 
@@ -120,32 +107,6 @@ std::optional<i128> field_value(const SchedEntity& se, const std::string& field)
   return std::nullopt;
 }
 
-const char* op_verb(OpKind k) {
-  switch (k) {
-    case OpKind::create: return "create task";
-    case OpKind::fork: return "fork";
-    case OpKind::wake: return "wake";
-    case OpKind::sleep: return "sleep";
-    case OpKind::run: return "run";
-    case OpKind::tick: return "tick";
-    case OpKind::schedule: return "schedule";
-    case OpKind::yield: return "yield";
-    case OpKind::nice: return "renice";
-    case OpKind::policy: return "change the policy of";
-    case OpKind::slice: return "change the slice of";
-    case OpKind::exit: return "exit";
-    case OpKind::group_create: return "create group";
-    case OpKind::move: return "move";
-    case OpKind::shares: return "set cpu.shares of";
-    case OpKind::group_idle: return "set cpu.idle of";
-    case OpKind::migrate: return "migrate";
-    case OpKind::debug_read: return "read the debugfs average of";
-    case OpKind::expect_curr:
-    case OpKind::expect_field: return "check";
-  }
-  return "?";
-}
-
 bool compare(i128 a, CmpOp op, i128 b) {
   switch (op) {
     case CmpOp::eq: return a == b;
@@ -168,9 +129,9 @@ std::optional<int> group_id(const Rq& rq, const std::string& name) {
 }
 
 namespace {
-// A group operation on `target`, a lone Rq or a System (whose group
-// operations act on every CPU and whose task move on the task's CPU); `rq`
-// holds the group table (shared by every CPU).
+// A group operation on `target`, the model's System (whose group operations
+// act on every CPU and whose task move on the task's CPU) or the kernel
+// backend; `rq` holds the group table (shared by every CPU).
 template <class Target>
 Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
   const auto g = group_id(rq, op.group);
@@ -287,8 +248,6 @@ Refusal apply_operation(kernelsrc::KernelBackend& kernel, const Op& op, int id) 
   return apply_op(kernel, op, id, nullptr);
 }
 
-Refusal apply_group_op(Rq& rq, const Op& op, int task) { return group_op(rq, rq, op, task); }
-Refusal apply_group_op(System& sys, const Op& op, int task) { return group_op(sys, sys.rq(0), op, task); }
 
 Executor::Executor(const Profile& profile, ExecOptions options) : profile_(profile), options_(options) {}
 
@@ -446,7 +405,7 @@ ExecResult Executor::run(const Scenario& s) {
     if (options_.observer) options_.observer->after_operation(sys.rq_of(id), op.kind, refusal);
     if (refusal != Refusal::none) {
       if (options_.strict) {
-        r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_verb(op.kind), op.task.empty() ? op.group : op.task,
+        r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_spec(op.kind).verb, op.task.empty() ? op.group : op.task,
                               refusal_text(refusal));
         r.error_op = index;
         return r;

@@ -107,19 +107,16 @@ struct ExecResult {
 };
 
 // How the checker sees an operation: only placement-class operations may move
-// a vruntime other than by running (I-MONO).
+// a vruntime other than by running (I-MONO). The operation table's column.
 inv::OpClass op_class(OpKind kind);
 
-// Runs a task-group operation (group_create, move, shares, group_idle) on rq;
-// `task` is the resolved id of op.task for move. Shared by every engine.
-Refusal apply_group_op(Rq& rq, const Op& op, int task);
-// The same on several CPUs: group operations on every CPU, a move on the task's.
-Refusal apply_group_op(System& sys, const Op& op, int task);
 // The group id of a group name (empty = the root group, -1), or nullopt.
 std::optional<int> group_id(const Rq& rq, const std::string& name);
 
 // The one place that applies an operation to a backend (scenario/executor.cpp):
-// the model's System, or the kernel backend. `id` is the resolved task id of
+// the model's System, or the kernel backend. The executor, the RapidCheck
+// commands (fuzz/rc_commands.cpp) and the bridges' simulator (bridge/sim.cpp)
+// all call it. `id` is the resolved task id of
 // op.task (-1 if none). Expectations are not operations: Refusal::none.
 Refusal apply_operation(System& sys, const Op& op, int id);
 Refusal apply_operation(kernelsrc::KernelBackend& kernel, const Op& op, int id);
