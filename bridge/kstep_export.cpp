@@ -142,10 +142,10 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
     switch (op.kind) {
       case scn::OpKind::create: {
         tasks.push_back(op.task);
-        info[op.task] = TaskInfo{op.policy, static_cast<int>(op.value), static_cast<u64>(op.slice)};
+        info[op.task] = TaskInfo{op.policy, op.nice_level(), static_cast<u64>(op.slice)};
         setup.push_back(fmt::format("  t_{} = kstep_task_create();", op.task));
         setup.push_back(fmt::format("  kstep_task_set_affinity(t_{}, \"1\");  // one CPU: CPU 1", op.task));
-        if (op.value != 0 || op.policy != Policy::normal || op.slice != 0)
+        if (op.nice_level() != 0 || op.policy != Policy::normal || op.slice != 0)
           setup.push_back("  " + setattr(op.task));
         check = false;
         break;
@@ -196,7 +196,7 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         }
         break;
       case scn::OpKind::run: {
-        const u64 from = sim.rq().clock_task, to = from + static_cast<u64>(op.value);
+        const u64 from = sim.rq().clock_task, to = from + op.duration_ns();
         const u64 ticks = to / tick - from / tick;
         if (ticks > 0)
           body.push_back(fmt::format("  kstep_tick_repeat({});", ticks));
@@ -217,15 +217,15 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         break;
       case scn::OpKind::yield: body.push_back(fmt::format("  kstep_task_yield(t_{});", op.task)); break;
       case scn::OpKind::nice:
-        info[op.task].nice = static_cast<int>(op.value);
-        body.push_back(fmt::format("  set_user_nice(t_{}, {});", op.task, op.value));
+        info[op.task].nice = op.nice_level();
+        body.push_back(fmt::format("  set_user_nice(t_{}, {});", op.task, op.nice_level()));
         break;
       case scn::OpKind::policy:
         info[op.task].policy = op.policy;
         body.push_back("  " + setattr(op.task));
         break;
       case scn::OpKind::slice:
-        info[op.task].custom_slice = static_cast<u64>(op.value);
+        info[op.task].custom_slice = op.slice_ns();
         body.push_back("  " + setattr(op.task));
         break;
       case scn::OpKind::exit: body.push_back(fmt::format("  kstep_task_exit(t_{});", op.task)); break;
@@ -253,7 +253,7 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         check = false;
         if (const char* f = relative_field(op.field)) {
           body.push_back(fmt::format("  {{ struct task_struct *p = t_{}; expect_value({}, \"{}\", {}, \"{}\"); }}",
-                                     op.task, f, c_cmp(op.cmp), c_s64(op.value), where));
+                                     op.task, f, c_cmp(op.cmp), c_s64(op.expected_value()), where));
         } else {
           body.push_back(fmt::format("  TRACE_INFO(\"{} not compared: {} is an absolute time, which differs on a "
                                      "real kernel\");",

@@ -90,7 +90,7 @@ std::optional<std::string> export_rtapp(const scn::Scenario& s, const Profile& p
         Thread t;
         t.name = op.task;
         t.policy = op.policy;
-        t.nice = static_cast<int>(op.value);
+        t.nice = op.nice_level();
         t.slice = static_cast<u64>(op.slice);
         threads[op.task] = std::move(t);
         order.push_back(op.task);
@@ -154,9 +154,9 @@ std::optional<std::string> export_rtapp(const scn::Scenario& s, const Profile& p
       case scn::OpKind::slice: {
         Thread& t = threads[op.task];
         if (t.woken && !t.asleep && !t.ended) flush_run(t);
-        if (op.kind == scn::OpKind::nice) t.nice = static_cast<int>(op.value);
+        if (op.kind == scn::OpKind::nice) t.nice = op.nice_level();
         if (op.kind == scn::OpKind::policy) t.policy = op.policy;
-        if (op.kind == scn::OpKind::slice) t.slice = static_cast<u64>(op.value);
+        if (op.kind == scn::OpKind::slice) t.slice = op.slice_ns();
         if (t.woken) {
           new_phase(t);
           caveats.push_back(fmt::format("line {} `{}`: a new phase of {} sets it, when {} itself reaches it "

@@ -177,7 +177,7 @@ bool Sim::apply(const scn::Op& op) {
       // racing reader's stores land after the whole operation, as apply_operation() has them
       const std::size_t reads_before = sys.pending_debug_reads();
       const u64 tick = profile_.tick_nsec();
-      const u64 end = op.kind == OpKind::run ? rq.clock_task + static_cast<u64>(op.value)
+      const u64 end = op.kind == OpKind::run ? rq.clock_task + op.duration_ns()
                                              : (rq.clock_task / tick + 1) * tick;
       schedule_if_needed();
       while (!rq.oops && rq.clock_task < end) {

@@ -118,7 +118,7 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
         TaskParams p;
         std::string name = op.task;
         if (op.kind == K::create) {
-          p = {static_cast<int>(op.value), op.policy, op.slice};
+          p = {op.nice_level(), op.policy, op.slice};
         } else {
           p = params[op.task];
           name = op.child;
@@ -146,8 +146,8 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
       case K::yield: o << at << "yield " << op.task << "\n"; break;
       case K::exit: o << at << "exit " << op.task << "\n"; break;
       case K::nice:
-        params[op.task].nice = static_cast<int>(op.value);
-        o << at << "nice " << op.task << " " << op.value << "\n";
+        params[op.task].nice = op.nice_level();
+        o << at << "nice " << op.task << " " << op.nice_level() << "\n";
         break;
       case K::policy:
         params[op.task].policy = op.policy;
@@ -155,9 +155,9 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
         break;
       case K::slice:
         params[op.task].slice = op.value;
-        o << at << "slice " << op.task << " " << op.value << "\n";
+        o << at << "slice " << op.task << " " << op.slice_ns() << "\n";
         break;
-      case K::run: o << at << "run " << op.value << "\n"; break;
+      case K::run: o << at << "run " << op.duration_ns() << "\n"; break;
       case K::tick: o << at << "tick\n"; break;
       case K::schedule: o << at << "schedule\n"; break;
       case K::expect_curr:
@@ -167,8 +167,8 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
           << (op.parent.empty() ? "-" : op.parent) << "\n";
         break;
       case K::move: o << at << "move " << op.task << " " << (op.group.empty() ? "root" : op.group) << "\n"; break;
-      case K::shares: o << at << "shares " << op.group << " " << op.value << "\n"; break;
-      case K::group_idle: o << at << "group_idle " << op.group << " " << op.value << "\n"; break;
+      case K::shares: o << at << "shares " << op.group << " " << op.shares() << "\n"; break;
+      case K::group_idle: o << at << "group_idle " << op.group << " " << (op.idle() ? 1 : 0) << "\n"; break;
       case K::migrate:
         error = where + "migrate: the VM runner replays one CPU";
         return std::nullopt;
@@ -438,7 +438,7 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   std::ofstream(plan_path) << plan->text;
   double run_s = 0;
   for (const auto& op : s.ops) {
-    if (op.kind == scn::OpKind::run) run_s += static_cast<double>(op.value) / 1e9;
+    if (op.kind == scn::OpKind::run) run_s += static_cast<double>(op.duration_ns()) / 1e9;
     run_s += 0.5;  // each step reads debugfs under emulation
   }
   const int timeout = options.timeout_s ? options.timeout_s : 90 + static_cast<int>(run_s * 1.5);

@@ -141,12 +141,12 @@ Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
       if (!parent) return Refusal::no_such_group;
       if (rq.find_group(op.group) >= 0) return Refusal::bad_argument;
       if (rq.task_groups.size() >= kMaxGroups) return Refusal::too_many_groups;
-      return target.create_group(op.group, *parent, static_cast<u64>(op.value)) < 0 ? Refusal::bad_argument
+      return target.create_group(op.group, *parent, op.shares()) < 0 ? Refusal::bad_argument
                                                                                      : Refusal::none;
     }
     case OpKind::move: return g ? target.move_task(task, *g) : Refusal::no_such_group;
-    case OpKind::shares: return g ? target.set_group_shares(*g, static_cast<u64>(op.value)) : Refusal::no_such_group;
-    case OpKind::group_idle: return g ? target.set_group_idle(*g, op.value != 0) : Refusal::no_such_group;
+    case OpKind::shares: return g ? target.set_group_shares(*g, op.shares()) : Refusal::no_such_group;
+    case OpKind::group_idle: return g ? target.set_group_idle(*g, op.idle()) : Refusal::no_such_group;
     default: return Refusal::bad_argument;
   }
 }
@@ -198,7 +198,7 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
   switch (op.kind) {
     case OpKind::create: {
       const auto g = group_id(rq, op.group);
-      const int task = g ? t.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice), *g)
+      const int task = g ? t.create_task(op.task, op.nice_level(), op.policy, static_cast<u64>(op.slice), *g)
                          : -1;
       if (task < 0) refusal = g ? Refusal::too_many_tasks : Refusal::no_such_group;
       if (slot_task) slot_task->push_back(task);
@@ -214,13 +214,13 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     }
     case OpKind::wake: refusal = t.wake(id, op.sync, op.cpu); break;
     case OpKind::sleep: refusal = t.sleep(id); break;
-    case OpKind::run: t.run(static_cast<u64>(op.value)); break;
+    case OpKind::run: t.run(op.duration_ns()); break;
     case OpKind::tick: t.tick(); break;
     case OpKind::schedule: t.schedule(); break;
     case OpKind::yield: refusal = t.yield(id); break;
-    case OpKind::nice: refusal = t.set_nice(id, static_cast<int>(op.value)); break;
+    case OpKind::nice: refusal = t.set_nice(id, op.nice_level()); break;
     case OpKind::policy: refusal = t.set_policy(id, op.policy); break;
-    case OpKind::slice: refusal = t.set_slice(id, static_cast<u64>(op.value)); break;
+    case OpKind::slice: refusal = t.set_slice(id, op.slice_ns()); break;
     case OpKind::exit: refusal = t.exit_task(id); break;
     case OpKind::migrate: refusal = t.migrate(id, op.cpu); break;
     case OpKind::group_create:
@@ -369,9 +369,9 @@ ExecResult Executor::run(const Scenario& s) {
         const auto value = se ? field_value(*se, op.field) : std::nullopt;
         if (!value)
           r.expectation_failures.push_back(fmt::format("line {}: no field {}.{}", op.line, op.task, op.field));
-        else if (!compare(*value, op.cmp, op.value))
+        else if (!compare(*value, op.cmp, op.expected_value()))
           r.expectation_failures.push_back(fmt::format("line {}: expected {}.{} {} {}, found {}", op.line, op.task,
-                                                       op.field, scn::cmp_keyword(op.cmp), op.value,
+                                                       op.field, scn::cmp_keyword(op.cmp), op.expected_value(),
                                                        inv::format_i128(*value)));
         break;
       }
