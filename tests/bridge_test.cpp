@@ -17,6 +17,7 @@
 #include "bridge/sim.hpp"
 #include "scenario/executor.hpp"
 #include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
 #include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 
@@ -32,11 +33,7 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-scn::Scenario parse(const std::string& text) {
-  auto r = scn::parse_scenario(text, "<test>");
-  if (auto* e = std::get_if<scn::ParseError>(&r)) ADD_FAILURE() << scn::format_parse_error(*e);
-  return std::get<scn::Scenario>(std::move(r));
-}
+scn::Scenario parse(const std::string& text) { return test::parse_ok(text, "<test>"); }
 
 Profile profile_of(const scn::Scenario& s, const std::string& features = "") {
   std::string error;

@@ -12,6 +12,7 @@
 #include "scenario/executor.hpp"
 #include "fuzz/minimize.hpp"
 #include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
 #include "scenario/scenario_print.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 #include "model/fair.hpp"
@@ -20,11 +21,7 @@
 namespace eevdf::scn {
 namespace {
 
-Scenario parse(const std::string& text) {
-  auto parsed = parse_scenario(text, "test.scn");
-  if (auto* e = std::get_if<ParseError>(&parsed)) ADD_FAILURE() << format_parse_error(*e);
-  return std::get<Scenario>(parsed);
-}
+Scenario parse(const std::string& text) { return test::parse_ok(text, "test.scn"); }
 
 ParseError parse_error(const std::string& text) {
   auto parsed = parse_scenario(text, "test.scn");

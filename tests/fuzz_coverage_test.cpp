@@ -9,6 +9,7 @@
 #include "fuzz/coverage.hpp"
 #include "scenario/executor.hpp"
 #include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
 #include "model/fair.hpp"
 #include "model/profile.hpp"
 
@@ -17,10 +18,7 @@ namespace eevdf::fuzz {
 using namespace scn;
 namespace {
 
-Scenario parse(std::string_view text) {
-  auto r = parse_scenario(text, "test");
-  return std::get<Scenario>(r);
-}
+Scenario parse(std::string_view text) { return test::parse_ok(text, "test"); }
 
 std::size_t run_with(StateCoverage& cov, const Scenario& s) {
   ExecOptions o;

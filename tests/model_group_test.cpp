@@ -10,6 +10,7 @@
 #include "scenario/bytes.hpp"
 #include "scenario/executor.hpp"
 #include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
 #include "scenario/scenario_print.hpp"
 #include "invariants/checker.hpp"
 #include "model/fair.hpp"
@@ -239,17 +240,8 @@ TEST(ModelGroup, MoveQueuedTask) {
 
 // ---- the scenario language ----
 
-scn::Scenario parse_ok(const std::string& text) {
-  auto r = scn::parse_scenario(text, "t.scn");
-  if (const auto* e = std::get_if<scn::ParseError>(&r)) ADD_FAILURE() << scn::format_parse_error(*e);
-  return std::holds_alternative<scn::Scenario>(r) ? std::get<scn::Scenario>(r) : scn::Scenario{};
-}
-
-std::string parse_error(const std::string& text) {
-  auto r = scn::parse_scenario(text, "t.scn");
-  const auto* e = std::get_if<scn::ParseError>(&r);
-  return e ? scn::format_parse_error(*e) : std::string("no error");
-}
+using test::parse_ok;
+std::string parse_error(const std::string& text) { return test::parse_error_text(text); }
 
 constexpr const char* kGroupScenario =
     "profile mainline\n"

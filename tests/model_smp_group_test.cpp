@@ -31,11 +31,7 @@ scn::ExecResult run_text(const std::string& text, bool trace = false) {
   return test::run_scenario_text(text, "t.scn", trace);
 }
 
-void expect_ok(const scn::ExecResult& r) {
-  EXPECT_TRUE(r.error.empty()) << r.error;
-  for (const auto& f : r.expectation_failures) ADD_FAILURE() << f;
-  for (const auto& v : r.violations) ADD_FAILURE() << inv::id_name(v.id) << " " << v.where << ": " << v.what;
-}
+using test::expect_ok;
 
 // A System with one checker per CPU, as the executor has them.
 struct Machine {

@@ -18,6 +18,8 @@
 #include "fuzz/op_mutator.hpp"
 #include "fuzz/rc_commands.hpp"
 #include "scenario/scenario_parse.hpp"
+#include "support/run_scenario.hpp"
+#include "support/scenario_text.hpp"
 #include "scenario/scenario_print.hpp"
 #include "model/system.hpp"
 
@@ -26,26 +28,10 @@ namespace {
 
 constexpr s64 kV0 = -1048576;
 
-scn::ExecResult run_text(const std::string& text) {
-  auto parsed = scn::parse_scenario(text, "t.scn");
-  if (const auto* e = std::get_if<scn::ParseError>(&parsed)) {
-    ADD_FAILURE() << scn::format_parse_error(*e);
-    return {};
-  }
-  return scn::execute(std::get<scn::Scenario>(parsed), *profile_by_name("mainline"), {});
-}
-
-void expect_ok(const scn::ExecResult& r) {
-  EXPECT_TRUE(r.error.empty()) << r.error;
-  for (const auto& f : r.expectation_failures) ADD_FAILURE() << f;
-  for (const auto& v : r.violations) ADD_FAILURE() << inv::id_name(v.id) << " " << v.where << ": " << v.what;
-}
-
-std::string parse_error(const std::string& text) {
-  const auto r = scn::parse_scenario(text, "t.scn");
-  const auto* e = std::get_if<scn::ParseError>(&r);
-  return e ? scn::format_parse_error(*e) : std::string("no error");
-}
+// The scenario's own directives (profile, cpus, hz, runqueues) count, as in `eevdf-check run`.
+scn::ExecResult run_text(const std::string& text) { return test::run_scenario_text(text); }
+using test::expect_ok;
+std::string parse_error(const std::string& text) { return test::parse_error_text(text); }
 
 // A queued task moved by the load balancer keeps its lag (re-inflated for the
 // destination's load by place_entity()) and its deadline relative to its

@@ -12,6 +12,7 @@
 #include "fuzz/minimize.hpp"
 #include "scenario/run_settings.hpp"
 #include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
 #include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 #include "kernelsrc/kernel_backend.hpp"
@@ -19,14 +20,7 @@
 namespace eevdf::scn {
 namespace {
 
-Scenario parse(const std::string& text) {
-  auto parsed = parse_scenario(text, "test.scn");
-  if (auto* e = std::get_if<ParseError>(&parsed)) {
-    ADD_FAILURE() << format_parse_error(*e);
-    return {};
-  }
-  return std::get<Scenario>(parsed);
-}
+Scenario parse(const std::string& text) { return test::parse_ok(text, "test.scn"); }
 
 std::vector<std::string> off(const inv::Selection& s) {
   std::vector<std::string> out;

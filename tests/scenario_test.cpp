@@ -13,6 +13,7 @@
 #include "scenario/bytes.hpp"
 #include "scenario/duration.hpp"
 #include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
 #include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
@@ -24,14 +25,7 @@ inline void showValue(const Scenario& s, std::ostream& os) { os << "\n" << print
 
 namespace {
 
-Scenario parse_ok(std::string_view text) {
-  ParseResult r = parse_scenario(text, "t.scn");
-  if (auto* e = std::get_if<ParseError>(&r)) {
-    ADD_FAILURE() << "unexpected parse error: " << format_parse_error(*e) << "\n--- input ---\n" << text;
-    return {};
-  }
-  return std::get<Scenario>(std::move(r));
-}
+using test::parse_ok;
 
 ParseError parse_err(std::string_view text) {
   ParseResult r = parse_scenario(text, "t.scn");

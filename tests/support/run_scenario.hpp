@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "invariants/ids.hpp"
 #include "scenario/executor.hpp"
 #include "scenario/scenario_parse.hpp"
 
@@ -29,6 +30,13 @@ inline scn::ExecResult run_scenario_text(const std::string& text, const std::str
   scn::ExecOptions options;  // strict
   options.trace = trace;
   return scn::execute(s, *profile, options);
+}
+
+// No error, no failed expectation, no violation.
+inline void expect_ok(const scn::ExecResult& r) {
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  for (const auto& f : r.expectation_failures) ADD_FAILURE() << f;
+  for (const auto& v : r.violations) ADD_FAILURE() << inv::id_name(v.id) << " " << v.where << ": " << v.what;
 }
 
 }  // namespace eevdf::test
