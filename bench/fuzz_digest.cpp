@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_print.hpp"
 
 namespace {
 
@@ -60,22 +60,22 @@ int main(int argc, char** argv) {
   }
   for (const std::string& name : names) {
     std::string error;
-    fuzz::ProfileOverride o;
+    scn::ProfileOverride o;
     o.profile = name;
-    const auto profile = fuzz::build_profile(fuzz::Scenario{}, o, error);
+    const auto profile = scn::build_profile(scn::Scenario{}, o, error);
     if (!profile) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 2;
     }
-    fuzz::ExecOptions plain;
+    scn::ExecOptions plain;
     plain.strict = false;
-    fuzz::ExecOptions all = plain;  // every violation, and the state after every operation
+    scn::ExecOptions all = plain;  // every violation, and the state after every operation
     all.keep_going = true;
     all.trace = true;
-    fuzz::Executor fast(*profile, plain), traced(*profile, all);
+    scn::Executor fast(*profile, plain), traced(*profile, all);
     std::mt19937_64 rng(seed);
     std::vector<std::uint8_t> bytes;
-    fuzz::Scenario s;  // reused, as the engines do
+    scn::Scenario s;  // reused, as the engines do
     Fnv h;
     std::uint64_t ops = 0, violations = 0;
     const bool show = std::getenv("FUZZ_DIGEST_SHOW") != nullptr;
@@ -83,11 +83,11 @@ int main(int argc, char** argv) {
       bytes.resize(8 + rng() % 400);
       for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
       bytes[0] = version;
-      if (fuzz::bytes_header_size(bytes.data(), bytes.size()) == 2) bytes[1] = fuzz::bytes_runqueue_byte(runqueues);
-      fuzz::decode_bytes_into(bytes.data(), bytes.size(), s);
-      for (fuzz::Executor* ex : {&fast, &traced}) {
+      if (scn::bytes_header_size(bytes.data(), bytes.size()) == 2) bytes[1] = scn::bytes_runqueue_byte(runqueues);
+      scn::decode_bytes_into(bytes.data(), bytes.size(), s);
+      for (scn::Executor* ex : {&fast, &traced}) {
         if (ex == &traced && run % 8 != 0) continue;  // tracing is slow; every 8th input
-        const fuzz::ExecResult r = ex->run(s);
+        const scn::ExecResult r = ex->run(s);
         h.pod(r.executed);
         h.pod(r.skipped);
         h.pod(r.oops);
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
           if (show && !r.violations.empty())
             std::fprintf(stderr, "# run %llu: %s in %s: %s\n%s\n", static_cast<unsigned long long>(run),
                          std::string(inv::id_name(r.violations[0].id)).c_str(), r.violations[0].where.c_str(),
-                         r.violations[0].what.c_str(), fuzz::print_scenario(s).c_str());
+                         r.violations[0].what.c_str(), scn::print_scenario(s).c_str());
         }
       }
     }

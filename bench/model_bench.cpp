@@ -122,7 +122,7 @@ struct NoHooks {
   void end() {}
 };
 
-// The checker around every operation, as fuzz/executor.cpp drives it.
+// The checker around every operation, as scenario/executor.cpp drives it.
 class CheckHooks {
  public:
   explicit CheckHooks(inv::Selection selection, std::vector<Action>* log = nullptr)
@@ -381,7 +381,7 @@ struct SmpNoHooks {
 };
 
 // One checker per CPU around every operation, the largest slice shared, as
-// fuzz/executor.cpp drives them.
+// scenario/executor.cpp drives them.
 class SmpCheckHooks {
  public:
   explicit SmpCheckHooks(inv::Selection selection) : selection_(selection) {}

@@ -10,8 +10,8 @@
 
 namespace eevdf::bridge {
 
-std::optional<fuzz::ProfileOverride> parse_side(const std::string& spec, std::string& error) {
-  fuzz::ProfileOverride o;
+std::optional<scn::ProfileOverride> parse_side(const std::string& spec, std::string& error) {
+  scn::ProfileOverride o;
   if (spec.empty() || spec == "default") return o;
   const auto colon = spec.find(':');
   std::string profile = colon == std::string::npos ? "" : spec.substr(0, colon);

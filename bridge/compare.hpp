@@ -8,14 +8,14 @@
 #include <string>
 
 #include "bridge/sim.hpp"
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 
 namespace eevdf::bridge {
 
 // A side of a comparison: a profile name ("v7.1"), a feature list applied on
 // top of the workload's profile ("NO_RUN_TO_PARITY,RFC_SAME_PRIO_NO_WAKEUP_PREEMPT"),
 // or both as "PROFILE:FEATURES". "default" is the workload's own profile.
-std::optional<fuzz::ProfileOverride> parse_side(const std::string& spec, std::string& error);
+std::optional<scn::ProfileOverride> parse_side(const std::string& spec, std::string& error);
 
 // One run's table (per task: wake-ups, latency p50/p99/max, runtime, share, ideal share, lag extremes).
 std::string format_metrics(const SimResult& r, const std::string& title);

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 
 namespace eevdf::bridge {
@@ -164,7 +164,7 @@ std::string series_chart(const SimResult& r, const std::set<std::size_t>& marks,
 
 }  // namespace
 
-std::string html_report(const fuzz::Scenario& s, const std::string& source_name, const std::string& source_text,
+std::string html_report(const scn::Scenario& s, const std::string& source_name, const std::string& source_text,
                         const Profile& profile, const SimResult& r) {
   const auto marks = violation_samples(r);
   std::set<int> bad_lines;
@@ -239,7 +239,7 @@ std::string html_report(const fuzz::Scenario& s, const std::string& source_name,
     for (const auto& v : r.violations) {
       const std::string op = v.op_index >= 0 && static_cast<std::size_t>(v.op_index) < s.ops.size()
                                  ? fmt::format("line {}: {}", s.ops[static_cast<std::size_t>(v.op_index)].line,
-                                               fuzz::print_op(s.ops[static_cast<std::size_t>(v.op_index)]))
+                                               scn::print_op(s.ops[static_cast<std::size_t>(v.op_index)]))
                                  : std::string("initial state");
       out += fmt::format("<tr class=\"violation\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                          esc(std::string(inv::id_name(v.id))), esc(op), esc(v.where), esc(v.what));

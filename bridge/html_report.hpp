@@ -8,13 +8,13 @@
 #include <string>
 
 #include "bridge/sim.hpp"
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::bridge {
 
 // source_text: the scenario file as read (shown with line numbers).
-std::string html_report(const fuzz::Scenario& s, const std::string& source_name, const std::string& source_text,
+std::string html_report(const scn::Scenario& s, const std::string& source_name, const std::string& source_text,
                         const Profile& profile, const SimResult& r);
 
 }  // namespace eevdf::bridge

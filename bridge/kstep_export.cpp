@@ -10,7 +10,7 @@
 
 #include "bridge/kernel_version.hpp"
 #include "bridge/sim.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 
 namespace eevdf::bridge {
@@ -55,14 +55,14 @@ std::string driver_name(const std::string& source) {
   return out;
 }
 
-const char* c_cmp(fuzz::CmpOp c) {
+const char* c_cmp(scn::CmpOp c) {
   switch (c) {
-    case fuzz::CmpOp::eq: return "==";
-    case fuzz::CmpOp::ne: return "!=";
-    case fuzz::CmpOp::lt: return "<";
-    case fuzz::CmpOp::le: return "<=";
-    case fuzz::CmpOp::gt: return ">";
-    case fuzz::CmpOp::ge: return ">=";
+    case scn::CmpOp::eq: return "==";
+    case scn::CmpOp::ne: return "!=";
+    case scn::CmpOp::lt: return "<";
+    case scn::CmpOp::le: return "<=";
+    case scn::CmpOp::gt: return ">";
+    case scn::CmpOp::ge: return ">=";
   }
   return "==";
 }
@@ -93,7 +93,7 @@ struct TaskInfo {
 
 }  // namespace
 
-std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& profile,
+std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& profile,
                                         const std::string& source_name, std::string& error) {
   if (s.runqueues != 1) {
     error = "kSTEP export models one CPU; the scenario has runqueues " + std::to_string(s.runqueues);
@@ -117,17 +117,17 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
   // a task slept by `sleep` and later woken with `wake ... sync` waits on the channel
   std::set<std::size_t> chan_sleeps;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
-    if (s.ops[i].kind != fuzz::OpKind::wake || !s.ops[i].sync) continue;
+    if (s.ops[i].kind != scn::OpKind::wake || !s.ops[i].sync) continue;
     for (std::size_t j = i; j-- > 0;) {
       if (s.ops[j].task != s.ops[i].task) continue;
-      if (s.ops[j].kind == fuzz::OpKind::sleep) chan_sleeps.insert(j);
-      if (s.ops[j].kind == fuzz::OpKind::sleep || s.ops[j].kind == fuzz::OpKind::wake) break;
+      if (s.ops[j].kind == scn::OpKind::sleep) chan_sleeps.insert(j);
+      if (s.ops[j].kind == scn::OpKind::sleep || s.ops[j].kind == scn::OpKind::wake) break;
     }
   }
 
   const u64 tick = profile.tick_nsec();
-  auto note = [&](const fuzz::Op& op, const std::string& why) {
-    caveats.push_back(fmt::format("line {} `{}`: {}", op.line, fuzz::print_op(op), why));
+  auto note = [&](const scn::Op& op, const std::string& why) {
+    caveats.push_back(fmt::format("line {} `{}`: {}", op.line, scn::print_op(op), why));
   };
   auto setattr = [&](const std::string& t) {
     const TaskInfo& ti = info[t];
@@ -136,21 +136,21 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
 
   std::vector<std::string> setup;
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
-    const fuzz::Op& op = s.ops[i];
-    const std::string where = fmt::format("line {}: {}", op.line, c_string(fuzz::print_op(op)));
+    const scn::Op& op = s.ops[i];
+    const std::string where = fmt::format("line {}: {}", op.line, c_string(scn::print_op(op)));
     bool check = true;
     switch (op.kind) {
-      case fuzz::OpKind::create: {
+      case scn::OpKind::create: {
         tasks.push_back(op.task);
-        info[op.task] = TaskInfo{op.policy, static_cast<int>(op.value), static_cast<u64>(op.slice)};
+        info[op.task] = TaskInfo{op.policy, op.nice_level(), static_cast<u64>(op.slice)};
         setup.push_back(fmt::format("  t_{} = kstep_task_create();", op.task));
         setup.push_back(fmt::format("  kstep_task_set_affinity(t_{}, \"1\");  // one CPU: CPU 1", op.task));
-        if (op.value != 0 || op.policy != Policy::normal || op.slice != 0)
+        if (op.nice_level() != 0 || op.policy != Policy::normal || op.slice != 0)
           setup.push_back("  " + setattr(op.task));
         check = false;
         break;
       }
-      case fuzz::OpKind::fork: {
+      case scn::OpKind::fork: {
         tasks.push_back(op.child);
         info[op.child] = info[op.task];
         body.push_back(fmt::format("  t_{} = kstep_task_create();  // stands in for fork {} -> {}", op.child, op.task,
@@ -165,7 +165,7 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
                    "kSTEP cannot force");
         break;
       }
-      case fuzz::OpKind::wake: {
+      case scn::OpKind::wake: {
         const int curr = sim.rq().curr;
         const std::string waker = curr >= 0 ? sim.rq().tasks[static_cast<std::size_t>(curr)].name : "";
         if (op.sync && chan_waiters.size() == 1 && chan_waiters.count(op.task) && !waker.empty() &&
@@ -187,7 +187,7 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
                    "wake_up_new_task() (placement without ENQUEUE_INITIAL)");
         break;
       }
-      case fuzz::OpKind::sleep:
+      case scn::OpKind::sleep:
         if (chan_sleeps.count(i)) {
           body.push_back(fmt::format("  kstep_task_chan_read(t_{});  // blocks on the channel", op.task));
           chan_waiters.insert(op.task);
@@ -195,8 +195,8 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
           body.push_back(fmt::format("  kstep_task_pause(t_{});", op.task));
         }
         break;
-      case fuzz::OpKind::run: {
-        const u64 from = sim.rq().clock_task, to = from + static_cast<u64>(op.value);
+      case scn::OpKind::run: {
+        const u64 from = sim.rq().clock_task, to = from + op.duration_ns();
         const u64 ticks = to / tick - from / tick;
         if (ticks > 0)
           body.push_back(fmt::format("  kstep_tick_repeat({});", ticks));
@@ -209,51 +209,51 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
                                tick, ticks));
         break;
       }
-      case fuzz::OpKind::tick: body.push_back("  kstep_tick();"); break;
-      case fuzz::OpKind::schedule:
+      case scn::OpKind::tick: body.push_back("  kstep_tick();"); break;
+      case scn::OpKind::schedule:
         body.push_back("  kstep_settle();");
         note(op, "no kSTEP equivalent: the kernel acts on need_resched by itself as soon as the CPU returns "
                  "to user mode; the driver lets the CPU settle");
         break;
-      case fuzz::OpKind::yield: body.push_back(fmt::format("  kstep_task_yield(t_{});", op.task)); break;
-      case fuzz::OpKind::nice:
-        info[op.task].nice = static_cast<int>(op.value);
-        body.push_back(fmt::format("  set_user_nice(t_{}, {});", op.task, op.value));
+      case scn::OpKind::yield: body.push_back(fmt::format("  kstep_task_yield(t_{});", op.task)); break;
+      case scn::OpKind::nice:
+        info[op.task].nice = op.nice_level();
+        body.push_back(fmt::format("  set_user_nice(t_{}, {});", op.task, op.nice_level()));
         break;
-      case fuzz::OpKind::policy:
+      case scn::OpKind::policy:
         info[op.task].policy = op.policy;
         body.push_back("  " + setattr(op.task));
         break;
-      case fuzz::OpKind::slice:
-        info[op.task].custom_slice = static_cast<u64>(op.value);
+      case scn::OpKind::slice:
+        info[op.task].custom_slice = op.slice_ns();
         body.push_back("  " + setattr(op.task));
         break;
-      case fuzz::OpKind::exit: body.push_back(fmt::format("  kstep_task_exit(t_{});", op.task)); break;
-      case fuzz::OpKind::group_create:
-      case fuzz::OpKind::move:
-      case fuzz::OpKind::shares:
-      case fuzz::OpKind::group_idle:
-      case fuzz::OpKind::migrate:
+      case scn::OpKind::exit: body.push_back(fmt::format("  kstep_task_exit(t_{});", op.task)); break;
+      case scn::OpKind::group_create:
+      case scn::OpKind::move:
+      case scn::OpKind::shares:
+      case scn::OpKind::group_idle:
+      case scn::OpKind::migrate:
         check = false;
         note(op, "not exported: the kSTEP driver written here has no cgroup operations (task groups are left out)");
         break;
-      case fuzz::OpKind::debug_read:
+      case scn::OpKind::debug_read:
         check = false;
         note(op, "not exported: a read of /sys/kernel/debug/sched/debug races the scheduler at a time kSTEP cannot "
                  "choose ('eevdf-check vm' reads the file on a booted kernel)");
         break;
-      case fuzz::OpKind::expect_curr:
+      case scn::OpKind::expect_curr:
         check = false;
         if (op.task == "idle")
           body.push_back(fmt::format("  expect_curr(NULL, \"idle\", \"{}\");", where));
         else
           body.push_back(fmt::format("  expect_curr(t_{}, \"{}\", \"{}\");", op.task, op.task, where));
         break;
-      case fuzz::OpKind::expect_field: {
+      case scn::OpKind::expect_field: {
         check = false;
         if (const char* f = relative_field(op.field)) {
           body.push_back(fmt::format("  {{ struct task_struct *p = t_{}; expect_value({}, \"{}\", {}, \"{}\"); }}",
-                                     op.task, f, c_cmp(op.cmp), c_s64(op.value), where));
+                                     op.task, f, c_cmp(op.cmp), c_s64(op.expected_value()), where));
         } else {
           body.push_back(fmt::format("  TRACE_INFO(\"{} not compared: {} is an absolute time, which differs on a "
                                      "real kernel\");",
@@ -274,14 +274,14 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
     if (check) body.push_back(fmt::format("  check_state(\"{}\");", where));
     // The model honours need_resched only at the next schedule/run/tick; a
     // real CPU switches as soon as it returns to user mode.
-    if (sim.rq().need_resched && op.kind != fuzz::OpKind::expect_curr && op.kind != fuzz::OpKind::expect_field) {
+    if (sim.rq().need_resched && op.kind != scn::OpKind::expect_curr && op.kind != scn::OpKind::expect_field) {
       std::size_t j = i + 1;
       while (j < s.ops.size() &&
-             (s.ops[j].kind == fuzz::OpKind::expect_curr || s.ops[j].kind == fuzz::OpKind::expect_field))
+             (s.ops[j].kind == scn::OpKind::expect_curr || s.ops[j].kind == scn::OpKind::expect_field))
         ++j;
-      const bool honoured = j < s.ops.size() && (s.ops[j].kind == fuzz::OpKind::schedule ||
-                                                 s.ops[j].kind == fuzz::OpKind::run ||
-                                                 s.ops[j].kind == fuzz::OpKind::tick);
+      const bool honoured = j < s.ops.size() && (s.ops[j].kind == scn::OpKind::schedule ||
+                                                 s.ops[j].kind == scn::OpKind::run ||
+                                                 s.ops[j].kind == scn::OpKind::tick);
       if (!honoured || j != i + 1)
         note(op, "leaves need_resched set: the real CPU switches at once, the model only at the next "
                  "schedule/run/tick, so the checks after this line see a different task on the CPU");
@@ -322,7 +322,7 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
   // Expected whole-run violations.
   std::vector<std::string> predicted;
   for (const auto& e : s.expectations)
-    if (e.kind == fuzz::Expectation::Kind::violation) predicted.push_back(e.invariant);
+    if (e.kind == scn::Expectation::Kind::violation) predicted.push_back(e.invariant);
 
   std::string out;
   auto w = [&](const std::string& line) { out += line + "\n"; };
@@ -372,7 +372,7 @@ std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& 
   }
   w("//");
   w("// The scenario:");
-  std::string text = fuzz::print_scenario(s);
+  std::string text = scn::print_scenario(s);
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);

@@ -7,14 +7,14 @@
 #include <string>
 #include <optional>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::bridge {
 
 // The driver's C source, or nullopt and an error (unknown kernel version for
 // the profile, an operation the model refuses).
-std::optional<std::string> export_kstep(const fuzz::Scenario& s, const Profile& profile,
+std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& profile,
                                         const std::string& source_name, std::string& error);
 
 }  // namespace eevdf::bridge

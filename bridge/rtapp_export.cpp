@@ -7,7 +7,7 @@
 
 #include "bridge/kernel_version.hpp"
 #include "bridge/sim.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 
 namespace eevdf::bridge {
 
@@ -45,7 +45,7 @@ struct Thread {
 
 }  // namespace
 
-std::optional<std::string> export_rtapp(const fuzz::Scenario& s, const Profile& profile, const std::string& source_name,
+std::optional<std::string> export_rtapp(const scn::Scenario& s, const Profile& profile, const std::string& source_name,
                                         std::string& error) {
   if (s.runqueues != 1) {
     error = "rt-app export models one CPU; the scenario has runqueues " + std::to_string(s.runqueues);
@@ -86,17 +86,17 @@ std::optional<std::string> export_rtapp(const fuzz::Scenario& s, const Profile& 
   for (const auto& op : s.ops) {
     const u64 now = sim.rq().clock_task;
     switch (op.kind) {
-      case fuzz::OpKind::create: {
+      case scn::OpKind::create: {
         Thread t;
         t.name = op.task;
         t.policy = op.policy;
-        t.nice = static_cast<int>(op.value);
+        t.nice = op.nice_level();
         t.slice = static_cast<u64>(op.slice);
         threads[op.task] = std::move(t);
         order.push_back(op.task);
         break;
       }
-      case fuzz::OpKind::fork: {
+      case scn::OpKind::fork: {
         Thread t;
         const Thread& p = threads[op.task];
         t.name = op.child;
@@ -114,7 +114,7 @@ std::optional<std::string> export_rtapp(const fuzz::Scenario& s, const Profile& 
                                         op.line));
         break;
       }
-      case fuzz::OpKind::wake: {
+      case scn::OpKind::wake: {
         Thread& t = threads[op.task];
         if (!t.woken) {
           t.woken = true;
@@ -130,38 +130,38 @@ std::optional<std::string> export_rtapp(const fuzz::Scenario& s, const Profile& 
           caveats.push_back(fmt::format("line {}: WF_SYNC has no rt-app equivalent: a timed wake-up", op.line));
         break;
       }
-      case fuzz::OpKind::sleep: {
+      case scn::OpKind::sleep: {
         Thread& t = threads[op.task];
         flush_run(t);
         t.asleep = true;
         t.sleep_start = now;
         break;
       }
-      case fuzz::OpKind::yield: {
+      case scn::OpKind::yield: {
         Thread& t = threads[op.task];
         flush_run(t);
         add(t, "yield", "");
         break;
       }
-      case fuzz::OpKind::exit: {
+      case scn::OpKind::exit: {
         Thread& t = threads[op.task];
         flush_run(t);
         t.ended = true;
         break;
       }
-      case fuzz::OpKind::nice:
-      case fuzz::OpKind::policy:
-      case fuzz::OpKind::slice: {
+      case scn::OpKind::nice:
+      case scn::OpKind::policy:
+      case scn::OpKind::slice: {
         Thread& t = threads[op.task];
         if (t.woken && !t.asleep && !t.ended) flush_run(t);
-        if (op.kind == fuzz::OpKind::nice) t.nice = static_cast<int>(op.value);
-        if (op.kind == fuzz::OpKind::policy) t.policy = op.policy;
-        if (op.kind == fuzz::OpKind::slice) t.slice = static_cast<u64>(op.value);
+        if (op.kind == scn::OpKind::nice) t.nice = op.nice_level();
+        if (op.kind == scn::OpKind::policy) t.policy = op.policy;
+        if (op.kind == scn::OpKind::slice) t.slice = op.slice_ns();
         if (t.woken) {
           new_phase(t);
           caveats.push_back(fmt::format("line {} `{}`: a new phase of {} sets it, when {} itself reaches it "
                                         "(rt-app changes parameters at a phase start, by the thread)",
-                                        op.line, fuzz::print_op(op), op.task, op.task));
+                                        op.line, scn::print_op(op), op.task, op.task));
         }
         break;
       }

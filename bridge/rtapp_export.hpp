@@ -9,12 +9,12 @@
 #include <optional>
 #include <string>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::bridge {
 
-std::optional<std::string> export_rtapp(const fuzz::Scenario& s, const Profile& profile, const std::string& source_name,
+std::optional<std::string> export_rtapp(const scn::Scenario& s, const Profile& profile, const std::string& source_name,
                                         std::string& error);
 
 }  // namespace eevdf::bridge

@@ -302,8 +302,8 @@ class Runner {
 
   RtRun go() {
     for (const RtThread& t : w_.threads) {
-      fuzz::Op op;
-      op.kind = fuzz::OpKind::create;
+      scn::Op op;
+      op.kind = scn::OpKind::create;
       op.task = t.name;
       op.value = t.nice;
       op.policy = t.policy;
@@ -321,9 +321,9 @@ class Runner {
       for (std::size_t i = 0; i < threads_.size(); ++i)
         if (threads_[i].st == ThreadRun::St::waiting && threads_[i].wake_at <= clock) {
           threads_[i].st = ThreadRun::St::runnable;
-          emit_task(fuzz::OpKind::wake, i);
+          emit_task(scn::OpKind::wake, i);
         }
-      if (sim_.rq().need_resched || (sim_.rq().curr < 0 && sim_.rq().cfs.nr_queued)) emit_plain(fuzz::OpKind::schedule);
+      if (sim_.rq().need_resched || (sim_.rq().curr < 0 && sim_.rq().cfs.nr_queued)) emit_plain(scn::OpKind::schedule);
       if (sim_.stopped()) break;
       const int c = curr_thread();
       if (c >= 0 && !progress(static_cast<std::size_t>(c))) continue;  // the CPU changed hands: look again
@@ -344,8 +344,8 @@ class Runner {
         if (e.kind == RtEvent::Kind::runtime) to = std::min(to, std::max(t.runtime_end, clock));
       }
       if (to > clock) {
-        fuzz::Op op;
-        op.kind = fuzz::OpKind::run;
+        scn::Op op;
+        op.kind = scn::OpKind::run;
         op.value = static_cast<s64>(to - clock);
         if (c2 >= 0 && current_event(static_cast<std::size_t>(c2)).kind == RtEvent::Kind::run)
           threads_[static_cast<std::size_t>(c2)].remaining -= to - clock;
@@ -394,7 +394,7 @@ class Runner {
     return w_.threads[i].phases[t.phase].events[t.event];
   }
 
-  void emit(fuzz::Op op) {
+  void emit(scn::Op op) {
     if (now() == zero_time_clock_) {
       if (++zero_time_ops_ > 100000) {
         run_.result.error = fmt::format("no time passes at {} ns: an event loop without run, runtime, sleep or timer",
@@ -410,14 +410,14 @@ class Runner {
     if (!sim_.apply(op)) sim_stop_ = true;
   }
 
-  void emit_task(fuzz::OpKind k, std::size_t i) {
-    fuzz::Op op;
+  void emit_task(scn::OpKind k, std::size_t i) {
+    scn::Op op;
     op.kind = k;
     op.task = w_.threads[i].name;
     emit(op);
   }
-  void emit_plain(fuzz::OpKind k) {
-    fuzz::Op op;
+  void emit_plain(scn::OpKind k) {
+    scn::Op op;
     op.kind = k;
     emit(op);
   }
@@ -477,7 +477,7 @@ class Runner {
             t.st = ThreadRun::St::waiting;
             t.wake_at = now() + e.ns;
             if (!next_event(i)) t.exit_on_wake = true;
-            emit_task(fuzz::OpKind::sleep, i);
+            emit_task(scn::OpKind::sleep, i);
             return false;
           case RtEvent::Kind::timer: {
             // rt-app: the timer starts at its first use; "unique..." refs belong to the thread,
@@ -493,7 +493,7 @@ class Runner {
               t.st = ThreadRun::St::waiting;
               t.wake_at = it->second;
               if (!next_event(i)) t.exit_on_wake = true;
-              emit_task(fuzz::OpKind::sleep, i);
+              emit_task(scn::OpKind::sleep, i);
               return false;
             }
             if (!e.absolute) it->second = now();  // relative: a missed period restarts from now
@@ -504,19 +504,19 @@ class Runner {
             t.wake_at = ~u64{0};
             t.suspended = true;
             if (!next_event(i)) t.exit_on_wake = true;
-            emit_task(fuzz::OpKind::sleep, i);
+            emit_task(scn::OpKind::sleep, i);
             return false;
           case RtEvent::Kind::resume:
             for (std::size_t j = 0; j < threads_.size(); ++j)
               if (j != i && threads_[j].suspended && w_.threads[j].rtapp_name == e.ref) {
                 threads_[j].suspended = false;
                 threads_[j].st = ThreadRun::St::runnable;
-                emit_task(fuzz::OpKind::wake, j);
+                emit_task(scn::OpKind::wake, j);
               }
             break;
           case RtEvent::Kind::yield:
             if (!next_event(i)) return finish(i);
-            emit_task(fuzz::OpKind::yield, i);
+            emit_task(scn::OpKind::yield, i);
             return false;
         }
       }
@@ -535,24 +535,24 @@ class Runner {
     const ThreadRun& t = threads_[i];
     const RtSched& sc = w_.threads[i].phases[t.phase].sched;
     const Task& task = sim_.rq().tasks[i];
-    auto op_for = [&](fuzz::OpKind k) {
-      fuzz::Op op;
+    auto op_for = [&](scn::OpKind k) {
+      scn::Op op;
       op.kind = k;
       op.task = w_.threads[i].name;
       return op;
     };
     if (sc.policy && *sc.policy != task.policy) {
-      auto op = op_for(fuzz::OpKind::policy);
+      auto op = op_for(scn::OpKind::policy);
       op.policy = *sc.policy;
       emit(op);
     }
     if (sc.nice && *sc.nice != task.nice) {
-      auto op = op_for(fuzz::OpKind::nice);
+      auto op = op_for(scn::OpKind::nice);
       op.value = *sc.nice;
       emit(op);
     }
     if (sc.slice_ns && *sc.slice_ns != (task.se.custom_slice ? task.se.slice : 0)) {
-      auto op = op_for(fuzz::OpKind::slice);
+      auto op = op_for(scn::OpKind::slice);
       op.value = static_cast<s64>(*sc.slice_ns);
       emit(op);
     }
@@ -561,7 +561,7 @@ class Runner {
 
   bool finish(std::size_t i) {
     threads_[i].st = ThreadRun::St::done;
-    emit_task(fuzz::OpKind::exit, i);
+    emit_task(scn::OpKind::exit, i);
     return false;
   }
 };

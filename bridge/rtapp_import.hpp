@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "bridge/sim.hpp"
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace eevdf::bridge {
 
@@ -64,7 +64,7 @@ struct RtWorkload {
 std::variant<RtWorkload, std::string> parse_rtapp(const std::string& text, const std::string& file);
 
 struct RtRun {
-  fuzz::Scenario scenario;  // the operations the run performed, replayable with `eevdf-check run`
+  scn::Scenario scenario;  // the operations the run performed, replayable with `eevdf-check run`
   SimResult result;
 };
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_print.hpp"
 #include "model/fair.hpp"
 
 namespace eevdf::bridge {
@@ -41,7 +41,8 @@ struct Sim::Fwd final : Observer {
 
 Sim::Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances, bool keep_samples)
     : profile_(profile), keep_going_(keep_going), keep_samples_(keep_samples) {
-  rq_ = std::make_unique<Rq>(profile_);
+  sys_ = std::make_unique<System>(profile_, 1);
+  rq_ = &sys_->rq(0);
   checker_ = std::make_unique<inv::Checker>(inv::Selection{}, tolerances);
   fwd_ = std::make_unique<Fwd>();
   fwd_->c = checker_.get();
@@ -156,51 +157,27 @@ void Sim::add_task(const std::string& name, int id) {
   r_.tasks[static_cast<std::size_t>(id)].name = name;
 }
 
-bool Sim::apply(const fuzz::Op& op) {
+bool Sim::apply(const scn::Op& op) {
   if (stopped_) return false;
-  using fuzz::OpKind;
+  using scn::OpKind;
   if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) {
     ++op_index_;  // keep op indices those of the scenario (violations name them)
     return true;
   }
+  System& sys = *sys_;
   Rq& rq = *rq_;
   const int index = op_index_++;
-  checker_->begin_op(index, fuzz::op_class(op.kind));
+  checker_->begin_op(index, scn::op_class(op.kind));
   Refusal refusal = Refusal::none;
   const int id = op.task.empty() ? -1 : rq.find_task(op.task);
-  const std::size_t reads_before = pending_reads_.size();
   switch (op.kind) {
-    case OpKind::create: {
-      const auto g = fuzz::group_id(rq, op.group);
-      const int t = rq.find_task(op.task) >= 0 || !g
-                        ? -1
-                        : rq.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice), *g);
-      if (t < 0) refusal = g ? Refusal::too_many_tasks : Refusal::no_such_group;
-      add_task(op.task, t);
-      break;
-    }
-    case OpKind::fork: {
-      const int t = id < 0 || rq.find_task(op.child) >= 0 ? -1 : rq.fork_task(id, op.child, op.racing);
-      if (t < 0) refusal = id < 0 ? Refusal::no_such_task : id != rq.curr ? Refusal::task_not_running_on_cpu
-                                                                          : Refusal::too_many_tasks;
-      add_task(op.child, t);
-      break;
-    }
-    case OpKind::wake: {
-      const bool had = rq.need_resched, running = rq.curr >= 0;
-      refusal = rq.wake(id, op.sync);
-      if (refusal == Refusal::none) {
-        ++r_.tasks[static_cast<std::size_t>(id)].wakeups;
-        if (!had && rq.need_resched && running) ++r_.counters.wakeup_preemptions;
-        if (rq.curr != id) pending_wake_[static_cast<std::size_t>(id)] = static_cast<long long>(rq.clock_task);
-      }
-      break;
-    }
-    case OpKind::sleep: refusal = rq.sleep(id); break;
     case OpKind::run:
     case OpKind::tick: {
+      // System::run() cut at every tick boundary, with a sample at each; a
+      // racing reader's stores land after the whole operation, as apply_operation() has them
+      const std::size_t reads_before = sys.pending_debug_reads();
       const u64 tick = profile_.tick_nsec();
-      const u64 end = op.kind == OpKind::run ? rq.clock_task + static_cast<u64>(op.value)
+      const u64 end = op.kind == OpKind::run ? rq.clock_task + op.duration_ns()
                                              : (rq.clock_task / tick + 1) * tick;
       schedule_if_needed();
       while (!rq.oops && rq.clock_task < end) {
@@ -209,45 +186,42 @@ bool Sim::apply(const fuzz::Op& op) {
         advance(to - rq.clock_task);
         if (to == next_tick && to != end) sample();
       }
+      if (reads_before) sys.store_debug_reads(reads_before);
+      break;
+    }
+    case OpKind::create:
+    case OpKind::fork: {
+      // the bridges find tasks by name: a name given twice is refused
+      const std::string& name = op.kind == OpKind::create ? op.task : op.child;
+      if (rq.find_task(name) >= 0) {
+        refusal = op.kind == OpKind::create ? (scn::group_id(rq, op.group) ? Refusal::too_many_tasks : Refusal::no_such_group)
+                  : id < 0                  ? Refusal::no_such_task
+                  : id != rq.curr           ? Refusal::task_not_running_on_cpu
+                                            : Refusal::too_many_tasks;
+        break;
+      }
+      refusal = scn::apply_operation(sys, op, id);
+      if (refusal == Refusal::none) add_task(name, static_cast<int>(rq.tasks.size()) - 1);
+      break;
+    }
+    case OpKind::wake: {
+      const bool had = rq.need_resched, running = rq.curr >= 0;
+      refusal = scn::apply_operation(sys, op, id);
+      if (refusal == Refusal::none) {
+        ++r_.tasks[static_cast<std::size_t>(id)].wakeups;
+        if (!had && rq.need_resched && running) ++r_.counters.wakeup_preemptions;
+        if (rq.curr != id) pending_wake_[static_cast<std::size_t>(id)] = static_cast<long long>(rq.clock_task);
+      }
       break;
     }
     case OpKind::schedule:
       if (rq.need_resched) ++r_.counters.reschedules;
-      rq.schedule();
+      refusal = scn::apply_operation(sys, op, id);
       break;
-    case OpKind::yield: refusal = rq.yield(id); break;
-    case OpKind::nice: refusal = rq.set_nice(id, static_cast<int>(op.value)); break;
-    case OpKind::policy: refusal = rq.set_policy(id, op.policy); break;
-    case OpKind::slice: refusal = rq.set_slice(id, static_cast<u64>(op.value)); break;
-    case OpKind::exit: refusal = rq.exit_task(id); break;
-    case OpKind::group_create:
-    case OpKind::move:
-    case OpKind::shares:
-    case OpKind::group_idle: refusal = fuzz::apply_group_op(rq, op, id); break;
-    case OpKind::migrate: refusal = Refusal::bad_argument; break;  // one CPU (simulate() refuses runqueues > 1)
-    case OpKind::debug_read:  // as System::debug_read() on one CPU
-      if (const auto g = fuzz::group_id(rq, op.group); !g || op.cpu > 0) {
-        refusal = !g ? Refusal::no_such_group : Refusal::bad_argument;
-      } else if (op.racing && debug_read_races(rq.profile())) {
-        PendingRead p{*g, 0, 0};
-        debug_read_load(rq.group_queue(*g), p.sum_w_vruntime, p.zero_vruntime);
-        pending_reads_.push_back(p);
-      } else {
-        avg_vruntime(rq.group_queue(*g));
-      }
-      break;
-    case OpKind::expect_curr:
-    case OpKind::expect_field: break;
+    default: refusal = scn::apply_operation(sys, op, id); break;
   }
-  // a racing reader's stores land after the operation that followed its loads
-  for (std::size_t k = 0; k < reads_before; ++k) {
-    CfsRq& q = rq.group_queue(pending_reads_[k].group);
-    q.sum_w_vruntime = pending_reads_[k].sum_w_vruntime;
-    q.zero_vruntime = pending_reads_[k].zero_vruntime;
-  }
-  pending_reads_.erase(pending_reads_.begin(), pending_reads_.begin() + static_cast<long>(reads_before));
   if (refusal != Refusal::none) {
-    r_.error = fmt::format("line {}: cannot run '{}': {}", op.line, fuzz::print_op(op), refusal_text(refusal));
+    r_.error = fmt::format("line {}: cannot run '{}': {}", op.line, scn::print_op(op), refusal_text(refusal));
     r_.error_op = index;
     stopped_ = true;
     return false;
@@ -266,7 +240,7 @@ SimResult Sim::finish() {
   return std::move(r_);
 }
 
-SimResult simulate(const fuzz::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples,
+SimResult simulate(const scn::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples,
                    inv::Tolerances tolerances) {
   Sim sim(profile, keep_going, tolerances, keep_samples);
   if (s.runqueues != 1) {  // the bridges model one CPU

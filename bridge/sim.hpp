@@ -1,20 +1,22 @@
 // A fine-grained run of a workload on the model, with every invariant on:
-// operations are applied one at a time (as the executor does), a `run` is cut
-// at every tick boundary so that the task on the CPU is known for every
-// nanosecond, and the scheduling events the comparison and the report need
-// are counted. Used by `compare`, `report`, `export` and the rt-app importer.
+// operations are applied one at a time through the executor's one
+// apply_operation() (scenario/executor.hpp), a `run` is cut at every tick
+// boundary so that the task on the CPU is known for every nanosecond, and the
+// scheduling events the comparison and the report need are counted. Used by
+// `compare`, `report`, `export` and the rt-app importer.
 //
-// Only one CPU and no task groups are modelled (the Rq is one CPU's root
-// cfs_rq); a workload that needs more is refused by its reader.
+// Only one CPU is modelled (a System of one runqueue); a workload that needs
+// more is refused by its reader.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "invariants/checker.hpp"
 #include "model/rq.hpp"
+#include "model/system.hpp"
 
 namespace eevdf::bridge {
 
@@ -73,7 +75,7 @@ class Sim {
   // Applies one operation (expectation operations are counted, not judged). Returns false
   // when the model refused it (the reason is in result().error) or a
   // violation stopped the run.
-  bool apply(const fuzz::Op& op);
+  bool apply(const scn::Op& op);
   bool stopped() const { return stopped_; }
 
   const Rq& rq() const { return *rq_; }
@@ -90,7 +92,8 @@ class Sim {
   struct Fwd;
   Profile profile_;
   bool keep_going_, keep_samples_;
-  std::unique_ptr<Rq> rq_;
+  std::unique_ptr<System> sys_;  // one CPU: operations go through scn::apply_operation(), as the executor's
+  Rq* rq_ = nullptr;             // its runqueue
   std::unique_ptr<inv::Checker> checker_;
   std::unique_ptr<Fwd> fwd_;
   SimResult r_;
@@ -99,12 +102,6 @@ class Sim {
   std::vector<std::string> names_;
   std::vector<int> ids_;
   std::vector<long long> pending_wake_;  // clock of an unanswered wake-up, -1 if none
-  struct PendingRead {  // a racing debug_read's stores (System::debug_read())
-    int group;
-    s64 sum_w_vruntime;
-    u64 zero_vruntime;
-  };
-  std::vector<PendingRead> pending_reads_;
   int last_curr_ = -1;
 
   void sample();
@@ -116,7 +113,7 @@ class Sim {
 };
 
 // Runs a whole scenario (no expectations judged). Strict like `run`.
-SimResult simulate(const fuzz::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples = true,
+SimResult simulate(const scn::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples = true,
                    inv::Tolerances tolerances = {});
 
 // p-th percentile (nearest rank) of a list, 0 if empty.

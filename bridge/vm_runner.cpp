@@ -15,10 +15,10 @@
 #include <sstream>
 #include <variant>
 
-#include "fuzz/run_settings.hpp"
+#include "scenario/run_settings.hpp"
 #include "invariants/ids.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "scenario/scenario_print.hpp"
 #include "model/weights.hpp"
 
 #ifndef EEVDF_SOURCE_DIR
@@ -71,7 +71,7 @@ std::string num_or_dash(bool have, s64 v) { return have ? std::to_string(v) : "-
 
 }  // namespace
 
-std::optional<VmPlan> vm_plan(const fuzz::Scenario& s, const Profile& profile, std::string& error) {
+std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, std::string& error) {
   if (s.runqueues > 1) {
     error = "the VM runner replays one CPU (the tasks run on CPU 1 of the machine); this scenario has 'runqueues " +
             std::to_string(s.runqueues) + "'";
@@ -108,21 +108,21 @@ std::optional<VmPlan> vm_plan(const fuzz::Scenario& s, const Profile& profile, s
   std::map<std::string, TaskParams> params;
   bool created_note = false;
   for (std::size_t k = 0; k < s.ops.size(); ++k) {
-    const fuzz::Op& op = s.ops[k];
+    const scn::Op& op = s.ops[k];
     const std::string at = "@" + std::to_string(k + 1) + " ";
     const std::string where = op.line ? fmt::format("line {}: ", op.line) : fmt::format("operation {}: ", k + 1);
-    using K = fuzz::OpKind;
+    using K = scn::OpKind;
     switch (op.kind) {
       case K::create:
       case K::fork: {
         TaskParams p;
         std::string name = op.task;
         if (op.kind == K::create) {
-          p = {static_cast<int>(op.value), op.policy, op.slice};
+          p = {op.nice_level(), op.policy, op.slice};
         } else {
           p = params[op.task];
           name = op.child;
-          plan.caveats.push_back(where + fuzz::print_op(op) + ": a fresh task with the parent's nice, policy and slice "
+          plan.caveats.push_back(where + scn::print_op(op) + ": a fresh task with the parent's nice, policy and slice "
                                  "stands in (the driver's fork() copies the driver, not " + op.task + ")");
         }
         params[name] = p;
@@ -146,8 +146,8 @@ std::optional<VmPlan> vm_plan(const fuzz::Scenario& s, const Profile& profile, s
       case K::yield: o << at << "yield " << op.task << "\n"; break;
       case K::exit: o << at << "exit " << op.task << "\n"; break;
       case K::nice:
-        params[op.task].nice = static_cast<int>(op.value);
-        o << at << "nice " << op.task << " " << op.value << "\n";
+        params[op.task].nice = op.nice_level();
+        o << at << "nice " << op.task << " " << op.nice_level() << "\n";
         break;
       case K::policy:
         params[op.task].policy = op.policy;
@@ -155,25 +155,25 @@ std::optional<VmPlan> vm_plan(const fuzz::Scenario& s, const Profile& profile, s
         break;
       case K::slice:
         params[op.task].slice = op.value;
-        o << at << "slice " << op.task << " " << op.value << "\n";
+        o << at << "slice " << op.task << " " << op.slice_ns() << "\n";
         break;
-      case K::run: o << at << "run " << op.value << "\n"; break;
+      case K::run: o << at << "run " << op.duration_ns() << "\n"; break;
       case K::tick: o << at << "tick\n"; break;
       case K::schedule: o << at << "schedule\n"; break;
       case K::expect_curr:
       case K::expect_field: break;  // compared on the host after the previous operation
       case K::group_create:
-        o << at << "group " << op.group << " " << (op.value > 0 ? op.value : fuzz::kDefaultShares) << " "
+        o << at << "group " << op.group << " " << (op.value > 0 ? op.value : scn::kDefaultShares) << " "
           << (op.parent.empty() ? "-" : op.parent) << "\n";
         break;
       case K::move: o << at << "move " << op.task << " " << (op.group.empty() ? "root" : op.group) << "\n"; break;
-      case K::shares: o << at << "shares " << op.group << " " << op.value << "\n"; break;
-      case K::group_idle: o << at << "group_idle " << op.group << " " << op.value << "\n"; break;
+      case K::shares: o << at << "shares " << op.group << " " << op.shares() << "\n"; break;
+      case K::group_idle: o << at << "group_idle " << op.group << " " << (op.idle() ? 1 : 0) << "\n"; break;
       case K::migrate:
         error = where + "migrate: the VM runner replays one CPU";
         return std::nullopt;
       case K::debug_read:  // the driver reads sched/debug after every operation: print_cfs_rq() runs anyway
-        plan.caveats.push_back(where + fuzz::print_op(op) +
+        plan.caveats.push_back(where + scn::print_op(op) +
                                ": not replayed as such: the driver reads /sys/kernel/debug/sched/debug after every "
                                "operation (each read runs print_cfs_rq()'s avg_vruntime() on every queue); whether "
                                "a read races an operation is a timing window a plan cannot choose");
@@ -274,15 +274,15 @@ namespace {
 
 const std::set<std::string> kKernelChecks = {"I-DL", "I-SLICE"};
 
-std::string op_label(const fuzz::Scenario& s, int op) {
+std::string op_label(const scn::Scenario& s, int op) {
   if (op < 0 || op >= static_cast<int>(s.ops.size())) return "setup";
-  const fuzz::Op& o = s.ops[static_cast<std::size_t>(op)];
-  return fmt::format("line {} ({})", o.line, fuzz::print_op(o));
+  const scn::Op& o = s.ops[static_cast<std::size_t>(op)];
+  return fmt::format("line {} ({})", o.line, scn::print_op(o));
 }
 
-void print_side_by_side(const fuzz::Scenario& s, const fuzz::ExecResult& model, const KernelRun& kernel,
+void print_side_by_side(const scn::Scenario& s, const scn::ExecResult& model, const KernelRun& kernel,
                         std::ostream& out) {
-  std::map<int, const fuzz::StepTrace*> mstep;
+  std::map<int, const scn::StepTrace*> mstep;
   for (const auto& t : model.trace) mstep[t.op_index] = &t;
   std::map<int, const KernelStep*> kstep;
   for (const auto& st : kernel.steps) kstep[st.op] = &st;
@@ -290,34 +290,34 @@ void print_side_by_side(const fuzz::Scenario& s, const fuzz::ExecResult& model, 
          "d-v: deadline - vruntime, V-v: avg_vruntime - vruntime (virtual ns; the V of the task's own queue, "
          "the model's for root tasks only); exec: the kernel's sum_exec_runtime.\n";
   const KernelStep* last_k = nullptr;
-  const fuzz::StepTrace* last_m = nullptr;
+  const scn::StepTrace* last_m = nullptr;
   std::map<std::string, std::string> model_group;  // task -> its group ("" root): the model's V is the root queue's
   for (std::size_t k = 0; k < s.ops.size(); ++k) {
-    const fuzz::Op& op = s.ops[k];
+    const scn::Op& op = s.ops[k];
     const int idx = static_cast<int>(k);
-    if (op.kind == fuzz::OpKind::create || op.kind == fuzz::OpKind::move)
+    if (op.kind == scn::OpKind::create || op.kind == scn::OpKind::move)
       model_group[op.task] = op.group == "root" ? "" : op.group;
-    if (op.kind == fuzz::OpKind::fork) model_group[op.child] = model_group[op.task];
-    if (op.kind == fuzz::OpKind::expect_curr) {
+    if (op.kind == scn::OpKind::fork) model_group[op.child] = model_group[op.task];
+    if (op.kind == scn::OpKind::expect_curr) {
       const std::string want = op.task;
       const std::string m = last_m ? last_m->curr : "?";
       const std::string kc = last_k ? last_k->curr : "?";
-      out << fmt::format("  line {:>3}  {:<28} model {} ({}), kernel {} ({})\n", op.line, fuzz::print_op(op), m,
+      out << fmt::format("  line {:>3}  {:<28} model {} ({}), kernel {} ({})\n", op.line, scn::print_op(op), m,
                          m == want ? "holds" : "fails", kc, kc == want ? "holds" : "differs");
       continue;
     }
-    if (op.kind == fuzz::OpKind::expect_field) {
+    if (op.kind == scn::OpKind::expect_field) {
       out << fmt::format("  line {:>3}  {:<28} (a field of the model; not compared: the kernel's absolute values differ)\n",
-                         op.line, fuzz::print_op(op));
+                         op.line, scn::print_op(op));
       continue;
     }
     const auto mi = mstep.find(idx);
     const auto ki = kstep.find(idx);
-    const fuzz::StepTrace* m = mi == mstep.end() ? nullptr : mi->second;
+    const scn::StepTrace* m = mi == mstep.end() ? nullptr : mi->second;
     const KernelStep* ks = ki == kstep.end() ? nullptr : ki->second;
     if (m) last_m = m;
     if (ks) last_k = ks;
-    out << fmt::format("line {:>3}  {:<28} curr {} | {}{}\n", op.line, fuzz::print_op(op), m ? m->curr : "-",
+    out << fmt::format("line {:>3}  {:<28} curr {} | {}{}\n", op.line, scn::print_op(op), m ? m->curr : "-",
                        ks ? ks->curr : "-",
                        ks ? fmt::format("   [kernel t={:.3f} s, step took {:.1f} ms]", static_cast<double>(ks->t_ns) / 1e9,
                                         static_cast<double>(ks->op_ns) / 1e6)
@@ -369,7 +369,7 @@ std::string default_cache() {
 }  // namespace
 
 namespace {
-int report(const fuzz::Scenario& s, const Profile& p, const VmPlan& plan, const fuzz::ExecResult& model,
+int report(const scn::Scenario& s, const Profile& p, const VmPlan& plan, const scn::ExecResult& model,
            const KernelRun& kernel, int rc, std::ostream& out);
 }  // namespace
 
@@ -381,14 +381,14 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   }
   std::stringstream text;
   text << f.rdbuf();
-  auto parsed = fuzz::parse_scenario(text.str(), options.file);
-  if (auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
-    err << fuzz::format_parse_error(*e) << "\n";
+  auto parsed = scn::parse_scenario(text.str(), options.file);
+  if (auto* e = std::get_if<scn::ParseError>(&parsed)) {
+    err << scn::format_parse_error(*e) << "\n";
     return 2;
   }
-  const fuzz::Scenario s = std::get<fuzz::Scenario>(std::move(parsed));
+  const scn::Scenario s = std::get<scn::Scenario>(std::move(parsed));
   std::string error;
-  const auto profile = fuzz::build_profile(s, {}, error);
+  const auto profile = scn::build_profile(s, {}, error);
   if (!profile) {
     err << "eevdf-check: " << options.file << ": " << error << "\n";
     return 2;
@@ -405,15 +405,15 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   }
 
   // the model's run of the same scenario, every step traced
-  fuzz::ExecOptions eo;
-  if (auto e = fuzz::apply_run_settings(s, {"", "", false, fuzz::Backend::model, options.file}, eo); !e.empty()) {
+  scn::ExecOptions eo;
+  if (auto e = scn::apply_run_settings(s, {"", "", false, scn::Backend::model, options.file}, eo); !e.empty()) {
     err << "eevdf-check: " << e << "\n";
     return 2;
   }
-  eo.backend = fuzz::Backend::model;
+  eo.backend = scn::Backend::model;
   eo.trace = true;
   eo.keep_going = true;  // the kernel runs every operation: so does the model, for the side by side
-  const fuzz::ExecResult model = fuzz::execute(s, *profile, eo);
+  const scn::ExecResult model = scn::execute(s, *profile, eo);
 
   if (!options.results.empty()) {
     std::ifstream recorded(options.results);
@@ -438,7 +438,7 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   std::ofstream(plan_path) << plan->text;
   double run_s = 0;
   for (const auto& op : s.ops) {
-    if (op.kind == fuzz::OpKind::run) run_s += static_cast<double>(op.value) / 1e9;
+    if (op.kind == scn::OpKind::run) run_s += static_cast<double>(op.duration_ns()) / 1e9;
     run_s += 0.5;  // each step reads debugfs under emulation
   }
   const int timeout = options.timeout_s ? options.timeout_s : 90 + static_cast<int>(run_s * 1.5);
@@ -472,7 +472,7 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
 namespace {
 
 // The side by side, the checks and the verdict of a finished run (rc: vm-run.sh's exit, 0 or 5).
-int report(const fuzz::Scenario& s, const Profile& p, const VmPlan& plan, const fuzz::ExecResult& model,
+int report(const scn::Scenario& s, const Profile& p, const VmPlan& plan, const scn::ExecResult& model,
            const KernelRun& kernel, int rc, std::ostream& out) {
   const Profile* profile = &p;
   const VmPlan* planp = &plan;
@@ -531,7 +531,7 @@ int report(const fuzz::Scenario& s, const Profile& p, const VmPlan& plan, const 
   bool agree = true;
   bool expects_violation = false;
   for (const auto& e : s.expectations) {
-    if (e.kind != fuzz::Expectation::Kind::violation) continue;
+    if (e.kind != scn::Expectation::Kind::violation) continue;
     expects_violation = true;
     if (!kKernelChecks.count(e.invariant)) {
       out << fmt::format("expect violation {}: not checkable on the booted kernel (model: {})\n", e.invariant,
@@ -546,7 +546,7 @@ int report(const fuzz::Scenario& s, const Profile& p, const VmPlan& plan, const 
   for (const auto& id : kernel_ids) {
     bool expected = false;
     for (const auto& e : s.expectations)
-      expected = expected || (e.kind == fuzz::Expectation::Kind::violation && e.invariant == id);
+      expected = expected || (e.kind == scn::Expectation::Kind::violation && e.invariant == id);
     if (!expected) {
       out << fmt::format("the kernel shows {}, which the scenario does not expect{}\n", id,
                          model_ids.count(id) ? " (the model shows it too)" : "");

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::bridge {
@@ -28,7 +28,7 @@ struct VmPlan {
   std::vector<std::string> caveats;  // what does not map exactly, line by line
 };
 // nullopt and `error` set when the scenario cannot run on the VM (several runqueues, migrate).
-std::optional<VmPlan> vm_plan(const fuzz::Scenario& s, const Profile& profile, std::string& error);
+std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, std::string& error);
 
 // One task as the kernel printed it after a step (sched/debug and /proc/PID/sched).
 struct KernelTask {

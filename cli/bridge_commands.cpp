@@ -14,9 +14,9 @@
 #include "bridge/sim.hpp"
 #include "cli/load.hpp"
 #include "cli/vm_command.hpp"
-#include "fuzz/duration.hpp"
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/duration.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_print.hpp"
 
 namespace eevdf::cli {
 
@@ -27,14 +27,14 @@ struct BridgeCommands {
   CLI::App* exp = nullptr;
   std::string exp_file, exp_out;
   bool exp_kstep = false, exp_rtapp = false;
-  fuzz::ProfileOverride exp_profile;
+  scn::ProfileOverride exp_profile;
 
   CLI::App* compare = nullptr;
   std::string cmp_workload, cmp_a = "default", cmp_b, cmp_duration, cmp_profile;
 
   CLI::App* report = nullptr;
   std::string rep_file, rep_out;
-  fuzz::ProfileOverride rep_profile;
+  scn::ProfileOverride rep_profile;
   bool rep_no_tolerance = false;
 };
 
@@ -49,7 +49,7 @@ bool is_json(const std::string& path) { return path.size() >= 5 && path.substr(p
 
 std::optional<u64> duration_arg(const std::string& text, const std::string& option, std::string& error) {
   std::string why;
-  const auto d = fuzz::parse_duration(text, &why);
+  const auto d = scn::parse_duration(text, &why);
   if (!d || *d <= 0) {
     error = fmt::format("{} '{}': {}", option, text, d ? "must be more than 0" : why);
     return std::nullopt;
@@ -63,7 +63,7 @@ std::optional<u64> duration_arg(const std::string& text, const std::string& opti
 
 struct Workload {
   bool rtapp = false;
-  fuzz::Scenario scenario;      // a scenario, or the header (profile) of an rt-app run
+  scn::Scenario scenario;      // a scenario, or the header (profile) of an rt-app run
   bridge::RtWorkload rt;
 };
 
@@ -94,7 +94,7 @@ bridge::SimResult run_workload(const Workload& w, const Profile& p, u64 duration
 
 int run_rtapp(BridgeCommands& b) {
   std::string error;
-  fuzz::ProfileOverride o;
+  scn::ProfileOverride o;
   o.profile = b.run->get_option("--profile")->as<std::string>();
   o.features = b.run->get_option("--features")->as<std::string>();
   const auto text = read_file(b.run_rtapp, error);
@@ -108,15 +108,15 @@ int run_rtapp(BridgeCommands& b) {
     if (!d) return bad(error);
     duration = *d;
   }
-  const auto profile = fuzz::build_profile(fuzz::Scenario{}, o, error);
+  const auto profile = scn::build_profile(scn::Scenario{}, o, error);
   if (!profile) return bad(b.run_rtapp + ": " + error);
   const auto run = bridge::simulate_rtapp(w, *profile, duration, false);
   if (!b.run_scenario_out.empty()) {
-    fuzz::Scenario sc = run.scenario;
+    scn::Scenario sc = run.scenario;
     sc.features = o.features;
     std::ofstream out(b.run_scenario_out);
     if (!out) return bad(fmt::format("{}: cannot write", b.run_scenario_out));
-    out << fuzz::print_scenario(sc);
+    out << scn::print_scenario(sc);
   }
   std::cout << bridge::format_metrics(
       run.result, fmt::format("rt-app {} on profile {}{}: {} threads, {} operations", b.run_rtapp, profile->name,
@@ -131,7 +131,7 @@ int run_export(BridgeCommands& b) {
   std::string error;
   const auto loaded = load_scenario(b.exp_file, true, error);
   if (!loaded) return bad(error);
-  const auto profile = fuzz::build_profile(loaded->scenario, b.exp_profile, error);
+  const auto profile = scn::build_profile(loaded->scenario, b.exp_profile, error);
   if (!profile) return bad(b.exp_file + ": " + error);
   const auto text = b.exp_kstep ? bridge::export_kstep(loaded->scenario, *profile, b.exp_file, error)
                                 : bridge::export_rtapp(loaded->scenario, *profile, b.exp_file, error);
@@ -154,7 +154,7 @@ int run_compare(BridgeCommands& b) {
   if (!a) return bad("--features " + error);
   const auto bside = bridge::parse_side(b.cmp_b, error);
   if (!bside) return bad("--vs " + error);
-  fuzz::Scenario header = w->rtapp ? fuzz::Scenario{} : w->scenario;
+  scn::Scenario header = w->rtapp ? scn::Scenario{} : w->scenario;
   if (!b.cmp_profile.empty()) header.profile = b.cmp_profile;
   u64 duration = w->rtapp ? w->rt.duration_ns.value_or(1'000'000'000ULL) : 0;
   if (!b.cmp_duration.empty()) {
@@ -163,13 +163,13 @@ int run_compare(BridgeCommands& b) {
     if (!d) return bad(error);
     duration = *d;
   }
-  const auto pa = fuzz::build_profile(header, *a, error);
+  const auto pa = scn::build_profile(header, *a, error);
   if (!pa) return bad(fmt::format("--features {}: {}", b.cmp_a, error));
-  const auto pb = fuzz::build_profile(header, *bside, error);
+  const auto pb = scn::build_profile(header, *bside, error);
   if (!pb) return bad(fmt::format("--vs {}: {}", b.cmp_b, error));
   const auto ra = run_workload(*w, *pa, duration);
   const auto rb = run_workload(*w, *pb, duration);
-  auto label = [&](const Profile& p, const fuzz::ProfileOverride& o) {
+  auto label = [&](const Profile& p, const scn::ProfileOverride& o) {
     std::string f = header.features;
     if (!o.features.empty()) f += (f.empty() ? "" : ",") + o.features;
     return f.empty() ? p.name : p.name + " " + f;
@@ -186,7 +186,7 @@ int run_report(BridgeCommands& b) {
   if (!text) return bad(error);
   const auto loaded = load_scenario(b.rep_file, true, error);
   if (!loaded) return bad(error);
-  const auto profile = fuzz::build_profile(loaded->scenario, b.rep_profile, error);
+  const auto profile = scn::build_profile(loaded->scenario, b.rep_profile, error);
   if (!profile) return bad(b.rep_file + ": " + error);
   const auto r = bridge::simulate(loaded->scenario, *profile, false, true, inv::Tolerances{!b.rep_no_tolerance});
   if (!r.error.empty()) return bad(b.rep_file + ":" + r.error);

@@ -4,36 +4,36 @@
 
 #include <variant>
 
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 #include "fuzz/minimize.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "invariants/ids.hpp"
 
 namespace eevdf::cli {
 
-std::optional<fuzz::Scenario> minimize_counterexample(const std::string& text, const Profile& profile,
-                                                      std::chrono::seconds budget, fuzz::Backend backend) {
-  const auto parsed = fuzz::parse_scenario(text, "<counterexample>");
-  const auto* s = std::get_if<fuzz::Scenario>(&parsed);
+std::optional<scn::Scenario> minimize_counterexample(const std::string& text, const Profile& profile,
+                                                      std::chrono::seconds budget, scn::Backend backend) {
+  const auto parsed = scn::parse_scenario(text, "<counterexample>");
+  const auto* s = std::get_if<scn::Scenario>(&parsed);
   if (!s) return std::nullopt;
-  fuzz::ExecOptions options;
+  scn::ExecOptions options;
   options.strict = false;
-  if (backend == fuzz::Backend::lockstep) {  // a divergence: keep the first differing field
+  if (backend == scn::Backend::lockstep) {  // a divergence: keep the first differing field
     options.backend = backend;
-    const fuzz::ExecResult r = fuzz::execute(*s, profile, options);
+    const scn::ExecResult r = scn::execute(*s, profile, options);
     if (!r.divergence) return std::nullopt;
     const fuzz::MinimizeResult m = fuzz::minimize_divergence(*s, profile, *r.divergence, budget);
     if (m.scenario.ops.size() >= s->ops.size()) return std::nullopt;
-    fuzz::Scenario out = m.scenario;
+    scn::Scenario out = m.scenario;
     out.title = fmt::format("lockstep divergence in {} (minimized further from {} to {} operations{})",
                             r.divergence->field, s->ops.size(), out.ops.size(), m.complete ? "" : ", budget ran out");
     return out;
   }
-  const fuzz::ExecResult r = fuzz::execute(*s, profile, options);
+  const scn::ExecResult r = scn::execute(*s, profile, options);
   if (r.violations.empty()) return std::nullopt;
   const fuzz::MinimizeResult m = fuzz::minimize(*s, profile, r.violations.front(), budget);
   if (m.scenario.ops.size() >= s->ops.size()) return std::nullopt;
-  fuzz::Scenario out = m.scenario;  // the counterexample's header: profile, bug, features
+  scn::Scenario out = m.scenario;  // the counterexample's header: profile, bug, features
   out.title = fmt::format("{} in {} (minimized further from {} to {} operations{})", inv::id_name(m.violation.id),
                           m.violation.where, s->ops.size(), out.ops.size(), m.complete ? "" : ", budget ran out");
   return out;

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::cli {
@@ -16,8 +16,8 @@ namespace eevdf::cli {
 // The counterexample's text, replayed and minimized within budget: the
 // shorter scenario (titled, with its `expect violation` line), or nullopt when
 // it is no shorter or does not replay as a violation.
-std::optional<fuzz::Scenario> minimize_counterexample(const std::string& text, const Profile& profile,
+std::optional<scn::Scenario> minimize_counterexample(const std::string& text, const Profile& profile,
                                                       std::chrono::seconds budget,
-                                                      fuzz::Backend backend = fuzz::Backend::model);
+                                                      scn::Backend backend = scn::Backend::model);
 
 }  // namespace eevdf::cli

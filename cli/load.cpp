@@ -7,8 +7,8 @@
 #include <sstream>
 #include <variant>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/scenario_parse.hpp"
 
 namespace eevdf::cli {
 
@@ -35,19 +35,19 @@ std::optional<Loaded> load_scenario(const std::string& path, bool text_only, std
   auto data = read_file(path, error);
   if (!data) return std::nullopt;
   if (text_only || looks_like_text(*data)) {
-    auto parsed = fuzz::parse_scenario(*data, path);
-    if (auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
-      error = fuzz::format_parse_error(*e);
+    auto parsed = scn::parse_scenario(*data, path);
+    if (auto* e = std::get_if<scn::ParseError>(&parsed)) {
+      error = scn::format_parse_error(*e);
       return std::nullopt;
     }
-    return Loaded{std::get<fuzz::Scenario>(std::move(parsed)), false};
+    return Loaded{std::get<scn::Scenario>(std::move(parsed)), false};
   }
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(data->data());
-  if (!fuzz::bytes_version_supported(bytes, data->size()))
+  if (!scn::bytes_version_supported(bytes, data->size()))
     std::cerr << fmt::format("eevdf-check: {}: first byte is not the format version {}; decoded as version {} like "
                              "the fuzz target does (libFuzzer's minimization can drop it)\n",
-                             path, fuzz::kBytesFormatVersion, fuzz::kBytesFormatVersion);
-  return Loaded{fuzz::decode_bytes(bytes, data->size()), true};
+                             path, scn::kBytesFormatVersion, scn::kBytesFormatVersion);
+  return Loaded{scn::decode_bytes(bytes, data->size()), true};
 }
 
 }  // namespace eevdf::cli

@@ -5,12 +5,12 @@
 #include <optional>
 #include <string>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace eevdf::cli {
 
 struct Loaded {
-  fuzz::Scenario scenario;
+  scn::Scenario scenario;
   bool from_bytes = false;  // decoded from the byte encoding: run non-strict
 };
 

@@ -19,14 +19,14 @@
 #include "cli/prove.hpp"
 #include "model/system.hpp"
 #include "cli/report.hpp"
-#include "fuzz/bytes.hpp"
-#include "fuzz/executor.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 #include "fuzz/minimize.hpp"
 #include "fuzz/rc_commands.hpp"
-#include "fuzz/run_settings.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/run_settings.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 #include "model/bugs.hpp"
 
@@ -36,7 +36,7 @@ using namespace eevdf;
 
 struct RunArgs {
   std::string file;
-  fuzz::ProfileOverride profile;
+  scn::ProfileOverride profile;
   std::string only, skip;
   bool json = false, keep_going = false, detail = false, quiet = false, no_tolerance = false, without_bug = false;
   std::string backend;  // --backend NAME; empty: the scenario's `backend` (model by default)
@@ -52,14 +52,14 @@ int bad_input(const std::string& message) {
 // --backend NAME / --lockstep (the same as --backend lockstep): the backend
 // that replaces the scenario's `backend` directive, or nullopt when neither is
 // given. False (and `error` set) for a name that is not a backend.
-bool backend_flag(const std::string& name, bool lockstep, std::optional<fuzz::Backend>& out, std::string& error) {
+bool backend_flag(const std::string& name, bool lockstep, std::optional<scn::Backend>& out, std::string& error) {
   out.reset();
   if (lockstep) {
-    out = fuzz::Backend::lockstep;
+    out = scn::Backend::lockstep;
     return true;
   }
   if (name.empty()) return true;
-  out = fuzz::backend_from_name(name);
+  out = scn::backend_from_name(name);
   if (!out) error = "--backend " + name + ": not a backend (model, kernel, lockstep)";
   return out.has_value();
 }
@@ -71,7 +71,7 @@ std::pair<std::string, std::string> split_until(const std::string& arg) {
   return {arg.substr(0, at), arg.substr(at + 1)};
 }
 
-std::string profile_args(const fuzz::ProfileOverride& o) {
+std::string profile_args(const scn::ProfileOverride& o) {
   std::string out;
   if (!o.profile.empty()) out += " --profile " + o.profile;
   if (!o.bug.empty()) out += " --bug " + o.bug;
@@ -83,7 +83,7 @@ std::string profile_args(const fuzz::ProfileOverride& o) {
 }
 
 // --profile, --bug, --features and the tunables, the same on every command that runs the model.
-void add_profile_options(CLI::App* cmd, fuzz::ProfileOverride& o, const char* profile_help) {
+void add_profile_options(CLI::App* cmd, scn::ProfileOverride& o, const char* profile_help) {
   auto* opt = cmd->add_option("--profile", o.profile, profile_help);
   if (!o.profile.empty()) opt->capture_default_str();
   cmd->add_option("--bug", o.bug, "re-create a historical bug on the profile: B01 (see 'eevdf-check profiles')");
@@ -96,9 +96,9 @@ void add_profile_options(CLI::App* cmd, fuzz::ProfileOverride& o, const char* pr
          "v7.3 single runqueue: group shares per sched/cgroup_mode (default concur)")
       ->check(CLI::IsMember({"up", "smp", "concur", "max", "tasks"}));
   cmd->add_option("--hz", o.hz, "CONFIG_HZ of the kernel (overrides the scenario's 'hz'; default 1000)")
-      ->check(CLI::IsMember(std::vector<unsigned>(fuzz::kAllowedHz.begin(), fuzz::kAllowedHz.end())));
+      ->check(CLI::IsMember(std::vector<unsigned>(scn::kAllowedHz.begin(), scn::kAllowedHz.end())));
   cmd->add_option("--cpus", o.cpus, "online CPUs, for the base-slice factor (overrides the scenario's 'cpus'; default 8)")
-      ->check(CLI::Range(1u, static_cast<unsigned>(fuzz::kMaxCpus)));
+      ->check(CLI::Range(1u, static_cast<unsigned>(scn::kMaxCpus)));
   cmd->add_option("--runqueues", o.runqueues,
                   "CPUs modelled, each with its runqueue (overrides the scenario's 'runqueues'; fuzz and check: "
                   "generate wake cpu= and migrate; every profile; default 1)")
@@ -120,25 +120,25 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
     if (without_bug.scenario.bug.empty() && a.profile.bug.empty())
       return bad_input(a.file + ": --without-bug needs a scenario with 'profile P bug=ID'");
     without_bug.scenario.bug.clear();
-    without_bug.scenario.expectations = {fuzz::Expectation{}};
+    without_bug.scenario.expectations = {scn::Expectation{}};
   }
   const cli::Loaded& loaded = a.without_bug ? without_bug : given;
-  fuzz::ProfileOverride override = a.profile;
+  scn::ProfileOverride override = a.profile;
   if (a.without_bug) override.bug.clear();
-  const auto profile = fuzz::build_profile(loaded.scenario, override, error);
+  const auto profile = scn::build_profile(loaded.scenario, override, error);
   if (!profile) return bad_input(a.file + ": " + error);
-  fuzz::ExecOptions options;
+  scn::ExecOptions options;
   options.strict = !loaded.from_bytes;
   options.keep_going = a.keep_going;
   options.trace = true;
-  std::optional<fuzz::Backend> backend;
+  std::optional<scn::Backend> backend;
   if (!backend_flag(a.backend, a.lockstep, backend, error)) return bad_input(error);
   // the scenario's skip, tolerate, keep_going and backend, with the flags
   // (docs/scenario-language.md, "Run settings"); --backend / --lockstep win over `backend`
-  if (auto err = fuzz::apply_run_settings(loaded.scenario, {a.only, a.skip, a.no_tolerance, backend, a.file}, options);
+  if (auto err = scn::apply_run_settings(loaded.scenario, {a.only, a.skip, a.no_tolerance, backend, a.file}, options);
       !err.empty())
     return bad_input(err);
-  const auto r = fuzz::execute(loaded.scenario, *profile, options);
+  const auto r = scn::execute(loaded.scenario, *profile, options);
   if (!r.error.empty()) return bad_input(a.file + ":" + r.error);
   if (!a.trace_out.empty() && !cli::write_trace(a.trace_out, loaded.scenario, r, error)) return bad_input(error);
   if (a.json) {
@@ -148,16 +148,16 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
     std::cout << fmt::format("profile {}: {}\n", profile->name, profile->description);
     if (!a.quiet) cli::print_table(std::cout, loaded.scenario, r, a.detail);
     cli::print_findings(std::cout, loaded.scenario, r, *profile);
-    if (options.backend != fuzz::Backend::model)
-      std::cout << fmt::format("backend {}: Linux {}'s own fair.c\n", fuzz::backend_name(options.backend),
+    if (options.backend != scn::Backend::model)
+      std::cout << fmt::format("backend {}: Linux {}'s own fair.c\n", scn::backend_name(options.backend),
                                kernelsrc::kernel_version());
     if (r.divergence) {
       const auto& d = *r.divergence;
       const int line = d.op_index >= 0 ? loaded.scenario.ops[static_cast<std::size_t>(d.op_index)].line : 0;
       std::cout << fmt::format("LOCKSTEP DIVERGENCE after line {} ({}): {}: model {}, kernel {}\n", line,
-                               fuzz::print_op(loaded.scenario.ops[static_cast<std::size_t>(d.op_index)]), d.field,
+                               scn::print_op(loaded.scenario.ops[static_cast<std::size_t>(d.op_index)]), d.field,
                                d.model, d.kernel);
-    } else if (options.backend == fuzz::Backend::lockstep) {
+    } else if (options.backend == scn::Backend::lockstep) {
       std::cout << fmt::format("lockstep: the model and the kernel agree on every field after every operation\n");
     }
     if (r.oops)
@@ -214,10 +214,10 @@ int main(int argc, char** argv) {
   auto* demo = app.add_subcommand("demo", "run the built-in demo scenario and print every step");
   add_run_options(demo, demo_args);
 
-  cli::CampaignOptions campaign;
+  fuzz::CampaignOptions campaign;
   std::string fuzz_backend = "model";
   bool fuzz_lockstep = false;
-  fuzz::ProfileOverride fuzz_profile{"mainline", "", ""};
+  scn::ProfileOverride fuzz_profile{"mainline", "", ""};
   long time_s = 30, minimize_s = 30;
   auto* fuzzcmd = app.add_subcommand("fuzz", "random campaign: find and minimize invariant violations");
   add_profile_options(fuzzcmd, fuzz_profile, "kernel profile");
@@ -254,7 +254,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1L, 3600L));
 
   std::string min_file, min_out;
-  fuzz::ProfileOverride min_profile;
+  scn::ProfileOverride min_profile;
   long min_budget = 30;
   bool min_no_tolerance = false;
   auto* mincmd = app.add_subcommand("minimize", "shrink a failing scenario or crash file to the fewest operations");
@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
   auto* decode = app.add_subcommand("decode", "print a libFuzzer input as a text scenario");
   decode->add_option("file", decode_file, "crash or corpus file")->required();
 
-  fuzz::ProfileOverride check_profile{"mainline", "", ""};
+  scn::ProfileOverride check_profile{"mainline", "", ""};
   fuzz::CheckConfig check_config;
   long shrink_s = 30;
   auto* check = app.add_subcommand("check", "RapidCheck stateful testing: random operation sequences, shrunk on failure");
@@ -331,28 +331,28 @@ int main(int argc, char** argv) {
     return run_loaded(*loaded, a);
   }
   if (demo->parsed()) {
-    auto parsed = fuzz::parse_scenario(cli::demo_scenario(), "<demo>");
+    auto parsed = scn::parse_scenario(cli::demo_scenario(), "<demo>");
     demo_args.file = "<demo>";
-    return run_loaded(cli::Loaded{std::get<fuzz::Scenario>(std::move(parsed)), false}, demo_args);
+    return run_loaded(cli::Loaded{std::get<scn::Scenario>(std::move(parsed)), false}, demo_args);
   }
   if (fuzzcmd->parsed()) {
     std::tie(campaign.until, campaign.until_site) = split_until(campaign.until);
     if (!campaign.until.empty()) campaign.until = std::string(inv::id_name(*inv::id_from_name(campaign.until)));
     if (auto err = inv::parse_selection(fuzz_only, fuzz_skip, campaign.selection); !err.empty()) return bad_input(err);
-    fuzz::Scenario empty;
+    scn::Scenario empty;
     std::string error;
-    const auto profile = fuzz::build_profile(empty, fuzz_profile, error);
+    const auto profile = scn::build_profile(empty, fuzz_profile, error);
     if (!profile) return bad_input(error);
     campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
-    campaign.groups = fuzz_groups      ? cli::CampaignOptions::Groups::always
-                      : fuzz_no_groups ? cli::CampaignOptions::Groups::never
-                                       : cli::CampaignOptions::Groups::mixed;
-    campaign.debug_read = fuzz_debug_read      ? cli::CampaignOptions::DebugRead::always
-                          : fuzz_no_debug_read ? cli::CampaignOptions::DebugRead::never
-                                               : cli::CampaignOptions::DebugRead::profile;
+    campaign.groups = fuzz_groups      ? fuzz::CampaignOptions::Groups::always
+                      : fuzz_no_groups ? fuzz::CampaignOptions::Groups::never
+                                       : fuzz::CampaignOptions::Groups::mixed;
+    campaign.debug_read = fuzz_debug_read      ? fuzz::CampaignOptions::DebugRead::always
+                          : fuzz_no_debug_read ? fuzz::CampaignOptions::DebugRead::never
+                                               : fuzz::CampaignOptions::DebugRead::profile;
     campaign.time = std::chrono::seconds(time_s);
     campaign.minimize_budget = std::chrono::seconds(minimize_s);
-    const auto backend = fuzz::backend_from_name(fuzz_lockstep ? "lockstep" : fuzz_backend);
+    const auto backend = scn::backend_from_name(fuzz_lockstep ? "lockstep" : fuzz_backend);
     if (!backend) return bad_input("--backend " + fuzz_backend + ": not a backend (model, kernel, lockstep)");
     campaign.backend = *backend;
     // the replay line of a finding checks what the campaign checked
@@ -367,32 +367,32 @@ int main(int argc, char** argv) {
     auto loaded = cli::load_scenario(min_file, false, error);
     if (!loaded) return bad_input(error);
     if (min_profile.runqueues) loaded->scenario.runqueues = min_profile.runqueues;
-    const auto profile = fuzz::build_profile(loaded->scenario, min_profile, error);
+    const auto profile = scn::build_profile(loaded->scenario, min_profile, error);
     if (!profile) return bad_input(min_file + ": " + error);
-    fuzz::ExecOptions options;
+    scn::ExecOptions options;
     options.strict = false;
-    std::optional<fuzz::Backend> backend;
+    std::optional<scn::Backend> backend;
     if (!backend_flag(min_backend, min_lockstep, backend, error)) return bad_input(error);
-    if (auto err = fuzz::apply_run_settings(loaded->scenario,
+    if (auto err = scn::apply_run_settings(loaded->scenario,
                                             {min_only, min_skip, min_no_tolerance, backend, min_file}, options);
         !err.empty())
       return bad_input(err);
     // a divergence: from --lockstep, --backend lockstep, or the scenario's 'backend lockstep'
-    if (options.backend == fuzz::Backend::lockstep) {
-      const auto r = fuzz::execute(loaded->scenario, *profile, options);
+    if (options.backend == scn::Backend::lockstep) {
+      const auto r = scn::execute(loaded->scenario, *profile, options);
       if (!r.error.empty()) return bad_input(min_file + ": " + r.error);
       if (!r.divergence) return bad_input(min_file + ": the model and the kernel agree; nothing to minimize");
       const auto m = fuzz::minimize_divergence(loaded->scenario, *profile, *r.divergence, std::chrono::seconds(min_budget));
-      fuzz::Scenario out = m.scenario;
+      scn::Scenario out = m.scenario;
       out.profile = profile->name;
       out.hz = profile->tunables.hz;
       out.cpus = profile->tunables.ncpus;
-      out.backend = fuzz::Backend::lockstep;  // a plain `run` of the output replays the divergence
+      out.backend = scn::Backend::lockstep;  // a plain `run` of the output replays the divergence
       const auto& d = m.divergence ? *m.divergence : *r.divergence;
       out.title = fmt::format("lockstep divergence in {} (model {}, kernel {}); replay: eevdf-check run FILE "
                               "(minimized from {} to {} operations)",
                               d.field, d.model, d.kernel, loaded->scenario.ops.size(), out.ops.size());
-      const std::string text = fuzz::print_scenario(out);
+      const std::string text = scn::print_scenario(out);
       if (min_out.empty())
         std::cout << text;
       else
@@ -401,19 +401,19 @@ int main(int argc, char** argv) {
                                out.ops.size(), m.runs, m.complete ? "" : " (budget ran out)");
       return 0;
     }
-    const auto r = fuzz::execute(loaded->scenario, *profile, options);
+    const auto r = scn::execute(loaded->scenario, *profile, options);
     if (r.violations.empty()) return bad_input(min_file + ": no invariant is violated; nothing to minimize");
     const auto m = fuzz::minimize(loaded->scenario, *profile, r.violations.front(), std::chrono::seconds(min_budget),
                                   options.tolerances, options.selection, options.backend);
-    fuzz::Scenario out = m.scenario;
+    scn::Scenario out = m.scenario;
     // what was checked and on which backend, so that a plain `run` of the output replays the violation
-    fuzz::record_run_settings(options, out);
+    scn::record_run_settings(options, out);
     out.profile = profile->name;
     out.bug = profile->bug;
     if (!min_profile.features.empty()) out.features = min_profile.features;
     out.title = fmt::format("{} in {} (minimized from {} to {} operations)", inv::id_name(m.violation.id),
                             m.violation.where, loaded->scenario.ops.size(), out.ops.size());
-    const std::string text = fuzz::print_scenario(out);
+    const std::string text = scn::print_scenario(out);
     if (min_out.empty())
       std::cout << text;
     else
@@ -453,12 +453,12 @@ int main(int argc, char** argv) {
   }
   if (check->parsed()) {
     std::string error;
-    const auto profile = fuzz::build_profile(fuzz::Scenario{}, check_profile, error);
+    const auto profile = scn::build_profile(scn::Scenario{}, check_profile, error);
     if (!profile) return bad_input(error);
     check_config.profile = *profile;
     check_config.runqueues = check_profile.runqueues ? check_profile.runqueues : 1;
     check_config.shrink_budget = std::chrono::seconds(shrink_s);
-    if (check_lockstep) check_config.backend = fuzz::Backend::lockstep;
+    if (check_lockstep) check_config.backend = scn::Backend::lockstep;
     const auto outcome = fuzz::run_stateful_check(check_config);
     std::cout << outcome.message << "\n";
     if (outcome.seconds > 0)
@@ -475,7 +475,7 @@ int main(int argc, char** argv) {
               cli::minimize_counterexample(outcome.counterexample_scenario, *profile, std::chrono::seconds(shrink_s),
                                             check_config.backend))
         std::cout << "\nminimized further (ddmin and argument shrinking, `eevdf-check minimize`):\n"
-                  << fuzz::print_scenario(*shorter);
+                  << scn::print_scenario(*shorter);
     return 1;
   }
   if (encode->parsed()) {
@@ -483,7 +483,7 @@ int main(int argc, char** argv) {
     const auto loaded = cli::load_scenario(encode_file, true, error);
     if (!loaded) return bad_input(error);
     // the byte format names tasks T0, T1, ... in creation order
-    fuzz::Scenario renamed = loaded->scenario;
+    scn::Scenario renamed = loaded->scenario;
     std::vector<std::pair<std::string, std::string>> names;
     auto rename = [&](std::string& n) {
       for (const auto& [from, to] : names)
@@ -493,13 +493,13 @@ int main(int argc, char** argv) {
         }
     };
     for (auto& op : renamed.ops) {
-      if (op.kind == fuzz::OpKind::create) names.emplace_back(op.task, "T" + std::to_string(names.size()));
-      if (op.kind == fuzz::OpKind::fork) names.emplace_back(op.child, "T" + std::to_string(names.size()));
+      if (op.kind == scn::OpKind::create) names.emplace_back(op.task, "T" + std::to_string(names.size()));
+      if (op.kind == scn::OpKind::fork) names.emplace_back(op.child, "T" + std::to_string(names.size()));
       rename(op.task);
       rename(op.child);
     }
     std::string why;
-    const auto bytes = fuzz::encode_bytes(renamed, true, &why);
+    const auto bytes = scn::encode_bytes(renamed, true, &why);
     if (!bytes) return bad_input(fmt::format("{}: cannot be written in the byte encoding: {}", encode_file, why));
     std::ofstream out(encode_out, std::ios::binary);
     if (!out) return bad_input(fmt::format("{}: cannot write", encode_out));
@@ -511,11 +511,11 @@ int main(int argc, char** argv) {
     const auto data = cli::read_file(decode_file, error);
     if (!data) return bad_input(error);
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(data->data());
-    if (!fuzz::bytes_version_supported(bytes, data->size()))
+    if (!scn::bytes_version_supported(bytes, data->size()))
       std::cerr << fmt::format("eevdf-check: {}: first byte is not the format version {}; decoded as version {} "
                                "like the fuzz target does (libFuzzer's minimization can drop it)\n",
-                               decode_file, fuzz::kBytesFormatVersion, fuzz::kBytesFormatVersion);
-    std::cout << fuzz::print_scenario(fuzz::decode_bytes(bytes, data->size()));
+                               decode_file, scn::kBytesFormatVersion, scn::kBytesFormatVersion);
+    std::cout << scn::print_scenario(scn::decode_bytes(bytes, data->size()));
     return 0;
   }
   return 2;

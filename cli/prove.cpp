@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <variant>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "invariants/ids.hpp"
 #include "model/kernel_types.hpp"
 #include "smt/obligations.hpp"
@@ -51,13 +51,13 @@ Replay replay(const smt::Outcome& o, const Profile& base) {
     r.error = "the model has no switch for variant " + o.scenario_variant;
     return r;
   }
-  auto parsed = fuzz::parse_scenario(o.scenario, o.name + ".scn");
-  if (const auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
-    r.error = fuzz::format_parse_error(*e);
+  auto parsed = scn::parse_scenario(o.scenario, o.name + ".scn");
+  if (const auto* e = std::get_if<scn::ParseError>(&parsed)) {
+    r.error = scn::format_parse_error(*e);
     return r;
   }
-  fuzz::ExecOptions options;
-  const auto result = fuzz::execute(std::get<fuzz::Scenario>(parsed), profile, options);
+  scn::ExecOptions options;
+  const auto result = scn::execute(std::get<scn::Scenario>(parsed), profile, options);
   r.ran = true;
   if (!result.error.empty()) r.error = result.error;
   if (!result.violations.empty()) {

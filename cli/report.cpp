@@ -5,24 +5,24 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 
 namespace eevdf::cli {
 
-std::string op_text(const fuzz::Scenario& s, int op_index) {
+std::string op_text(const scn::Scenario& s, int op_index) {
   if (op_index < 0 || static_cast<std::size_t>(op_index) >= s.ops.size()) return "initial state";
   const auto& op = s.ops[static_cast<std::size_t>(op_index)];
-  std::string text = fuzz::print_op(op);
+  std::string text = scn::print_op(op);
   if (op.line > 0) text = fmt::format("line {}: {}", op.line, text);
   return text;
 }
 
-void print_table(std::ostream& out, const fuzz::Scenario& s, const fuzz::ExecResult& r, bool detail) {
+void print_table(std::ostream& out, const scn::Scenario& s, const scn::ExecResult& r, bool detail) {
   out << fmt::format("{:>4}  {:<28} {:>12}  {:<8} {:>21}  {}\n", "step", "operation", "clock(ns)", "on cpu",
                      "V (avg_vruntime)", "queue: task lag=V-v(virt ns) d-v [flags]");
   for (const auto& st : r.trace) {
     const std::string op =
-        st.op_index < 0 ? "(start)" : fuzz::print_op(s.ops[static_cast<std::size_t>(st.op_index)]);
+        st.op_index < 0 ? "(start)" : scn::print_op(s.ops[static_cast<std::size_t>(st.op_index)]);
     std::string queue;
     for (std::size_t i = 0; i < st.tasks.size(); ++i) {
       const auto& e = st.tasks[i];
@@ -46,7 +46,7 @@ void print_table(std::ostream& out, const fuzz::Scenario& s, const fuzz::ExecRes
   }
 }
 
-void print_findings(std::ostream& out, const fuzz::Scenario& s, const fuzz::ExecResult& r, const Profile& p) {
+void print_findings(std::ostream& out, const scn::Scenario& s, const scn::ExecResult& r, const Profile& p) {
   for (const auto& v : r.violations) out << "\n" << inv::format_violation(v, op_text(s, v.op_index), p.name);
   for (const auto& f : r.expectation_failures) out << "\nexpectation failed: " << f << "\n";
 }
@@ -62,7 +62,7 @@ nlohmann::json entity_json(const inv::EntitySnapshot& e) {
 }
 }  // namespace
 
-void print_json(std::ostream& out, const fuzz::Scenario& s, const fuzz::ExecResult& r, const Profile& p) {
+void print_json(std::ostream& out, const scn::Scenario& s, const scn::ExecResult& r, const Profile& p) {
   for (const auto& st : r.trace) {
     nlohmann::json tasks = nlohmann::json::array();
     for (std::size_t i = 0; i < st.tasks.size(); ++i) {
@@ -107,7 +107,7 @@ void print_json(std::ostream& out, const fuzz::Scenario& s, const fuzz::ExecResu
       << "\n";
 }
 
-bool write_trace(const std::string& path, const fuzz::Scenario& s, const fuzz::ExecResult& r, std::string& error) {
+bool write_trace(const std::string& path, const scn::Scenario& s, const scn::ExecResult& r, std::string& error) {
   nlohmann::json events = nlohmann::json::array();
   std::vector<std::string> names;
   auto tid = [&](const std::string& name) {

@@ -6,6 +6,8 @@
 
 namespace eevdf::fuzz {
 
+using namespace scn;  // the scenario layer the engines drive
+
 static_assert(static_cast<std::size_t>(OpKind::exit) + 1 == StateCoverage::kKinds);
 static_assert(static_cast<std::size_t>(Refusal::kernel_oopsed) + 1 == StateCoverage::kResults);
 

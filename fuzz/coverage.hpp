@@ -21,19 +21,23 @@
 #include <atomic>
 #include <cstddef>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario.hpp"
 #include "model/rq.hpp"
 
 namespace eevdf::fuzz {
 
-class StateCoverage {
+class StateCoverage final : public scn::OperationObserver {
  public:
+  // The executor's hook (ExecOptions::observer): notes the operation's feature.
+  void after_operation(const Rq& rq, scn::OpKind kind, Refusal result) override { note(feature(rq, kind, result)); }
+
   static constexpr std::size_t kKinds = 12, kResults = 9, kCurr = 3, kQueued = 5, kDelayed = 3;
   static constexpr std::size_t kFeatures = kKinds * kResults * kCurr * kQueued * kDelayed * 2 * 2;
 
   // The feature of operation `kind` with result `result`, in state rq after it
   // (an index below kFeatures).
-  static std::size_t feature(const Rq& rq, OpKind kind, Refusal result);
+  static std::size_t feature(const Rq& rq, scn::OpKind kind, Refusal result);
 
   // A feature taken apart (for tests and for reading a feature number).
   struct Parts {

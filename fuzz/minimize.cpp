@@ -2,9 +2,11 @@
 
 #include <optional>
 
-#include "fuzz/duration.hpp"
+#include "scenario/duration.hpp"
 
 namespace eevdf::fuzz {
+
+using namespace scn;  // the scenario layer the engines drive
 
 namespace {
 

@@ -6,27 +6,27 @@
 #include <chrono>
 #include <optional>
 
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 
 namespace eevdf::fuzz {
 
 struct MinimizeResult {
-  Scenario scenario;       // the minimized scenario, with an `expect violation` line
+  scn::Scenario scenario;       // the minimized scenario, with an `expect violation` line
   inv::Violation violation;
-  std::optional<Divergence> divergence;  // minimize_divergence(): the divergence the result replays
+  std::optional<scn::Divergence> divergence;  // minimize_divergence(): the divergence the result replays
   int runs = 0;            // executions spent
   bool complete = false;   // 1-minimal (false: the budget ran out first)
 };
 
 // Shrinks s, which must raise `target` (same id and site) on profile, run on
 // `backend` (a violation found on the kernel's own state is shrunk there).
-MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
+MinimizeResult minimize(const scn::Scenario& s, const Profile& profile, const inv::Violation& target,
                         std::chrono::milliseconds budget, inv::Tolerances tolerances = {},
-                        const inv::Selection& selection = {}, Backend backend = Backend::model);
+                        const inv::Selection& selection = {}, scn::Backend backend = scn::Backend::model);
 
 // Shrinks s, which must diverge in lockstep (model against the kernel backend)
 // in target.field: the result diverges in the same field.
-MinimizeResult minimize_divergence(const Scenario& s, const Profile& profile, const Divergence& target,
+MinimizeResult minimize_divergence(const scn::Scenario& s, const Profile& profile, const scn::Divergence& target,
                                    std::chrono::milliseconds budget);
 
 }  // namespace eevdf::fuzz

@@ -4,9 +4,11 @@
 #include <random>
 #include <vector>
 
-#include "fuzz/bytes.hpp"
+#include "scenario/bytes.hpp"
 
 namespace eevdf::fuzz {
+
+using namespace scn;  // the scenario layer the engines drive
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Operation-level mutation of the byte encoding (fuzz/bytes.hpp) for
+// Operation-level mutation of the byte encoding (scenario/bytes.hpp) for
 // libFuzzer's LLVMFuzzerCustomMutator / LLVMFuzzerCustomCrossOver: insert,
 // delete, duplicate, swap and splice whole operations, or set one argument to
 // a meaningful value (nice -20/0/19, durations around TICK_NSEC, the slice

@@ -16,12 +16,14 @@
 #include <rapidcheck/detail/Configuration.h>
 #include <rapidcheck/detail/TestListener.h>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 
 namespace eevdf::fuzz {
+
+using namespace scn;  // the scenario layer the engines drive
 
 namespace {
 
@@ -637,7 +639,7 @@ void RcSystem::perform(const Op& op) {
   executed.push_back(op);
   for (auto& c : checkers) c->begin_op(index, op_class(op.kind));
   const int id = op.task.empty() ? -1 : rq.find_task(op.task);
-  Refusal refusal = apply_operation(sys, op, id);  // as fuzz::Executor does
+  Refusal refusal = apply_operation(sys, op, id);  // as scn::Executor does
   std::optional<Divergence> divergence;
   if (kernel) {
     const Refusal kernel_refusal = apply_operation(*kernel, op, id);
@@ -648,7 +650,7 @@ void RcSystem::perform(const Op& op) {
     else if (!sys.oops())
       divergence = first_difference(sys, kernel->state());
   }
-  if (sys.size() > 1) inv::share_between_cpus(sys, checkers);  // as fuzz::Executor does
+  if (sys.size() > 1) inv::share_between_cpus(sys, checkers);  // as scn::Executor does
   for (auto& c : checkers) c->end_op();
   std::vector<inv::Violation> violations;
   for (const auto& c : checkers) violations.insert(violations.end(), c->violations().begin(), c->violations().end());

@@ -23,7 +23,7 @@
 //    because the CPU was idle) is skipped.
 //  * Every command is resolved against the real state in run(): a skipped
 //    command touches neither the runqueue nor the checker, a performed one is
-//    run exactly as fuzz::Executor runs it (checker.begin_op(i, OpClass), the
+//    run exactly as scn::Executor runs it (checker.begin_op(i, OpClass), the
 //    entry point, checker.end_op()), with i the index among performed
 //    operations, and appended to RcSystem::executed with its task resolved.
 //
@@ -64,7 +64,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "invariants/checker.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
@@ -85,7 +85,7 @@ struct CheckConfig {
   int max_ops = 100;
   bool groups = false;  // generate task-group commands too (eevdf-check check --groups)
   unsigned runqueues = 1;  // CPUs (eevdf-check check --runqueues): > 1 adds wake cpu= and migrate
-  Backend backend = Backend::model;  // lockstep: compare with the kernel backend (eevdf-check check --lockstep)
+  scn::Backend backend = scn::Backend::model;  // lockstep: compare with the kernel backend (eevdf-check check --lockstep)
   std::chrono::seconds shrink_budget{30};  // wall clock for shrinking, from the first failure
   std::uint64_t seed = 0;                  // 0 = random (the seed used is in CheckOutcome::seed)
   // A CheckOutcome::reproduce string of an earlier run with the same profile:
@@ -126,7 +126,7 @@ CheckOutcome run_stateful_check(const CheckConfig& config);
 // One check's fixed setup: the scenario header (profile line and directives,
 // no operations) and the Profile that header builds (what a replay runs).
 struct RcSetup {
-  Scenario header;
+  scn::Scenario header;
   Profile profile;
   // Generate task-group commands (group, move, shares, group_idle) and tasks
   // created in groups. run_stateful_check() sets it from CheckConfig::groups.
@@ -136,7 +136,7 @@ struct RcSetup {
   unsigned runqueues = 1;
   // lockstep: every performed operation also runs on the kernel backend and the
   // states are compared (a difference fails the case, id "lockstep").
-  Backend backend = Backend::model;
+  scn::Backend backend = scn::Backend::model;
 };
 
 // The header for `profile` such that print -> parse -> build_profile gives back
@@ -183,7 +183,7 @@ struct RcSystem {
   Rq& rq;      // CPU 0 (the only one unless runqueues > 1)
   std::vector<std::unique_ptr<inv::Checker>> checkers;  // one per runqueue
   inv::Checker& checker;                                // CPU 0's
-  std::vector<Op> executed;  // performed operations, resolved; executed[i] ran as op index i
+  std::vector<scn::Op> executed;  // performed operations, resolved; executed[i] ran as op index i
   long long commands = 0;    // Command::run calls
   long long skipped = 0;     // of those, skipped
   bool failed = false;       // a violation, an oops or a refusal ended the run
@@ -196,11 +196,11 @@ struct RcSystem {
   std::string curr_name(unsigned cpu) const;
   // The task called `name`, or nullptr.
   const Task* task(const std::string& name) const;
-  // Runs a resolved operation exactly as fuzz::Executor does, records it, and
+  // Runs a resolved operation exactly as scn::Executor does, records it, and
   // fails the case (RC_FAIL) on a violation, an oops or a refusal.
-  void perform(const Op& op);
+  void perform(const scn::Op& op);
   // header + executed operations: replayable with `eevdf-check run`.
-  Scenario scenario() const;
+  scn::Scenario scenario() const;
 };
 
 using RcCommandBase = rc::state::Command<RcModel, RcSystem>;
@@ -214,9 +214,9 @@ class RcCommand : public RcCommandBase {
  public:
   explicit RcCommand(const RcModel& m) : setup_(m.setup) {}
   // The operation as shown; task "<curr>" for commands acting on the task on the CPU.
-  virtual Op shown_op() const = 0;
+  virtual scn::Op shown_op() const = 0;
   // The operation to perform in the system's current state, or nullopt to skip.
-  virtual std::optional<Op> resolve(const RcSystem& sut) const = 0;
+  virtual std::optional<scn::Op> resolve(const RcSystem& sut) const = 0;
   // ++commands; resolve(); perform() or count a skip.
   void run(const RcModel& s0, RcSystem& sut) const final;
   // print_op(shown_op())
@@ -234,7 +234,7 @@ rc::Gen<RcCommandPtr> gen_rc_command(const RcModel& model);
 // the commands) and returns that system's scenario: the resolved, replayable
 // form of the sequence, up to and including the failing operation if any.
 // Empty scenario with the default profile if `cmds` is empty.
-Scenario resolve_commands(const RcCommands& cmds);
+scn::Scenario resolve_commands(const RcCommands& cmds);
 
 // RapidCheck's printer for a command sequence (found by ADL): the resolved
 // scenario text, print_scenario(resolve_commands(cmds)).

@@ -15,9 +15,10 @@
 #include "bridge/rtapp_export.hpp"
 #include "bridge/rtapp_import.hpp"
 #include "bridge/sim.hpp"
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 
 namespace eevdf::bridge {
@@ -32,15 +33,11 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-fuzz::Scenario parse(const std::string& text) {
-  auto r = fuzz::parse_scenario(text, "<test>");
-  if (auto* e = std::get_if<fuzz::ParseError>(&r)) ADD_FAILURE() << fuzz::format_parse_error(*e);
-  return std::get<fuzz::Scenario>(std::move(r));
-}
+scn::Scenario parse(const std::string& text) { return test::parse_ok(text, "<test>"); }
 
-Profile profile_of(const fuzz::Scenario& s, const std::string& features = "") {
+Profile profile_of(const scn::Scenario& s, const std::string& features = "") {
   std::string error;
-  auto p = fuzz::build_profile(s, fuzz::ProfileOverride{"", features, ""}, error);
+  auto p = scn::build_profile(s, scn::ProfileOverride{"", features, ""}, error);
   EXPECT_TRUE(p) << error;
   return *p;
 }
@@ -72,10 +69,10 @@ TEST(BridgeSim, SameViolationsAndFinalStateAsTheExecutorOnEveryRegression) {
     ++files;
     const Profile p = profile_of(s);
     for (bool tolerate : {true, false}) {
-      fuzz::ExecOptions o;
+      scn::ExecOptions o;
       o.trace = true;
       o.tolerances = inv::Tolerances{tolerate};
-      const auto e = fuzz::execute(s, p, o);
+      const auto e = scn::execute(s, p, o);
       const auto r = simulate(s, p, false, true, inv::Tolerances{tolerate});
       ASSERT_EQ(e.error, "") << entry.path();
       ASSERT_EQ(r.error, "") << entry.path();
@@ -104,9 +101,9 @@ TEST(BridgeSim, RunsCutAtTicksEndInTheSameState) {
       "profile mainline\ntask A nice=3\ntask B slice=0.3ms\ntask C policy=batch\nwake A\nwake B\nwake C\n"
       "run 37500us\ntask D nice=-3\nwake D\nrun 2ms\nslice B 2ms\nrun 12345us\nnice A -4\nrun 9ms\n");
   const Profile p = profile_of(s);
-  fuzz::ExecOptions o;
+  scn::ExecOptions o;
   o.trace = true;
-  const auto e = fuzz::execute(s, p, o);
+  const auto e = scn::execute(s, p, o);
   ASSERT_TRUE(e.ok()) << e.error;
   const auto r = simulate(s, p, false);
   ASSERT_EQ(r.error, "");
@@ -162,9 +159,9 @@ TEST(BridgeSim, PercentileIsNearestRank) {
 
 bool resched_after_last_wake(const std::string& text, const std::string& features) {
   const auto s = parse(text);
-  fuzz::ExecOptions o;
+  scn::ExecOptions o;
   o.trace = true;
-  const auto e = fuzz::execute(s, profile_of(s, features), o);
+  const auto e = scn::execute(s, profile_of(s, features), o);
   EXPECT_EQ(e.error, "");
   return e.trace.back().need_resched;
 }
@@ -258,7 +255,7 @@ RtRun run_file(const std::string& name, u64 ms) {
   return simulate_rtapp(w, *profile_by_name("mainline"), ms * 1'000'000, false);
 }
 
-std::size_t count_ops(const fuzz::Scenario& s, fuzz::OpKind k, const std::string& task = "") {
+std::size_t count_ops(const scn::Scenario& s, scn::OpKind k, const std::string& task = "") {
   std::size_t n = 0;
   for (const auto& op : s.ops)
     if (op.kind == k && (task.empty() || op.task == task)) ++n;
@@ -286,22 +283,22 @@ TEST(BridgeRtApp, TimersRuntimeAndBatch) {
   // the absolute timer fires every 20 ms: 10 periods in 200 ms, within one
   EXPECT_NEAR(static_cast<double>(r.result.tasks[1].wakeups), 10.0, 1.0);
   EXPECT_NEAR(static_cast<double>(r.result.tasks[0].wakeups), 20.0, 1.0);
-  EXPECT_GT(count_ops(r.scenario, fuzz::OpKind::sleep, "batch"), 0u);
+  EXPECT_GT(count_ops(r.scenario, scn::OpKind::sleep, "batch"), 0u);
 }
 
 TEST(BridgeRtApp, PhasesYieldSliceAndNice) {
   const auto r = run_file("phases_yield.json", 200);
   ASSERT_EQ(r.result.error, "");
   EXPECT_TRUE(r.result.violations.empty());
-  EXPECT_EQ(count_ops(r.scenario, fuzz::OpKind::yield, "worker"), 6u);  // 3 loops of phase "short", task loop 2
-  EXPECT_EQ(count_ops(r.scenario, fuzz::OpKind::exit, "worker"), 1u);   // then the thread ends
-  EXPECT_GE(count_ops(r.scenario, fuzz::OpKind::nice, "worker"), 2u);
-  EXPECT_GE(count_ops(r.scenario, fuzz::OpKind::slice, "worker"), 2u);
+  EXPECT_EQ(count_ops(r.scenario, scn::OpKind::yield, "worker"), 6u);  // 3 loops of phase "short", task loop 2
+  EXPECT_EQ(count_ops(r.scenario, scn::OpKind::exit, "worker"), 1u);   // then the thread ends
+  EXPECT_GE(count_ops(r.scenario, scn::OpKind::nice, "worker"), 2u);
+  EXPECT_GE(count_ops(r.scenario, scn::OpKind::slice, "worker"), 2u);
   // the worker starts after its delay: its first wake-up is the first operation after 500 us
   u64 clock = 0;
   for (const auto& op : r.scenario.ops) {
-    if (op.kind == fuzz::OpKind::wake && op.task == "worker") break;
-    if (op.kind == fuzz::OpKind::run) clock += static_cast<u64>(op.value);
+    if (op.kind == scn::OpKind::wake && op.task == "worker") break;
+    if (op.kind == scn::OpKind::run) clock += static_cast<u64>(op.value);
   }
   EXPECT_EQ(clock, 500000u);
 }
@@ -310,17 +307,17 @@ TEST(BridgeRtApp, SuspendAndResume) {
   const auto r = run_file("suspend_resume.json", 200);
   ASSERT_EQ(r.result.error, "");
   // every resume of a suspended server is a wake-up of it
-  const auto resumes = count_ops(r.scenario, fuzz::OpKind::wake, "server");
+  const auto resumes = count_ops(r.scenario, scn::OpKind::wake, "server");
   EXPECT_EQ(resumes, r.result.tasks[0].wakeups);
   EXPECT_NEAR(static_cast<double>(resumes), static_cast<double>(r.result.tasks[1].wakeups), 1.0);
 }
 
 TEST(BridgeRtApp, TheOperationsReplayAsAScenario) {
   const auto r = run_file("suspend_resume.json", 50);
-  const std::string text = fuzz::print_scenario(r.scenario);
+  const std::string text = scn::print_scenario(r.scenario);
   const auto s = parse(text);
-  fuzz::ExecOptions o;
-  const auto e = fuzz::execute(s, *profile_by_name("mainline"), o);
+  scn::ExecOptions o;
+  const auto e = scn::execute(s, *profile_by_name("mainline"), o);
   EXPECT_EQ(e.error, "");
   EXPECT_TRUE(e.violations.empty());
   EXPECT_EQ(static_cast<std::size_t>(e.executed), r.scenario.ops.size());
@@ -328,7 +325,7 @@ TEST(BridgeRtApp, TheOperationsReplayAsAScenario) {
 
 TEST(BridgeRtApp, Deterministic) {
   const auto a = run_file("timer.json", 100), b = run_file("timer.json", 100);
-  EXPECT_EQ(fuzz::print_scenario(a.scenario), fuzz::print_scenario(b.scenario));
+  EXPECT_EQ(scn::print_scenario(a.scenario), scn::print_scenario(b.scenario));
   EXPECT_EQ(format_metrics(a.result, "x"), format_metrics(b.result, "x"));
 }
 

@@ -8,23 +8,20 @@
 #include <string>
 #include <variant>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/executor.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
 #include "fuzz/minimize.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
+#include "scenario/scenario_print.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 #include "model/fair.hpp"
 #include "model/system.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 namespace {
 
-Scenario parse(const std::string& text) {
-  auto parsed = parse_scenario(text, "test.scn");
-  if (auto* e = std::get_if<ParseError>(&parsed)) ADD_FAILURE() << format_parse_error(*e);
-  return std::get<Scenario>(parsed);
-}
+Scenario parse(const std::string& text) { return test::parse_ok(text, "test.scn"); }
 
 ParseError parse_error(const std::string& text) {
   auto parsed = parse_scenario(text, "test.scn");
@@ -274,7 +271,7 @@ TEST(DebugReadMinimize, KeepsRacingWhereNeeded) {
   const ExecResult r = execute(s, p, ExecOptions{});
   ASSERT_FALSE(r.violations.empty());
   ASSERT_EQ(inv::id_name(r.violations.front().id), std::string("I-SUM"));
-  const MinimizeResult m = minimize(s, p, r.violations.front(), std::chrono::seconds(20));
+  const fuzz::MinimizeResult m = fuzz::minimize(s, p, r.violations.front(), std::chrono::seconds(20));
   bool racing = false;
   for (const Op& op : m.scenario.ops) racing = racing || (op.kind == OpKind::debug_read && op.racing);
   EXPECT_TRUE(racing) << print_scenario(m.scenario);
@@ -317,4 +314,4 @@ TEST(DebugReadKernel, LockstepAndTheCrash) {
 }
 
 }  // namespace
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

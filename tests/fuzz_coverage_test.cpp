@@ -5,25 +5,25 @@
 #include <set>
 #include <variant>
 
-#include "fuzz/bytes.hpp"
+#include "scenario/bytes.hpp"
 #include "fuzz/coverage.hpp"
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
 #include "model/fair.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::fuzz {
+
+using namespace scn;
 namespace {
 
-Scenario parse(std::string_view text) {
-  auto r = parse_scenario(text, "test");
-  return std::get<Scenario>(r);
-}
+Scenario parse(std::string_view text) { return test::parse_ok(text, "test"); }
 
 std::size_t run_with(StateCoverage& cov, const Scenario& s) {
   ExecOptions o;
   o.strict = false;
-  o.coverage = &cov;
+  o.observer = &cov;
   return static_cast<std::size_t>(execute(s, *profile_by_name("mainline"), o).executed);
 }
 
@@ -113,7 +113,7 @@ TEST(StateCoverage, RandomInputsStayInRange) {
     b[0] = kBytesFormatVersion;
     ExecOptions o;
     o.strict = false;
-    o.coverage = cov.get();
+    o.observer = cov.get();
     execute(decode_bytes(b), p, o);
   }
   EXPECT_GT(cov->count(), 100u);

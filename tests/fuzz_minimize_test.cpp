@@ -5,19 +5,18 @@
 #include <string>
 #include <variant>
 
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 #include "fuzz/minimize.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
 #include "model/bugs.hpp"
 
 namespace eevdf::fuzz {
+
+using namespace scn;
 namespace {
 
-Scenario parse(const std::string& text) {
-  auto parsed = parse_scenario(text, "test.scn");
-  if (auto* e = std::get_if<ParseError>(&parsed)) ADD_FAILURE() << format_parse_error(*e);
-  return std::get<Scenario>(parsed);
-}
+Scenario parse(const std::string& text) { return test::parse_ok(text, "test.scn"); }
 
 // The first violation s raises on profile; a run without one, or one of
 // another invariant than `id`, is a test failure (an empty Violation then).

@@ -2,11 +2,13 @@
 
 #include <vector>
 
-#include "fuzz/bytes.hpp"
+#include "scenario/bytes.hpp"
 #include "fuzz/op_mutator.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 
 namespace eevdf::fuzz {
+
+using namespace scn;
 namespace {
 
 std::vector<std::uint8_t> seed_bytes() {

@@ -4,7 +4,7 @@
 // the corruption — in which that id is not reported.
 //
 // The model is driven through its entry points, each wrapped in
-// begin_op()/end_op() as fuzz/executor.cpp does; the corruption is a write to
+// begin_op()/end_op() as scenario/executor.cpp does; the corruption is a write to
 // the public state (or a direct Observer call) inside one operation, and the
 // comment next to it names the kernel mechanism it mimics.
 #include <gtest/gtest.h>

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/checker.hpp"
 #include "support/random_ops.hpp"
 
@@ -17,9 +17,9 @@ namespace eevdf {
 namespace {
 
 // n tasks, all woken, then only time passes (run, tick, schedule).
-rc::Gen<fuzz::Scenario> gen_always_runnable() {
-  using fuzz::Op;
-  using fuzz::OpKind;
+rc::Gen<scn::Scenario> gen_always_runnable() {
+  using scn::Op;
+  using scn::OpKind;
   return rc::gen::mapcat(rc::gen::inRange(2, 9), [](int n) {
     auto create = rc::gen::map(rc::gen::tuple(rc::gen::inRange(-20, 20), testing::gen_slice()), [](auto t) {
       Op o;
@@ -36,7 +36,7 @@ rc::Gen<fuzz::Scenario> gen_always_runnable() {
         rc::gen::tuple(rc::gen::container<std::vector<Op>>(static_cast<std::size_t>(n), create),
                        rc::gen::resize(60, rc::gen::container<std::vector<Op>>(time_op))),
         [](auto t) {
-          fuzz::Scenario s;
+          scn::Scenario s;
           auto& creates = std::get<0>(t);
           for (std::size_t i = 0; i < creates.size(); ++i) {
             creates[i].task = "T" + std::to_string(i);
@@ -57,11 +57,11 @@ rc::Gen<fuzz::Scenario> gen_always_runnable() {
 RC_GTEST_PROP(InvariantFair, ServiceStaysWithinTheLagBound, ()) {
   const auto s = *gen_always_runnable();
   const Profile profile = *profile_by_name("mainline");
-  fuzz::ExecOptions options;
+  scn::ExecOptions options;
   options.strict = false;
-  const auto r = fuzz::execute(s, profile, options);
+  const auto r = scn::execute(s, profile, options);
   if (!r.violations.empty()) {
-    std::string out = fuzz::print_scenario(s);
+    std::string out = scn::print_scenario(s);
     for (const auto& v : r.violations) out += inv::format_violation(v, "", profile.name);
     RC_FAIL(out);
   }

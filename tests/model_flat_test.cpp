@@ -9,7 +9,7 @@
 #include <string_view>
 #include <variant>
 
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "model/fair.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
@@ -240,16 +240,16 @@ TEST(ModelFlat, CgroupModeOnlyOnV73) {
   Profile m = *profile_by_name("mainline");
   EXPECT_NE(apply_features(m, "cgroup_mode=smp"), "");
 
-  auto ok = fuzz::parse_scenario("profile v7.3\nfeatures cgroup_mode=tasks\ntask A\nwake A\n");
-  ASSERT_TRUE(std::holds_alternative<fuzz::Scenario>(ok));
-  EXPECT_EQ(std::get<fuzz::Scenario>(ok).features, "cgroup_mode=tasks");
-  auto bad = fuzz::parse_scenario("profile v7.2\nfeatures cgroup_mode=smp\n");
-  ASSERT_TRUE(std::holds_alternative<fuzz::ParseError>(bad));
-  EXPECT_EQ(std::get<fuzz::ParseError>(bad).line, 2);
-  EXPECT_NE(std::get<fuzz::ParseError>(bad).message.find("v7.3"), std::string::npos);
-  auto bad_name = fuzz::parse_scenario("profile v7.3\nfeatures cgroup_mode=fast\n");
-  ASSERT_TRUE(std::holds_alternative<fuzz::ParseError>(bad_name));
-  EXPECT_EQ(std::get<fuzz::ParseError>(bad_name).column, 22);
+  auto ok = scn::parse_scenario("profile v7.3\nfeatures cgroup_mode=tasks\ntask A\nwake A\n");
+  ASSERT_TRUE(std::holds_alternative<scn::Scenario>(ok));
+  EXPECT_EQ(std::get<scn::Scenario>(ok).features, "cgroup_mode=tasks");
+  auto bad = scn::parse_scenario("profile v7.2\nfeatures cgroup_mode=smp\n");
+  ASSERT_TRUE(std::holds_alternative<scn::ParseError>(bad));
+  EXPECT_EQ(std::get<scn::ParseError>(bad).line, 2);
+  EXPECT_NE(std::get<scn::ParseError>(bad).message.find("v7.3"), std::string::npos);
+  auto bad_name = scn::parse_scenario("profile v7.3\nfeatures cgroup_mode=fast\n");
+  ASSERT_TRUE(std::holds_alternative<scn::ParseError>(bad_name));
+  EXPECT_EQ(std::get<scn::ParseError>(bad_name).column, 22);
 }
 
 }  // namespace

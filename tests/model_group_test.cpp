@@ -7,10 +7,11 @@
 #include <string>
 #include <variant>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/checker.hpp"
 #include "model/fair.hpp"
 #include "model/profile.hpp"
@@ -239,17 +240,8 @@ TEST(ModelGroup, MoveQueuedTask) {
 
 // ---- the scenario language ----
 
-fuzz::Scenario parse_ok(const std::string& text) {
-  auto r = fuzz::parse_scenario(text, "t.scn");
-  if (const auto* e = std::get_if<fuzz::ParseError>(&r)) ADD_FAILURE() << fuzz::format_parse_error(*e);
-  return std::holds_alternative<fuzz::Scenario>(r) ? std::get<fuzz::Scenario>(r) : fuzz::Scenario{};
-}
-
-std::string parse_error(const std::string& text) {
-  auto r = fuzz::parse_scenario(text, "t.scn");
-  const auto* e = std::get_if<fuzz::ParseError>(&r);
-  return e ? fuzz::format_parse_error(*e) : std::string("no error");
-}
+using test::parse_ok;
+std::string parse_error(const std::string& text) { return test::parse_error_text(text); }
 
 constexpr const char* kGroupScenario =
     "profile mainline\n"
@@ -269,23 +261,23 @@ constexpr const char* kGroupScenario =
     "expect no-violation\n";
 
 TEST(ScenarioGroups, ParsePrintRoundTrip) {
-  const fuzz::Scenario s = parse_ok(kGroupScenario);
+  const scn::Scenario s = parse_ok(kGroupScenario);
   ASSERT_EQ(s.ops.size(), 13u);
-  EXPECT_EQ(s.ops[0].kind, fuzz::OpKind::group_create);
+  EXPECT_EQ(s.ops[0].kind, scn::OpKind::group_create);
   EXPECT_EQ(s.ops[0].value, 512);
   EXPECT_EQ(s.ops[1].parent, "web");
   EXPECT_EQ(s.ops[1].value, 1024);
   EXPECT_EQ(s.ops[2].group, "batch");
-  EXPECT_EQ(s.ops[11].kind, fuzz::OpKind::move);
+  EXPECT_EQ(s.ops[11].kind, scn::OpKind::move);
   EXPECT_EQ(s.ops[11].group, "");
-  const std::string printed = fuzz::print_scenario(s);
+  const std::string printed = scn::print_scenario(s);
   EXPECT_EQ(printed, kGroupScenario);
-  EXPECT_TRUE(fuzz::same_scenario(parse_ok(printed), s));
+  EXPECT_TRUE(scn::same_scenario(parse_ok(printed), s));
 }
 
 TEST(ScenarioGroups, RunsClean) {
-  const fuzz::Scenario s = parse_ok(kGroupScenario);
-  const auto r = fuzz::execute(s, *profile_by_name("mainline"), {});
+  const scn::Scenario s = parse_ok(kGroupScenario);
+  const auto r = scn::execute(s, *profile_by_name("mainline"), {});
   EXPECT_TRUE(r.ok()) << r.error << (r.expectation_failures.empty() ? "" : r.expectation_failures.front())
                       << (r.violations.empty() ? "" : r.violations.front().what);
 }
@@ -310,28 +302,28 @@ TEST(ScenarioGroups, ErrorsNameLineAndColumn) {
 // has the group opcodes 12..15, and encode_bytes() round-trips them.
 TEST(ScenarioGroups, BytesVersions) {
   const std::vector<std::uint8_t> v1 = {1, 12, 0, 0, 0, 13, 0, 14, 0, 0};  // 12 % 12 = create, 13 = fork, 14 = wake
-  const fuzz::Scenario a = fuzz::decode_bytes(v1);
+  const scn::Scenario a = scn::decode_bytes(v1);
   ASSERT_EQ(a.ops.size(), 3u);
-  EXPECT_EQ(a.ops[0].kind, fuzz::OpKind::create);
-  EXPECT_EQ(a.ops[1].kind, fuzz::OpKind::fork);
-  EXPECT_EQ(a.ops[2].kind, fuzz::OpKind::wake);
+  EXPECT_EQ(a.ops[0].kind, scn::OpKind::create);
+  EXPECT_EQ(a.ops[1].kind, scn::OpKind::fork);
+  EXPECT_EQ(a.ops[2].kind, scn::OpKind::wake);
   const std::vector<std::uint8_t> v2 = {2, 12, 0, 5, 0, 0, 0, 0, 13, 0, 0, 14, 0, 1, 15, 0, 1};
-  const fuzz::Scenario b = fuzz::decode_bytes(v2);
+  const scn::Scenario b = scn::decode_bytes(v2);
   ASSERT_EQ(b.ops.size(), 5u);
-  EXPECT_EQ(b.ops[0].kind, fuzz::OpKind::group_create);
+  EXPECT_EQ(b.ops[0].kind, scn::OpKind::group_create);
   EXPECT_EQ(b.ops[0].group, "G0");
   EXPECT_EQ(b.ops[0].parent, "");  // 0 % (0 + 1) = 0 = root when no group exists
   EXPECT_EQ(b.ops[0].value, 512);  // kBytesShares[5]
-  EXPECT_EQ(b.ops[2].kind, fuzz::OpKind::move);
+  EXPECT_EQ(b.ops[2].kind, scn::OpKind::move);
   EXPECT_EQ(b.ops[2].group, "G0");
-  EXPECT_EQ(b.ops[3].kind, fuzz::OpKind::shares);
+  EXPECT_EQ(b.ops[3].kind, scn::OpKind::shares);
   EXPECT_EQ(b.ops[3].value, 2);
-  EXPECT_EQ(b.ops[4].kind, fuzz::OpKind::group_idle);
+  EXPECT_EQ(b.ops[4].kind, scn::OpKind::group_idle);
   EXPECT_EQ(b.ops[4].value, 1);
-  const auto enc = fuzz::encode_bytes(b);
+  const auto enc = scn::encode_bytes(b);
   ASSERT_TRUE(enc);
   EXPECT_EQ((*enc)[0], 2);
-  EXPECT_TRUE(fuzz::same_scenario(fuzz::decode_bytes(*enc), b));
+  EXPECT_TRUE(scn::same_scenario(scn::decode_bytes(*enc), b));
 }
 
 }  // namespace
@@ -345,28 +337,28 @@ namespace {
 // while DELAY_DEQUEUE keeps its entity queued; reweight_eevdf() then rescales
 // its lag by 2^19 while avg_vruntime() counts it at scale_load_down(2) = 2, and
 // V jumps (I-RW). v6.18 keeps the empty group's weight.
-fuzz::ExecResult run_emptied_delayed_group(const std::string& profile, u64 expected_weight) {
+scn::ExecResult run_emptied_delayed_group(const std::string& profile, u64 expected_weight) {
   const std::string text = "profile " + profile +
                            "\ntask T0\ngroup G0\nmove T0 G0\ntask T4 nice=9\nwake T0\nwake T4\ntick\nmove T0 root\n"
                            "expect field G0.weight == " + std::to_string(expected_weight) + "\n";
-  const auto parsed = fuzz::parse_scenario(text, "t.scn");
-  const auto* s = std::get_if<fuzz::Scenario>(&parsed);
+  const auto parsed = scn::parse_scenario(text, "t.scn");
+  const auto* s = std::get_if<scn::Scenario>(&parsed);
   if (!s) {
     ADD_FAILURE() << "parse error";
     return {};
   }
   std::string error;
-  const auto p = fuzz::build_profile(*s, {}, error);
+  const auto p = scn::build_profile(*s, {}, error);
   if (!p) {
     ADD_FAILURE() << error;
     return {};
   }
-  fuzz::ExecOptions options;
+  scn::ExecOptions options;
   options.keep_going = true;  // the field expectation follows the violating operation
-  return fuzz::execute(*s, *p, options);
+  return scn::execute(*s, *p, options);
 }
 
-bool reports(const fuzz::ExecResult& r, inv::Id id) {
+bool reports(const scn::ExecResult& r, inv::Id id) {
   for (const auto& v : r.violations)
     if (v.id == id) return true;
   return false;

@@ -16,10 +16,10 @@
 #include <variant>
 #include <vector>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/executor.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
 #include "support/run_scenario.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "invariants/checker.hpp"
 #include "model/fair.hpp"
 #include "model/system.hpp"
@@ -27,15 +27,11 @@
 namespace eevdf {
 namespace {
 
-fuzz::ExecResult run_text(const std::string& text, bool trace = false) {
+scn::ExecResult run_text(const std::string& text, bool trace = false) {
   return test::run_scenario_text(text, "t.scn", trace);
 }
 
-void expect_ok(const fuzz::ExecResult& r) {
-  EXPECT_TRUE(r.error.empty()) << r.error;
-  for (const auto& f : r.expectation_failures) ADD_FAILURE() << f;
-  for (const auto& v : r.violations) ADD_FAILURE() << inv::id_name(v.id) << " " << v.where << ": " << v.what;
-}
+using test::expect_ok;
 
 // A System with one checker per CPU, as the executor has them.
 struct Machine {
@@ -328,25 +324,25 @@ TEST(SmpGroup, ByteFormatFour) {
   const std::vector<std::uint8_t> ops = {12, 0, 0,   // group G0 below root, shares 1024
                                          0,  0, 0, 0,  // task T0
                                          13, 0, 0};    // move T0 G0
-  std::vector<std::uint8_t> v4 = {fuzz::kBytesFormatVersion4, fuzz::bytes_runqueue_byte(2)};
+  std::vector<std::uint8_t> v4 = {scn::kBytesFormatVersion4, scn::bytes_runqueue_byte(2)};
   v4.insert(v4.end(), ops.begin(), ops.end());
   std::vector<std::uint8_t> v3 = v4;
-  v3[0] = fuzz::kBytesFormatVersion3;
-  const fuzz::Scenario s4 = fuzz::decode_bytes(v4.data(), v4.size());
-  const fuzz::Scenario s3 = fuzz::decode_bytes(v3.data(), v3.size());
+  v3[0] = scn::kBytesFormatVersion3;
+  const scn::Scenario s4 = scn::decode_bytes(v4.data(), v4.size());
+  const scn::Scenario s3 = scn::decode_bytes(v3.data(), v3.size());
   ASSERT_EQ(s4.ops.size(), 3u);
   ASSERT_EQ(s3.ops.size(), 3u);
   EXPECT_EQ(s4.runqueues, 2u);
-  EXPECT_EQ(s4.ops[0].kind, fuzz::OpKind::group_create);
-  EXPECT_EQ(s4.ops[2].kind, fuzz::OpKind::move);
+  EXPECT_EQ(s4.ops[0].kind, scn::OpKind::group_create);
+  EXPECT_EQ(s4.ops[2].kind, scn::OpKind::move);
   EXPECT_EQ(s4.ops[2].group, "G0");
-  EXPECT_EQ(s3.ops[0].kind, fuzz::OpKind::schedule);
-  EXPECT_EQ(s3.ops[2].kind, fuzz::OpKind::schedule);
+  EXPECT_EQ(s3.ops[0].kind, scn::OpKind::schedule);
+  EXPECT_EQ(s3.ops[2].kind, scn::OpKind::schedule);
   std::string why;
-  const auto back = fuzz::encode_bytes(s4, false, &why);
+  const auto back = scn::encode_bytes(s4, false, &why);
   ASSERT_TRUE(back) << why;
-  EXPECT_EQ((*back)[0], fuzz::kBytesFormatVersion4);
-  EXPECT_EQ(fuzz::decode_bytes(back->data(), back->size()).ops.size(), 3u);
+  EXPECT_EQ((*back)[0], scn::kBytesFormatVersion4);
+  EXPECT_EQ(scn::decode_bytes(back->data(), back->size()).ops.size(), 3u);
 }
 
 }  // namespace

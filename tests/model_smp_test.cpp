@@ -13,12 +13,14 @@
 #include <variant>
 #include <vector>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/executor.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
 #include "fuzz/op_mutator.hpp"
 #include "fuzz/rc_commands.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "support/run_scenario.hpp"
+#include "support/scenario_text.hpp"
+#include "scenario/scenario_print.hpp"
 #include "model/system.hpp"
 
 namespace eevdf {
@@ -26,26 +28,10 @@ namespace {
 
 constexpr s64 kV0 = -1048576;
 
-fuzz::ExecResult run_text(const std::string& text) {
-  auto parsed = fuzz::parse_scenario(text, "t.scn");
-  if (const auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
-    ADD_FAILURE() << fuzz::format_parse_error(*e);
-    return {};
-  }
-  return fuzz::execute(std::get<fuzz::Scenario>(parsed), *profile_by_name("mainline"), {});
-}
-
-void expect_ok(const fuzz::ExecResult& r) {
-  EXPECT_TRUE(r.error.empty()) << r.error;
-  for (const auto& f : r.expectation_failures) ADD_FAILURE() << f;
-  for (const auto& v : r.violations) ADD_FAILURE() << inv::id_name(v.id) << " " << v.where << ": " << v.what;
-}
-
-std::string parse_error(const std::string& text) {
-  const auto r = fuzz::parse_scenario(text, "t.scn");
-  const auto* e = std::get_if<fuzz::ParseError>(&r);
-  return e ? fuzz::format_parse_error(*e) : std::string("no error");
-}
+// The scenario's own directives (profile, cpus, hz, runqueues) count, as in `eevdf-check run`.
+scn::ExecResult run_text(const std::string& text) { return test::run_scenario_text(text); }
+using test::expect_ok;
+std::string parse_error(const std::string& text) { return test::parse_error_text(text); }
 
 // A queued task moved by the load balancer keeps its lag (re-inflated for the
 // destination's load by place_entity()) and its deadline relative to its
@@ -197,14 +183,14 @@ TEST(Smp, ParseErrors) {
 TEST(Smp, PrintRoundTrip) {
   const std::string text =
       "profile v7.2\nrunqueues 4\ntask A\nwake A sync cpu=3\nmigrate A 1\nexpect curr A cpu=2\nexpect curr idle\n";
-  auto parsed = fuzz::parse_scenario(text, "t.scn");
-  ASSERT_TRUE(std::holds_alternative<fuzz::Scenario>(parsed));
-  const auto& s = std::get<fuzz::Scenario>(parsed);
+  auto parsed = scn::parse_scenario(text, "t.scn");
+  ASSERT_TRUE(std::holds_alternative<scn::Scenario>(parsed));
+  const auto& s = std::get<scn::Scenario>(parsed);
   EXPECT_EQ(s.runqueues, 4u);
   EXPECT_EQ(s.ops[1].cpu, 3);
   EXPECT_TRUE(s.ops[1].sync);
   EXPECT_EQ(s.ops[4].cpu, -1);
-  EXPECT_EQ(fuzz::print_scenario(s), text);
+  EXPECT_EQ(scn::print_scenario(s), text);
 }
 
 // Version 3: a runqueue byte, migrate = opcode 16, wake flags bit 1 = cpu=(flags >> 2) % runqueues;
@@ -217,49 +203,49 @@ TEST(Smp, BytesVersion3) {
                                         16, 0, 7,       // migrate T0 7 % 2 = 1
                                         12, 0, 0,       // group: schedule (2 runqueues)
                                         33, 0, 9};      // 33 % 17 = 16: migrate T0 1
-  const fuzz::Scenario s = fuzz::decode_bytes(v3);
+  const scn::Scenario s = scn::decode_bytes(v3);
   EXPECT_EQ(s.runqueues, 2u);
   ASSERT_EQ(s.ops.size(), 6u);
-  EXPECT_EQ(s.ops[1].kind, fuzz::OpKind::wake);
+  EXPECT_EQ(s.ops[1].kind, scn::OpKind::wake);
   EXPECT_TRUE(s.ops[1].sync);
   EXPECT_EQ(s.ops[1].cpu, 1);
   EXPECT_EQ(s.ops[2].cpu, -1);
-  EXPECT_EQ(s.ops[3].kind, fuzz::OpKind::migrate);
+  EXPECT_EQ(s.ops[3].kind, scn::OpKind::migrate);
   EXPECT_EQ(s.ops[3].cpu, 1);
-  EXPECT_EQ(s.ops[4].kind, fuzz::OpKind::schedule);
-  EXPECT_EQ(s.ops[5].kind, fuzz::OpKind::migrate);
+  EXPECT_EQ(s.ops[4].kind, scn::OpKind::schedule);
+  EXPECT_EQ(s.ops[5].kind, scn::OpKind::migrate);
   EXPECT_EQ(s.ops[5].cpu, 1);
-  const auto enc = fuzz::encode_bytes(s);
+  const auto enc = scn::encode_bytes(s);
   ASSERT_TRUE(enc);
   EXPECT_EQ((*enc)[0], 3);
   EXPECT_EQ((*enc)[1], 1);
-  EXPECT_TRUE(fuzz::same_scenario(fuzz::decode_bytes(*enc), s));
+  EXPECT_TRUE(scn::same_scenario(scn::decode_bytes(*enc), s));
   // the decoded text parses back to the same scenario
-  auto parsed = fuzz::parse_scenario(fuzz::print_scenario(s), "t.scn");
-  ASSERT_TRUE(std::holds_alternative<fuzz::Scenario>(parsed));
-  EXPECT_TRUE(fuzz::same_scenario(std::get<fuzz::Scenario>(parsed), s));
+  auto parsed = scn::parse_scenario(scn::print_scenario(s), "t.scn");
+  ASSERT_TRUE(std::holds_alternative<scn::Scenario>(parsed));
+  EXPECT_TRUE(scn::same_scenario(std::get<scn::Scenario>(parsed), s));
 
   // one runqueue in version 3: group opcodes stay groups, cpu= is 0
-  const fuzz::Scenario one = fuzz::decode_bytes(std::vector<std::uint8_t>{3, 8, 12, 0, 0, 0, 20, 0, 0, 16, 0, 1});
+  const scn::Scenario one = scn::decode_bytes(std::vector<std::uint8_t>{3, 8, 12, 0, 0, 0, 20, 0, 0, 16, 0, 1});
   EXPECT_EQ(one.runqueues, 1u);  // 8 % 8 + 1
   ASSERT_EQ(one.ops.size(), 3u);
-  EXPECT_EQ(one.ops[0].kind, fuzz::OpKind::group_create);
-  EXPECT_EQ(one.ops[2].kind, fuzz::OpKind::migrate);
+  EXPECT_EQ(one.ops[0].kind, scn::OpKind::group_create);
+  EXPECT_EQ(one.ops[2].kind, scn::OpKind::migrate);
   EXPECT_EQ(one.ops[2].cpu, 0);
 
   // versions 1 and 2 read opcode 16 as before (16 % 12 = run; 16 % 16 = create), no runqueue byte
-  const fuzz::Scenario a = fuzz::decode_bytes(std::vector<std::uint8_t>{1, 16, 5, 0, 0});
+  const scn::Scenario a = scn::decode_bytes(std::vector<std::uint8_t>{1, 16, 5, 0, 0});
   ASSERT_EQ(a.ops.size(), 1u);
-  EXPECT_EQ(a.ops[0].kind, fuzz::OpKind::run);
+  EXPECT_EQ(a.ops[0].kind, scn::OpKind::run);
   EXPECT_EQ(a.ops[0].value, 1'000'000);
   EXPECT_EQ(a.runqueues, 1u);
-  const fuzz::Scenario b = fuzz::decode_bytes(std::vector<std::uint8_t>{2, 16, 20, 0, 0, 2, 0, 3});
+  const scn::Scenario b = scn::decode_bytes(std::vector<std::uint8_t>{2, 16, 20, 0, 0, 2, 0, 3});
   ASSERT_EQ(b.ops.size(), 2u);
-  EXPECT_EQ(b.ops[0].kind, fuzz::OpKind::create);
+  EXPECT_EQ(b.ops[0].kind, scn::OpKind::create);
   EXPECT_EQ(b.ops[1].cpu, -1);  // flags bit 1 means nothing before version 3
   EXPECT_TRUE(b.ops[1].sync);
   // a scenario without CPU operations still encodes as version 1
-  const auto enc1 = fuzz::encode_bytes(a);
+  const auto enc1 = scn::encode_bytes(a);
   ASSERT_TRUE(enc1);
   EXPECT_EQ((*enc1)[0], 1);
 }
@@ -275,7 +261,7 @@ TEST(Smp, OpMutatorKeepsTheVersion3Header) {
     ASSERT_GE(n, 2u);
     EXPECT_EQ(b[0], 3);
     EXPECT_EQ(b[1], 3);
-    EXPECT_EQ(fuzz::decode_bytes(b.data(), n).runqueues, 4u);
+    EXPECT_EQ(scn::decode_bytes(b.data(), n).runqueues, 4u);
   }
 }
 
@@ -301,7 +287,7 @@ TEST(Smp, StatefulCheckOnThreeCpus) {
   setup->header.runqueues = 2;
   fuzz::RcSystem sut(setup);
   EXPECT_EQ(sut.sys.size(), 2u);
-  EXPECT_NE(fuzz::print_scenario(sut.scenario()).find("runqueues 2"), std::string::npos);
+  EXPECT_NE(scn::print_scenario(sut.scenario()).find("runqueues 2"), std::string::npos);
 }
 
 }  // namespace

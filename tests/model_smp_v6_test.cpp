@@ -22,8 +22,8 @@
 #include <string>
 #include <variant>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "model/system.hpp"
 
 namespace eevdf {
@@ -299,13 +299,13 @@ TEST(SmpV6Refusal, ScenariosRunOnTheOlderProfiles) {
     const std::string text = "profile " + p +
                              "\nrunqueues 3\ntask A\ntask B\ntask C\nwake A\nwake B\nwake C cpu=2\nrun 1ms\n"
                              "migrate B 1\nsleep A\nmigrate A 2\nwake A\nrun 5ms\nexpect no-violation\n";
-    auto parsed = fuzz::parse_scenario(text, "t.scn");
-    const auto* s = std::get_if<fuzz::Scenario>(&parsed);
-    ASSERT_NE(s, nullptr) << p << ": " << fuzz::format_parse_error(std::get<fuzz::ParseError>(parsed));
+    auto parsed = scn::parse_scenario(text, "t.scn");
+    const auto* s = std::get_if<scn::Scenario>(&parsed);
+    ASSERT_NE(s, nullptr) << p << ": " << scn::format_parse_error(std::get<scn::ParseError>(parsed));
     EXPECT_EQ(s->runqueues, 3u);
-    fuzz::ExecOptions options;
+    scn::ExecOptions options;
     ASSERT_EQ(inv::parse_selection("", run.skip, options.selection), "");
-    const auto r = fuzz::execute(*s, *profile_by_name(p), options);
+    const auto r = scn::execute(*s, *profile_by_name(p), options);
     EXPECT_TRUE(r.error.empty()) << p << ": " << r.error;
     EXPECT_TRUE(r.expectation_failures.empty()) << p;
     for (const auto& v : r.violations) ADD_FAILURE() << p << ": " << inv::id_name(v.id) << " " << v.what;

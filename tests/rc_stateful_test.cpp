@@ -10,11 +10,11 @@
 #include <sstream>
 #include <variant>
 
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 #include "fuzz/rc_commands.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "support/run_scenario.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 
 namespace eevdf {
@@ -23,11 +23,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Parses and replays a scenario text strictly, as `eevdf-check run` does.
-fuzz::ExecResult replay(const std::string& text, bool trace = false) {
+scn::ExecResult replay(const std::string& text, bool trace = false) {
   return test::run_scenario_text(text, "<counterexample>", trace);
 }
 
-bool has_violation(const fuzz::ExecResult& r, const std::string& id) {
+bool has_violation(const scn::ExecResult& r, const std::string& id) {
   for (const auto& v : r.violations)
     if (inv::id_name(v.id) == id) return true;
   return false;
@@ -134,7 +134,7 @@ TEST(RcStateful, FeaturesAndTunablesGoIntoTheHeader) {
   std::string error;
   const auto setup = fuzz::make_rc_setup(c.profile, error);
   ASSERT_TRUE(setup) << error;
-  const std::string text = fuzz::print_scenario(setup->header);
+  const std::string text = scn::print_scenario(setup->header);
   EXPECT_NE(text.find("NEXT_BUDDY"), std::string::npos) << text;
   EXPECT_NE(text.find("cpus 2"), std::string::npos) << text;
 }
@@ -156,7 +156,7 @@ RC_GTEST_PROP(RcStateful, ShownSequencesReplayExactly, ()) {
 
   std::ostringstream shown;
   rc::show(cmds, shown);
-  const std::string text = fuzz::print_scenario(sut.scenario());
+  const std::string text = scn::print_scenario(sut.scenario());
   RC_ASSERT(shown.str() == text);
 
   const auto r = replay(text, /*trace=*/true);
@@ -197,8 +197,8 @@ TEST(RcStateful, CommandShowUsesPrintOp) {
     std::string line = os.str();
     verbs.insert(line.substr(0, line.find(' ')));
     for (auto p = line.find("<curr>"); p != std::string::npos; p = line.find("<curr>")) line.replace(p, 6, "T0");
-    const auto parsed = fuzz::parse_scenario("profile mainline\ntask T0\n" + line + "\n");
-    EXPECT_TRUE(std::holds_alternative<fuzz::Scenario>(parsed)) << line;
+    const auto parsed = scn::parse_scenario("profile mainline\ntask T0\n" + line + "\n");
+    EXPECT_TRUE(std::holds_alternative<scn::Scenario>(parsed)) << line;
   }
   EXPECT_EQ(verbs.size(), 12u) << ::testing::PrintToString(verbs);  // task fork wake sleep run tick schedule yield nice policy slice exit
 }

@@ -8,25 +8,19 @@
 #include <variant>
 #include <vector>
 
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 #include "fuzz/minimize.hpp"
-#include "fuzz/run_settings.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/run_settings.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 namespace {
 
-Scenario parse(const std::string& text) {
-  auto parsed = parse_scenario(text, "test.scn");
-  if (auto* e = std::get_if<ParseError>(&parsed)) {
-    ADD_FAILURE() << format_parse_error(*e);
-    return {};
-  }
-  return std::get<Scenario>(parsed);
-}
+Scenario parse(const std::string& text) { return test::parse_ok(text, "test.scn"); }
 
 std::vector<std::string> off(const inv::Selection& s) {
   std::vector<std::string> out;
@@ -189,8 +183,8 @@ TEST(RunSettings, TheMinimizerKeepsThem) {
   const ExecResult r = execute(s, profile, o);
   ASSERT_FALSE(r.violations.empty());
   ASSERT_EQ(inv::id_name(r.violations.front().id), "I-OVF");
-  const MinimizeResult m =
-      minimize(s, profile, r.violations.front(), std::chrono::seconds(10), o.tolerances, o.selection);
+  const fuzz::MinimizeResult m =
+      fuzz::minimize(s, profile, r.violations.front(), std::chrono::seconds(10), o.tolerances, o.selection);
   EXPECT_LT(m.scenario.ops.size(), s.ops.size());
   EXPECT_EQ(m.scenario.skip, Names{"I-PROT"});
   EXPECT_FALSE(m.scenario.tolerate);
@@ -204,4 +198,4 @@ TEST(RunSettings, TheMinimizerKeepsThem) {
 }
 
 }  // namespace
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

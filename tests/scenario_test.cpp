@@ -10,28 +10,22 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/duration.hpp"
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/duration.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "support/scenario_text.hpp"
+#include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 // RapidCheck prints counterexamples through this.
 inline void showValue(const Scenario& s, std::ostream& os) { os << "\n" << print_scenario(s); }
 
 namespace {
 
-Scenario parse_ok(std::string_view text) {
-  ParseResult r = parse_scenario(text, "t.scn");
-  if (auto* e = std::get_if<ParseError>(&r)) {
-    ADD_FAILURE() << "unexpected parse error: " << format_parse_error(*e) << "\n--- input ---\n" << text;
-    return {};
-  }
-  return std::get<Scenario>(std::move(r));
-}
+using test::parse_ok;
 
 ParseError parse_err(std::string_view text) {
   ParseResult r = parse_scenario(text, "t.scn");
@@ -949,4 +943,4 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
 }
 
 }  // namespace
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <variant>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "invariants/ids.hpp"
 #include "smt/obligations.hpp"
 
@@ -60,9 +60,9 @@ struct ReplayResult {
 ReplayResult replay(const std::string& text, const std::string& variant) {
   Profile profile = *profile_by_name("mainline");
   EXPECT_TRUE(smt::apply_variant_to_profile(profile, variant));
-  auto parsed = fuzz::parse_scenario(text, "counterexample.scn");
-  if (auto* e = std::get_if<fuzz::ParseError>(&parsed)) return {fuzz::format_parse_error(*e), {}};
-  const auto r = fuzz::execute(std::get<fuzz::Scenario>(parsed), profile, fuzz::ExecOptions{});
+  auto parsed = scn::parse_scenario(text, "counterexample.scn");
+  if (auto* e = std::get_if<scn::ParseError>(&parsed)) return {scn::format_parse_error(*e), {}};
+  const auto r = scn::execute(std::get<scn::Scenario>(parsed), profile, scn::ExecOptions{});
   return {r.error, r.violations};
 }
 

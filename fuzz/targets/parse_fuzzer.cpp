@@ -12,8 +12,8 @@
 #include <string_view>
 #include <variant>
 
-#include "fuzz/scenario_parse.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "scenario/scenario_print.hpp"
 
 namespace {
 
@@ -25,7 +25,7 @@ namespace {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace eevdf::fuzz;
+  using namespace eevdf::scn;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const ParseResult first = parse_scenario(text, "fuzz");
   if (const auto* e = std::get_if<ParseError>(&first)) {

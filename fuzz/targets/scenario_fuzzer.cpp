@@ -1,5 +1,5 @@
 // libFuzzer target: the input bytes decode to an operation sequence (every
-// byte string is a valid one, fuzz/bytes.hpp), which runs on the profile given
+// byte string is a valid one, scenario/bytes.hpp), which runs on the profile given
 // by EEVDF_PROFILE / EEVDF_FEATURES (default mainline), with the bug switch in
 // EEVDF_BUG if set (a Bxx of `eevdf-check profiles`; bench/rediscover.sh uses
 // it), and every invariant checked after every operation (EEVDF_NO_TOLERANCE=1
@@ -18,21 +18,21 @@
 #include <cstdlib>
 #include <string>
 
-#include "fuzz/bytes.hpp"
-#include "fuzz/executor.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
 #include "fuzz/op_mutator.hpp"
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 
 namespace {
 
 const eevdf::Profile& profile() {
   static const eevdf::Profile p = [] {
-    eevdf::fuzz::ProfileOverride o;
+    eevdf::scn::ProfileOverride o;
     if (const char* name = std::getenv("EEVDF_PROFILE")) o.profile = name;
     if (const char* features = std::getenv("EEVDF_FEATURES")) o.features = features;
     if (const char* bug = std::getenv("EEVDF_BUG")) o.bug = bug;  // a bug switch (eevdf-check profiles)
     std::string error;
-    const auto built = eevdf::fuzz::build_profile(eevdf::fuzz::Scenario{}, o, error);
+    const auto built = eevdf::scn::build_profile(eevdf::scn::Scenario{}, o, error);
     if (!built) {
       std::fprintf(stderr, "scenario_fuzzer: %s\n", error.c_str());
       std::exit(2);
@@ -45,11 +45,11 @@ const eevdf::Profile& profile() {
 std::size_t max_ops() {
   static const std::size_t n = [] {
     const char* v = std::getenv("EEVDF_MAX_OPS");
-    if (!v || !*v) return eevdf::fuzz::kMaxBytesOps;
+    if (!v || !*v) return eevdf::scn::kMaxBytesOps;
     char* end = nullptr;
     const unsigned long parsed = std::strtoul(v, &end, 10);
-    if (*end != '\0' || parsed == 0 || parsed > eevdf::fuzz::kMaxBytesOps) {
-      std::fprintf(stderr, "scenario_fuzzer: EEVDF_MAX_OPS must be 1..%zu\n", eevdf::fuzz::kMaxBytesOps);
+    if (*end != '\0' || parsed == 0 || parsed > eevdf::scn::kMaxBytesOps) {
+      std::fprintf(stderr, "scenario_fuzzer: EEVDF_MAX_OPS must be 1..%zu\n", eevdf::scn::kMaxBytesOps);
       std::exit(2);
     }
     return static_cast<std::size_t>(parsed);
@@ -72,22 +72,22 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace eevdf;
-  static fuzz::Executor executor(profile(), [] {
-    fuzz::ExecOptions o;
+  static scn::Executor executor(profile(), [] {
+    scn::ExecOptions o;
     o.strict = false;
     if (const char* v = std::getenv("EEVDF_NO_TOLERANCE"); v && *v == '1') o.tolerances = inv::Tolerances{false};
     return o;
   }());
-  static fuzz::Scenario s;  // reused: its storage survives from input to input
-  fuzz::decode_bytes_into(data, size, s, max_ops());
-  const fuzz::ExecResult r = executor.run(s);
+  static scn::Scenario s;  // reused: its storage survives from input to input
+  scn::decode_bytes_into(data, size, s, max_ops());
+  const scn::ExecResult r = executor.run(s);
   if (r.violations.empty()) return 0;
   const auto& v = r.violations.front();
-  fuzz::Scenario shown = s;
+  scn::Scenario shown = s;
   shown.profile = profile().name;
   std::fprintf(stderr, "\n%s\n--- scenario ---\n%s--- end ---\n",
-               inv::format_violation(v, fuzz::print_op(s.ops[static_cast<std::size_t>(v.op_index)]), profile().name).c_str(),
-               fuzz::print_scenario(shown).c_str());
+               inv::format_violation(v, scn::print_op(s.ops[static_cast<std::size_t>(v.op_index)]), profile().name).c_str(),
+               scn::print_scenario(shown).c_str());
   std::abort();
 }
 

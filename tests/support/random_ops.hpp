@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 
 namespace eevdf::testing {
 
@@ -22,9 +22,9 @@ inline rc::Gen<s64> gen_slice() {
   return rc::gen::element<s64>(0, 100000, 700000, 1000000, 3000000, 20000000, 100000000);
 }
 
-inline rc::Gen<fuzz::Op> gen_op(int ntasks) {
-  using fuzz::Op;
-  using fuzz::OpKind;
+inline rc::Gen<scn::Op> gen_op(int ntasks) {
+  using scn::Op;
+  using scn::OpKind;
   auto name = rc::gen::map(rc::gen::inRange(0, ntasks), [](int i) { return "T" + std::to_string(i); });
   auto policy = rc::gen::element(Policy::normal, Policy::normal, Policy::normal, Policy::batch, Policy::idle);
   return rc::gen::oneOf(
@@ -50,24 +50,24 @@ inline rc::Gen<fuzz::Op> gen_op(int ntasks) {
 }
 
 // A scenario creating ntasks tasks (random nice, policy, slice) followed by ops.
-inline rc::Gen<fuzz::Scenario> gen_scenario(int max_tasks, int max_ops) {
+inline rc::Gen<scn::Scenario> gen_scenario(int max_tasks, int max_ops) {
   return rc::gen::mapcat(rc::gen::inRange(1, max_tasks + 1), [=](int ntasks) {
-    auto creates = rc::gen::container<std::vector<fuzz::Op>>(
+    auto creates = rc::gen::container<std::vector<scn::Op>>(
         static_cast<std::size_t>(ntasks),
         rc::gen::map(rc::gen::tuple(rc::gen::inRange(-20, 20),
                                     rc::gen::element(Policy::normal, Policy::normal, Policy::batch, Policy::idle),
                                     gen_slice()),
                      [](auto t) {
-                       fuzz::Op o;
-                       o.kind = fuzz::OpKind::create;
+                       scn::Op o;
+                       o.kind = scn::OpKind::create;
                        o.value = std::get<0>(t);
                        o.policy = std::get<1>(t);
                        o.slice = std::get<2>(t);
                        return o;
                      }));
-    auto ops = rc::gen::resize(max_ops, rc::gen::container<std::vector<fuzz::Op>>(gen_op(ntasks)));
+    auto ops = rc::gen::resize(max_ops, rc::gen::container<std::vector<scn::Op>>(gen_op(ntasks)));
     return rc::gen::map(rc::gen::tuple(creates, ops), [](auto t) {
-      fuzz::Scenario s;
+      scn::Scenario s;
       auto& c = std::get<0>(t);
       for (std::size_t i = 0; i < c.size(); ++i) {
         c[i].task = "T" + std::to_string(i);

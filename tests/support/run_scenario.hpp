@@ -7,28 +7,36 @@
 #include <string>
 #include <variant>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario_parse.hpp"
+#include "invariants/ids.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
 
 namespace eevdf::test {
 
-inline fuzz::ExecResult run_scenario_text(const std::string& text, const std::string& file_name = "t.scn",
+inline scn::ExecResult run_scenario_text(const std::string& text, const std::string& file_name = "t.scn",
                                           bool trace = false) {
-  const auto parsed = fuzz::parse_scenario(text, file_name);
-  if (const auto* e = std::get_if<fuzz::ParseError>(&parsed)) {
-    ADD_FAILURE() << fuzz::format_parse_error(*e) << "\n" << text;
+  const auto parsed = scn::parse_scenario(text, file_name);
+  if (const auto* e = std::get_if<scn::ParseError>(&parsed)) {
+    ADD_FAILURE() << scn::format_parse_error(*e) << "\n" << text;
     return {};
   }
-  const auto& s = std::get<fuzz::Scenario>(parsed);
+  const auto& s = std::get<scn::Scenario>(parsed);
   std::string error;
-  const auto profile = fuzz::build_profile(s, {}, error);
+  const auto profile = scn::build_profile(s, {}, error);
   if (!profile) {
     ADD_FAILURE() << error;
     return {};
   }
-  fuzz::ExecOptions options;  // strict
+  scn::ExecOptions options;  // strict
   options.trace = trace;
-  return fuzz::execute(s, *profile, options);
+  return scn::execute(s, *profile, options);
+}
+
+// No error, no failed expectation, no violation.
+inline void expect_ok(const scn::ExecResult& r) {
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  for (const auto& f : r.expectation_failures) ADD_FAILURE() << f;
+  for (const auto& v : r.violations) ADD_FAILURE() << inv::id_name(v.id) << " " << v.where << ": " << v.what;
 }
 
 }  // namespace eevdf::test

@@ -10,7 +10,7 @@
 
 #include "model/kernel_types.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 inline constexpr s64 kMaxDurationNs = s64{1} << 62;
 
@@ -28,4 +28,4 @@ std::string format_duration(s64 ns);
 // other byte as \xNN, cut after `max_len` bytes with "...".
 std::string quote_input(std::string_view text, std::size_t max_len = 40);
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

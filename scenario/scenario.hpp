@@ -12,7 +12,7 @@
 #include "model/kernel_types.hpp"
 #include "model/sched.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 enum class OpKind : std::uint8_t {
   // task operations (kernel entry points)
@@ -49,7 +49,9 @@ struct Op {
   OpKind kind = OpKind::schedule;
   std::string task;      // the task the operation acts on ("idle" for expect_curr idle)
   std::string child;     // fork: the child's name
-  s64 value = 0;         // nice level; duration / slice in ns; expect_field value
+  // One field, a meaning per kind: read it through the accessors below, which
+  // name the meaning (the operation table's Arg kinds, scenario/op_table.hpp).
+  s64 value = 0;
   Policy policy = Policy::normal;  // create, policy
   bool sync = false;     // wake
   bool racing = false;   // fork: the copy races a sched_change of the parent (Rq::fork_task);
@@ -67,6 +69,13 @@ struct Op {
   // migrate, the CPU of expect curr and of debug_read. -1 = not given (the
   // task's own CPU; CPU 0 for expect curr and debug_read).
   int cpu = -1;
+
+  int nice_level() const { return static_cast<int>(value); }   // create (nice=), nice: -20..19
+  u64 duration_ns() const { return static_cast<u64>(value); }  // run: the time to run
+  u64 slice_ns() const { return static_cast<u64>(value); }     // slice: the requested slice (0: base); create has `slice`
+  u64 shares() const { return static_cast<u64>(value); }       // group_create (shares=), shares: cpu.shares
+  bool idle() const { return value != 0; }                     // group_idle: cpu.idle
+  s64 expected_value() const { return value; }                 // expect_field: the value compared with
 };
 
 inline constexpr s64 kDefaultShares = 1024;  // cpu.shares of a new group (NICE_0_LOAD unscaled)
@@ -98,7 +107,7 @@ struct Scenario {
   // Run settings: what the checker checks and tolerates, and what it runs on
   // (the directives `skip`, `tolerate`, `keep_going` and `backend`, the command
   // line's --skip, --no-tolerance, --keep-going and --backend; applied by
-  // fuzz/run_settings.hpp, not by execute(), which takes ExecOptions as given).
+  // scenario/run_settings.hpp, not by execute(), which takes ExecOptions as given).
   std::vector<std::string> skip;  // invariants not checked, "I-AUG", in the order written
   bool tolerate = true;           // false: `tolerate none`, report the documented findings F1, F6, F7
   bool keep_going = false;        // `keep_going`: run on after the first violation (--keep-going)
@@ -108,4 +117,4 @@ struct Scenario {
   std::vector<Expectation> expectations;
 };
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

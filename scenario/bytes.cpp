@@ -1,27 +1,42 @@
-#include "fuzz/bytes.hpp"
+#include "scenario/bytes.hpp"
 
 #include <algorithm>
 #include <iterator>
 #include <string_view>
 
-namespace eevdf::fuzz {
+#include "scenario/op_table.hpp"
+
+namespace eevdf::scn {
 
 namespace {
 
-constexpr OpKind kOpcodeKinds[kBytesOpKinds5] = {
-    OpKind::create, OpKind::fork,     OpKind::wake,  OpKind::sleep, OpKind::run,    OpKind::tick,
-    OpKind::schedule, OpKind::yield, OpKind::nice, OpKind::policy, OpKind::slice, OpKind::exit,
-    OpKind::group_create, OpKind::move, OpKind::shares, OpKind::group_idle,  // version 2
-    OpKind::migrate,                                                         // version 3
-    OpKind::debug_read,                                                      // version 5
-};
+// The kind of every opcode, from the operation table (scenario/op_table.hpp):
+// create .. exit (version 1), the group kinds (2), migrate (3), debug_read (5).
+constexpr std::array<OpKind, kBytesOpKinds5> kOpcodeKinds = [] {
+  std::array<OpKind, kBytesOpKinds5> kinds{};
+  for (const OpSpec& spec : kOpTable)
+    if (spec.opcode >= 0) kinds[static_cast<std::size_t>(spec.opcode)] = spec.kind;
+  return kinds;
+}();
+constexpr bool every_opcode_once() {
+  std::size_t n = 0;
+  for (const OpSpec& spec : kOpTable) {
+    if (spec.opcode < 0) continue;
+    if (static_cast<std::size_t>(spec.opcode) >= kBytesOpKinds5 || kOpcodeKinds[static_cast<std::size_t>(spec.opcode)] != spec.kind)
+      return false;
+    ++n;
+  }
+  return n == kBytesOpKinds5;
+}
+static_assert(every_opcode_once(), "the opcodes of the operation table are 0 .. kBytesOpKinds5 - 1, each once");
+static_assert(kOpcodeKinds[kBytesOpKinds - 1] == OpKind::exit && kOpcodeKinds[kBytesOpKinds2 - 1] == OpKind::group_idle &&
+                  kOpcodeKinds[kBytesOpKinds3 - 1] == OpKind::migrate,
+              "each format version's opcodes end where they did: old inputs decode as before");
 
 constexpr std::string_view kGroupNames[] = {"G0", "G1", "G2", "G3", "G4", "G5", "G6", "G7"};
 static_assert(std::size(kGroupNames) == kMaxBytesGroups);
 
-bool is_group_op(OpKind k) {
-  return k == OpKind::group_create || k == OpKind::move || k == OpKind::shares || k == OpKind::group_idle;
-}
+bool is_group_op(OpKind k) { return op_spec(k).group_op; }
 
 constexpr Policy kPolicies[3] = {Policy::normal, Policy::batch, Policy::idle};
 
@@ -43,11 +58,7 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-int opcode_of(OpKind k) {
-  for (std::size_t i = 0; i < kBytesOpKinds5; ++i)
-    if (kOpcodeKinds[i] == k) return static_cast<int>(i);
-  return -1;
-}
+int opcode_of(OpKind k) { return static_cast<std::size_t>(k) < kOpTable.size() ? op_spec(k).opcode : -1; }
 
 // Index of a name "<prefix><n>" with n < count, or -1.
 int name_index(std::string_view name, std::size_t count, char prefix) {
@@ -80,29 +91,7 @@ std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size) {
 OpKind bytes_op_kind(std::uint8_t opcode, std::size_t kinds) { return kOpcodeKinds[opcode % kinds]; }
 
 std::size_t bytes_arg_count(OpKind kind) {
-  switch (kind) {
-    case OpKind::create: return 3;
-    case OpKind::fork: return 1;
-    case OpKind::wake: return 2;
-    case OpKind::sleep: return 1;
-    case OpKind::run: return 3;
-    case OpKind::tick: return 0;
-    case OpKind::schedule: return 0;
-    case OpKind::yield: return 1;
-    case OpKind::nice: return 2;
-    case OpKind::policy: return 2;
-    case OpKind::slice: return 2;
-    case OpKind::exit: return 1;
-    case OpKind::group_create:
-    case OpKind::move:
-    case OpKind::shares:
-    case OpKind::group_idle: return 2;
-    case OpKind::migrate: return 2;
-    case OpKind::debug_read: return 2;
-    case OpKind::expect_curr:
-    case OpKind::expect_field: return 0;
-  }
-  return 0;
+  return static_cast<std::size_t>(kind) < kOpTable.size() ? op_spec(kind).byte_args : 0;
 }
 
 bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
@@ -162,10 +151,7 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
       op.value = kBytesShares[0];
       continue;
     }
-    const bool needs_task = kind != OpKind::create && kind != OpKind::run && kind != OpKind::tick &&
-                            kind != OpKind::schedule && kind != OpKind::group_create && kind != OpKind::shares &&
-                            kind != OpKind::group_idle && kind != OpKind::debug_read;
-    if (needs_task && ntasks == 0) {
+    if (op_spec(kind).byte_needs_task && ntasks == 0) {
       op.kind = OpKind::create;  // nice 0, policy normal, slice 0
       op.task = task_name(ntasks++);
       continue;
@@ -435,4 +421,4 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   return out;
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

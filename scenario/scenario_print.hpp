@@ -11,9 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 std::string print_scenario(const Scenario& s);
 
@@ -39,4 +39,4 @@ bool same_scenario(const Scenario& a, const Scenario& b);
 // The Op fields that matter for its kind (same rule as same_scenario).
 bool same_op(const Op& a, const Op& b);
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -8,14 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/coverage.hpp"
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 #include "invariants/checker.hpp"
 #include "model/profile.hpp"
 #include "model/system.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 // The profile a scenario asks for (profile, features, cpus, hz, base_slice),
 // with an optional override from the command line. Error text on failure.
@@ -30,7 +29,7 @@ struct ProfileOverride {
 };
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
 
-// Backend, backend_name() and backend_from_name(): fuzz/scenario.hpp (the
+// Backend, backend_name() and backend_from_name(): scenario/scenario.hpp (the
 // scenario's `backend` directive names one).
 
 // Lockstep: the first field in which the kernel's state differs from the model's.
@@ -43,6 +42,16 @@ struct Divergence {
 // The first difference between the model's state and the kernel's (one CPU), or nullopt.
 std::optional<Divergence> first_difference(const System& model, const System& kernel);
 
+// Told of every operation the executor applied: its kind, its result and the
+// runqueue it ran on. The fuzz engines' state coverage (fuzz/coverage.hpp) is one.
+class OperationObserver {
+ public:
+  virtual void after_operation(const Rq& rq, OpKind kind, Refusal result) = 0;
+
+ protected:
+  ~OperationObserver() = default;
+};
+
 struct ExecOptions {
   // Text scenarios are strict: an operation the kernel cannot perform in the
   // current state (sleep of a task that is not running, ...) is an error.
@@ -52,7 +61,7 @@ struct ExecOptions {
   bool trace = false;       // record a StepTrace after every operation
   inv::Selection selection;
   inv::Tolerances tolerances;  // documented findings tolerated by default (docs/findings.md)
-  StateCoverage* coverage = nullptr;  // if set, every operation's feature is noted (fuzz/coverage.hpp)
+  OperationObserver* observer = nullptr;  // if set, told of every operation (state coverage: fuzz/coverage.hpp)
   Backend backend = Backend::model;
 };
 
@@ -98,19 +107,16 @@ struct ExecResult {
 };
 
 // How the checker sees an operation: only placement-class operations may move
-// a vruntime other than by running (I-MONO).
+// a vruntime other than by running (I-MONO). The operation table's column.
 inv::OpClass op_class(OpKind kind);
 
-// Runs a task-group operation (group_create, move, shares, group_idle) on rq;
-// `task` is the resolved id of op.task for move. Shared by every engine.
-Refusal apply_group_op(Rq& rq, const Op& op, int task);
-// The same on several CPUs: group operations on every CPU, a move on the task's.
-Refusal apply_group_op(System& sys, const Op& op, int task);
 // The group id of a group name (empty = the root group, -1), or nullopt.
 std::optional<int> group_id(const Rq& rq, const std::string& name);
 
-// The one place that applies an operation to a backend (fuzz/executor.cpp):
-// the model's System, or the kernel backend. `id` is the resolved task id of
+// The one place that applies an operation to a backend (scenario/executor.cpp):
+// the model's System, or the kernel backend. The executor, the RapidCheck
+// commands (fuzz/rc_commands.cpp) and the bridges' simulator (bridge/sim.cpp)
+// all call it. `id` is the resolved task id of
 // op.task (-1 if none). Expectations are not operations: Refusal::none.
 Refusal apply_operation(System& sys, const Op& op, int id);
 Refusal apply_operation(kernelsrc::KernelBackend& kernel, const Op& op, int id);
@@ -131,4 +137,4 @@ class Executor {
   std::vector<int> slot_task_;           // per run: their runqueue ids
 };
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

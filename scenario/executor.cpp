@@ -1,6 +1,7 @@
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 
-#include "fuzz/scenario_print.hpp"
+#include "scenario/op_table.hpp"
+#include "scenario/scenario_print.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -12,7 +13,7 @@
 #include "model/system.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error) {
   const std::string& name = o.profile.empty() ? s.profile : o.profile;
@@ -45,21 +46,7 @@ std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o
   return profile;
 }
 
-inv::OpClass op_class(OpKind k) {
-  switch (k) {
-    case OpKind::run:
-    case OpKind::tick:
-    case OpKind::schedule:
-    case OpKind::sleep:
-    case OpKind::exit:
-    case OpKind::expect_curr:
-    case OpKind::expect_field:
-    case OpKind::debug_read:  // moves no vruntime (a racing reader's stores land in the next operation)
-      return inv::OpClass::running;
-    default:
-      return inv::OpClass::placement;
-  }
-}
+inv::OpClass op_class(OpKind k) { return op_spec(k).op_class; }
 
 namespace {
 
@@ -120,32 +107,6 @@ std::optional<i128> field_value(const SchedEntity& se, const std::string& field)
   return std::nullopt;
 }
 
-const char* op_verb(OpKind k) {
-  switch (k) {
-    case OpKind::create: return "create task";
-    case OpKind::fork: return "fork";
-    case OpKind::wake: return "wake";
-    case OpKind::sleep: return "sleep";
-    case OpKind::run: return "run";
-    case OpKind::tick: return "tick";
-    case OpKind::schedule: return "schedule";
-    case OpKind::yield: return "yield";
-    case OpKind::nice: return "renice";
-    case OpKind::policy: return "change the policy of";
-    case OpKind::slice: return "change the slice of";
-    case OpKind::exit: return "exit";
-    case OpKind::group_create: return "create group";
-    case OpKind::move: return "move";
-    case OpKind::shares: return "set cpu.shares of";
-    case OpKind::group_idle: return "set cpu.idle of";
-    case OpKind::migrate: return "migrate";
-    case OpKind::debug_read: return "read the debugfs average of";
-    case OpKind::expect_curr:
-    case OpKind::expect_field: return "check";
-  }
-  return "?";
-}
-
 bool compare(i128 a, CmpOp op, i128 b) {
   switch (op) {
     case CmpOp::eq: return a == b;
@@ -168,9 +129,9 @@ std::optional<int> group_id(const Rq& rq, const std::string& name) {
 }
 
 namespace {
-// A group operation on `target`, a lone Rq or a System (whose group
-// operations act on every CPU and whose task move on the task's CPU); `rq`
-// holds the group table (shared by every CPU).
+// A group operation on `target`, the model's System (whose group operations
+// act on every CPU and whose task move on the task's CPU) or the kernel
+// backend; `rq` holds the group table (shared by every CPU).
 template <class Target>
 Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
   const auto g = group_id(rq, op.group);
@@ -180,12 +141,12 @@ Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
       if (!parent) return Refusal::no_such_group;
       if (rq.find_group(op.group) >= 0) return Refusal::bad_argument;
       if (rq.task_groups.size() >= kMaxGroups) return Refusal::too_many_groups;
-      return target.create_group(op.group, *parent, static_cast<u64>(op.value)) < 0 ? Refusal::bad_argument
+      return target.create_group(op.group, *parent, op.shares()) < 0 ? Refusal::bad_argument
                                                                                      : Refusal::none;
     }
     case OpKind::move: return g ? target.move_task(task, *g) : Refusal::no_such_group;
-    case OpKind::shares: return g ? target.set_group_shares(*g, static_cast<u64>(op.value)) : Refusal::no_such_group;
-    case OpKind::group_idle: return g ? target.set_group_idle(*g, op.value != 0) : Refusal::no_such_group;
+    case OpKind::shares: return g ? target.set_group_shares(*g, op.shares()) : Refusal::no_such_group;
+    case OpKind::group_idle: return g ? target.set_group_idle(*g, op.idle()) : Refusal::no_such_group;
     default: return Refusal::bad_argument;
   }
 }
@@ -237,7 +198,7 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
   switch (op.kind) {
     case OpKind::create: {
       const auto g = group_id(rq, op.group);
-      const int task = g ? t.create_task(op.task, static_cast<int>(op.value), op.policy, static_cast<u64>(op.slice), *g)
+      const int task = g ? t.create_task(op.task, op.nice_level(), op.policy, static_cast<u64>(op.slice), *g)
                          : -1;
       if (task < 0) refusal = g ? Refusal::too_many_tasks : Refusal::no_such_group;
       if (slot_task) slot_task->push_back(task);
@@ -253,13 +214,13 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     }
     case OpKind::wake: refusal = t.wake(id, op.sync, op.cpu); break;
     case OpKind::sleep: refusal = t.sleep(id); break;
-    case OpKind::run: t.run(static_cast<u64>(op.value)); break;
+    case OpKind::run: t.run(op.duration_ns()); break;
     case OpKind::tick: t.tick(); break;
     case OpKind::schedule: t.schedule(); break;
     case OpKind::yield: refusal = t.yield(id); break;
-    case OpKind::nice: refusal = t.set_nice(id, static_cast<int>(op.value)); break;
+    case OpKind::nice: refusal = t.set_nice(id, op.nice_level()); break;
     case OpKind::policy: refusal = t.set_policy(id, op.policy); break;
-    case OpKind::slice: refusal = t.set_slice(id, static_cast<u64>(op.value)); break;
+    case OpKind::slice: refusal = t.set_slice(id, op.slice_ns()); break;
     case OpKind::exit: refusal = t.exit_task(id); break;
     case OpKind::migrate: refusal = t.migrate(id, op.cpu); break;
     case OpKind::group_create:
@@ -287,8 +248,6 @@ Refusal apply_operation(kernelsrc::KernelBackend& kernel, const Op& op, int id) 
   return apply_op(kernel, op, id, nullptr);
 }
 
-Refusal apply_group_op(Rq& rq, const Op& op, int task) { return group_op(rq, rq, op, task); }
-Refusal apply_group_op(System& sys, const Op& op, int task) { return group_op(sys, sys.rq(0), op, task); }
 
 Executor::Executor(const Profile& profile, ExecOptions options) : profile_(profile), options_(options) {}
 
@@ -410,9 +369,9 @@ ExecResult Executor::run(const Scenario& s) {
         const auto value = se ? field_value(*se, op.field) : std::nullopt;
         if (!value)
           r.expectation_failures.push_back(fmt::format("line {}: no field {}.{}", op.line, op.task, op.field));
-        else if (!compare(*value, op.cmp, op.value))
+        else if (!compare(*value, op.cmp, op.expected_value()))
           r.expectation_failures.push_back(fmt::format("line {}: expected {}.{} {} {}, found {}", op.line, op.task,
-                                                       op.field, fuzz::cmp_keyword(op.cmp), op.value,
+                                                       op.field, scn::cmp_keyword(op.cmp), op.expected_value(),
                                                        inv::format_i128(*value)));
         break;
       }
@@ -443,10 +402,10 @@ ExecResult Executor::run(const Scenario& s) {
         }
       }
     }
-    if (options_.coverage) options_.coverage->note(StateCoverage::feature(sys.rq_of(id), op.kind, refusal));
+    if (options_.observer) options_.observer->after_operation(sys.rq_of(id), op.kind, refusal);
     if (refusal != Refusal::none) {
       if (options_.strict) {
-        r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_verb(op.kind), op.task.empty() ? op.group : op.task,
+        r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_spec(op.kind).verb, op.task.empty() ? op.group : op.task,
                               refusal_text(refusal));
         r.error_op = index;
         return r;
@@ -502,4 +461,4 @@ ExecResult execute(const Scenario& s, const Profile& profile, const ExecOptions&
   return Executor(profile, options).run(s);
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -93,9 +93,9 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 inline constexpr std::uint8_t kBytesFormatVersion = 1;
 inline constexpr std::uint8_t kBytesFormatVersion2 = 2;  // with task-group operations
@@ -160,4 +160,4 @@ inline Scenario decode_bytes(const std::vector<std::uint8_t>& b) { return decode
 std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool ops_only = false,
                                                       std::string* why = nullptr);
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -1,6 +1,6 @@
-#include "fuzz/duration.hpp"
+#include "scenario/duration.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 namespace {
 
@@ -134,4 +134,4 @@ std::string format_duration(s64 ns) {
   return sign + std::to_string(mag) + "ns";
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -1,11 +1,11 @@
-#include "fuzz/run_settings.hpp"
+#include "scenario/run_settings.hpp"
 
 #include <algorithm>
 
 #include "invariants/ids.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOptions& options) {
   inv::Selection selection;
@@ -50,4 +50,4 @@ void record_run_settings(const ExecOptions& options, Scenario& s) {
   s.backend = options.backend;
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -22,9 +22,9 @@
 #include <string_view>
 #include <variant>
 
-#include "fuzz/scenario.hpp"
+#include "scenario/scenario.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 struct ParseError {
   std::string file;
@@ -69,4 +69,4 @@ bool valid_invariant_id(std::string_view id);
 // Letters, digits, '_', '-', '.', 1 to 64 characters.
 bool valid_bug_id(std::string_view id);
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

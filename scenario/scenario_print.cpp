@@ -1,11 +1,12 @@
-#include "fuzz/scenario_print.hpp"
+#include "scenario/scenario_print.hpp"
 
 #include <cstddef>
 #include <unordered_map>
 
-#include "fuzz/duration.hpp"
+#include "scenario/duration.hpp"
+#include "scenario/op_table.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 namespace {
 
@@ -42,6 +43,25 @@ class LineIndex {
   std::unordered_map<int, long> first_;  // emplace keeps the first
 };
 
+// Whether a and b hold the same positional argument.
+bool same_arg(Arg arg, const Op& a, const Op& b) {
+  switch (arg) {
+    case Arg::task: return a.task == b.task;
+    case Arg::duration:
+    case Arg::nice:
+    case Arg::slice:
+    case Arg::shares:
+    case Arg::idle: return a.value == b.value;
+    case Arg::policy: return a.policy == b.policy;
+    case Arg::cpu: return a.cpu == b.cpu;
+    case Arg::group:
+    case Arg::group_or_root: return a.group == b.group;
+  }
+  return false;
+}
+
+bool valid_kind(OpKind k) { return static_cast<std::size_t>(k) < kOpTable.size(); }
+
 std::string one_line(std::string_view t) {
   std::string out(t);
   for (char& c : out)
@@ -72,7 +92,32 @@ std::string_view cmp_keyword(CmpOp c) {
   return "invalid-cmp";
 }
 
+namespace {
+// A positional argument as text (the operation table's Arg kinds).
+std::string arg_text(Arg a, const Op& op) {
+  switch (a) {
+    case Arg::task: return op.task;
+    case Arg::duration:
+    case Arg::slice: return format_duration(op.value);
+    case Arg::nice:
+    case Arg::shares:
+    case Arg::idle: return std::to_string(op.value);
+    case Arg::policy: return std::string(policy_keyword(op.policy));
+    case Arg::cpu: return std::to_string(op.cpu);
+    case Arg::group: return op.group;
+    case Arg::group_or_root: return op.group.empty() ? std::string("root") : op.group;
+  }
+  return "?";
+}
+}  // namespace
+
 std::string print_op(const Op& op) {
+  if (valid_kind(op.kind) && !op_spec(op.kind).custom_syntax) {
+    const OpSpec& spec = op_spec(op.kind);
+    std::string s(spec.keyword);
+    for (std::size_t a = 0; a < spec.nargs; ++a) s += " " + arg_text(spec.args[a].kind, op);
+    return s;
+  }
   switch (op.kind) {
     case OpKind::create: {
       std::string s = "task " + op.task;
@@ -88,32 +133,20 @@ std::string print_op(const Op& op) {
       if (!op.parent.empty()) s += " parent=" + op.parent;
       return s;
     }
-    case OpKind::move: return "move " + op.task + " " + (op.group.empty() ? std::string("root") : op.group);
-    case OpKind::shares: return "shares " + op.group + " " + std::to_string(op.value);
-    case OpKind::group_idle: return "group_idle " + op.group + " " + std::to_string(op.value);
     case OpKind::fork: return "fork " + op.task + " -> " + op.child + (op.racing ? " racing" : "");
     case OpKind::wake:
       return "wake " + op.task + (op.sync ? " sync" : "") + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
-    case OpKind::migrate: return "migrate " + op.task + " " + std::to_string(op.cpu);
     case OpKind::debug_read: {
       // the root queue is written out when something follows (a group may be called 'racing')
       const std::string rest = (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "") + (op.racing ? " racing" : "");
       return "debug_read" + (op.group.empty() ? (rest.empty() ? "" : " root") : " " + op.group) + rest;
     }
-    case OpKind::sleep: return "sleep " + op.task;
-    case OpKind::run: return "run " + format_duration(op.value);
-    case OpKind::tick: return "tick";
-    case OpKind::schedule: return "schedule";
-    case OpKind::yield: return "yield " + op.task;
-    case OpKind::nice: return "nice " + op.task + " " + std::to_string(op.value);
-    case OpKind::policy: return "policy " + op.task + " " + std::string(policy_keyword(op.policy));
-    case OpKind::slice: return "slice " + op.task + " " + format_duration(op.value);
-    case OpKind::exit: return "exit " + op.task;
     case OpKind::expect_curr:
       return "expect curr " + op.task + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     case OpKind::expect_field:
       return "expect field " + op.task + "." + op.field + " " + std::string(cmp_keyword(op.cmp)) + " " +
              field_value_text(op.field, op.value) + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
+    default: break;  // positional: above
   }
   return "# invalid operation kind " + std::to_string(static_cast<int>(op.kind));
 }
@@ -164,30 +197,24 @@ std::string print_scenario(const Scenario& s) {
 
 bool same_op(const Op& a, const Op& b) {
   if (a.kind != b.kind) return false;
+  if (valid_kind(a.kind) && !op_spec(a.kind).custom_syntax) {
+    const OpSpec& spec = op_spec(a.kind);
+    for (std::size_t i = 0; i < spec.nargs; ++i)
+      if (!same_arg(spec.args[i].kind, a, b)) return false;
+    return true;
+  }
   switch (a.kind) {
     case OpKind::create:
       return a.task == b.task && a.value == b.value && a.policy == b.policy && a.slice == b.slice &&
              a.group == b.group;
     case OpKind::group_create: return a.group == b.group && a.value == b.value && a.parent == b.parent;
-    case OpKind::move: return a.task == b.task && a.group == b.group;
-    case OpKind::shares:
-    case OpKind::group_idle: return a.group == b.group && a.value == b.value;
     case OpKind::fork: return a.task == b.task && a.child == b.child && a.racing == b.racing;
     case OpKind::wake: return a.task == b.task && a.sync == b.sync && a.cpu == b.cpu;
-    case OpKind::migrate:
     case OpKind::expect_curr: return a.task == b.task && a.cpu == b.cpu;
     case OpKind::debug_read: return a.group == b.group && a.cpu == b.cpu && a.racing == b.racing;
-    case OpKind::sleep:
-    case OpKind::yield:
-    case OpKind::exit: return a.task == b.task;
-    case OpKind::run: return a.value == b.value;
-    case OpKind::tick:
-    case OpKind::schedule: return true;
-    case OpKind::nice:
-    case OpKind::slice: return a.task == b.task && a.value == b.value;
-    case OpKind::policy: return a.task == b.task && a.policy == b.policy;
     case OpKind::expect_field:
       return a.task == b.task && a.field == b.field && a.cmp == b.cmp && a.value == b.value && a.cpu == b.cpu;
+    default: break;  // positional: above
   }
   return false;
 }
@@ -219,4 +246,4 @@ bool same_scenario(const Scenario& a, const Scenario& b) {
   return true;
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

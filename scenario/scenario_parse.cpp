@@ -1,4 +1,4 @@
-#include "fuzz/scenario_parse.hpp"
+#include "scenario/scenario_parse.hpp"
 
 #include <climits>
 #include <map>
@@ -7,20 +7,18 @@
 #include <unordered_set>
 #include <vector>
 
-#include "fuzz/duration.hpp"
+#include "scenario/duration.hpp"
+#include "scenario/op_table.hpp"
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
 #include "model/system.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 namespace {
 
 constexpr std::string_view kDirectives =
     "profile, features, bug, cpus, hz, base_slice, runqueues, skip, tolerate, keep_going, backend";
-constexpr std::string_view kOperations =
-    "task, fork, wake, sleep, run, tick, schedule, yield, nice, policy, slice, exit, group, move, shares, group_idle, "
-    "migrate, debug_read";
 constexpr std::string_view kGroupNameRule =
     "a group name: a letter or '_', then letters, digits or '_', at most 32 characters, not 'root'";
 constexpr std::string_view kTaskNameRule =
@@ -203,21 +201,15 @@ class Parser {
       begin_op(false);
       return expect();
     }
-    static constexpr std::string_view kOps[] = {"task",  "fork",   "wake",  "sleep", "run",
-                                                "tick",  "schedule", "yield", "nice",  "policy",
-                                                "slice", "exit", "group", "move", "shares", "group_idle",
-                                                "migrate", "debug_read"};
-    for (std::string_view op : kOps) {
-      if (kw == op) {
-        begin_op(true);
-        return operation(kw);
-      }
+    if (const OpSpec* spec = op_spec_by_keyword(kw)) {
+      begin_op(true);
+      return operation(*spec);
     }
     if (first_op_line_ == 0)
       fail(col(0), "expected a directive (" + std::string(kDirectives) + "), an operation (" +
-                       std::string(kOperations) + ") or 'expect', " + found(0));
+                       std::string(operation_keywords()) + ") or 'expect', " + found(0));
     else
-      fail(col(0), "expected an operation (" + std::string(kOperations) + ") or 'expect', " + found(0));
+      fail(col(0), "expected an operation (" + std::string(operation_keywords()) + ") or 'expect', " + found(0));
   }
 
   void begin_op(bool task_op) {
@@ -643,8 +635,88 @@ class Parser {
     sc_.ops.push_back(std::move(op));
   }
 
-  void operation(std::string_view kw) {
+  // ---- positional arguments (the operation table's Arg kinds) ----
+  // What is expected of a missing argument, and how the next one refers to it.
+  static std::string arg_expected(Arg a) {
+    switch (a) {
+      case Arg::task: return "a task name";
+      case Arg::duration: return "a duration";
+      case Arg::nice: return "a nice level between -20 and 19";
+      case Arg::policy: return "a policy (normal, batch or idle)";
+      case Arg::slice: return "a slice (0, or 0.1ms to 100ms)";
+      case Arg::cpu: return "a CPU";
+      case Arg::group: return "a group name";
+      case Arg::group_or_root: return "a group name (or root)";
+      case Arg::shares:
+        return "cpu.shares between " + std::to_string(kMinGroupShares) + " and " + std::to_string(kMaxGroupShares);
+      case Arg::idle: return "0 or 1";
+    }
+    return "an argument";
+  }
+  static std::string_view arg_noun(Arg a) {
+    switch (a) {
+      case Arg::task: return "the task name";
+      case Arg::duration: return "the duration";
+      case Arg::nice: return "the nice level";
+      case Arg::policy: return "the policy";
+      case Arg::slice: return "the slice";
+      case Arg::cpu: return "the CPU";
+      case Arg::group:
+      case Arg::group_or_root: return "the group name";
+      case Arg::shares: return "the shares";
+      case Arg::idle: return "the idle value";
+    }
+    return "the argument";
+  }
+
+  // Token i as argument `arg` of op; `after` names what precedes it.
+  bool argument(const ArgSpec& arg, std::size_t i, Op& op, const std::string& after) {
+    if (arg.kind == Arg::task) return task_ref(i, op.task, after);
+    if (!need(i, arg_expected(arg.kind) + " after " + after + std::string(arg.hint))) return false;
+    const std::string_view t = tok(i);
+    const int c = col(i);
+    switch (arg.kind) {
+      case Arg::duration: {
+        std::string why;
+        const auto d = parse_duration(t, &why);
+        if (!d) return fail(c, why);
+        op.value = *d;
+        return true;
+      }
+      case Arg::nice: return nice_value(t, c, op.value, after);
+      case Arg::policy: return policy_value(t, c, op.policy, after);
+      case Arg::slice: return slice_value(t, c, op.value, after);
+      case Arg::cpu: return cpu_value(t, c, op.cpu, after);
+      case Arg::group: return group_ref(t, c, op.group, after, false);
+      case Arg::group_or_root: return group_ref(t, c, op.group, after, true);
+      case Arg::shares: return shares_value(t, c, op.value, after);
+      case Arg::idle:
+        if (t != "0" && t != "1") return fail(c, "expected 0 or 1 (cpu.idle) after " + after + ", " + found(i));
+        op.value = t == "1" ? 1 : 0;
+        return true;
+      case Arg::task: break;
+    }
+    return false;
+  }
+
+  // KEYWORD ARG... as the table's row says, then end of line.
+  bool positional(const OpSpec& spec, Op& op) {
+    op.kind = spec.kind;
+    std::string after = "'" + std::string(spec.keyword) + "'";
+    for (std::size_t a = 0; a < spec.nargs; ++a) {
+      if (!argument(spec.args[a], a + 1, op, after)) return false;
+      after = std::string(arg_noun(spec.args[a].kind));
+    }
+    return expect_end(spec.nargs + 1, after);
+  }
+
+  void operation(const OpSpec& spec) {
     Op op;
+    const std::string_view kw = spec.keyword;
+    if (!spec.custom_syntax) {
+      if (positional(spec, op)) push(std::move(op));
+      return;
+    }
     if (kw == "task") {
       op.kind = OpKind::create;
       if (!new_task(1, op.task, "'task'")) return;
@@ -712,42 +784,6 @@ class Parser {
                          found(i));
         return;
       }
-    } else if (kw == "sleep" || kw == "yield" || kw == "exit") {
-      op.kind = kw == "sleep" ? OpKind::sleep : kw == "yield" ? OpKind::yield : OpKind::exit;
-      if (!task_ref(1, op.task, "'" + std::string(kw) + "'")) return;
-      if (!expect_end(2, "the task name")) return;
-    } else if (kw == "run") {
-      op.kind = OpKind::run;
-      if (!need(1, "a duration after 'run' (e.g. 3ms)")) return;
-      std::string why;
-      const auto d = parse_duration(tok(1), &why);
-      if (!d) {
-        fail(col(1), why);
-        return;
-      }
-      op.value = *d;
-      if (!expect_end(2, "the duration")) return;
-    } else if (kw == "tick" || kw == "schedule") {
-      op.kind = kw == "tick" ? OpKind::tick : OpKind::schedule;
-      if (!expect_end(1, "'" + std::string(kw) + "'")) return;
-    } else if (kw == "nice") {
-      op.kind = OpKind::nice;
-      if (!task_ref(1, op.task, "'nice'")) return;
-      if (!need(2, "a nice level between -20 and 19 after the task name")) return;
-      if (!nice_value(tok(2), col(2), op.value, "the task name")) return;
-      if (!expect_end(3, "the nice level")) return;
-    } else if (kw == "policy") {
-      op.kind = OpKind::policy;
-      if (!task_ref(1, op.task, "'policy'")) return;
-      if (!need(2, "a policy (normal, batch or idle) after the task name")) return;
-      if (!policy_value(tok(2), col(2), op.policy, "the task name")) return;
-      if (!expect_end(3, "the policy")) return;
-    } else if (kw == "migrate") {
-      op.kind = OpKind::migrate;
-      if (!task_ref(1, op.task, "'migrate'")) return;
-      if (!need(2, "a CPU after the task name (migrate NAME CPU)")) return;
-      if (!cpu_value(tok(2), col(2), op.cpu, "the task name")) return;
-      if (!expect_end(3, "the CPU")) return;
     } else if (kw == "debug_read") {
       // debug_read [GROUP|root] [cpu=N] [racing], in this order; without a
       // queue the root queue. A first token that names a group (even one
@@ -776,38 +812,6 @@ class Parser {
       }
     } else if (kw == "group") {
       if (!group_create(op)) return;
-    } else if (kw == "move") {
-      op.kind = OpKind::move;
-      if (!task_ref(1, op.task, "'move'")) return;
-      if (!need(2, "a group name (or root) after the task name")) return;
-      if (!group_ref(tok(2), col(2), op.group, "the task name", true)) return;
-      if (!expect_end(3, "the group name")) return;
-    } else if (kw == "shares") {
-      op.kind = OpKind::shares;
-      if (!need(1, "a group name after 'shares'")) return;
-      if (!group_ref(tok(1), col(1), op.group, "'shares'", false)) return;
-      if (!need(2, "cpu.shares between " + std::to_string(kMinGroupShares) + " and " +
-                       std::to_string(kMaxGroupShares) + " after the group name"))
-        return;
-      if (!shares_value(tok(2), col(2), op.value, "the group name")) return;
-      if (!expect_end(3, "the shares")) return;
-    } else if (kw == "group_idle") {
-      op.kind = OpKind::group_idle;
-      if (!need(1, "a group name after 'group_idle'")) return;
-      if (!group_ref(tok(1), col(1), op.group, "'group_idle'", false)) return;
-      if (!need(2, "0 or 1 after the group name")) return;
-      if (tok(2) != "0" && tok(2) != "1") {
-        fail(col(2), "expected 0 or 1 (cpu.idle) after the group name, " + found(2));
-        return;
-      }
-      op.value = tok(2) == "1" ? 1 : 0;
-      if (!expect_end(3, "the idle value")) return;
-    } else if (kw == "slice") {
-      op.kind = OpKind::slice;
-      if (!task_ref(1, op.task, "'slice'")) return;
-      if (!need(2, "a slice (0, or 0.1ms to 100ms) after the task name")) return;
-      if (!slice_value(tok(2), col(2), op.value, "the task name")) return;
-      if (!expect_end(3, "the slice")) return;
     }
     push(std::move(op));
   }
@@ -1010,4 +1014,4 @@ std::string format_parse_error(const ParseError& e) {
   return e.file + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": error: " + e.message;
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "fuzz/executor.hpp"
-#include "fuzz/scenario.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 struct RunFlags {
   std::string only;                  // --invariants LIST: check exactly these; replaces the scenario's `skip`
@@ -41,4 +41,4 @@ void record_run_settings(const inv::Selection& selection, const inv::Tolerances&
 // one the run had, from the scenario or from --backend / --lockstep).
 void record_run_settings(const ExecOptions& options, Scenario& s);
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

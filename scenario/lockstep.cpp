@@ -1,11 +1,11 @@
 // Lockstep: the model's state against the kernel backend's, field by field
-// (fuzz/executor.hpp). Every entity (task or group) by name, every queue,
+// (scenario/executor.hpp). Every entity (task or group) by name, every queue,
 // the trees' shape, the runqueue's current task, clock and resched flag.
 #include <fmt/format.h>
 
-#include "fuzz/executor.hpp"
+#include "scenario/executor.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 const char* backend_name(Backend b) {
   switch (b) {
@@ -133,4 +133,4 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
   return c.d;
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -1,0 +1,93 @@
+// The own engine (`eevdf-check fuzz`): a random campaign over the byte
+// encoding (every byte string is a valid scenario), with state coverage,
+// minimization of each distinct finding (invariant + site), each written to
+// a scenario file. What it finds is told to a CampaignLog as it goes and
+// summed up in a CampaignResult; printing both is the CLI's job
+// (cli/campaign.cpp). Coverage-guided fuzzing with libFuzzer is a separate
+// build target (fuzz/targets/).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenario/executor.hpp"
+
+#include "invariants/ids.hpp"
+#include "model/profile.hpp"
+
+namespace eevdf::fuzz {
+
+struct CampaignOptions {
+  std::chrono::seconds time{30};
+  std::uint64_t seed = 1;
+  unsigned jobs = 1;           // worker threads; job j uses seed + j
+  std::uint64_t max_runs = 0;  // 0: until the time is up
+  std::string findings_dir = "findings";
+  std::chrono::seconds minimize_budget{30};
+  bool progress = true;
+  // Task-group operations: in every run (--groups), in none (--no-groups), or by
+  // default in every other run, chosen by the run's random stream.
+  enum class Groups : std::uint8_t { mixed, always, never };
+  Groups groups = Groups::mixed;
+  unsigned runqueues = 1;  // > 1: byte format 3 (wake cpu=, migrate) on this many CPUs; 4 with groups
+  // debug_read operations (byte format 5): by default where the profile's
+  // debugfs reader races the scheduler (debug_read_races(): v6.12.118);
+  // --debug-read on any profile, --no-debug-read on none.
+  enum class DebugRead : std::uint8_t { profile, always, never };
+  DebugRead debug_read = DebugRead::profile;
+  // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
+  // and report when it came (the rediscovery benchmark); with until_site, only a
+  // finding whose site contains it ("reweight_eevdf": B08 beside v6.12's own I-RW)
+  std::string until;
+  std::string until_site;
+  inv::Selection selection;  // --invariants / --skip
+  // --backend kernel: the kernel's own fair.c; lockstep: model and kernel compared
+  // after every operation, a divergence is a finding (one job: the backend is one per process)
+  scn::Backend backend = scn::Backend::model;
+};
+
+// One distinct finding (invariant and site), minimized and written to `file`.
+struct CampaignFinding {
+  inv::Id id;
+  std::string where;
+  std::string file;
+  std::size_t ops = 0;       // operations of the minimized scenario
+  std::uint64_t at_run = 0;  // the run of its worker that found it
+};
+
+// What a campaign tells as it goes. Calls come one at a time (under the
+// campaign's lock), from any worker.
+class CampaignLog {
+ public:
+  virtual ~CampaignLog() = default;
+  // Before the workers start: `jobs` workers; debug_read: byte format 5 is generated.
+  virtual void started(const Profile& profile, const CampaignOptions& o, unsigned jobs, bool debug_read) = 0;
+  // Every 5 s, from worker 0 (CampaignOptions::progress).
+  virtual void progress(double seconds, std::uint64_t runs, std::uint64_t ops, std::size_t coverage,
+                        std::size_t findings) = 0;
+  // A new finding, number `number` (1-based), minimized (complete: 1-minimal) and
+  // written to f.file with the scenario text `text`.
+  virtual void finding(std::size_t number, const inv::Violation& v, const CampaignFinding& f, bool complete,
+                       const std::string& text) = 0;
+  // Lockstep: the first divergence (the campaign stops there); `shown` is the
+  // scenario text that replays it alone.
+  virtual void divergence(const scn::Divergence& d, const scn::Op& op, const std::string& shown) = 0;
+};
+
+struct CampaignResult {
+  std::uint64_t runs = 0, ops = 0;
+  double seconds = 0;
+  unsigned jobs = 1;
+  std::size_t coverage = 0;   // distinct state features (fuzz/coverage.hpp), of StateCoverage::kFeatures
+  std::vector<CampaignFinding> findings;
+  double until_seconds = -1;  // when the --until invariant was first found (-1: not found)
+  std::uint64_t until_runs = 0;
+  unsigned divergences = 0;   // lockstep
+};
+
+CampaignResult run_campaign(const Profile& profile, const CampaignOptions& options, CampaignLog& log);
+
+}  // namespace eevdf::fuzz

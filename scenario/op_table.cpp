@@ -1,0 +1,20 @@
+#include "scenario/op_table.hpp"
+
+#include <string>
+
+namespace eevdf::scn {
+
+std::string_view operation_keywords() {
+  static const std::string list = [] {
+    std::string out;
+    for (const OpSpec& s : kOpTable) {
+      if (s.keyword == "expect") continue;
+      if (!out.empty()) out += ", ";
+      out += s.keyword;
+    }
+    return out;
+  }();
+  return list;
+}
+
+}  // namespace eevdf::scn
