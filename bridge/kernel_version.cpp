@@ -1,5 +1,7 @@
 #include "bridge/kernel_version.hpp"
 
+#include "model/profile.hpp"
+
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -23,8 +25,12 @@ std::string KernelVersion::text() const {
 }
 
 std::optional<KernelVersion> kernel_version_of(const std::string& name) {
-  // The newest mainline the model follows is v7.1 plus sched/urgent fixes (model/profile.cpp).
-  if (name == "mainline") return KernelVersion{7, 1, true};
+  // mainline: the release it follows, or later (kMainlineRelease, model/profile.hpp)
+  if (name == "mainline") {
+    std::optional<KernelVersion> v = kernel_version_of(std::string(kMainlineRelease));
+    if (v) v->or_later = true;
+    return v;
+  }
   int major = 0, minor = 0, patch = 0;
   char tail = 0;
   if (std::sscanf(name.c_str(), "v%d.%d%c", &major, &minor, &tail) == 2 && major > 0 && major < 100 && minor >= 0 &&

@@ -197,7 +197,7 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
 int main(int argc, char** argv) {
   CLI::App app{"eevdf-check: checks the arithmetic and invariants of the Linux kernel's EEVDF scheduler"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "eevdf-check 0.1 (model: mainline ≈ v7.1)");
+  app.set_version_flag("--version", fmt::format("eevdf-check 0.1 (model: mainline = {})", kMainlineLabel));
 
   RunArgs run_args;
   auto* run = app.add_subcommand("run", "run a scenario file and check every invariant after every operation");

@@ -1,7 +1,7 @@
 // The fair class functions of kernel/sched/fair.c, one model function per
 // kernel function, with the kernel's names. Kernel names with a leading "__"
 // lose it and get a suffix (C++ reserves "__"): see docs/model.md.
-// All follow the newest mainline (≈ v7.1) unless a comment says otherwise.
+// All follow the the mainline profile (kMainlineLabel, model/profile.hpp) unless a comment says otherwise.
 #pragma once
 
 #include "model/rq.hpp"

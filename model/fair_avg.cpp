@@ -1,4 +1,4 @@
-// The weighted average V, eligibility and lag (fair.c, newest mainline ≈ v7.1:
+// The weighted average V, eligibility and lag (fair.c, the mainline profile:
 // 4823725d9d1d sum_shift, b3d99f43c72b/1319ea57529e zero_vruntime,
 // 6e3c0a4e1ad1 max_slice lag clamp, b6eee96843e8 int128 eligibility).
 #include "model/fair.hpp"

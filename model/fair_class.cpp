@@ -1,4 +1,4 @@
-// The fair class callbacks (fair.c, newest mainline ≈ v7.1) with the task
+// The fair class callbacks (fair.c, the mainline profile) with the task
 // group hierarchy: every for_each_sched_entity() walk of the kernel.
 #include "model/fair.hpp"
 

@@ -1,5 +1,5 @@
 // The running entity: update_curr(), update_deadline() and slice protection
-// (fair.c, newest mainline ≈ v7.1: 1319ea57529e, bcd74b2ffdd0).
+// (fair.c, the mainline profile: 1319ea57529e, bcd74b2ffdd0).
 #include "model/fair.hpp"
 
 namespace eevdf {

@@ -1,5 +1,5 @@
 // Placement, enqueue, dequeue and delayed dequeue (fair.c, newest mainline
-// ≈ v7.1: place_entity with the heavy-entity zero shift, bool
+// place_entity with the heavy-entity zero shift, bool
 // update_entity_lag with the delayed clamps, requeue_delayed_entity).
 #include "model/fair.hpp"
 

@@ -1,5 +1,5 @@
 // The task-group hierarchy of fair.c (CONFIG_FAIR_GROUP_SCHED, newest
-// mainline ≈ v7.1) on a CPU: entity relations, idle groups, group shares
+// the mainline profile) on a CPU: entity relations, idle groups, group shares
 // and the partial put_prev/set_next walk of pick_next_task_fair().
 #include "model/fair.hpp"
 

@@ -1,4 +1,4 @@
-// Picking, set_next/put_prev and buddies (fair.c, newest mainline ≈ v7.1:
+// Picking, set_next/put_prev and buddies (fair.c, the mainline profile:
 // ac8e69e69363 pick_next_entity, 78cde54ea5f0 PICK_BUDDY gated by protect).
 #include "model/fair.hpp"
 

@@ -1,4 +1,4 @@
-// Reweighting a queued or sleeping entity (fair.c, newest mainline ≈ v7.1:
+// Reweighting a queued or sleeping entity (fair.c, the mainline profile:
 // 101f3498b4bd revert of the re-placement, ff38424030f9 vprot): V stays put,
 // lag and relative deadline scale by old/new weight. The v6.14-v7.0 form
 // (6d71a9c61604) is reweight_entity_replace().

@@ -1,5 +1,5 @@
 // The cgroup cpu controller's entry points (kernel/sched/core.c and fair.c,
-// newest mainline ≈ v7.1): creating a group, cpu.shares and cpu.idle. Each
+// the mainline profile): creating a group, cpu.shares and cpu.idle. Each
 // acts on the group's entity and queue of every possible CPU, CPU 0 first, as
 // the kernel's for_each_possible_cpu() loops do. sched_move_task() is in
 // rq.cpp with the other sched_change users (it touches the task's CPU only).

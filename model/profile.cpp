@@ -21,7 +21,7 @@ FeatureSet all_features() {
   return f;
 }
 
-// features.h defaults of the newest mainline (≈ v7.1): NEXT_BUDDY and
+// features.h defaults of the the mainline profile (kMainlineLabel, model/profile.hpp): NEXT_BUDDY and
 // PARANOID_AVG off, everything else on.
 Profile mainline() {
   Profile p;

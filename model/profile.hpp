@@ -244,6 +244,11 @@ struct Behaviour {
   bool operator==(const Behaviour&) const = default;
 };
 
+// The one statement of what the mainline profile is; --version, the kSTEP version
+// guard (bridge/kernel_version.cpp) and the model's file headers refer to it.
+inline constexpr std::string_view kMainlineRelease = "v7.2";  // the release it is at least
+inline constexpr std::string_view kMainlineLabel = "v7.2 with the September 2026 augmented-tree fixes";
+
 struct Profile {
   std::string name;         // "mainline", "v7.1", ...
   std::string description;  // one line: what kernel this is

@@ -1,5 +1,5 @@
 // kernel/sched/core.c and syscalls.c entry points for one CPU (newest
-// mainline ≈ v7.1): sched_fork, wake_up_new_task, try_to_wake_up, __schedule,
+// the mainline profile): sched_fork, wake_up_new_task, try_to_wake_up, __schedule,
 // sched_tick, set_user_nice, __sched_setscheduler / sched_setattr, do_exit.
 #include "model/rq.hpp"
 

@@ -1,6 +1,6 @@
 // The model's runqueue state: struct sched_entity, struct cfs_rq, the task and
 // the CPU runqueue, with the kernel's field names (include/linux/sched.h,
-// kernel/sched/sched.h, newest mainline ≈ v7.1).
+// kernel/sched/sched.h, the mainline profile).
 #pragma once
 
 #include <array>

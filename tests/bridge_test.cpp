@@ -339,7 +339,7 @@ TEST(BridgeKstep, F1DriverUsesTheApiAndTheGuard) {
   const auto c = export_kstep(s, profile_of(s), "F1.scn", error);
   ASSERT_TRUE(c) << error;
   for (const char* want :
-       {"#include \"driver.h\"", "#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)", "t_A = kstep_task_create();",
+       {"#include \"driver.h\"", "#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)", "t_A = kstep_task_create();",
         "kstep_task_set_affinity(t_A, \"1\");", "set_fair_attr(t_A, SCHED_NORMAL, 19, 0ULL);",
         "kstep_task_wakeup(t_A);", "set_user_nice(t_A, -20);", "expect_curr(t_A, \"A\"", "report(\"I-PROT\"",
         "KSTEP_DRIVER_DEFINE{", ".tick_interval_ns = 1000000,", "The model predicts I-PROT", "line 12 `schedule`",
@@ -350,6 +350,8 @@ TEST(BridgeKstep, F1DriverUsesTheApiAndTheGuard) {
 }
 
 TEST(BridgeKstep, VersionGuardsAndRefusals) {
+  // mainline: the release kMainlineRelease names, or later
+  EXPECT_EQ(kernel_version_of("mainline")->text(), std::string(kMainlineRelease) + " or later");
   EXPECT_EQ(kernel_version_of("v7.1")->c_condition(),
             "LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0) && LINUX_VERSION_CODE < KERNEL_VERSION(7, 2, 0)");
   EXPECT_EQ(kernel_version_of("v6.12")->text(), "v6.12");
