@@ -9,6 +9,7 @@ namespace eevdf::inv {
 
 void check_average(const CheckScope& s) {
   const CfsRq& cfs = s.cfs;
+  if (!s.on(Id::ELIG) && !s.on(Id::KEY) && !s.on(Id::NULLPICK) && !s.on(Id::AVG0)) return;
   if (eevdf_nr_queued(cfs) == 0) return;
   Observer& quiet = null_observer();
 

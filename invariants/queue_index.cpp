@@ -9,15 +9,26 @@ namespace eevdf::inv {
 
 void QueueIndex::build(const Rq& rq) {
   const std::size_t n = rq.groups.size() + 1;
+  flat_ = rq.profile().behaviour.flat_runqueue;
   entities_.resize(n);
-  eevdf_.resize(n);
   for (auto& list : entities_) list.clear();
-  for (auto& list : eevdf_) list.clear();
+  if (flat_) {
+    eevdf_.resize(n);
+    for (auto& list : eevdf_) list.clear();
+  }
   counts_.assign(n, HierCounts{});
   // the slot of a queue of this CPU, or -1 (none, or another CPU's)
   const auto slot_of = [&rq](const CfsRq* q) { return q && q->rq == &rq ? q->group_id + 1 : -1; };
   const auto add = [&](const SchedEntity& se, const Task* t) {
-    if (const int i = slot_of(se.cfs_rq); i >= 0) entities_[static_cast<std::size_t>(i)].push_back({&se, t});
+    if (const int i = slot_of(se.cfs_rq); i >= 0) {
+      entities_[static_cast<std::size_t>(i)].push_back({&se, t});
+      if (se.on_rq) {
+        HierCounts& c = counts_[static_cast<std::size_t>(i)];
+        ++c.on_rq;
+        c.load += se.load.weight;
+      }
+    }
+    if (!flat_) return;  // EEVDF's queue of se is se.cfs_rq (eevdf_queue_of())
     if (const int i = slot_of(eevdf_queue_of(rq, se)); i >= 0) eevdf_[static_cast<std::size_t>(i)].push_back({&se, t});
   };
   for (const Task& t : rq.tasks) add(t.se, &t);
