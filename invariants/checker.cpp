@@ -10,11 +10,14 @@ namespace eevdf::inv {
 
 ExactAverage exact_average(const CfsRq& cfs_rq) {
   ExactAverage a;
+  const bool flat = cfs_rq.rq->profile().behaviour.flat_runqueue;
+  const u64 zero = cfs_rq.zero_vruntime;
   auto add = [&](const SchedEntity& se) {
     if (a.queued < a.entities.size()) a.entities[a.queued++] = &se;
-    const u64 full = eevdf_weight(cfs_rq, se);  // h_load on the v7.3 flat runqueue
+    const u64 full = flat && entity_is_task(se) ? se.h_load.weight : se.load.weight;  // eevdf_weight()
     const u64 w = avg_vruntime_weight(cfs_rq, full);
-    a.sum += static_cast<i128>(entity_key(cfs_rq, se)) * static_cast<i128>(w);
+    // entity_key(): the 64-bit key times a weight, exact in 128 bits
+    a.sum += static_cast<i128>(vruntime_diff(se.vruntime, zero)) * static_cast<i128>(w);
     a.weight += static_cast<i128>(w);
     if (a.min_weight == 0 || full < a.min_weight) a.min_weight = full;
     if (se.slice > a.max_slice) a.max_slice = se.slice;
@@ -25,11 +28,6 @@ ExactAverage exact_average(const CfsRq& cfs_rq) {
   a.tree_weight = a.weight;
   if (cfs_rq.curr && cfs_rq.curr->on_rq) add(*cfs_rq.curr);
   return a;
-}
-
-bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime) {
-  const i128 key = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
-  return key * avg.weight <= avg.sum;
 }
 
 namespace {

@@ -49,8 +49,11 @@ template <class F>
 void for_each_queued(const ExactAverage& a, F f) {
   for (std::size_t i = 0; i < a.queued; ++i) f(*a.entities[i]);
 }
-// Exact v <= V, i.e. key·W <= S.
-bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime);
+// Exact v <= V, i.e. key·W <= S. (Inline: asked for every queued entity at every pick.)
+inline bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime) {
+  const i128 key = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
+  return key * avg.weight <= avg.sum;
+}
 // The kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight);
 // The lag clamp entity_lag() computes, exactly (lag_bound() is an upper bound of it).

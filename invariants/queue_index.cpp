@@ -31,14 +31,11 @@ void QueueIndex::build(const Rq& rq) {
     if (!flat_) return;  // EEVDF's queue of se is se.cfs_rq (eevdf_queue_of())
     if (const int i = slot_of(eevdf_queue_of(rq, se)); i >= 0) eevdf_[static_cast<std::size_t>(i)].push_back({&se, t});
   };
-  for (const Task& t : rq.tasks) add(t.se, &t);
-  for (const TaskGroupCpu& g : rq.groups) add(g.se, nullptr);
-
   // One walk up each queued task's path counts it on every queue it reaches;
   // an entity that is not queued ends the walk and marks the queues not reached.
+  // (Done in the same pass over the tasks that lists them.)
   static_assert(kMaxGroups + 1 <= 64, "one bit per queue");
-  for (const Task& t : rq.tasks) {
-    if (!t.se.on_rq) continue;
+  const auto count_path = [&](const Task& t) {
     bool idle = t.policy == Policy::idle;
     std::uint64_t reached = 0;
     for (const SchedEntity* e = &t.se; e; e = e->parent) {
@@ -54,9 +51,14 @@ void QueueIndex::build(const Rq& rq) {
         if (!t.se.sched_delayed) ++c.runnable;
         if (idle) ++c.idle;
       }
-      idle = idle || cfs_rq_is_idle(*e->cfs_rq);
+      if (e->parent) idle = idle || cfs_rq_is_idle(*e->cfs_rq);  // for the levels above
     }
+  };
+  for (const Task& t : rq.tasks) {
+    add(t.se, &t);
+    if (t.se.on_rq) count_path(t);
   }
+  for (const TaskGroupCpu& g : rq.groups) add(g.se, nullptr);
 }
 
 }  // namespace eevdf::inv
