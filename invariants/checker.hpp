@@ -50,9 +50,14 @@ void for_each_queued(const ExactAverage& a, F f) {
   for (std::size_t i = 0; i < a.queued; ++i) f(*a.entities[i]);
 }
 // Exact v <= V, i.e. key·W <= S. (Inline: asked for every queued entity at every pick.)
+// W is a sum of at most kMaxEntities weights, far below 2^63: the product of
+// two 64-bit factors (one multiplication) is exact; the general 128-bit one
+// stays for a W that does not fit.
 inline bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime) {
-  const i128 key = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
-  return key * avg.weight <= avg.sum;
+  const s64 key = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
+  if (avg.weight >= 0 && avg.weight <= static_cast<i128>(INT64_MAX))
+    return static_cast<i128>(key) * static_cast<i128>(static_cast<s64>(avg.weight)) <= avg.sum;
+  return static_cast<i128>(key) * avg.weight <= avg.sum;
 }
 // The kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight);
