@@ -29,26 +29,24 @@ void FairnessWindow::start(const Rq& rq) {
   }
 }
 
-bool FairnessWindow::same_members(const Rq& rq) const {
-  if (rq.tasks.size() != ntasks_ || rq.curr < 0 || rq.cfs.h_nr_runnable != rq.cfs.nr_queued) return false;
-  for (std::size_t i = 0; i < ntasks_; ++i) {
-    const Task& t = rq.tasks[i];
-    if (runnable_member(rq, t) != member_[i] || (member_[i] && t.se.load.weight != weight_[i])) return false;
-  }
-  return true;
-}
-
 void FairnessWindow::update(const CheckScope& s, bool running) {
   const Rq& rq = s.rq;
-  if (!active_ || !running || !same_members(rq)) {
+  if (!active_ || !running || rq.tasks.size() != ntasks_ || rq.curr < 0 || rq.cfs.h_nr_runnable != rq.cfs.nr_queued) {
     start(rq);
     return;
   }
   // T = Σ service received in the window, W = Σ weights; task i's share is T·w_i/W.
+  // One walk: the membership is unchanged (same runnable tasks, same weights)
+  // and the sums; a changed membership starts a new window.
   i128 total = 0, weight = 0, members = 0;
   for (std::size_t i = 0; i < ntasks_; ++i) {
+    const Task& t = rq.tasks[i];
+    if (runnable_member(rq, t) != member_[i] || (member_[i] && t.se.load.weight != weight_[i])) {
+      start(rq);
+      return;
+    }
     if (!member_[i]) continue;
-    got_[i] = service_so_far(rq, rq.tasks[i]) - start_service_[i];
+    got_[i] = service_so_far(rq, t) - start_service_[i];
     total += got_[i];
     weight += weight_[i];
     ++members;
