@@ -204,7 +204,9 @@ void Checker::begin_op(int op_index, OpClass cls) {
   op_class_ = cls;  // the previous end_op() already noted this state's slices
   // A task on another CPU may arrive during this operation: what this checker
   // remembers of it starts from its state now (a delayed one with its saved lag).
+  // (With one runqueue every task is on it.)
   for (const Task& t : rq_->tasks) {
+    if (rq_->possible_cpus().size() <= 1) break;
     if (t.cpu == rq_->cpu) continue;
     const std::size_t i = entity_slot(t.se);
     delayed_before_[i] = t.se.sched_delayed;
