@@ -30,7 +30,7 @@ void check_average(const CheckScope& s) {
                {&se});
     }
     if (key_check && !key_reported) {
-      const i128 key = entity_key(cfs, se);
+      const i128 key = vruntime_diff(se.vruntime, cfs.zero_vruntime);  // entity_key()
       const i128 bound = 4 * (static_cast<i128>(s.checker.bounds(se).lag_bound) + light);
       if (key > bound || key < -bound) {
         key_reported = true;

@@ -47,7 +47,9 @@ u64 lag_span(const Rq& rq, u64 max_slice) {
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
   if (weight == 0) return 0;
   const u64 span = lag_span(rq, max_slice);
-  u128 q = (static_cast<u128>(span) << kNice0LoadShift) / weight;
+  const u128 scaled = static_cast<u128>(span) << kNice0LoadShift;
+  // a 64-bit division when the dividend fits (it does for any slice up to 2^54 ns): the same quotient
+  u128 q = scaled >> 64 ? scaled / weight : static_cast<u64>(scaled) / weight;
   q += inverse_weight_excess(rq, q);
   // The inverse-weight path divides by scale_load_down(w) = floor(w / 1024), not w / 1024:
   // for a group weight that is not a multiple of 1024 the kernel's clamp lies above the
