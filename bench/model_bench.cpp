@@ -75,6 +75,7 @@ struct Action {
   int task = -1;
   int nice = 0;
   u64 ns = 0;
+  std::uint32_t cpus = ~std::uint32_t{0};  // several CPUs: those the operation acts on (bit c: CPU c)
 };
 
 inv::OpClass op_class(Kind k) {
@@ -381,7 +382,8 @@ struct SmpNoHooks {
 };
 
 // One checker per CPU around every operation, the largest slice shared, as
-// scenario/executor.cpp drives them.
+// scenario/executor.cpp drives them: the CPUs an operation acts on are checked
+// after it, every CPU every kSweepPeriod operations (inv::end_ops_touched()).
 class SmpCheckHooks {
  public:
   explicit SmpCheckHooks(inv::Selection selection) : selection_(selection) {}
@@ -392,12 +394,13 @@ class SmpCheckHooks {
       checkers_.back()->attach(sys.rq(c));
     }
   }
+  static constexpr std::int64_t kSweepPeriod = 16;  // scn::ExecOptions::sweep_period
   void begin(const Action& a) {
     for (auto& c : checkers_) c->begin_op(index_ < INT_MAX ? static_cast<int>(index_) : INT_MAX, op_class(a.kind));
+    touched_ = a.cpus;
   }
   void end() {
-    inv::share_between_cpus(*sys_, checkers_);
-    for (auto& c : checkers_) c->end_op();
+    inv::end_ops_touched(*sys_, checkers_, touched_, (index_ + 1) % kSweepPeriod == 0);
     ++index_;
   }
   const inv::Violation* first_violation() const {
@@ -411,6 +414,7 @@ class SmpCheckHooks {
   eevdf::System* sys_ = nullptr;
   std::vector<std::unique_ptr<inv::Checker>> checkers_;
   std::int64_t index_ = 0;
+  std::uint32_t touched_ = ~std::uint32_t{0};
 };
 
 // The stream of BM_groups on kCpus CPUs: task i is in group i % ngroups and
@@ -437,12 +441,12 @@ class SmpDriver {
     for (int i = 0; i < ntasks; ++i) {
       const int nice = (i * 7) % 40 - 20;
       note([&] { return "task t" + std::to_string(i) + " nice=" + std::to_string(nice) + " group=g" + std::to_string(i % ngroups); });
-      hooks_.begin({Kind::create, i, nice, 0});
+      hooks_.begin({Kind::create, i, nice, 0, on(0)});
       const int id = sys_.rq(0).create_task(Driver<NoHooks>::task_name(i), nice, eevdf::Policy::normal, 0, i % ngroups);
       hooks_.end();
       const int first_cpu = static_cast<int>(static_cast<unsigned>(i / ngroups) % kCpus);
       note([&] { return "wake t" + std::to_string(id) + " cpu=" + std::to_string(first_cpu); });
-      hooks_.begin({Kind::wake, id, 0, 0});
+      hooks_.begin({Kind::wake, id, 0, 0, on(sys_.rq_of(id).cpu) | on(first_cpu)});
       sys_.wake(id, false, first_cpu);
       hooks_.end();
     }
@@ -463,7 +467,7 @@ class SmpDriver {
         sleeping_[k] = sleeping_.back();
         sleeping_.pop_back();
         note([&] { return "wake t" + std::to_string(id) + " cpu=" + std::to_string(target); });
-        hooks_.begin({Kind::wake, id});
+        hooks_.begin({Kind::wake, id, 0, 0, on(sys_.rq_of(id).cpu) | on(target)});
         const Refusal r = sys_.wake(id, false, target);
         hooks_.end();
         return r == Refusal::none;
@@ -473,7 +477,7 @@ class SmpDriver {
         if (rq.curr < 0 || static_cast<int>(sleeping_.size()) >= n_ - 1) return tick();
         const int id = rq.curr;
         note([&] { return "sleep t" + std::to_string(id); });
-        hooks_.begin({Kind::sleep, id});
+        hooks_.begin({Kind::sleep, id, 0, 0, on(static_cast<int>(cpu))});
         const Refusal r = rq.sleep(id);
         hooks_.end();
         if (r != Refusal::none) return false;
@@ -498,7 +502,7 @@ class SmpDriver {
         if (rq.curr < 0) return tick();
         const int id = rq.curr;
         note([&] { return "yield t" + std::to_string(id); });
-        hooks_.begin({Kind::yield, id});
+        hooks_.begin({Kind::yield, id, 0, 0, on(static_cast<int>(cpu))});
         const Refusal r = rq.yield(id);
         hooks_.end();
         return r == Refusal::none;
@@ -508,13 +512,13 @@ class SmpDriver {
         Rq& rq = sys_.rq_of(id);
         if (op.pick & 1u && rq.curr != id) {
           note([&] { return "migrate t" + std::to_string(id) + " " + std::to_string(target); });
-          hooks_.begin({Kind::wake, id});  // a placement-class operation, as migrate is
+          hooks_.begin({Kind::wake, id, 0, 0, on(rq.cpu) | on(target)});  // a placement-class operation, as migrate is
           const Refusal r = sys_.migrate(id, target);
           hooks_.end();
           return r == Refusal::none;
         }
         note([&] { return "nice t" + std::to_string(id) + " " + std::to_string(op.nice); });
-        hooks_.begin({Kind::renice, id, op.nice});
+        hooks_.begin({Kind::renice, id, op.nice, 0, on(rq.cpu)});
         const Refusal r = rq.set_nice(id, op.nice);
         hooks_.end();
         return r == Refusal::none;
@@ -537,6 +541,7 @@ class SmpDriver {
   void note(F line) {
     if (log_) log_->push_back(line());
   }
+  static std::uint32_t on(int cpu) { return std::uint32_t{1} << cpu; }
   bool tick() {
     note([] { return std::string("tick"); });
     hooks_.begin({Kind::tick});

@@ -19,12 +19,10 @@ static std::string queue_prefix(const CheckScope& s) {
 // in the kernel's wrapping arithmetic (exact mod 2^64).
 static void check_sums(const CheckScope& s) {
   const CfsRq& cfs = s.cfs;
-  u64 sum = 0, weight = 0;
-  for_each_in_tree(s.avg, [&](const SchedEntity& se) {
-    const u64 w = avg_vruntime_weight(cfs, eevdf_weight(cfs, se));
-    sum += as_u64(entity_key(cfs, se)) * w;
-    weight += w;
-  });
+  // Σ key·w' and Σ w' over the tree, exact in 128 bits (exact_average()); the
+  // kernel's u64 sums wrap mod 2^64, which is what the low 64 bits hold.
+  const u64 sum = static_cast<u64>(static_cast<u128>(s.avg.tree_sum));
+  const u64 weight = static_cast<u64>(static_cast<u128>(s.avg.tree_weight));
   if (sum != as_u64(cfs.sum_w_vruntime) || weight != cfs.sum_weight)
     s.report(Id::SUM, "__sum_w_vruntime_add / sum_w_vruntime_sub / update_zero_vruntime",
              fmt::format("{}sum_w_vruntime = {} and sum_weight = {}, but the tree sums to {} and {} "
@@ -65,14 +63,10 @@ static void check_counters(const CheckScope& s) {
       }
     }
   }
-  unsigned queued = 0;
-  u64 load = 0;
-  for_each_member(s.checker.queues().entities(cfs), [&](const SchedEntity& se, const Task*) {
-    if (!se.on_rq) return;
-    ++queued;
-    load += se.load.weight;
-  });
+  // the entities on_rq and their load, counted while the queue's entities were listed
   const HierCounts& h = s.checker.queues().counts(cfs);
+  const unsigned queued = h.on_rq;
+  const u64 load = h.load;
   const unsigned tree = static_cast<unsigned>(s.avg.in_tree);
   const unsigned curr_on_rq = cfs.curr && cfs.curr->on_rq ? 1 : 0;
   // the queue's name, built only for a message (this runs after every operation)

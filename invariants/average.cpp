@@ -9,6 +9,7 @@ namespace eevdf::inv {
 
 void check_average(const CheckScope& s) {
   const CfsRq& cfs = s.cfs;
+  if (!s.on(Id::ELIG) && !s.on(Id::KEY) && !s.on(Id::NULLPICK) && !s.on(Id::AVG0)) return;
   if (eevdf_nr_queued(cfs) == 0) return;
   Observer& quiet = null_observer();
 
@@ -29,7 +30,7 @@ void check_average(const CheckScope& s) {
                {&se});
     }
     if (key_check && !key_reported) {
-      const i128 key = entity_key(cfs, se);
+      const i128 key = vruntime_diff(se.vruntime, cfs.zero_vruntime);  // entity_key()
       const i128 bound = 4 * (static_cast<i128>(s.checker.bounds(se).lag_bound) + light);
       if (key > bound || key < -bound) {
         key_reported = true;

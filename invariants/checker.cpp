@@ -10,24 +10,24 @@ namespace eevdf::inv {
 
 ExactAverage exact_average(const CfsRq& cfs_rq) {
   ExactAverage a;
+  const bool flat = cfs_rq.rq->profile().behaviour.flat_runqueue;
+  const u64 zero = cfs_rq.zero_vruntime;
   auto add = [&](const SchedEntity& se) {
     if (a.queued < a.entities.size()) a.entities[a.queued++] = &se;
-    const u64 full = eevdf_weight(cfs_rq, se);  // h_load on the v7.3 flat runqueue
+    const u64 full = flat && entity_is_task(se) ? se.h_load.weight : se.load.weight;  // eevdf_weight()
     const u64 w = avg_vruntime_weight(cfs_rq, full);
-    a.sum += static_cast<i128>(entity_key(cfs_rq, se)) * static_cast<i128>(w);
+    // entity_key(): the 64-bit key times a weight, exact in 128 bits
+    a.sum += static_cast<i128>(vruntime_diff(se.vruntime, zero)) * static_cast<i128>(w);
     a.weight += static_cast<i128>(w);
     if (a.min_weight == 0 || full < a.min_weight) a.min_weight = full;
     if (se.slice > a.max_slice) a.max_slice = se.slice;
   };
   for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(n)) add(*n);
   a.in_tree = a.queued;
+  a.tree_sum = a.sum;
+  a.tree_weight = a.weight;
   if (cfs_rq.curr && cfs_rq.curr->on_rq) add(*cfs_rq.curr);
   return a;
-}
-
-bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime) {
-  const i128 key = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
-  return key * avg.weight <= avg.sum;
 }
 
 namespace {
@@ -47,7 +47,9 @@ u64 lag_span(const Rq& rq, u64 max_slice) {
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
   if (weight == 0) return 0;
   const u64 span = lag_span(rq, max_slice);
-  u128 q = (static_cast<u128>(span) << kNice0LoadShift) / weight;
+  const u128 scaled = static_cast<u128>(span) << kNice0LoadShift;
+  // a 64-bit division when the dividend fits (it does for any slice up to 2^54 ns): the same quotient
+  u128 q = scaled >> 64 ? scaled / weight : static_cast<u64>(scaled) / weight;
   q += inverse_weight_excess(rq, q);
   // The inverse-weight path divides by scale_load_down(w) = floor(w / 1024), not w / 1024:
   // for a group weight that is not a multiple of 1024 the kernel's clamp lies above the
@@ -209,7 +211,9 @@ void Checker::begin_op(int op_index, OpClass cls) {
   op_class_ = cls;  // the previous end_op() already noted this state's slices
   // A task on another CPU may arrive during this operation: what this checker
   // remembers of it starts from its state now (a delayed one with its saved lag).
+  // (With one runqueue every task is on it.)
   for (const Task& t : rq_->tasks) {
+    if (rq_->possible_cpus().size() <= 1) break;
     if (t.cpu == rq_->cpu) continue;
     const std::size_t i = entity_slot(t.se);
     delayed_before_[i] = t.se.sched_delayed;
@@ -248,32 +252,30 @@ void Checker::end_op() {
   Rq& rq = *rq_;
   adopt_new_tasks();  // tasks and groups created by this operation (create, fork, group)
   queues_.build(rq);
-  // A deadline a reweight left is followed from operation to operation: running
-  // keeps d and moves v, a sched_change re-placement keeps d - v and moves d;
-  // the record takes the present d and d - v (a new request matches neither)
+  // One walk over this CPU's entities before the queue checks:
+  // - a deadline a reweight left is followed from operation to operation: running
+  //   keeps d and moves v, a sched_change re-placement keeps d - v and moves d;
+  //   the record takes the present d and d - v (a new request matches neither);
+  // - F6: a task that changed queue keeps a vprot of the old queue until a real pick;
+  // - the largest slice queued anywhere on this CPU: with groups every queued
+  //   entity's (each one is in its queue's tree or its curr; on the flat runqueue
+  //   only tasks are queued for EEVDF, all on the root), else the root queue's.
+  const bool flat = rq.profile().behaviour.flat_runqueue;
+  u64 largest_queued = 0;
   for_each_entity(rq, [&](const SchedEntity& se) {
-    if (const RescaledDeadline* r = rescaled_deadline(se)) {
-      RescaledDeadline& w = rescaled_deadline_[entity_slot(se)];
-      w = {true, r->clamped, false, se.deadline, r->excess, se.deadline - se.vruntime};
+    const std::size_t i = entity_slot(se);
+    if (rescaled_deadline_[i].set) {
+      if (const RescaledDeadline* r = rescaled_deadline(se)) {
+        RescaledDeadline& w = rescaled_deadline_[i];
+        w = {true, r->clamped, false, se.deadline, r->excess, se.deadline - se.vruntime};
+      }
     }
+    if (entity_is_task(se) && se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
+    if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > largest_queued) largest_queued = se.slice;
   });
-  // F6: a task that changed queue keeps a vprot of the old queue until a real pick
-  for (const Task& t : rq.tasks) {
-    if (t.cpu != rq.cpu) continue;
-    const std::size_t i = entity_slot(t.se);
-    if (t.se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
-  }
   ExactAverage avg = exact_average(rq.cfs);
-  // The largest slice queued anywhere on this CPU: the root queue's, and with
-  // groups every queued entity's (each one is in its queue's tree or its curr;
-  // on the flat runqueue only tasks are queued for EEVDF, all on the root).
   u64 largest = avg.max_slice;
-  if (!rq.groups.empty()) {
-    const bool flat = rq.profile().behaviour.flat_runqueue;
-    for_each_entity(rq, [&](const SchedEntity& se) {
-      if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > largest) largest = se.slice;
-    });
-  }
+  if (!rq.groups.empty() && largest_queued > largest) largest = largest_queued;
   if (largest > max_slice_seen_) max_slice_seen_ = largest;
   check_queue(rq.cfs, avg);
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, rq.cfs};
@@ -284,48 +286,62 @@ void Checker::end_op() {
     check_queue(g.cfs_rq, group_avg);
   }
 
-  // I-MONO: running only moves vruntime forward.
-  if (selection_[Id::MONO] && op_class_ == OpClass::running) {
-    for_each_entity(rq, [&](const SchedEntity& se) {
-      const std::size_t i = entity_slot(se);
-      const s64 moved = vruntime_diff(se.vruntime, vruntime_before_[i]);
-      if (moved < 0)
-        scope.report(Id::MONO, "update_curr",
-                     fmt::format("vruntime of {} moved backwards by {} ns while the CPU only ran",
-                                 entity_name(rq, &se), format_i128(-static_cast<i128>(moved))),
-                     {&se});
-      else if (moved > 0 && !was_curr_[i])
-        scope.report(Id::MONO, "update_curr",
-                     fmt::format("vruntime of {} moved by {} ns while it never ran (it was never curr)",
-                                 entity_name(rq, &se), moved),
-                     {&se});
-    });
-  }
-  // I-DELAY: the lag a delayed entity leaves with may not be below the one it was
-  // delayed with (service units; rounding of a reweight or a re-placement allowed).
-  // Both are taken from the state, on every profile: clamp(V - v) when it becomes
-  // delayed, the saved vlag when it is dequeued at last, clamp(V - v) when a
-  // wake-up requeues it. (v7.1 saves the lag at delay time and keeps the debt
-  // from growing; before, a V that sank meanwhile deepens it.)
+  // One walk for I-MONO (running only moves vruntime forward) and I-DELAY's
+  // transitions: the lag a delayed entity leaves with may not be below the one it
+  // was delayed with (service units; rounding of a reweight or a re-placement
+  // allowed). Both lags are taken from the state, on every profile: clamp(V - v)
+  // when it becomes delayed and when a wake-up requeues it, the saved vlag when
+  // it is dequeued at last. (v7.1 saves the lag at delay time and keeps the debt
+  // from growing; before, a V that sank meanwhile deepens it.) Only the first
+  // report of an invariant in an operation is kept (add()): each walk notes its
+  // first offender, reported after it, I-MONO's before I-DELAY's.
+  const bool mono = selection_[Id::MONO] && op_class_ == OpClass::running;
+  const SchedEntity* mono_se = nullptr;
+  s64 mono_moved = 0;
+  const SchedEntity* delay_se = nullptr;
+  i128 delay_lag = 0;
   for_each_entity(rq, [&](const SchedEntity& se) {
     const std::size_t i = entity_slot(se);
+    if (mono && !mono_se) {
+      const s64 moved = vruntime_diff(se.vruntime, vruntime_before_[i]);
+      if (moved < 0 || (moved > 0 && !was_curr_[i])) {
+        mono_se = &se;
+        mono_moved = moved;
+      }
+    }
     if (delayed_before_[i] == se.sched_delayed) return;  // no transition
     delayed_before_[i] = se.sched_delayed;
-    const u64 weight = eevdf_load_of(rq, se).weight;
     if (se.sched_delayed) {
       lag_at_delay_[i] = lag_now(se);
       return;
     }
-    if (!selection_[Id::DELAY]) return;
+    if (!selection_[Id::DELAY] || delay_se) return;
+    const u64 weight = eevdf_load_of(rq, se).weight;
     const i128 service_lag = se.on_rq ? lag_now(se) : static_cast<i128>(se.vlag) * static_cast<i128>(weight);
-    if (service_lag < lag_at_delay_[i] - static_cast<i128>(weight))
-      scope.report(Id::DELAY, se.on_rq ? "requeue_delayed_entity" : "update_entity_lag",
-                   fmt::format("{} left the delayed state ({}) with w·lag = {}, below the {} it had when delayed "
-                               "(a delayed entity's debt may not grow)",
-                               entity_name(rq, &se), se.on_rq ? "woken, still queued" : "dequeued",
-                               format_i128(service_lag), format_i128(lag_at_delay_[i])),
-                   {&se});
+    if (service_lag < lag_at_delay_[i] - static_cast<i128>(weight)) {
+      delay_se = &se;
+      delay_lag = service_lag;
+    }
   });
+  if (mono_se) {
+    if (mono_moved < 0)
+      scope.report(Id::MONO, "update_curr",
+                   fmt::format("vruntime of {} moved backwards by {} ns while the CPU only ran",
+                               entity_name(rq, mono_se), format_i128(-static_cast<i128>(mono_moved))),
+                   {mono_se});
+    else
+      scope.report(Id::MONO, "update_curr",
+                   fmt::format("vruntime of {} moved by {} ns while it never ran (it was never curr)",
+                               entity_name(rq, mono_se), mono_moved),
+                   {mono_se});
+  }
+  if (delay_se)
+    scope.report(Id::DELAY, delay_se->on_rq ? "requeue_delayed_entity" : "update_entity_lag",
+                 fmt::format("{} left the delayed state ({}) with w·lag = {}, below the {} it had when delayed "
+                             "(a delayed entity's debt may not grow)",
+                             entity_name(rq, delay_se), delay_se->on_rq ? "woken, still queued" : "dequeued",
+                             format_i128(delay_lag), format_i128(lag_at_delay_[entity_slot(*delay_se)])),
+                 {delay_se});
   // I-PROT between picks: the protected run left to an entity that stayed curr
   // without a real pick may only shrink
   for_each_entity(rq, [&](const SchedEntity& se) {
@@ -367,6 +383,29 @@ i128 Checker::lag_now(const SchedEntity& se) const {
   const i128 limit = static_cast<i128>(kernel_lag_limit(*rq_, slice, eevdf_load_of(*rq_, se)));
   lag = std::clamp(lag, -limit, limit);
   return lag * w;
+}
+
+void Checker::end_op_untouched() {
+  Rq& rq = *rq_;
+  adopt_new_tasks();
+  // I-FAIR's window restarts at every operation that is not only running, on
+  // every CPU: as end_op() would (an untouched CPU's tasks received nothing)
+  if (selection_[Id::FAIR] && rq.groups.empty()) {
+    ExactAverage none;  // I-FAIR reads no average
+    const CheckScope scope{rq, selection_, none, max_slice_seen_, *this, rq.cfs};
+    fairness_.update(scope, op_class_ == OpClass::running);
+  }
+}
+
+void Checker::check_queues_now() {
+  Rq& rq = *rq_;
+  queues_.build(rq);
+  ExactAverage avg = exact_average(rq.cfs);
+  check_queue(rq.cfs, avg);
+  for (const TaskGroupCpu& g : rq.groups) {
+    ExactAverage group_avg = exact_average(g.cfs_rq);
+    check_queue(g.cfs_rq, group_avg);
+  }
 }
 
 void Checker::on_overflow(const OverflowEvent& e) {
@@ -461,8 +500,8 @@ bool Checker::vprot_stale(const SchedEntity& se) const {
   return tolerances_.f1_unscaled_vprot && vprot_stale_[entity_slot(se)];
 }
 
-const Checker::RescaledDeadline* Checker::rescaled_deadline(const SchedEntity& se) const {
-  const RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
+const Checker::RescaledDeadline* Checker::rescaled_deadline_if_current(const SchedEntity& se,
+                                                                       const RescaledDeadline& r) const {
   if (!r.set || se.rel_deadline) return nullptr;
   if (r.relative) return se.deadline - se.vruntime == r.deadline ? &r : nullptr;  // placed since
   return r.deadline == se.deadline || se.deadline - se.vruntime == r.distance ? &r : nullptr;
@@ -745,6 +784,25 @@ void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Che
         if (g.se.on_rq) max_slice = std::max(max_slice, g.se.slice);
   for (const auto& c : checkers) max_slice = std::max(max_slice, c->max_slice_seen());
   for (const auto& c : checkers) c->raise_max_slice(max_slice);
+}
+
+bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers, std::uint32_t touched,
+                     bool sweep) {
+  share_between_cpus(sys, checkers);
+  const auto is_touched = [touched](std::size_t c) { return c < 32 && (touched >> c & 1u) != 0; };
+  for (std::size_t c = 0; c < checkers.size(); ++c)
+    if (sweep || is_touched(c)) checkers[c]->end_op();
+  if (sweep) return true;
+  // a finding is reported only after every queue was checked at this operation
+  // (and, with keep_going, at every later one: once violated, always a full sweep)
+  bool found = false;
+  for (const auto& c : checkers) found = found || c->violated();
+  for (std::size_t c = 0; c < checkers.size(); ++c)
+    if (!is_touched(c)) {
+      if (found) checkers[c]->end_op();
+      else checkers[c]->end_op_untouched();
+    }
+  return found;
 }
 
 }  // namespace eevdf::inv

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -25,6 +26,9 @@ enum class OpClass : std::uint8_t { running, placement };
 struct ExactAverage {
   i128 sum = 0;     // Σ key_i · w'_i
   i128 weight = 0;  // Σ w'_i
+  // The same two sums over the tree alone (no curr): their low 64 bits are the
+  // kernel's wrapping sum_w_vruntime and sum_weight recomputed (I-SUM).
+  i128 tree_sum = 0, tree_weight = 0;
   u64 min_weight = 0;  // lightest full weight on the queue (0 if empty)
   u64 max_slice = 0;   // largest slice on the queue
   s64 kernel_offset = 0;  // avg_vruntime_offset() (filled by Checker::end_op, not by exact_average())
@@ -45,8 +49,16 @@ template <class F>
 void for_each_queued(const ExactAverage& a, F f) {
   for (std::size_t i = 0; i < a.queued; ++i) f(*a.entities[i]);
 }
-// Exact v <= V, i.e. key·W <= S.
-bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime);
+// Exact v <= V, i.e. key·W <= S. (Inline: asked for every queued entity at every pick.)
+// W is a sum of at most kMaxEntities weights, far below 2^63: the product of
+// two 64-bit factors (one multiplication) is exact; the general 128-bit one
+// stays for a W that does not fit.
+inline bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 vruntime) {
+  const s64 key = vruntime_diff(vruntime, cfs_rq.zero_vruntime);
+  if (avg.weight >= 0 && avg.weight <= static_cast<i128>(INT64_MAX))
+    return static_cast<i128>(key) * static_cast<i128>(static_cast<s64>(avg.weight)) <= avg.sum;
+  return static_cast<i128>(key) * avg.weight <= avg.sum;
+}
 // The kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight);
 // The lag clamp entity_lag() computes, exactly (lag_bound() is an upper bound of it).
@@ -173,7 +185,11 @@ class Checker final : public Observer {
     u64 distance = 0;
   };
   // The record if se's deadline is still the one its last reweight left, else null.
-  const RescaledDeadline* rescaled_deadline(const SchedEntity& se) const;
+  // (Inline: asked for every queued entity after every operation, and seldom set.)
+  const RescaledDeadline* rescaled_deadline(const SchedEntity& se) const {
+    const RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
+    return r.set ? rescaled_deadline_if_current(se, r) : nullptr;
+  }
   bool tolerates_f7() const { return tolerances_.f1_unscaled_vprot; }
   // The rounding drift a deadline carries after one more reweight old -> new weight.
   u64 rescaled_deadline_excess(u64 prior_excess, u64 old_weight, u64 new_weight) const;
@@ -186,6 +202,14 @@ class Checker final : public Observer {
   void attach(Rq& rq);
   void begin_op(int op_index, OpClass cls);
   void end_op();
+  // Several runqueues: end of an operation that did not act on this CPU (its
+  // state is what the last end_op() checked). Keeps the run-long memory that
+  // every operation moves (I-FAIR's window); the queues are not checked again
+  // (end_ops_touched() sweeps them).
+  void end_op_untouched();
+  // The queue checks of end_op() alone, on the state as it is (the sweep at the
+  // end of an input whose last operation was refused after an end_op_untouched()).
+  void check_queues_now();
 
   const std::vector<Violation>& violations() const { return violations_; }
   bool violated() const { return !violations_.empty(); }
@@ -242,6 +266,7 @@ class Checker final : public Observer {
   // follows reaches that level or leaves its path
   const SchedEntity* idle_preempted_ = nullptr;
   std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_;  // I-DL after reweight_entity()
+  const RescaledDeadline* rescaled_deadline_if_current(const SchedEntity& se, const RescaledDeadline& r) const;
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
   s64 mono_moved_ = 0;  // I-MONO: what the entity being reweighted had moved before the reweight
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
@@ -297,5 +322,18 @@ class Checker final : public Observer {
 // rounding its deadline carries, a stale vprot), so that a task migrating in
 // the next operation arrives with it.
 void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
+
+// Several runqueues, after an operation that acted on the CPUs in `touched`
+// (bit c: CPU c; the caller derives it from the operation itself, not from the
+// model's bookkeeping): share_between_cpus(), then every touched CPU's queues
+// are checked from scratch (end_op()), the others only keep their run-long
+// memory (end_op_untouched()). Every CPU is checked (a full sweep) when `sweep`
+// is set (every K operations and at the end of an input: the caller's choice)
+// and whenever a touched CPU reported a violation, before it is reported: an
+// untouched CPU's state is the one its last check passed, and the sweep is the
+// safety net that catches it if it is not.
+// Returns true if every CPU was checked.
+bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers, std::uint32_t touched,
+                     bool sweep);
 
 }  // namespace eevdf::inv

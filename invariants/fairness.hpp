@@ -33,7 +33,6 @@ class FairnessWindow {
   i128 worst_num_ = 0, worst_den_ = 0;  // worst |deviation|·W and W·(max_slice + TICK_NSEC)
 
   void start(const Rq& rq);
-  bool same_members(const Rq& rq) const;
 };
 
 // Service received by a task up to now, including the running task's time

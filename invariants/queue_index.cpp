@@ -9,25 +9,33 @@ namespace eevdf::inv {
 
 void QueueIndex::build(const Rq& rq) {
   const std::size_t n = rq.groups.size() + 1;
+  flat_ = rq.profile().behaviour.flat_runqueue;
   entities_.resize(n);
-  eevdf_.resize(n);
   for (auto& list : entities_) list.clear();
-  for (auto& list : eevdf_) list.clear();
+  if (flat_) {
+    eevdf_.resize(n);
+    for (auto& list : eevdf_) list.clear();
+  }
   counts_.assign(n, HierCounts{});
   // the slot of a queue of this CPU, or -1 (none, or another CPU's)
   const auto slot_of = [&rq](const CfsRq* q) { return q && q->rq == &rq ? q->group_id + 1 : -1; };
   const auto add = [&](const SchedEntity& se, const Task* t) {
-    if (const int i = slot_of(se.cfs_rq); i >= 0) entities_[static_cast<std::size_t>(i)].push_back({&se, t});
+    if (const int i = slot_of(se.cfs_rq); i >= 0) {
+      entities_[static_cast<std::size_t>(i)].push_back({&se, t});
+      if (se.on_rq) {
+        HierCounts& c = counts_[static_cast<std::size_t>(i)];
+        ++c.on_rq;
+        c.load += se.load.weight;
+      }
+    }
+    if (!flat_) return;  // EEVDF's queue of se is se.cfs_rq (eevdf_queue_of())
     if (const int i = slot_of(eevdf_queue_of(rq, se)); i >= 0) eevdf_[static_cast<std::size_t>(i)].push_back({&se, t});
   };
-  for (const Task& t : rq.tasks) add(t.se, &t);
-  for (const TaskGroupCpu& g : rq.groups) add(g.se, nullptr);
-
   // One walk up each queued task's path counts it on every queue it reaches;
   // an entity that is not queued ends the walk and marks the queues not reached.
+  // (Done in the same pass over the tasks that lists them.)
   static_assert(kMaxGroups + 1 <= 64, "one bit per queue");
-  for (const Task& t : rq.tasks) {
-    if (!t.se.on_rq) continue;
+  const auto count_path = [&](const Task& t) {
     bool idle = t.policy == Policy::idle;
     std::uint64_t reached = 0;
     for (const SchedEntity* e = &t.se; e; e = e->parent) {
@@ -43,9 +51,14 @@ void QueueIndex::build(const Rq& rq) {
         if (!t.se.sched_delayed) ++c.runnable;
         if (idle) ++c.idle;
       }
-      idle = idle || cfs_rq_is_idle(*e->cfs_rq);
+      if (e->parent) idle = idle || cfs_rq_is_idle(*e->cfs_rq);  // for the levels above
     }
+  };
+  for (const Task& t : rq.tasks) {
+    add(t.se, &t);
+    if (t.se.on_rq) count_path(t);
   }
+  for (const TaskGroupCpu& g : rq.groups) add(g.se, nullptr);
 }
 
 }  // namespace eevdf::inv

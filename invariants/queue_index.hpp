@@ -21,6 +21,8 @@ struct QueueMember {
 // SCHED_IDLE or a queue strictly below that one on its path is idle.
 struct HierCounts {
   unsigned queued = 0, runnable = 0, idle = 0;
+  unsigned on_rq = 0;  // the entities of this queue (not below it) that are on_rq
+  u64 load = 0;        // and the sum of their load.weight
   const Task* broken = nullptr;  // the first queued task whose path meets an entity that is not queued first
 };
 
@@ -31,13 +33,17 @@ class QueueIndex {
   // The entities whose queue is q: tasks in id order, then group entities.
   const std::vector<QueueMember>& entities(const CfsRq& q) const { return entities_[slot(q)]; }
   // The entities EEVDF places on q (eevdf_queue_of(), checker.hpp), in the same order.
-  const std::vector<QueueMember>& eevdf_entities(const CfsRq& q) const { return eevdf_[slot(q)]; }
+  // (Outside the flat runqueue that is q's own list: not built twice.)
+  const std::vector<QueueMember>& eevdf_entities(const CfsRq& q) const {
+    return flat_ ? eevdf_[slot(q)] : entities_[slot(q)];
+  }
   const HierCounts& counts(const CfsRq& q) const { return counts_[slot(q)]; }
 
  private:
   static std::size_t slot(const CfsRq& q) { return static_cast<std::size_t>(q.group_id + 1); }
   std::vector<std::vector<QueueMember>> entities_, eevdf_;
   std::vector<HierCounts> counts_;
+  bool flat_ = false;  // the v7.3 flat runqueue: eevdf_ differs from entities_
 };
 
 // Calls f(se, task) for every member of a list.

@@ -240,6 +240,44 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
 }
 }  // namespace
 
+// The CPUs an operation acts on (bit c: CPU c), from the operation and the
+// task's CPU before it: its task's CPU, a wake-up's or migration's target too;
+// time, a reschedule and the group operations of every CPU (create, shares,
+// idle) act on all, as does an operation after which a racing debugfs reader
+// stores; an expectation on none.
+namespace {
+std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
+  const std::uint32_t all = sys.size() >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << sys.size()) - 1;
+  if (sys.pending_debug_reads()) return all;
+  const Task* t = id >= 0 ? sys.rq(0).task(id) : nullptr;
+  const std::uint32_t own = t && t->cpu >= 0 && t->cpu < 32 ? std::uint32_t{1} << t->cpu : 1u;
+  const std::uint32_t target = op.cpu >= 0 && op.cpu < 32 ? std::uint32_t{1} << op.cpu : 0u;
+  switch (op.kind) {
+    case OpKind::create: return 1u;  // created on CPU 0
+    case OpKind::fork:               // the child starts on its parent's CPU
+    case OpKind::sleep:
+    case OpKind::yield:
+    case OpKind::nice:
+    case OpKind::policy:
+    case OpKind::slice:
+    case OpKind::exit:
+    case OpKind::move: return own;
+    case OpKind::wake:
+    case OpKind::migrate: return own | target;
+    case OpKind::expect_curr:
+    case OpKind::expect_field: return 0;
+    case OpKind::run:
+    case OpKind::tick:
+    case OpKind::schedule:
+    case OpKind::group_create:
+    case OpKind::shares:
+    case OpKind::group_idle:
+    case OpKind::debug_read: return all;
+  }
+  return all;
+}
+}  // namespace
+
 Refusal apply_operation(System& sys, const Op& op, int id) {
   ModelTarget t{sys};
   return apply_op(t, op, id, nullptr);
@@ -288,10 +326,13 @@ ExecResult Executor::run(const Scenario& s) {
     selection.set(inv::Id::MONO, false);
     selection.set(inv::Id::OVF, false);
   }
-  for (unsigned c = 0; c < sys.size(); ++c) {
+  for (unsigned c = 0; options_.check && c < sys.size(); ++c) {
     checkers.push_back(std::make_unique<inv::Checker>(selection, options_.tolerances));
     checkers.back()->attach(sys.rq(c));
   }
+  // Only the model's operations say which CPUs they act on (the kernel's own
+  // code is not read): every CPU after every operation on the kernel backend.
+  const unsigned sweep_period = kernel ? 1 : std::max(options_.sweep_period, 1u);
   auto violated = [&] {
     for (const auto& c : checkers)
       if (c->violated()) return true;
@@ -322,6 +363,7 @@ ExecResult Executor::run(const Scenario& s) {
     return slot < 0 ? -1 : slot_task[static_cast<std::size_t>(slot)];
   };
   if (options_.trace) r.trace.push_back(trace_step(sys, -1));
+  bool unswept = false;  // several CPUs: some were not checked after the last operation that ran
 
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
@@ -329,6 +371,7 @@ ExecResult Executor::run(const Scenario& s) {
     for (auto& c : checkers) c->begin_op(index, op_class(op.kind));
     Refusal refusal = Refusal::none;
     const int id = op.task.empty() ? -1 : task_of(op.task);
+    const std::uint32_t touched = sys.size() > 1 && sweep_period > 1 ? cpus_touched(sys, op, id) : ~std::uint32_t{0};
     if (lockstep) {
       const Refusal model_refusal = apply_op(model_target, op, id, nullptr);
       refusal = apply_op(*kernel, op, id, nullptr);
@@ -417,17 +460,25 @@ ExecResult Executor::run(const Scenario& s) {
     }
     // A refused operation leaves the model untouched (model/rq.hpp), so the state
     // the previous check passed is unchanged: checking it again would find nothing new.
-    if (refusal == Refusal::none) {
+    if (refusal == Refusal::none && !checkers.empty()) {
       if (sys.size() > 1) {
-        inv::share_between_cpus(sys, checkers);  // a migrated task's lag was clamped on its source CPU
+        // a migrated task's lag was clamped on its source CPU (share_between_cpus()); a full
+        // sweep every sweep_period operations and at the last one
+        const bool sweep = (i + 1) % sweep_period == 0 || i + 1 == s.ops.size() || sys.oops() || r.divergence;
+        unswept = !inv::end_ops_touched(sys, checkers, touched, sweep);
+      } else {
+        for (auto& c : checkers) c->end_op();
       }
-      for (auto& c : checkers) c->end_op();
     }
     if (options_.trace) r.trace.push_back(trace_step(sys, index));
     if (sys.oops()) r.oops = true;
     // lockstep goes on past a violation: the comparison is the point, and expected findings are frequent
     if ((violated() && !options_.keep_going && !lockstep) || sys.oops() || r.divergence) break;
   }
+  // the sweep at the end of the input, if the last operation was refused (the
+  // state is that of the last one that ran)
+  if (unswept && !violated())
+    for (const auto& c : checkers) c->check_queues_now();
   for (const auto& c : checkers)
     for (const auto& v : c->violations())
       if (r.violations.size() < inv::Checker::kMaxViolations) r.violations.push_back(v);

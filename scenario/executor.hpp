@@ -63,6 +63,13 @@ struct ExecOptions {
   inv::Tolerances tolerances;  // documented findings tolerated by default (docs/findings.md)
   OperationObserver* observer = nullptr;  // if set, told of every operation (state coverage: fuzz/coverage.hpp)
   Backend backend = Backend::model;
+  // Several runqueues on the model: after each operation the queues of the CPUs
+  // it acts on are checked, and every CPU's every sweep_period operations, at the
+  // end of the input and before a violation is reported (inv::end_ops_touched()).
+  // 1: every CPU after every operation.
+  unsigned sweep_period = 16;
+  // false: no checker at all (the throughput baseline of an unchecked run).
+  bool check = true;
 };
 
 struct EntityTrace {

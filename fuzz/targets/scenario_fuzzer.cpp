@@ -7,6 +7,9 @@
 // its paragraph and the text scenario, then aborts, so libFuzzer keeps the input
 // as a crash file that `eevdf-check replay` and `eevdf-check minimize` read.
 //
+// Built as scenario_fuzzer_unchecked (EEVDF_FUZZ_UNCHECKED) it runs no checker:
+// the baseline of the checked throughput.
+//
 // EEVDF_MAX_OPS=N decodes at most N operations of each input (the format's
 // limit, 256, by default); the throughput benchmark uses 64. A crash found
 // with a cap replays the same without it: execution stops at the first
@@ -75,6 +78,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static scn::Executor executor(profile(), [] {
     scn::ExecOptions o;
     o.strict = false;
+#ifdef EEVDF_FUZZ_UNCHECKED
+    o.check = false;  // the throughput baseline: the model alone (fuzz/targets/CMakeLists.txt)
+#endif
     if (const char* v = std::getenv("EEVDF_NO_TOLERANCE"); v && *v == '1') o.tolerances = inv::Tolerances{false};
     return o;
   }());
