@@ -177,6 +177,7 @@ void Checker::adopt(std::size_t i, const SchedEntity& se) {
   picked_[i] = false;
   reweights_[i] = 0;
   lag_clamped_[i] = false;
+  delay_seen_[i] = false;
   was_curr_[i] = false;
   queue_before_[i] = se.cfs_rq;
   vruntime_before_[i] = se.vruntime;
@@ -309,13 +310,17 @@ void Checker::end_op() {
         mono_moved = moved;
       }
     }
+    const bool delay_seen = delay_seen_[i];
+    delay_seen_[i] = false;
     if (delayed_before_[i] == se.sched_delayed) return;  // no transition
     delayed_before_[i] = se.sched_delayed;
     if (se.sched_delayed) {
-      lag_at_delay_[i] = lag_now(se);
+      // taken at the delay itself (on_delayed()) where the backend says when:
+      // later in the operation V and the largest slice may have moved
+      if (!delay_seen) lag_at_delay_[i] = lag_now(se);
       return;
     }
-    if (!selection_[Id::DELAY] || delay_se) return;
+    if (!selection_[Id::DELAY] || !events_ || delay_se) return;
     const u64 weight = eevdf_load_of(rq, se).weight;
     const i128 service_lag = se.on_rq ? lag_now(se) : static_cast<i128>(se.vlag) * static_cast<i128>(weight);
     if (service_lag < lag_at_delay_[i] - static_cast<i128>(weight)) {
@@ -355,7 +360,7 @@ void Checker::end_op() {
     // F7 (tolerated with F1's switch): a reweight that clamps the lag moves v by
     // the clamp while end stays rescaled around V, as it leaves the deadline
     const bool f7 = lag_clamped_[i] && tolerates_f7();
-    if (selection_[Id::PROT] && curr && prot_known_[i] && !picked_[i] && left > prot_left_[i] + rounding &&
+    if (selection_[Id::PROT] && events_ && curr && prot_known_[i] && !picked_[i] && left > prot_left_[i] + rounding &&
         !vprot_stale(se) && !f7) {
       const CheckScope s{rq, selection_, exact_average(*q), max_slice_seen_, *this, *q};
       check_protection_kept(s, se, prot_left_[i], left);
@@ -524,6 +529,13 @@ void Checker::on_set_next(const SchedEntity& se, bool first) {
   // are re-placed (bcd74b2ffdd0): their vprot stays from before
   if (!first && rq_->profile().behaviour.protect_only_first) vprot_stale_[i] = true;
   was_curr_[i] = true;
+}
+
+void Checker::on_delayed(const SchedEntity& se) {
+  adopt_new_tasks();
+  const std::size_t i = entity_slot(se);
+  lag_at_delay_[i] = lag_now(se);
+  delay_seen_[i] = true;
 }
 
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {

@@ -235,6 +235,10 @@ class Checker final : public Observer {
   void on_read_avg(const CfsRq& cfs_rq, const char* caller) override;
   void on_load_set(const SchedEntity& se, u64 old_weight) override;
   void on_set_next(const SchedEntity& se, bool first) override;
+  void on_delayed(const SchedEntity& se) override;
+  // The kernel backend hands back state but no events (no set_next_entity(), no
+  // delay): the checks that need them are left out (docs/kernel-backend.md).
+  void set_without_events() { events_ = false; }
 
   // I-FAIR: the largest |service - weighted share| / (max_slice + TICK_NSEC) seen.
   double fairness_worst_ratio() const { return fairness_.worst_ratio(); }
@@ -281,6 +285,8 @@ class Checker final : public Observer {
   std::array<bool, kMaxEntities> picked_;
   std::array<unsigned, kMaxEntities> reweights_;  // reweight_entity() calls of it in this operation
   std::array<bool, kMaxEntities> lag_clamped_;    // ... one of which clamped its lag (F7)
+  std::array<bool, kMaxEntities> delay_seen_;     // on_delayed() took lag_at_delay_ during this operation
+  bool events_ = true;                            // the backend reports the model's events
   // I-LAG: a saved vlag rescaled off the queue by w/w' (reweight of a sleeping or dequeued
   // entity) and the bound it carries: ceil(bound at w · w/w'), while vlag and weight stay.
   struct RescaledLag {

@@ -95,6 +95,7 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
     if (profile.feat(Feature::DELAY_DEQUEUE) && delay && !entity_eligible(cfs_rq, se)) {
       if (profile.behaviour.lag_delayed_clamps) update_entity_lag(cfs_rq, se);  // lag snapshot (v7.1)
       set_delayed(se);
+      rq.obs().on_delayed(se);
       return false;
     }
   }

@@ -323,6 +323,7 @@ bool dequeue_task_flat(Rq& rq, Task& p, int flags) {
     if (delay && se.sched_delayed) rq.obs().on_warn(Warn::dequeue_sleep_already_delayed, &se);
     if (profile.feat(Feature::DELAY_DEQUEUE) && delay && !entity_eligible(root, se)) {
       set_delayed(se);
+      rq.obs().on_delayed(se);
       return false;
     }
   }

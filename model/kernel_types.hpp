@@ -128,6 +128,8 @@ class Observer {
   virtual void on_reweight_begin(const CfsRq&, const SchedEntity&, u64 /*new_weight*/) {}
   // set_next_entity(): se becomes curr; first = a real pick (arms vprot).
   virtual void on_set_next(const SchedEntity&, bool /*first*/) {}
+  // dequeue_entity() keeps se queued as sched_delayed (DELAY_DEQUEUE).
+  virtual void on_delayed(const SchedEntity&) {}
   // reweight_entity() finished.
   virtual void on_reweight_end(const CfsRq&, const SchedEntity&) {}
   // rescale_entity() rescaled se's relative deadline (before: `old_relative`) by old/new weight.

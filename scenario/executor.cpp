@@ -329,6 +329,9 @@ ExecResult Executor::run(const Scenario& s) {
   for (unsigned c = 0; options_.check && c < sys.size(); ++c) {
     checkers.push_back(std::make_unique<inv::Checker>(selection, options_.tolerances));
     checkers.back()->attach(sys.rq(c));
+    // ... nor I-PROT's pick and between-picks rules, nor I-DELAY's debt rule:
+    // they need to know when a real pick or a delay happened
+    if (kernel && !lockstep) checkers.back()->set_without_events();
   }
   // Only the model's operations say which CPUs they act on (the kernel's own
   // code is not read): every CPU after every operation on the kernel backend.
