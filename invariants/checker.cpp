@@ -301,8 +301,34 @@ void Checker::end_op() {
   s64 mono_moved = 0;
   const SchedEntity* delay_se = nullptr;
   i128 delay_lag = 0;
+  // ... and I-PROT between picks: the protected run left to an entity that
+  // stayed curr without a real pick may only shrink (reported after the others)
+  const SchedEntity* prot_se = nullptr;
+  const CfsRq* prot_q = nullptr;
+  i128 prot_before = 0, prot_now = 0;
   for_each_entity(rq, [&](const SchedEntity& se) {
     const std::size_t i = entity_slot(se);
+    const CfsRq* q = eevdf_queue_of(rq, se);
+    const bool curr = q && q->curr == &se && se.on_rq;
+    const i128 left = curr ? protected_run_left(rq, se) : 0;
+    // each reweight rescales end - V and V - v separately, each truncated: the
+    // protected run can come out up to one virtual ns (at the new weight) longer
+    const i128 rounding = static_cast<i128>(reweights_[i]) * static_cast<i128>(eevdf_load_of(rq, se).weight);
+    // F7 (tolerated with F1's switch): a reweight that clamps the lag moves v by
+    // the clamp while end stays rescaled around V, as it leaves the deadline
+    const bool f7 = lag_clamped_[i] && tolerates_f7();
+    if (!prot_se && selection_[Id::PROT] && events_ && curr && prot_known_[i] && !picked_[i] &&
+        left > prot_left_[i] + rounding && !vprot_stale(se) && !f7) {
+      prot_se = &se;
+      prot_q = q;
+      prot_before = prot_left_[i];
+      prot_now = left;
+    }
+    prot_known_[i] = curr;
+    prot_left_[i] = left;
+    picked_[i] = false;
+    reweights_[i] = 0;
+    lag_clamped_[i] = false;
     if (mono && !mono_se) {
       const s64 moved = vruntime_diff(se.vruntime, vruntime_before_[i]);
       if (moved < 0 || (moved > 0 && !was_curr_[i])) {
@@ -347,30 +373,11 @@ void Checker::end_op() {
                              entity_name(rq, delay_se), delay_se->on_rq ? "woken, still queued" : "dequeued",
                              format_i128(delay_lag), format_i128(lag_at_delay_[entity_slot(*delay_se)])),
                  {delay_se});
-  // I-PROT between picks: the protected run left to an entity that stayed curr
-  // without a real pick may only shrink
-  for_each_entity(rq, [&](const SchedEntity& se) {
-    const std::size_t i = entity_slot(se);
-    const CfsRq* q = eevdf_queue_of(rq, se);
-    const bool curr = q && q->curr == &se && se.on_rq;
-    const i128 left = curr ? protected_run_left(rq, se) : 0;
-    // each reweight rescales end - V and V - v separately, each truncated: the
-    // protected run can come out up to one virtual ns (at the new weight) longer
-    const i128 rounding = static_cast<i128>(reweights_[i]) * static_cast<i128>(eevdf_load_of(rq, se).weight);
-    // F7 (tolerated with F1's switch): a reweight that clamps the lag moves v by
-    // the clamp while end stays rescaled around V, as it leaves the deadline
-    const bool f7 = lag_clamped_[i] && tolerates_f7();
-    if (selection_[Id::PROT] && events_ && curr && prot_known_[i] && !picked_[i] && left > prot_left_[i] + rounding &&
-        !vprot_stale(se) && !f7) {
-      const CheckScope s{rq, selection_, exact_average(*q), max_slice_seen_, *this, *q};
-      check_protection_kept(s, se, prot_left_[i], left);
-    }
-    prot_known_[i] = curr;
-    prot_left_[i] = left;
-    picked_[i] = false;
-    reweights_[i] = 0;
-    lag_clamped_[i] = false;
-  });
+  if (prot_se) {
+    ExactAverage none;  // the report reads no average
+    const CheckScope s{rq, selection_, none, max_slice_seen_, *this, *prot_q};
+    check_protection_kept(s, *prot_se, prot_before, prot_now);
+  }
 }
 
 // w·clamp(V - v) for a queued entity, V exact and floored, clamped with the
@@ -520,7 +527,8 @@ void Checker::on_set_next(const SchedEntity& se, bool first) {
     picked_[i] = true;
     const CfsRq* q = eevdf_queue_of(*rq_, se);
     if (selection_[Id::PROT] && q && q->curr == &se && se.on_rq) {
-      const CheckScope scope{*rq_, selection_, exact_average(*q), max_slice_seen_, *this, *q};
+      ExactAverage none;  // the pick rule walks the tree for slices only
+      const CheckScope scope{*rq_, selection_, none, max_slice_seen_, *this, *q};
       check_protection_at_pick(scope, se);
     }
   }

@@ -107,7 +107,7 @@ void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KE
 void check_lag(const CheckScope& s);         // I-LAG
 void check_deadline(const CheckScope& s);    // I-DL, I-SLICE
 void check_protection(const CheckScope& s);  // I-PROT after the operation (protection.cpp)
-// I-PROT at a real pick (set_next_entity(first)), s.avg of se's queue with se as curr.
+// I-PROT at a real pick (set_next_entity(first)) on se's queue s.cfs; reads no s.avg.
 void check_protection_at_pick(const CheckScope& s, const SchedEntity& se);
 // I-PROT between picks: the protected run left grew from `before` to `now` (w·(end - v)).
 void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 before, i128 now);

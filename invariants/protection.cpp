@@ -40,8 +40,8 @@ i128 protected_run_left(const Rq& rq, const SchedEntity& se) {
   return left > 0 ? left * static_cast<i128>(eevdf_load_of(rq, se).weight) : 0;
 }
 
-// Rule 1 (and the deadline bound), from set_next_entity() at a real pick: se is
-// curr of its queue, out of the tree, which holds the other queued entities.
+// Rule 1, from set_next_entity() at a real pick: se is curr of s.cfs, out of its
+// tree, which holds the other queued entities (s.avg is not read).
 void check_protection_at_pick(const CheckScope& s, const SchedEntity& se) {
   const std::optional<u64> end = protection_end(s.rq, se);
   if (!end) return;
@@ -51,12 +51,12 @@ void check_protection_at_pick(const CheckScope& s, const SchedEntity& se) {
   if (profile.behaviour.protect_ineligible_cap && profile.feat(Feature::PREEMPT_SHORT)) return;
   u64 shortest = ~u64{0};
   const SchedEntity* shorter = nullptr;
-  for_each_in_tree(s.avg, [&](const SchedEntity& other) {
-    if (&other != &se && other.on_rq && other.slice < shortest) {
-      shortest = other.slice;
-      shorter = &other;
+  for (const SchedEntity* n = s.cfs.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(n)) {
+    if (n != &se && n->on_rq && n->slice < shortest) {
+      shortest = n->slice;
+      shorter = n;
     }
-  });
+  }
   const u64 limit = profile.feat(Feature::RUN_TO_PARITY) ? shortest : profile.tunables.normalized_base_slice;
   if (limit >= se.slice) return;  // up to the deadline: rule 1 after the operation
   LoadWeight lw = eevdf_load_of(s.rq, se);
