@@ -1,6 +1,9 @@
 #include "cli/campaign.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <tuple>
 #include <fmt/ranges.h>
 
 #include <iostream>
@@ -47,8 +50,9 @@ class PrintingLog final : public fuzz::CampaignLog {
   }
   void finding(std::size_t number, const inv::Violation& v, const fuzz::CampaignFinding& f, bool complete,
                const std::string& text) override {
-    std::cerr << fmt::format("\nfinding {}: {} in {}\n  {}\n  minimized to {} operations{}: {}\n", number,
-                             inv::id_name(v.id), v.where, v.what, f.ops, complete ? "" : " (budget ran out)", f.file);
+    std::cerr << fmt::format("\nfinding {}: {} in {}{}{}\n  {}\n  minimized to {} operations{}: {}\n", number,
+                             inv::id_name(v.id), v.where, f.identity.trigger.empty() ? "" : ", at ",
+                             f.identity.trigger, v.what, f.ops, complete ? "" : " (budget ran out)", f.file);
     std::cerr << "  | " << fmt::format("{}", fmt::join(split_lines(text), "\n  | ")) << "\n";
     std::cerr << fmt::format("  replay: eevdf-check run {}{}\n", f.file, profile_args_);
   }
@@ -85,9 +89,20 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
     std::cout << (o.backend == scn::Backend::lockstep ? "Invariants not checked: lockstep compares the model with the kernel.\n"
                                                       : "No invariant violated.\n");
   } else {
-    std::cout << fmt::format("{} distinct finding(s):\n", r.findings.size());
-    for (const auto& f : r.findings)
-      std::cout << fmt::format("  {:<11} {:<60} {} ops  {}\n", inv::id_name(f.id), f.where.substr(0, 60), f.ops, f.file);
+    // grouped by invariant and site (docs/fuzzing.md, "What makes two findings one")
+    std::vector<fuzz::CampaignFinding> sorted = r.findings;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      return std::tuple(inv::id_name(a.identity.id), a.identity.where, a.identity.trigger) <
+             std::tuple(inv::id_name(b.identity.id), b.identity.where, b.identity.trigger);
+    });
+    std::size_t pairs = 0;
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+      pairs += i == 0 || sorted[i].identity.id != sorted[i - 1].identity.id ||
+               sorted[i].identity.where != sorted[i - 1].identity.where;
+    std::cout << fmt::format("{} distinct finding(s) at {} (invariant, site) pair(s):\n", r.findings.size(), pairs);
+    for (const auto& f : sorted)
+      std::cout << fmt::format("  {:<11} {:<60} {:<10} {} ops  {}\n", inv::id_name(f.identity.id),
+                               f.identity.where.substr(0, 60), f.identity.trigger, f.ops, f.file);
   }
   if (o.backend == scn::Backend::lockstep)
     std::cout << fmt::format("lockstep ({}, Linux {}): {} runs, {} operations, {} divergence(s)\n", profile.name,

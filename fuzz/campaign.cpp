@@ -135,10 +135,10 @@ void work(Shared& sh, unsigned job) {
       break;
     }
     for (const auto& v : r.violations) {
+      const FindingIdentity identity = finding_identity(v, s);
+      std::size_t index = 0;
       {
         std::lock_guard lock(sh.mutex);
-        bool known = false;
-        for (const auto& f : sh.findings) known = known || (f.id == v.id && f.where == v.where);
         const bool until_match = !o.until.empty() && inv::id_name(v.id) == o.until &&
                                  v.where.find(o.until_site) != std::string::npos;
         if (until_match && sh.until_seconds < 0) {
@@ -146,8 +146,21 @@ void work(Shared& sh, unsigned job) {
           sh.until_runs = sh.runs.load();
           sh.stop = true;
         }
+        const bool known = std::any_of(sh.findings.begin(), sh.findings.end(),
+                                       [&](const CampaignFinding& f) { return f.identity == identity; });
         if (known) continue;
-        sh.findings.push_back(CampaignFinding{v.id, v.where, "", 0, my_runs});  // claim it, minimize outside the lock
+        // claim it, minimize outside the lock; its file is named for the
+        // invariant, the site and the trigger, numbered from the second detail class on
+        std::size_t same_name = 1;
+        for (const auto& f : sh.findings)
+          same_name += f.identity.id == v.id && f.identity.where == v.where && f.identity.trigger == identity.trigger;
+        index = sh.findings.size();
+        sh.findings.push_back(CampaignFinding{
+            identity,
+            fmt::format("{}/{}-{}{}{}{}.scn", o.findings_dir, inv::id_name(v.id), slug(v.where),
+                        identity.trigger.empty() ? "" : "-at-", identity.trigger,
+                        same_name > 1 ? fmt::format("-{}", same_name) : ""),
+            0, my_runs});
       }
       // on the backend that found it: a violation of the kernel's own state is shrunk there
       const auto m = minimize(s, sh.profile, v, o.minimize_budget, {}, o.selection, o.backend);
@@ -164,14 +177,10 @@ void work(Shared& sh, unsigned job) {
       const std::string text = scn::print_scenario(out);
       std::lock_guard lock(sh.mutex);
       std::filesystem::create_directories(o.findings_dir);
-      const std::string file = fmt::format("{}/{}-{}.scn", o.findings_dir, inv::id_name(v.id), slug(v.where));
-      std::ofstream(file) << text;
-      std::size_t index = 0;
-      for (std::size_t i = 0; i < sh.findings.size(); ++i)
-        if (sh.findings[i].id == v.id && sh.findings[i].where == v.where) index = i;
-      sh.findings[index].file = file;
-      sh.findings[index].ops = out.ops.size();
-      sh.log.finding(index + 1, v, sh.findings[index], m.complete, text);
+      CampaignFinding& f = sh.findings[index];
+      std::ofstream(f.file) << text;
+      f.ops = out.ops.size();
+      sh.log.finding(index + 1, v, f, m.complete, text);
     }
     if (job == 0 && o.progress && clock::now() - last_progress >= std::chrono::seconds(5)) {
       last_progress = clock::now();

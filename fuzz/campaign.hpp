@@ -1,6 +1,6 @@
 // The own engine (`eevdf-check fuzz`): a random campaign over the byte
 // encoding (every byte string is a valid scenario), with state coverage,
-// minimization of each distinct finding (invariant + site), each written to
+// minimization of each distinct finding (fuzz/finding_identity.hpp), each written to
 // a scenario file. What it finds is told to a CampaignLog as it goes and
 // summed up in a CampaignResult; printing both is the CLI's job
 // (cli/campaign.cpp). Coverage-guided fuzzing with libFuzzer is a separate
@@ -15,6 +15,7 @@
 
 #include "scenario/executor.hpp"
 
+#include "fuzz/finding_identity.hpp"
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
 
@@ -49,10 +50,10 @@ struct CampaignOptions {
   scn::Backend backend = scn::Backend::model;
 };
 
-// One distinct finding (invariant and site), minimized and written to `file`.
+// One distinct finding (its identity: invariant, site, detail class and
+// trigger), minimized and written to `file`.
 struct CampaignFinding {
-  inv::Id id;
-  std::string where;
+  FindingIdentity identity;
   std::string file;
   std::size_t ops = 0;       // operations of the minimized scenario
   std::uint64_t at_run = 0;  // the run of its worker that found it

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "fuzz/finding_identity.hpp"
 #include "scenario/duration.hpp"
 
 namespace eevdf::fuzz {
@@ -10,10 +11,13 @@ using namespace scn;  // the scenario layer the engines drive
 
 namespace {
 
-bool same_finding(const ExecResult& r, const inv::Violation& target) {
+// The violation of r with the target's identity (invariant, site, detail
+// class and trigger: fuzz/finding_identity.hpp), or nullptr: a candidate that
+// breaks the invariant at the site by another mechanism is not the finding.
+const inv::Violation* same_finding(const Scenario& candidate, const ExecResult& r, const FindingIdentity& target) {
   for (const auto& v : r.violations)
-    if (v.id == target.id && v.where == target.where) return true;
-  return false;
+    if (v.id == target.id && v.where == target.where && finding_identity(v, candidate) == target) return &v;
+  return nullptr;
 }
 
 bool same_op(const Op& a, const Op& b) {
@@ -161,8 +165,12 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
           attempt(i, [](Op& o) { o.policy = Policy::normal; });
           attempt(i, [](Op& o) { o.slice = 0; });
           break;
-        case OpKind::nice:
-          for (s64 v : {s64{0}, s64{-20}, s64{19}}) attempt(i, [v](Op& o) { o.value = v; });
+        case OpKind::nice:  // the simplest level that keeps the finding, never back to a less simple one
+          for (s64 v : {s64{0}, s64{-20}, s64{19}}) {
+            if (best.ops[i].value == v) break;  // (trying 19 after -20 worked made the two alternate)
+            attempt(i, [v](Op& o) { o.value = v; });
+            if (best.ops[i].value == v) break;
+          }
           break;
         case OpKind::wake:
           attempt(i, [](Op& o) { o.sync = false; });
@@ -280,14 +288,13 @@ MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Vi
   options.tolerances = tolerances;
   options.selection = selection;
   options.backend = backend;
-  MinimizeResult result =
-      shrink(s, profile, options, [&](const Scenario&, const ExecResult& r) { return same_finding(r, target); }, budget);
+  const FindingIdentity identity = finding_identity(target, s);
+  MinimizeResult result = shrink(
+      s, profile, options,
+      [&](const Scenario& candidate, const ExecResult& r) { return same_finding(candidate, r, identity) != nullptr; },
+      budget);
   const ExecResult final_run = execute(result.scenario, profile, options);
-  for (const auto& v : final_run.violations)
-    if (v.id == target.id && v.where == target.where) {
-      result.violation = v;
-      break;
-    }
+  if (const inv::Violation* v = same_finding(result.scenario, final_run, identity)) result.violation = *v;
   Expectation e;
   e.kind = Expectation::Kind::violation;
   e.invariant = std::string(inv::id_name(target.id));

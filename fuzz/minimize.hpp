@@ -1,5 +1,6 @@
 // Operation-level delta debugging: the smallest sub-sequence of operations
-// that still raises the same invariant at the same site.
+// that still raises the same finding: the same invariant at the same site, by
+// the same mechanism (fuzz/finding_identity.hpp).
 #pragma once
 
 #include <algorithm>
@@ -18,7 +19,8 @@ struct MinimizeResult {
   bool complete = false;   // 1-minimal (false: the budget ran out first)
 };
 
-// Shrinks s, which must raise `target` (same id and site) on profile, run on
+// Shrinks s, which must raise `target` on profile (the result raises a
+// violation of the same identity: finding_identity(target, s)), run on
 // `backend` (a violation found on the kernel's own state is shrunk there).
 MinimizeResult minimize(const scn::Scenario& s, const Profile& profile, const inv::Violation& target,
                         std::chrono::milliseconds budget, inv::Tolerances tolerances = {},
