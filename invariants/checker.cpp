@@ -246,6 +246,7 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
   check_lag(scope);
   check_deadline(scope);
   check_protection(scope);
+  check_protection_over_wait(scope, over_wait_);
   check_delay(scope);
 }
 

@@ -111,6 +111,20 @@ void check_protection(const CheckScope& s);  // I-PROT after the operation (prot
 void check_protection_at_pick(const CheckScope& s, const SchedEntity& se);
 // I-PROT between picks: the protected run left grew from `before` to `now` (w·(end - v)).
 void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 before, i128 now);
+// I-PROT's wait rule: on one queue, the entity EEVDF would run while curr's
+// protection is over, from the end of the operation that first saw it.
+struct ProtectionOverWait {
+  const CfsRq* cfs = nullptr;
+  const SchedEntity* waiter = nullptr;
+  const SchedEntity* curr = nullptr;
+  u64 curr_picked_at = 0;  // curr's prev_sum_exec_runtime (set_next_entity() sets it)
+  u64 waiter_ran = 0;      // the waiter's sum_exec_runtime
+  u64 ticks = 0;           // Rq::ticks then
+  u64 clock = 0;           // rq_clock_task() then
+};
+// After the operation, on s.cfs: the entity EEVDF would run gets the CPU at the
+// first tick after curr's protection is over. `waits` holds one record per queue.
+void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverWait>& waits);
 // w·(end - v) for the protection se holds now (0 if none): vprot, or the v6.6-v6.12 parity stash.
 i128 protected_run_left(const Rq& rq, const SchedEntity& se);
 void check_delay(const CheckScope& s);       // I-DELAY (state part)
@@ -283,6 +297,7 @@ class Checker final : public Observer {
   std::array<i128, kMaxEntities> prot_left_;
   std::array<bool, kMaxEntities> prot_known_;
   std::array<bool, kMaxEntities> picked_;
+  std::vector<ProtectionOverWait> over_wait_;  // I-PROT's wait rule, one per queue seen
   std::array<unsigned, kMaxEntities> reweights_;  // reweight_entity() calls of it in this operation
   std::array<bool, kMaxEntities> lag_clamped_;    // ... one of which clamped its lag (F7)
   std::array<bool, kMaxEntities> delay_seen_;     // on_delayed() took lag_at_delay_ during this operation

@@ -141,7 +141,7 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "lag at delay time, and a V that sinks meanwhile deepens the debt (an expected finding)."},
     {"I-PROT",
      "slice protection lasts at most the shortest queued request from a real pick, only shrinks "
-     "until the next one, and never passes the deadline",
+     "until the next one, never passes the deadline, and the first tick after it ends reschedules",
      "Slice protection (RUN_TO_PARITY, or one normalized base slice without it) lets curr keep\n"
      "the CPU although a queued entity has an earlier deadline. The design since v6.17-v7.0\n"
      "(052c3d87c82e, 74eec63661d4, bcd74b2ffdd0), checked on every profile:\n"
@@ -153,10 +153,14 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "     w·(end - v), never grows (a wake-up may shorten it, a reweight rescales it around\n"
      "     the same point, up to one virtual ns of rounding each); a sched_change's\n"
      "     put_prev/set_next cycle is not a pick and may not re-arm it;\n"
-     "  3. while curr is protected, the end is not after its deadline.\n"
-     "What a user would feel follows from rules 1-3 (a queued request shorter than curr's waits\n"
-     "at most its own length plus a tick once it holds the earliest eligible deadline); it is not\n"
-     "checked on its own. The end is se->vprot, or on v6.6-v6.12\n"
+     "  3. while curr is protected, the end is not after its deadline;\n"
+     "  4. once the protection is over, the entity EEVDF would run (the earliest eligible\n"
+     "     deadline, not delayed) gets the CPU at the next tick: update_curr() reschedules an\n"
+     "     unprotected curr whenever another entity is queued (0b9ca2dcabc3, v6.17), and the\n"
+     "     pick that follows takes it. Not while a next buddy is set (the buddy runs first).\n"
+     "What a user feels follows: an entity that holds the earliest eligible deadline waits at\n"
+     "most the protection left, which rules 1-2 bound by its own request (RUN_TO_PARITY; one\n"
+     "normalized base slice without it), plus one tick. The end is se->vprot, or on v6.6-v6.12\n"
      "the deadline while the RUN_TO_PARITY stash vlag == deadline holds. v7.3-rc1 (0d1e7a2bab35)\n"
      "caps a shortened protection at the point where curr turns ineligible instead of rule 1's\n"
      "bound: rule 1 is not applied there under PREEMPT_SHORT (docs/profiles.md). Tolerated\n"

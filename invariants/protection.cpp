@@ -12,6 +12,12 @@
 //      (w · (end - v)), never grows, whatever the operation (a wake-up may shorten
 //      it, a reweight rescales it around the same point; a sched_change's
 //      put_prev/set_next cycle is not a pick and may not re-arm it).
+//   4. what a waiting entity feels: once curr's protection is over, the entity EEVDF
+//      would run (the earliest eligible deadline) gets the CPU at the next tick:
+//      update_curr() reschedules an unprotected curr when another entity is queued,
+//      and the pick that follows takes it. With rules 1-3 this bounds the wait of an
+//      entity that became the EEVDF choice to the protection left, at most its own
+//      request (RUN_TO_PARITY) or one normalized base slice, plus one tick.
 // The protected run of v6.6-v6.12 is the RUN_TO_PARITY stash vlag == deadline:
 // curr keeps the CPU up to its deadline.
 #include <fmt/format.h>
@@ -97,6 +103,47 @@ void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 befo
                        entity_name(s.rq, &se), format_i128(before), format_i128(now), w,
                        format_i128(now / static_cast<i128>(kNice0Load))),
            {&se});
+}
+
+// Rule 4, after every operation, from the state and the backend's tick count. Not while
+// a next buddy is set: PICK_BUDDY / NEXT_BUDDY run the buddy first, by design.
+void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverWait>& waits) {
+  if (!s.on(Id::PROT)) return;
+  ProtectionOverWait* w = nullptr;
+  for (ProtectionOverWait& r : waits)
+    if (r.cfs == &s.cfs) w = &r;
+  if (!w) w = &waits.emplace_back(ProtectionOverWait{&s.cfs});
+  const CfsRq& cfs = s.cfs;
+  const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
+  // the entity EEVDF would run, ignoring curr's protection: the earliest deadline
+  // among the eligible ones (exact eligibility), curr included
+  const SchedEntity* best = curr && exactly_eligible(cfs, s.avg, curr->vruntime) ? curr : nullptr;
+  for_each_in_tree(s.avg, [&](const SchedEntity& se) {
+    if (exactly_eligible(cfs, s.avg, se.vruntime) && (!best || vruntime_before(se.deadline, best->deadline)))
+      best = &se;
+  });
+  const bool waiting = curr && best && best != curr && !best->sched_delayed && !cfs.next &&
+                       !protection_end(s.rq, *curr);
+  if (!waiting) {
+    w->waiter = nullptr;
+    return;
+  }
+  const bool same = w->waiter == best && w->curr == curr && w->curr_picked_at == curr->prev_sum_exec_runtime &&
+                    w->waiter_ran == best->sum_exec_runtime;
+  if (!same) {
+    *w = ProtectionOverWait{&cfs, best, curr, curr->prev_sum_exec_runtime, best->sum_exec_runtime, s.rq.ticks,
+                            s.rq.clock_task};
+    return;
+  }
+  if (s.rq.ticks == w->ticks) return;
+  s.report(Id::PROT, "entity_tick / update_curr (protection over)",
+           fmt::format("{} has the earliest eligible deadline ({}) and curr {} is not protected (v {}, protection "
+                       "ended), but {} tick(s) and {} ns later {} still runs: the first tick should have "
+                       "rescheduled it",
+                       entity_name(s.rq, best), best->deadline, entity_name(s.rq, curr), curr->vruntime,
+                       s.rq.ticks - w->ticks, s.rq.clock_task - w->clock, entity_name(s.rq, curr)),
+           {best, curr});
+  w->ticks = s.rq.ticks;  // once per tick it waits
 }
 
 }  // namespace eevdf::inv

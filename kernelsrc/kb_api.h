@@ -47,6 +47,7 @@ struct kb_state {
   int nr_tasks, nr_groups, curr, need_resched;
   unsigned int nr_running;
   unsigned long long clock_task, base_slice;
+  unsigned long long ticks;  /* scheduler ticks so far (not a kernel field: I-PROT counts them) */
   struct kb_entity task_se[KB_MAX_TASKS];
   int task_on_rq[KB_MAX_TASKS], task_state[KB_MAX_TASKS], task_group[KB_MAX_TASKS];
   struct kb_queue root;

@@ -356,6 +356,7 @@ void KernelBackend::refresh() {
   }
   copy_queue(s.root, rq.cfs);
   rq.clock_task = s.clock_task;
+  rq.ticks = s.ticks;
   rq.curr = s.curr;
   rq.need_resched = s.need_resched != 0;
   rq.nr_running = s.nr_running;

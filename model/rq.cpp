@@ -273,6 +273,7 @@ Refusal Rq::yield(int id) {
 }
 
 void Rq::do_tick() {
+  ++ticks;
   Task* p = task(curr);
   if (p) task_tick_fair(*this, *p);
 }

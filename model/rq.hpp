@@ -108,6 +108,7 @@ class Rq {
   // ---- state ----
   CfsRq cfs;
   u64 clock_task = 0;     // rq_clock_task(), ns
+  u64 ticks = 0;          // scheduler ticks so far (not a kernel field: the checker counts them, I-PROT)
   int curr = -1;          // task on the CPU, -1 = idle
   bool need_resched = false;
   bool oops = false;      // the kernel would have crashed (NULL pick); entry points refuse

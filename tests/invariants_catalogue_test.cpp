@@ -17,6 +17,7 @@
 #include "model/fair.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
+#include "support/run_scenario.hpp"
 
 namespace eevdf {
 namespace {
@@ -803,6 +804,31 @@ TEST(Catalogue, ProtCleanTwinPickProtectsShortestRequest) {
   Harness h;
   parity_past_shorter(h);
   EXPECT_FALSE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+}
+
+// Once curr's protection is over, the entity EEVDF would run gets the CPU at the
+// next tick. 6.12.118's update_curr() reschedules an unprotected curr only when
+// it is ineligible (did_preempt_short()), so T8 (eligible, its parity stash gone
+// with its yield) keeps the CPU through the tick while T13 has the earliest
+// eligible deadline; 0b9ca2dcabc3 (v6.17) reschedules at the end of every
+// protected period, and mainline hands T13 the CPU at that tick.
+std::string tick_after_protection(const char* profile) {
+  return std::string("profile ") + profile +
+         "\n"
+         "task T0\nwake T0\nschedule\ntask T8 nice=-14 policy=batch\nwake T8\ntick\nschedule\n"
+         "fork T8 -> T13\nyield T8\nwake T13\ntick\n";
+}
+
+TEST(Catalogue, ProtFiresWhenTheTickKeepsAnUnprotectedCurr) {
+  const scn::ExecResult r = test::run_scenario_text(tick_after_protection("v6.12.118"));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].id, Id::PROT);
+  EXPECT_EQ(r.violations[0].where, "entity_tick / update_curr (protection over)");
+  EXPECT_EQ(r.violations[0].op_index, 10);  // the second tick
+}
+
+TEST(Catalogue, ProtCleanTwinTheTickReschedulesAnUnprotectedCurr) {
+  test::expect_ok(test::run_scenario_text(tick_after_protection("mainline")));
 }
 
 // Finding F1 (docs/findings.md): renicing the running task leaves vprot in the
