@@ -466,13 +466,13 @@ int main(int argc, char** argv) {
                                outcome.commands_run, outcome.ops_executed, outcome.ops_skipped, outcome.seconds,
                                static_cast<double>(outcome.commands_run) / outcome.seconds);
     if (outcome.passed) return 0;
-    if (outcome.counterexample_scenario.empty()) return 2;  // nothing ran: the configuration was refused
+    if (!outcome.counterexample) return 2;  // nothing ran: the configuration was refused
     std::cout << "\ncounterexample (replay with `eevdf-check run FILE`):\n"
-              << outcome.counterexample_scenario << "\nreproduce: eevdf-check check" << profile_args(check_profile)
+              << scn::print_scenario(*outcome.counterexample) << "\nreproduce: eevdf-check check" << profile_args(check_profile)
               << " --reproduce '" << outcome.reproduce << "'\n";
     if (check_config.reproduce.empty())
       if (const auto shorter =
-              cli::minimize_counterexample(outcome.counterexample_scenario, *profile, std::chrono::seconds(shrink_s),
+              cli::minimize_counterexample(*outcome.counterexample, *profile, std::chrono::seconds(shrink_s),
                                             check_config.backend))
         std::cout << "\nminimized further (ddmin and argument shrinking, `eevdf-check minimize`):\n"
                   << scn::print_scenario(*shorter);

@@ -937,7 +937,7 @@ CheckOutcome run_stateful_check(const CheckConfig& config) {
       Scenario s = ctx->best_scenario;
       s.title = fmt::format("rapidcheck counterexample on profile {}: {} at operation {}", setup->profile.name,
                             ctx->best_id, s.ops.size());
-      out.counterexample_scenario = print_scenario(s);
+      out.counterexample = std::move(s);
       out.message = fmt::format(
           "FAILED on profile {} (seed {}) after {} case(s) and {} shrink(s){}:\n{}", setup->profile.name, out.seed,
           reproduce_map.empty() ? failure.numSuccess + 1 : 0, out.shrinks_accepted,
