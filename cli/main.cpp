@@ -339,9 +339,8 @@ int main(int argc, char** argv) {
     std::tie(campaign.until, campaign.until_site) = split_until(campaign.until);
     if (!campaign.until.empty()) campaign.until = std::string(inv::id_name(*inv::id_from_name(campaign.until)));
     if (auto err = inv::parse_selection(fuzz_only, fuzz_skip, campaign.selection); !err.empty()) return bad_input(err);
-    scn::Scenario empty;
     std::string error;
-    const auto profile = scn::build_profile(empty, fuzz_profile, error);
+    const auto profile = scn::build_profile(fuzz_profile, error);
     if (!profile) return bad_input(error);
     campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
     campaign.groups = fuzz_groups      ? fuzz::CampaignOptions::Groups::always
@@ -453,7 +452,7 @@ int main(int argc, char** argv) {
   }
   if (check->parsed()) {
     std::string error;
-    const auto profile = scn::build_profile(scn::Scenario{}, check_profile, error);
+    const auto profile = scn::build_profile(check_profile, error);
     if (!profile) return bad_input(error);
     check_config.profile = *profile;
     check_config.runqueues = check_profile.runqueues ? check_profile.runqueues : 1;

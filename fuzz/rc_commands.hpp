@@ -139,9 +139,10 @@ struct RcSetup {
   scn::Backend backend = scn::Backend::model;
 };
 
-// The header for `profile` such that print -> parse -> build_profile gives back
-// exactly `profile`; nullptr and a message if a scenario cannot express it
-// (unknown name, changed behaviours or migration cost, out-of-range tunables).
+// The header for `profile`: its spec (model/profile_spec.hpp), which builds
+// exactly `profile`; nullptr and a message if no spec or no scenario header
+// expresses it (unknown name, changed behaviours or migration cost, tunables
+// out of the scenario language's range).
 std::shared_ptr<const RcSetup> make_rc_setup(const Profile& profile, std::string& error);
 
 // The abstract state: what preconditions need and nothing the kernel decides.
