@@ -66,9 +66,12 @@ TEST(ProfileSpec, TextFormReadsBack) {
 
 TEST(ProfileSpec, MakeProfileRefusesWhatTheProfileLacks) {
   std::string error;
-  EXPECT_FALSE(make_profile(ProfileSpec{.name = "nope"}, error));
+  ProfileSpec nope;
+  nope.name = "nope";
+  EXPECT_FALSE(make_profile(nope, error));
   EXPECT_EQ(error, "unknown profile 'nope'");
-  ProfileSpec v612{.name = "v6.12"};
+  ProfileSpec v612;
+  v612.name = "v6.12";
   v612.features = "PICK_BUDDY";  // 2a77e4be12cb came in v6.14
   EXPECT_FALSE(make_profile(v612, error));
   v612.features.clear();
@@ -85,6 +88,42 @@ TEST(ProfileSpec, ABehaviourChangedByHandHasNoSpec) {
   p = *profile_by_name("mainline");
   p.tunables.migration_cost = 1;
   EXPECT_FALSE(spec_of(p, error));
+}
+
+}  // namespace
+}  // namespace eevdf
+
+namespace eevdf {
+namespace {
+
+// Behaviour enums (model/profile.hpp): one version per choice; a combination
+// of versions no kernel had is refused when a profile is built.
+TEST(ProfileBehaviour, EveryProfileIsOneKernel) {
+  for (const auto name : profile_names()) EXPECT_EQ(behaviour_refusal(*profile_by_name(name)), "") << name;
+  const Profile v66 = *profile_by_name("v6.6");
+  EXPECT_EQ(v66.behaviour.pick, PickRule::v6_6);
+  EXPECT_EQ(v66.behaviour.wakeup_preempt, WakeupPreempt::v6_6);
+  EXPECT_TRUE(v66.behaviour.buddy_gated_by_next_buddy());
+  const Profile v70 = *profile_by_name("v7.0");
+  EXPECT_FALSE(v70.behaviour.pick_buddy_in_pick_next());
+  EXPECT_FALSE(v70.behaviour.pick_buddy_needs_protect());
+  EXPECT_TRUE(profile_by_name("mainline")->behaviour.pick_buddy_needs_protect());
+}
+
+TEST(ProfileBehaviour, MixedVersionsAreRefused) {
+  Profile p = *profile_by_name("mainline");
+  p.behaviour.wakeup_preempt = WakeupPreempt::v6_18;  // check_preempt_wakeup_fair() with the buddy in __pick_eevdf()
+  EXPECT_NE(behaviour_refusal(p).find("e837456fdca8"), std::string::npos);
+  p = *profile_by_name("v6.18");
+  p.behaviour.pick = PickRule::v6_8;  // the NEXT_BUDDY pick on a kernel with PICK_BUDDY
+  EXPECT_NE(behaviour_refusal(p).find("2a77e4be12cb"), std::string::npos);
+  p = *profile_by_name("v6.18");
+  p.behaviour.wakeup_preempt = WakeupPreempt::v6_12;  // cancels a parity stash v6.18 does not keep
+  EXPECT_NE(behaviour_refusal(p).find("parity_in_vlag"), std::string::npos);
+  // B10's one-pass pick is the v6.6 pick: a bug switch builds a valid profile
+  p = *profile_by_name("v6.6");
+  EXPECT_EQ(apply_bug(p, "B10"), "");
+  EXPECT_EQ(p.behaviour.pick, PickRule::v6_6_rc1);
 }
 
 }  // namespace
