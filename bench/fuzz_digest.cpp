@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     std::string error;
     scn::ProfileOverride o;
     o.profile = name;
-    const auto profile = scn::build_profile(scn::Scenario{}, o, error);
+    const auto profile = scn::build_profile(o, error);
     if (!profile) {
       std::fprintf(stderr, "%s\n", error.c_str());
       return 2;

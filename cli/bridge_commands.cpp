@@ -108,7 +108,7 @@ int run_rtapp(BridgeCommands& b) {
     if (!d) return bad(error);
     duration = *d;
   }
-  const auto profile = scn::build_profile(scn::Scenario{}, o, error);
+  const auto profile = scn::build_profile(o, error);
   if (!profile) return bad(b.run_rtapp + ": " + error);
   const auto run = bridge::simulate_rtapp(w, *profile, duration, false);
   if (!b.run_scenario_out.empty()) {

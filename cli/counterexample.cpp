@@ -2,20 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <variant>
-
 #include "scenario/executor.hpp"
 #include "fuzz/minimize.hpp"
-#include "scenario/scenario_parse.hpp"
 #include "invariants/ids.hpp"
 
 namespace eevdf::cli {
 
-std::optional<scn::Scenario> minimize_counterexample(const std::string& text, const Profile& profile,
+std::optional<scn::Scenario> minimize_counterexample(const scn::Scenario& counterexample, const Profile& profile,
                                                       std::chrono::seconds budget, scn::Backend backend) {
-  const auto parsed = scn::parse_scenario(text, "<counterexample>");
-  const auto* s = std::get_if<scn::Scenario>(&parsed);
-  if (!s) return std::nullopt;
+  const scn::Scenario* s = &counterexample;
   scn::ExecOptions options;
   options.strict = false;
   if (backend == scn::Backend::lockstep) {  // a divergence: keep the first differing field

@@ -6,17 +6,16 @@
 
 #include <chrono>
 #include <optional>
-#include <string>
 
 #include "scenario/scenario.hpp"
 #include "model/profile.hpp"
 
 namespace eevdf::cli {
 
-// The counterexample's text, replayed and minimized within budget: the
-// shorter scenario (titled, with its `expect violation` line), or nullopt when
-// it is no shorter or does not replay as a violation.
-std::optional<scn::Scenario> minimize_counterexample(const std::string& text, const Profile& profile,
+// The counterexample, replayed and minimized within budget: the shorter
+// scenario (titled, with its `expect violation` line), or nullopt when it is
+// no shorter or does not replay as a violation.
+std::optional<scn::Scenario> minimize_counterexample(const scn::Scenario& counterexample, const Profile& profile,
                                                       std::chrono::seconds budget,
                                                       scn::Backend backend = scn::Backend::model);
 

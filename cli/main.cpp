@@ -339,9 +339,8 @@ int main(int argc, char** argv) {
     std::tie(campaign.until, campaign.until_site) = split_until(campaign.until);
     if (!campaign.until.empty()) campaign.until = std::string(inv::id_name(*inv::id_from_name(campaign.until)));
     if (auto err = inv::parse_selection(fuzz_only, fuzz_skip, campaign.selection); !err.empty()) return bad_input(err);
-    scn::Scenario empty;
     std::string error;
-    const auto profile = scn::build_profile(empty, fuzz_profile, error);
+    const auto profile = scn::build_profile(fuzz_profile, error);
     if (!profile) return bad_input(error);
     campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
     campaign.groups = fuzz_groups      ? fuzz::CampaignOptions::Groups::always
@@ -453,7 +452,7 @@ int main(int argc, char** argv) {
   }
   if (check->parsed()) {
     std::string error;
-    const auto profile = scn::build_profile(scn::Scenario{}, check_profile, error);
+    const auto profile = scn::build_profile(check_profile, error);
     if (!profile) return bad_input(error);
     check_config.profile = *profile;
     check_config.runqueues = check_profile.runqueues ? check_profile.runqueues : 1;
@@ -466,13 +465,13 @@ int main(int argc, char** argv) {
                                outcome.commands_run, outcome.ops_executed, outcome.ops_skipped, outcome.seconds,
                                static_cast<double>(outcome.commands_run) / outcome.seconds);
     if (outcome.passed) return 0;
-    if (outcome.counterexample_scenario.empty()) return 2;  // nothing ran: the configuration was refused
+    if (!outcome.counterexample) return 2;  // nothing ran: the configuration was refused
     std::cout << "\ncounterexample (replay with `eevdf-check run FILE`):\n"
-              << outcome.counterexample_scenario << "\nreproduce: eevdf-check check" << profile_args(check_profile)
+              << scn::print_scenario(*outcome.counterexample) << "\nreproduce: eevdf-check check" << profile_args(check_profile)
               << " --reproduce '" << outcome.reproduce << "'\n";
     if (check_config.reproduce.empty())
       if (const auto shorter =
-              cli::minimize_counterexample(outcome.counterexample_scenario, *profile, std::chrono::seconds(shrink_s),
+              cli::minimize_counterexample(*outcome.counterexample, *profile, std::chrono::seconds(shrink_s),
                                             check_config.backend))
         std::cout << "\nminimized further (ddmin and argument shrinking, `eevdf-check minimize`):\n"
                   << scn::print_scenario(*shorter);

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <variant>
 
+#include "cli/prove_scenario.hpp"
 #include "scenario/executor.hpp"
-#include "scenario/scenario_parse.hpp"
 #include "invariants/ids.hpp"
 #include "model/kernel_types.hpp"
 #include "smt/obligations.hpp"
@@ -45,25 +45,20 @@ struct Replay {
 // Runs a refutation's scenario on the profile with the variant applied.
 Replay replay(const smt::Outcome& o, const Profile& base) {
   Replay r;
-  if (o.scenario.empty()) return r;
+  if (!o.reaching) return r;
   Profile profile = base;
-  if (!smt::apply_variant_to_profile(profile, o.scenario_variant)) {
-    r.error = "the model has no switch for variant " + o.scenario_variant;
-    return r;
-  }
-  auto parsed = scn::parse_scenario(o.scenario, o.name + ".scn");
-  if (const auto* e = std::get_if<scn::ParseError>(&parsed)) {
-    r.error = scn::format_parse_error(*e);
+  if (!smt::apply_variant_to_profile(profile, o.reaching->variant)) {
+    r.error = "the model has no switch for variant " + o.reaching->variant;
     return r;
   }
   scn::ExecOptions options;
-  const auto result = scn::execute(std::get<scn::Scenario>(parsed), profile, options);
+  const auto result = scn::execute(reaching_scenario(*o.reaching), profile, options);
   r.ran = true;
   if (!result.error.empty()) r.error = result.error;
   if (!result.violations.empty()) {
     const auto& v = result.violations.front();
     r.violation = fmt::format("{} at {}", inv::id_name(v.id), v.where);
-    r.reached_site = v.id == inv::Id::OVF && v.where == o.scenario_site;
+    r.reached_site = v.id == inv::Id::OVF && v.where == o.reaching->site;
   }
   return r;
 }
@@ -85,9 +80,9 @@ nlohmann::json to_json(const smt::Outcome& o, const Replay* r) {
   };
   j["counterexample"] = assignments(o.counterexample);
   j["reachable_counterexample"] = assignments(o.reachable);
-  j["scenario"] = o.scenario;
-  j["scenario_variant"] = o.scenario_variant;
-  j["scenario_site"] = o.scenario_site;
+  j["scenario"] = o.reaching ? reaching_scenario_text(*o.reaching) : "";
+  j["scenario_variant"] = o.reaching ? o.reaching->variant : "";
+  j["scenario_site"] = o.reaching ? o.reaching->site : "";
   if (r && r->ran) j["replay"] = {{"violation", r->violation}, {"reached_site", r->reached_site}, {"error", r->error}};
   return j;
 }
@@ -126,10 +121,10 @@ void print_text(const smt::Params& p, const std::vector<smt::Outcome>& outcomes,
       std::cout << "  with task weights only (reachable by the model):\n";
       for (const auto& a : o.reachable) std::cout << fmt::format("    {} = {}\n", a.name, a.value);
     }
-    if (!o.scenario.empty()) {
-      std::cout << "  scenario" << (o.scenario_variant.empty() ? "" : " (needs test-only variant " + o.scenario_variant + ")")
-                << ":\n";
-      std::cout << o.scenario;
+    if (o.reaching) {
+      const std::string& variant = o.reaching->variant;
+      std::cout << "  scenario" << (variant.empty() ? "" : " (needs test-only variant " + variant + ")") << ":\n";
+      std::cout << reaching_scenario_text(*o.reaching);
       const Replay& r = replays[i];
       if (r.ran)
         std::cout << fmt::format("  replay: {}{}\n", r.violation.empty() ? "no violation" : r.violation,
@@ -188,10 +183,11 @@ int run_prove(const ProveArgs& a) {
     std::error_code ec;
     std::filesystem::create_directories(a.scenario_dir, ec);
     for (const auto& o : outcomes) {
-      if (o.scenario.empty()) continue;
-      const std::string path = a.scenario_dir + "/" + o.name + (o.scenario_variant.empty() ? "" : "." + o.scenario_variant) + ".scn";
+      if (!o.reaching) continue;
+      const std::string& variant = o.reaching->variant;
+      const std::string path = a.scenario_dir + "/" + o.name + (variant.empty() ? "" : "." + variant) + ".scn";
       std::ofstream out(path);
-      if (!(out << o.scenario)) {
+      if (!(out << reaching_scenario_text(*o.reaching))) {
         std::cerr << "eevdf-check: cannot write " << path << "\n";
         return 2;
       }

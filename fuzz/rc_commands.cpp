@@ -538,54 +538,25 @@ void run_commands(const RcCommands& cmds, RcSystem& sut) {
 // ---------------------------------------------------------------------------
 
 std::shared_ptr<const RcSetup> make_rc_setup(const Profile& profile, std::string& error) {
-  auto base = profile_by_name(profile.name);
-  if (!base) {
-    error = fmt::format("unknown profile '{}'", profile.name);
+  const auto spec = spec_of(profile, error);
+  if (!spec) return nullptr;
+  // A replay reads the header: its tunables must be ones the language can write.
+  const bool hz_ok = std::find(kAllowedHz.begin(), kAllowedHz.end(), spec->hz) != kAllowedHz.end();
+  const bool cpus_ok = spec->cpus >= 1 && spec->cpus <= kMaxCpus;
+  const bool slice_ok = !spec->base_slice || (static_cast<s64>(*spec->base_slice) >= kMinSliceNs &&
+                                              static_cast<s64>(*spec->base_slice) <= kMaxSliceNs);
+  if (!hz_ok || !cpus_ok || !slice_ok) {
+    error = fmt::format("profile '{}' cannot be written as a scenario: {}", profile.name,
+                        !hz_ok     ? fmt::format("hz {} (100, 250, 300 or 1000)", spec->hz)
+                        : !cpus_ok ? fmt::format("cpus {} (1 to {})", spec->cpus, kMaxCpus)
+                                   : fmt::format("base slice {} ns (0.1ms to 100ms)", *spec->base_slice));
     return nullptr;
   }
-  if (!profile.bug.empty()) {
-    if (std::string err = apply_bug(*base, profile.bug); !err.empty()) {
-      error = err;
-      return nullptr;
-    }
-  }
-  Scenario header;
-  header.profile = profile.name;
-  header.bug = profile.bug;
-  std::string features;
-  for (std::size_t i = 0; i < kFeatureCount; ++i) {
-    const auto f = static_cast<Feature>(i);
-    if (profile.features[f] == base->features[f]) continue;
-    if (!features.empty()) features += ',';
-    features += std::string(profile.features[f] ? "" : "NO_") + feature_name(f);
-  }
-  header.features = features;
-  header.cpus = profile.tunables.ncpus;
-  header.hz = profile.tunables.hz;
-  if (profile.tunables.normalized_base_slice != base->tunables.normalized_base_slice)
-    header.base_slice = static_cast<s64>(profile.tunables.normalized_base_slice);
-
-  // The header must survive print -> parse -> build_profile unchanged.
-  const std::string text = print_scenario(header);
-  const auto parsed = parse_scenario(text, "<header>");
-  if (const auto* e = std::get_if<ParseError>(&parsed)) {
-    error = fmt::format("profile '{}' cannot be written as a scenario: {}", profile.name, format_parse_error(*e));
-    return nullptr;
-  }
-  const auto rebuilt = build_profile(std::get<Scenario>(parsed), {}, error);
+  auto rebuilt = make_profile(*spec, error);
   if (!rebuilt) return nullptr;
-  if (!(rebuilt->features == profile.features && rebuilt->tunables == profile.tunables &&
-        rebuilt->behaviour == profile.behaviour)) {
-    error = fmt::format(
-        "profile '{}' differs from the named profile in a way a scenario cannot express (behaviours or migration "
-        "cost)",
-        profile.name);
-    return nullptr;
-  }
   auto setup = std::make_shared<RcSetup>();
-  setup->header = std::get<Scenario>(parsed);
-  setup->header.ops.clear();
-  setup->profile = *rebuilt;
+  set_profile_spec(setup->header, *spec);
+  setup->profile = std::move(*rebuilt);
   return setup;
 }
 
@@ -937,7 +908,7 @@ CheckOutcome run_stateful_check(const CheckConfig& config) {
       Scenario s = ctx->best_scenario;
       s.title = fmt::format("rapidcheck counterexample on profile {}: {} at operation {}", setup->profile.name,
                             ctx->best_id, s.ops.size());
-      out.counterexample_scenario = print_scenario(s);
+      out.counterexample = std::move(s);
       out.message = fmt::format(
           "FAILED on profile {} (seed {}) after {} case(s) and {} shrink(s){}:\n{}", setup->profile.name, out.seed,
           reproduce_map.empty() ? failure.numSuccess + 1 : 0, out.shrinks_accepted,

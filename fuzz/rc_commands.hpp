@@ -1,7 +1,7 @@
 // RapidCheck stateful (model-based) testing: random command sequences drive a
 // real eevdf::Rq with an inv::Checker attached, RapidCheck shrinks a failing
-// sequence, and the counterexample comes out as a text scenario that
-// `eevdf-check run` replays.
+// sequence, and the counterexample comes out as a scenario (a value) that
+// `eevdf-check run` replays once printed.
 //
 // Design (why the commands look the way they do)
 // ----------------------------------------------
@@ -99,7 +99,7 @@ struct CheckConfig {
 struct CheckOutcome {
   bool passed = false;
   int cases_run = 0;                    // test cases generated and run in the search phase
-  std::string counterexample_scenario;  // failure: scenario text for `eevdf-check run` ("" on success)
+  std::optional<scn::Scenario> counterexample;  // failure: the scenario `eevdf-check run` replays (nullopt on success)
   std::string reproduce;                // failure: "reproduce=... seed=S" (RC_PARAMS syntax; see CheckConfig::reproduce)
   std::string message;                  // one-paragraph summary: what failed, or how many cases passed
   // Statistics.
@@ -139,9 +139,10 @@ struct RcSetup {
   scn::Backend backend = scn::Backend::model;
 };
 
-// The header for `profile` such that print -> parse -> build_profile gives back
-// exactly `profile`; nullptr and a message if a scenario cannot express it
-// (unknown name, changed behaviours or migration cost, out-of-range tunables).
+// The header for `profile`: its spec (model/profile_spec.hpp), which builds
+// exactly `profile`; nullptr and a message if no spec or no scenario header
+// expresses it (unknown name, changed behaviours or migration cost, tunables
+// out of the scenario language's range).
 std::shared_ptr<const RcSetup> make_rc_setup(const Profile& profile, std::string& error);
 
 // The abstract state: what preconditions need and nothing the kernel decides.

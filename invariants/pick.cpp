@@ -24,7 +24,7 @@ ExpectedPick brute_force_pick(const CheckScope& s, bool protect, bool honour_pro
   const Profile& profile = s.rq.profile();
   const SchedEntity* leftmost = cfs.tasks_timeline.leftmost();
   const SchedEntity* curr = cfs.curr && cfs.curr->on_rq ? cfs.curr : nullptr;
-  const bool buddy_allowed = protect || !profile.behaviour.pick_buddy_needs_protect;
+  const bool buddy_allowed = protect || !profile.behaviour.pick_buddy_needs_protect();
   if (eevdf_nr_queued(cfs) == 1) return {curr ? curr : leftmost, "the only queued entity"};
   if (with_buddy && profile.feat(buddy_feature(profile)) && buddy_allowed && cfs.next &&
       exactly_eligible(cfs, s.avg, cfs.next->vruntime))
@@ -75,7 +75,7 @@ void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, Pi
              {result});
   if (!s.on(Id::PICKOPT)) return;
   const bool bare_pick_eevdf =
-      caller == PickCaller::wakeup_preempt_decision && s.rq.profile().behaviour.pick_buddy_in_pick_next;
+      caller == PickCaller::wakeup_preempt_decision && s.rq.profile().behaviour.pick_buddy_in_pick_next();
   const ExpectedPick expected = brute_force_pick(s, protect, true, !bare_pick_eevdf);
   if (expected.se != result && !equally_good(s, expected, result))
     s.report(Id::PICKOPT, "pick_eevdf",
@@ -127,7 +127,7 @@ void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupP
   // strictly shorter than the wakee's (set_short_buddy), and the pick runs that
   // buddy when it is eligible: the shortest request first, by design
   const SchedEntity* next = s.rq.cfs.next;
-  if (s.rq.profile().behaviour.wakeup_v7_3 &&
+  if (s.rq.profile().behaviour.wakeup_preempt == WakeupPreempt::v7_3 &&
       (reason == WakeupPreemptReason::short_pick || reason == WakeupPreemptReason::short_eligible) &&
       expected.se == next && next->slice < wakee.slice)
     return;

@@ -44,7 +44,7 @@ const std::vector<BugSwitch> kBugs = {
      "v6.7-rc2 .. v6.9-rc5, 6.6.y with the eab03c23c2a1 backport", "I-RW",
      [](Profile& p) { p.behaviour.reweight = ReweightRule::eevdf_raw_lag; }},
     {"B10", "one-pass pick_eevdf() misses the eligible earliest deadline", "b01db23d5923", kV66, "v6.6-rc1..rc4",
-     "I-PICKOPT", [](Profile& p) { p.behaviour.pick = PickRule::one_pass_min_deadline; }},
+     "I-PICKOPT", [](Profile& p) { p.behaviour.pick = PickRule::v6_6_rc1; }},
     {"B11", "avg_vruntime() rounds a negative average up, not down", "650cad561cce", kFrom70, "v6.6-rc",
      "I-AVG0", [](Profile& p) { p.behaviour.avg_floor = false; }},
     {"B16", "wakeup preemption asks __pick_eevdf(), which may answer a delayed entity", "ac8e69e69363",
@@ -90,7 +90,7 @@ std::string apply_bug(Profile& profile, std::string_view id) {
   }
   bug->apply(profile);
   profile.bug = std::string(id);
-  return {};
+  return behaviour_refusal(profile);
 }
 
 }  // namespace eevdf

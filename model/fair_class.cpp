@@ -172,8 +172,8 @@ PreemptAction preempt_sync(Rq& rq, int wake_flags, SchedEntity& pse, SchedEntity
 }
 
 void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
-  if (rq.profile().behaviour.wakeup_v6_18) return check_preempt_wakeup_fair(rq, p, wake_flags);
-  if (rq.profile().behaviour.wakeup_v7_3) return wakeup_preempt_fair_v7_3(rq, p, wake_flags);
+  if (rq.profile().behaviour.wakeup_check_preempt()) return check_preempt_wakeup_fair(rq, p, wake_flags);
+  if (rq.profile().behaviour.wakeup_preempt == WakeupPreempt::v7_3) return wakeup_preempt_fair_v7_3(rq, p, wake_flags);
   Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
   const Profile& profile = rq.profile();
   PreemptAction action = PreemptAction::pick;
@@ -239,7 +239,7 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   // preempt:
   if (action == PreemptAction::short_) {
     cancel_protect_slice(se);
-    if (profile.behaviour.pick_buddy_needs_protect) clear_buddies(cfs_rq, se);  // 78cde54ea5f0
+    if (profile.behaviour.pick_buddy_needs_protect()) clear_buddies(cfs_rq, se);  // 78cde54ea5f0
   }
   // observed after the buddy is cleared: with groups curr's entity can be the
   // buddy (dequeue_entities() sets it on the parent levels)

@@ -15,8 +15,8 @@ SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
   if (eevdf_nr_queued(cfs_rq) == 1) return curr && curr->on_rq ? curr : se;
 
   const Profile& profile = cfs_rq.rq->profile();
-  const bool buddy_allowed = !profile.behaviour.pick_buddy_in_pick_next &&
-                             (protect || !profile.behaviour.pick_buddy_needs_protect);  // 78cde54ea5f0
+  const bool buddy_allowed = !profile.behaviour.pick_buddy_in_pick_next() &&
+                             (protect || !profile.behaviour.pick_buddy_needs_protect());  // 78cde54ea5f0
   if (profile.feat(Feature::PICK_BUDDY) && buddy_allowed && cfs_rq.next && entity_eligible(cfs_rq, *cfs_rq.next)) {
     if (cfs_rq.next->sched_delayed) cfs_rq.rq->obs().on_warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
     return cfs_rq.next;
@@ -48,7 +48,7 @@ SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
 }  // namespace
 
 Feature buddy_feature(const Profile& profile) {
-  return profile.behaviour.buddy_gated_by_next_buddy ? Feature::NEXT_BUDDY : Feature::PICK_BUDDY;
+  return profile.behaviour.buddy_gated_by_next_buddy() ? Feature::NEXT_BUDDY : Feature::PICK_BUDDY;
 }
 
 SchedEntity* pick_eevdf(CfsRq& cfs_rq, bool protect, PickCaller caller) {
@@ -64,7 +64,7 @@ SchedEntity* pick_eevdf(CfsRq& cfs_rq, bool protect, PickCaller caller) {
 // the model reports it and marks the runqueue as oopsed.
 SchedEntity* pick_next_entity(Rq& rq, CfsRq& cfs_rq, bool protect, PickCaller caller) {
   // v6.12-v6.18: the buddy is tested here, before pick_eevdf()
-  if (rq.profile().behaviour.pick_buddy_in_pick_next && rq.profile().feat(buddy_feature(rq.profile())) &&
+  if (rq.profile().behaviour.pick_buddy_in_pick_next() && rq.profile().feat(buddy_feature(rq.profile())) &&
       cfs_rq.next && entity_eligible(cfs_rq, *cfs_rq.next)) {
     if (cfs_rq.next->sched_delayed) rq.obs().on_warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
     rq.obs().on_pick(cfs_rq, cfs_rq.next, protect, caller);

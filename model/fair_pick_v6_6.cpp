@@ -84,7 +84,9 @@ SchedEntity* pick_eevdf_one_pass(CfsRq& cfs_rq, SchedEntity* curr) {
 
 }  // namespace
 
-bool tree_by_vruntime(const Profile& profile) { return profile.behaviour.pick != PickRule::heap_min_vruntime; }
+bool tree_by_vruntime(const Profile& profile) {
+  return profile.behaviour.pick == PickRule::v6_6 || profile.behaviour.pick == PickRule::v6_6_rc1;
+}
 
 // min_deadline_update() (v6.6): the subtree's earliest deadline, right child
 // first; true iff unchanged.
@@ -127,7 +129,7 @@ SchedEntity* pick_eevdf_v6_6(CfsRq& cfs_rq, PickCaller caller) {
   if (curr && run_to_parity(profile, *curr))
     best = curr;
   else
-    best = profile.behaviour.pick == PickRule::one_pass_min_deadline ? pick_eevdf_one_pass(cfs_rq, curr)
+    best = profile.behaviour.pick == PickRule::v6_6_rc1 ? pick_eevdf_one_pass(cfs_rq, curr)
                                                                        : pick_eevdf_two_pass(cfs_rq, curr);
   cfs_rq.rq->obs().on_pick(cfs_rq, best, true, caller);
   if (!best) best = cfs_rq.tasks_timeline.leftmost();

@@ -1,7 +1,7 @@
 // The v7.3-rc wakeup preemption and its helpers (fair.c of v7.3-rc1..rc6,
 // root cfs_rq, tasks only): Vincent Guittot's short-slice series merged with
 // the single runqueue (8f97b627ff1c, 49f87b4d0be8, 7ad0ec7890b3, ba0d3bf5f97b,
-// 7cd2ef17de5e, 0d1e7a2bab35, 04998aa54848). Selected by Behaviour::wakeup_v7_3
+// 7cd2ef17de5e, 0d1e7a2bab35, 04998aa54848). Selected by Behaviour::wakeup_preempt == WakeupPreempt::v7_3
 // and Behaviour::protect_ineligible_cap; the v7.1 versions are in fair_class.cpp
 // and fair_curr.cpp.
 #include "model/fair.hpp"

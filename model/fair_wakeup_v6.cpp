@@ -8,10 +8,12 @@
 namespace eevdf {
 
 void check_preempt_wakeup_fair(Rq& rq, Task& p, int wake_flags) {
-  switch (rq.profile().behaviour.check_preempt) {
-    case CheckPreempt::v6_12: return check_preempt_wakeup_v6_12(rq, p, wake_flags);
-    case CheckPreempt::v6_6: return check_preempt_wakeup_v6_6(rq, p, wake_flags);
-    case CheckPreempt::v6_18: break;
+  switch (rq.profile().behaviour.wakeup_preempt) {
+    case WakeupPreempt::v6_12: return check_preempt_wakeup_v6_12(rq, p, wake_flags);
+    case WakeupPreempt::v6_6: return check_preempt_wakeup_v6_6(rq, p, wake_flags);
+    case WakeupPreempt::v6_18:
+    case WakeupPreempt::v6_19:  // not this family (wakeup_preempt_fair() does not call here)
+    case WakeupPreempt::v7_3: break;
   }
   Task& donor = rq.tasks[static_cast<std::size_t>(rq.curr)];
   const Profile& profile = rq.profile();

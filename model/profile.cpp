@@ -4,6 +4,8 @@
 // backports added to v6.12 (docs/profiles.md has the tables with the commits).
 #include "model/profile.hpp"
 
+#include <stdexcept>
+
 namespace eevdf {
 
 namespace {
@@ -75,7 +77,7 @@ Profile v7_3() {
       "v7.3-rc6: the single runqueue (85570f10a4c6, 68e37487810a, 1719d035a6fa; tasks at h_load, cgroup_mode) + "
       "the v7.3-rc1 short-slice series "
       "(7ad0ec7890b3, 04998aa54848, 8f97b627ff1c, ba0d3bf5f97b, 7cd2ef17de5e, 49f87b4d0be8, 0d1e7a2bab35)";
-  p.behaviour.wakeup_v7_3 = true;
+  p.behaviour.wakeup_preempt = WakeupPreempt::v7_3;
   p.behaviour.protect_ineligible_cap = true;
   p.behaviour.update_protect_from_avg = true;
   p.behaviour.flat_runqueue = true;
@@ -102,7 +104,7 @@ Profile v7_0() {
   b.reweight = ReweightRule::replace_after_rescale;
   b.eligible_int128 = false;           // b6eee96843e8, v7.1-rc3
   b.fork_clears_rel_deadline = false;  // 3da56dc063cd, v7.1-rc2
-  b.pick_buddy_needs_protect = false;  // 78cde54ea5f0, v7.1-rc1
+  b.pick = PickRule::v6_19;            // 78cde54ea5f0 (buddy only when protecting), v7.1-rc1
   b.wakeup_pick = WakeupPick::pick_eevdf;  // ac8e69e69363, v7.1-rc2
   return p;
 }
@@ -125,8 +127,8 @@ Profile v6_18() {
   b.vprot_aliases_vlag = true;              // 80390ead2080 came in v7.0
   b.protect_only_first = false;             // bcd74b2ffdd0 came in v7.0
   b.reweight_keeps_vprot = false;           // ff38424030f9 came in v7.0
-  b.pick_buddy_in_pick_next = true;         // e837456fdca8 came in v6.19
-  b.wakeup_v6_18 = true;                    // e837456fdca8 / 15257cc2f905 came in v6.19
+  b.pick = PickRule::v6_14;                 // e837456fdca8 (buddy inside __pick_eevdf) came in v6.19
+  b.wakeup_preempt = WakeupPreempt::v6_18;  // e837456fdca8 / 15257cc2f905 came in v6.19
   p.known.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // the RFC is against wakeup_preempt_fair()
   return p;
 }
@@ -146,10 +148,10 @@ Profile v6_12() {
   Behaviour& b = p.behaviour;
   b.vprot_aliases_vlag = false;              // no vprot at all: the parity lives in vlag
   b.parity_in_vlag = true;
-  b.buddy_gated_by_next_buddy = true;        // 2a77e4be12cb came in v6.14
+  b.pick = PickRule::v6_8;                   // 2a77e4be12cb (PICK_BUDDY) came in v6.14
   b.reweight = ReweightRule::eevdf_clamped_lag;  // 6d71a9c61604 came in v6.13-rc7
   b.place_rel_deadline_gated = true;         // 6d71a9c61604 dropped the feature test
-  b.check_preempt = CheckPreempt::v6_12;
+  b.wakeup_preempt = WakeupPreempt::v6_12;  // do_preempt_short() of 85e511df3cec
   b.group_slice_updates_augment = false;    // 563bc2161b94 came in v6.15
   b.dequeue_slice_from_nonempty_queue = false;  // bbce3de72be5 came in v6.15 (6.12.y: 6.12.29)
   b.empty_group_keeps_weight = false;        // 66951e4860d3 came in v6.13-rc7 (6.12.y: 6.12.11)
@@ -177,7 +179,7 @@ Profile v6_12_118() {
   Behaviour& b = p.behaviour;
   b.key_base = KeyBase::zero_at_avg_deadline;   // 79f3f9bedd14 + b3d99f43c72b + 1319ea57529e (6.12.y)
   b.yield = YieldRule::forfeit_update_deadline;  // 79104becf42b + 1319ea57529e (6.12.y)
-  b.buddy_gated_by_next_buddy = false;          // 2a77e4be12cb: PICK_BUDDY, still in pick_next_entity()
+  b.pick = PickRule::v6_14;                     // 2a77e4be12cb: PICK_BUDDY, still in pick_next_entity()
   b.group_slice_updates_augment = true;         // 563bc2161b94 (6.12.y)
   b.dequeue_slice_from_nonempty_queue = true;   // bbce3de72be5 (6.12.y)
   b.empty_group_keeps_weight = true;            // 66951e4860d3 (6.12.11)
@@ -202,9 +204,9 @@ Profile v6_6() {
     p.features.set(f, false);
   }
   Behaviour& b = p.behaviour;
-  b.pick = PickRule::two_pass_min_deadline;  // 2227a957e1d5 came in v6.8
+  b.pick = PickRule::v6_6;                   // 2227a957e1d5 came in v6.8
   b.reweight = ReweightRule::keep_vruntime;  // eab03c23c2a1 came in v6.7 (and 6.6.y)
-  b.check_preempt = CheckPreempt::v6_6;
+  b.wakeup_preempt = WakeupPreempt::v6_6;
   b.place_at_fork = true;                    // c40dd90ac045 came in v6.12
   b.custom_slices = false;                   // 857b158dc5e8 came in v6.12
   b.idle_weight_reweights = false;           // d32960528702 came in v6.11 (and 6.6.y)
@@ -251,9 +253,28 @@ const std::vector<std::string_view>& profile_names() {
   return names;
 }
 
+std::string behaviour_refusal(const Profile& profile) {
+  const Behaviour& b = profile.behaviour;
+  if (b.wakeup_check_preempt() != b.pick_buddy_in_pick_next())
+    return "profile " + profile.name +
+           ": the buddy is tested in pick_next_entity() exactly with check_preempt_wakeup_fair() (v6.6 - v6.18); "
+           "e837456fdca8 moved it into __pick_eevdf() with wakeup_preempt_fair()";
+  if (b.buddy_gated_by_next_buddy() == profile.known[Feature::PICK_BUDDY])
+    return "profile " + profile.name + ": PICK_BUDDY exists exactly when the pick tests it (2a77e4be12cb)";
+  if ((b.wakeup_preempt == WakeupPreempt::v6_12 || b.wakeup_preempt == WakeupPreempt::v6_6) && !b.parity_in_vlag)
+    return "profile " + profile.name + ": the wakeup preemption of v6.6 and v6.12 cancels the RUN_TO_PARITY stash "
+           "in vlag, which this profile does not have (parity_in_vlag)";
+  return {};
+}
+
 std::optional<Profile> profile_by_name(std::string_view name) {
-  for (const Entry& e : kProfiles)
-    if (e.name == name) return e.make();
+  for (const Entry& e : kProfiles) {
+    if (e.name != name) continue;
+    Profile p = e.make();
+    // a factory that combines versions wrongly is a defect of this file
+    if (std::string why = behaviour_refusal(p); !why.empty()) throw std::logic_error(why);
+    return p;
+  }
   return std::nullopt;
 }
 

@@ -96,18 +96,25 @@ enum class ReweightRule : std::uint8_t {
   keep_vruntime,           // v6.6.0, before eab03c23c2a1: v kept, only d - v rescaled, V jumps
 };
 
-// How the tree is ordered and searched by pick_eevdf().
+// Which pick_eevdf() / pick_next_entity() the kernel has: how the tree is
+// ordered and searched, and where and when the next buddy is taken. One
+// version each; Behaviour's accessors below read the single properties.
 enum class PickRule : std::uint8_t {
-  heap_min_vruntime,       // v6.8+ (2227a957e1d5): tree by deadline, min_vruntime augment
-  two_pass_min_deadline,   // v6.6 (b01db23d5923): tree by vruntime, min_deadline augment, best_left
-  one_pass_min_deadline,   // v6.6-rc1..rc4 (147f3efaa241, B10): the same tree, one descent
+  v7_1,      // 78cde54ea5f0 (v7.1-rc1): PICK_BUDDY inside __pick_eevdf() only when protecting; a SHORT preemption clears the buddies
+  v6_19,     // e837456fdca8 (v6.19): PICK_BUDDY inside __pick_eevdf(), protected or not (the wakeup probe sees it)
+  v6_14,     // 2a77e4be12cb (v6.14): PICK_BUDDY, tested in pick_next_entity() before pick_eevdf()
+  v6_8,      // 2227a957e1d5 (v6.8): tree by deadline, min_vruntime augment, heap search; NEXT_BUDDY in pick_next_entity()
+  v6_6,      // b01db23d5923 (v6.6): tree by vruntime, min_deadline augment, two passes with best_left; NEXT_BUDDY as v6_8
+  v6_6_rc1,  // v6.6-rc1..rc4 (147f3efaa241, B10): the v6_6 tree searched in one descent
 };
 
-// Which wakeup-preemption function the check_preempt_wakeup_fair() family is.
-enum class CheckPreempt : std::uint8_t {
-  v6_18,                   // set_next_buddy first, PREEMPT_SHORT probe with __pick_eevdf(!short)
-  v6_12,                   // do_preempt_short() cancels the vlag == deadline parity, then pick_eevdf()
-  v6_6,                    // check_preempt_wakeup(): idle-policy shortcut, SCHED_NORMAL wakees only, pick_eevdf()
+// Which wakeup-preemption function the kernel has.
+enum class WakeupPreempt : std::uint8_t {
+  v7_3,      // v7.3-rc wakeup_preempt_fair() (fair_v7_3.cpp): 7ad0ec7890b3, 04998aa54848, 8f97b627ff1c, ba0d3bf5f97b, 7cd2ef17de5e
+  v6_19,     // the action-based wakeup_preempt_fair() (e837456fdca8, 15257cc2f905; v6.19 - v7.2)
+  v6_18,     // check_preempt_wakeup_fair(): set_next_buddy first, PREEMPT_SHORT probe with __pick_eevdf(!short)
+  v6_12,     // ... of v6.12: do_preempt_short() cancels the vlag == deadline parity, then pick_eevdf()
+  v6_6,      // check_preempt_wakeup(): idle-policy shortcut, SCHED_NORMAL wakees only, pick_eevdf()
 };
 
 struct Behaviour {
@@ -127,8 +134,6 @@ struct Behaviour {
   bool avg_floor = true;
   // __sched_fork() clears rel_deadline (3da56dc063cd).
   bool fork_clears_rel_deadline = true;
-  // PICK_BUDDY only when protecting (78cde54ea5f0); a SHORT preemption clears buddies.
-  bool pick_buddy_needs_protect = true;
   // e837456fdca8 (v6.19-rc, reverted by 15257cc2f905): a NEXT_BUDDY wakee with an
   // earlier deadline preempts at once, ignoring slice protection.
   bool forced_wakeup_preempt = false;
@@ -157,13 +162,6 @@ struct Behaviour {
   bool protect_only_first = true;
   // reweight_entity() keeps curr's protection relative to v (ff38424030f9).
   bool reweight_keeps_vprot = true;
-  // v6.12-v6.18: PICK_BUDDY is tested in pick_next_entity(), so the wakeup
-  // probe never sees the buddy; later inside __pick_eevdf() (e837456fdca8).
-  bool pick_buddy_in_pick_next = false;
-  // v6.18 check_preempt_wakeup_fair(); false: the action-based wakeup_preempt_fair() of v6.19+.
-  bool wakeup_v6_18 = false;
-  // ... and which member of that family (v6.6 and v6.12 differ from v6.18).
-  CheckPreempt check_preempt = CheckPreempt::v6_18;
   // check_preempt_wakeup_fair() of v6.12: NEXT_BUDDY passes over a
   // sched_delayed wakee (493afbd187c4, 6.12.y); v6.12.0 and v6.6 make any
   // wakee the buddy. (The v6.18 and later functions always test it.)
@@ -178,9 +176,6 @@ struct Behaviour {
   // protect with vprot (set_protect_slice()). With PREEMPT_SHORT (v6.12,
   // 85e511df3cec) update_curr() asks did_preempt_short().
   bool parity_in_vlag = false;
-  // Before 2a77e4be12cb (v6.14): pick_next_entity() takes the buddy under
-  // NEXT_BUDDY; PICK_BUDDY does not exist.
-  bool buddy_gated_by_next_buddy = false;
   // Before c40dd90ac045 (v6.12): task_fork_fair() places the child with
   // ENQUEUE_INITIAL and wake_up_new_task() enqueues without it (re-placing it).
   bool place_at_fork = false;
@@ -190,7 +185,8 @@ struct Behaviour {
   bool idle_weight_reweights = true;
   // sched_attr::sched_runtime sets a custom slice (857b158dc5e8, v6.12).
   bool custom_slices = true;
-  PickRule pick = PickRule::heap_min_vruntime;
+  PickRule pick = PickRule::v7_1;
+  WakeupPreempt wakeup_preempt = WakeupPreempt::v6_19;
   KeyBase key_base = KeyBase::zero_at_avg_deadline;
   ReweightRule reweight = ReweightRule::rescale_around_v;
   YieldRule yield = YieldRule::forfeit_update_deadline;
@@ -203,9 +199,6 @@ struct Behaviour {
   // tg_shares * 0 = 0, clamped to MIN_SHARES (2, unscaled), even while its
   // entity stays queued as sched_delayed.
   bool empty_group_keeps_weight = true;
-  // v7.3-rc wakeup_preempt_fair() (fair_wakeup_v7_3.cpp): 7ad0ec7890b3,
-  // 04998aa54848, 8f97b627ff1c, ba0d3bf5f97b, 7cd2ef17de5e. Off in mainline.
-  bool wakeup_v7_3 = false;
   // set_protect_slice() caps a shortened protection at ineligible_vruntime()
   // under PREEMPT_SHORT (0d1e7a2bab35, v7.3-rc1). Off in mainline.
   bool protect_ineligible_cap = false;
@@ -242,6 +235,23 @@ struct Behaviour {
   // has the fix; min_vruntime kernels (v6.18 and before) only read.
   bool debug_reader_unlocked_rmw = false;
   bool operator==(const Behaviour&) const = default;
+
+  // What `pick` says:
+  // PICK_BUDDY only when protecting (78cde54ea5f0); a SHORT preemption clears buddies.
+  bool pick_buddy_needs_protect() const { return pick == PickRule::v7_1; }
+  // v6.8-v6.18: the buddy is tested in pick_next_entity(), so the wakeup probe
+  // never sees it; later inside __pick_eevdf() (e837456fdca8).
+  bool pick_buddy_in_pick_next() const { return pick != PickRule::v7_1 && pick != PickRule::v6_19; }
+  // Before 2a77e4be12cb (v6.14): pick_next_entity() takes the buddy under
+  // NEXT_BUDDY; PICK_BUDDY does not exist.
+  bool buddy_gated_by_next_buddy() const {
+    return pick == PickRule::v6_8 || pick == PickRule::v6_6 || pick == PickRule::v6_6_rc1;
+  }
+  // What `wakeup_preempt` says: the check_preempt_wakeup_fair() family (v6.6 - v6.18).
+  bool wakeup_check_preempt() const {
+    return wakeup_preempt == WakeupPreempt::v6_18 || wakeup_preempt == WakeupPreempt::v6_12 ||
+           wakeup_preempt == WakeupPreempt::v6_6;
+  }
 };
 
 // The one statement of what the mainline profile is; --version, the kSTEP version
@@ -274,6 +284,12 @@ struct Profile {
 std::optional<Profile> profile_by_name(std::string_view name);
 // Names of all profiles, for help texts and `eevdf-check profiles`.
 const std::vector<std::string_view>& profile_names();
+
+// Why the profile's behaviours cannot be one kernel ("" if they can): a pick
+// and a wakeup function of different versions (e837456fdca8 changed both), a
+// buddy feature the pick does not test (2a77e4be12cb), a parity-stash wakeup
+// without the stash. profile_by_name() and apply_bug() refuse such a profile.
+std::string behaviour_refusal(const Profile& profile);
 
 // Applies a debugfs-style feature list ("NO_NEXT_BUDDY,PARANOID_AVG").
 // Returns an error message, or an empty string on success.

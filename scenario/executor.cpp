@@ -15,35 +15,55 @@
 
 namespace eevdf::scn {
 
-std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error) {
-  const std::string& name = o.profile.empty() ? s.profile : o.profile;
-  auto profile = profile_by_name(name);
-  if (!profile) {
-    error = fmt::format("unknown profile '{}'", name);
-    return std::nullopt;
-  }
-  const std::string& bug = o.bug.empty() ? s.bug : o.bug;
-  if (!bug.empty()) {
-    if (std::string err = apply_bug(*profile, bug); !err.empty()) {
-      error = err;
-      return std::nullopt;
-    }
-  }
-  for (const std::string& list : {s.features, o.features}) {
-    if (list.empty()) continue;
-    if (std::string err = apply_features(*profile, list); !err.empty()) {
-      error = err;
-      return std::nullopt;
-    }
-  }
-  if (std::string why = runqueues_refusal(profile->name, o.runqueues ? o.runqueues : s.runqueues); !why.empty()) {
+ProfileSpec profile_spec(const Scenario& s) {
+  ProfileSpec spec;
+  spec.name = s.profile;
+  spec.bug = s.bug;
+  spec.features = s.features;
+  spec.cpus = s.cpus;
+  spec.hz = s.hz;
+  if (s.base_slice) spec.base_slice = static_cast<u64>(*s.base_slice);
+  return spec;
+}
+
+void set_profile_spec(Scenario& s, const ProfileSpec& spec) {
+  s.profile = spec.name;
+  s.bug = spec.bug;
+  s.features = spec.features;
+  s.cpus = spec.cpus;
+  s.hz = spec.hz;
+  s.base_slice.reset();
+  if (spec.base_slice) s.base_slice = static_cast<s64>(*spec.base_slice);
+}
+
+namespace {
+// What the command line changes: its values replace the header's, its features come after the header's.
+ProfileSpec with_override(ProfileSpec spec, const ProfileOverride& o) {
+  if (!o.profile.empty()) spec.name = o.profile;
+  if (!o.bug.empty()) spec.bug = o.bug;
+  if (!o.features.empty()) spec.features += (spec.features.empty() ? "" : ",") + o.features;
+  if (o.cpus) spec.cpus = o.cpus;
+  if (o.hz) spec.hz = o.hz;
+  return spec;
+}
+
+std::optional<Profile> build_for_runqueues(const ProfileSpec& spec, unsigned runqueues, std::string& error) {
+  auto profile = make_profile(spec, error);
+  if (!profile) return std::nullopt;
+  if (std::string why = runqueues_refusal(profile->name, runqueues); !why.empty()) {
     error = why;
     return std::nullopt;
   }
-  profile->tunables.ncpus = o.cpus ? o.cpus : s.cpus;
-  profile->tunables.hz = o.hz ? o.hz : s.hz;
-  if (s.base_slice) profile->tunables.normalized_base_slice = static_cast<u64>(*s.base_slice);
   return profile;
+}
+}  // namespace
+
+std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error) {
+  return build_for_runqueues(with_override(profile_spec(s), o), o.runqueues ? o.runqueues : s.runqueues, error);
+}
+
+std::optional<Profile> build_profile(const ProfileOverride& o, std::string& error) {
+  return build_for_runqueues(with_override(ProfileSpec{}, o), o.runqueues ? o.runqueues : 1, error);
 }
 
 inv::OpClass op_class(OpKind k) { return op_spec(k).op_class; }

@@ -11,6 +11,7 @@
 #include "scenario/scenario.hpp"
 #include "invariants/checker.hpp"
 #include "model/profile.hpp"
+#include "model/profile_spec.hpp"
 #include "model/system.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 
@@ -28,6 +29,13 @@ struct ProfileOverride {
                            // callers apply it to the scenario; build_profile() checks the profile allows it
 };
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
+// The profile of the command line alone (`fuzz`, `check`): a default header with the override.
+std::optional<Profile> build_profile(const ProfileOverride& o, std::string& error);
+
+// A scenario header's profile lines (profile, bug, features, cpus, hz, base_slice) as a
+// value, and the header lines that say a spec.
+ProfileSpec profile_spec(const Scenario& s);
+void set_profile_spec(Scenario& s, const ProfileSpec& spec);
 
 // Backend, backend_name() and backend_from_name(): scenario/scenario.hpp (the
 // scenario's `backend` directive names one).

@@ -2,7 +2,7 @@
 
 #include "smt/average.hpp"
 #include "smt/builders.hpp"
-#include "smt/counterexample_scenario.hpp"
+#include "smt/reaching_state.hpp"
 
 namespace eevdf::smt {
 
@@ -136,7 +136,7 @@ std::optional<Outcome> prove_one(std::string_view name, const Params& params) {
   const ObligationInfo* info = find(name);
   if (!info) return std::nullopt;
   Outcome out = run(*info, params, RunOptions{params.search_bounds});
-  attach_scenario(out, params);
+  attach_reaching_state(out, params);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "smt/params.hpp"
+#include "smt/reaching_state.hpp"
 
 namespace eevdf::smt {
 
@@ -32,9 +33,7 @@ struct Outcome {
   std::string detail;      // why unknown, or what the refutation means
   std::vector<Assignment> counterexample;        // under the obligation's premises
   std::vector<Assignment> reachable;             // with task weights only (what the model reaches), if refuted
-  std::string scenario;                          // a scenario that should replay the overflow, if one is known
-  std::string scenario_variant;                  // test-only variant the scenario needs ("" for none)
-  std::string scenario_site;                     // model Site name the replay must report under I-OVF
+  std::optional<ReachingState> reaching;         // a state of the model that reaches the refuted site, if one is known
 };
 
 struct ObligationInfo {

@@ -31,6 +31,11 @@ constexpr s64 kV0 = -1048576;
 // The scenario's own directives (profile, cpus, hz, runqueues) count, as in `eevdf-check run`.
 scn::ExecResult run_text(const std::string& text) { return test::run_scenario_text(text); }
 using test::expect_ok;
+
+// The counterexample as `eevdf-check check` prints it ("" when the check passed).
+std::string counterexample_text(const fuzz::CheckOutcome& o) {
+  return o.counterexample ? scn::print_scenario(*o.counterexample) : std::string();
+}
 std::string parse_error(const std::string& text) { return test::parse_error_text(text); }
 
 // A queued task moved by the load balancer keeps its lag (re-inflated for the
@@ -275,7 +280,7 @@ TEST(Smp, StatefulCheckOnThreeCpus) {
   config.max_ops = 60;
   config.seed = 11;
   const auto out = fuzz::run_stateful_check(config);
-  EXPECT_TRUE(out.passed) << out.message << "\n" << out.counterexample_scenario;
+  EXPECT_TRUE(out.passed) << out.message << "\n" << counterexample_text(out);
   EXPECT_GT(out.ops_executed, 1000);
 
   // the system's scenario records the runqueues and replays through the executor

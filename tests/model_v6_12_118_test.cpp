@@ -45,8 +45,8 @@ TEST(V612118Profile, BackportedDefaults) {
   EXPECT_FALSE(p.behaviour.avg_full_weight);
   EXPECT_FALSE(p.behaviour.eligible_int128);
   EXPECT_EQ(p.behaviour.reweight, ReweightRule::eevdf_clamped_lag);
-  EXPECT_EQ(p.behaviour.check_preempt, CheckPreempt::v6_12);
-  EXPECT_TRUE(p.behaviour.pick_buddy_in_pick_next);
+  EXPECT_EQ(p.behaviour.wakeup_preempt, WakeupPreempt::v6_12);
+  EXPECT_TRUE(p.behaviour.pick_buddy_in_pick_next());
 }
 
 // Two nice-0 tasks wake at the initial zero point; A (leftmost of two equal

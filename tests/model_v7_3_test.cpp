@@ -334,7 +334,7 @@ TEST(ModelV73, ProfilesAreListed) {
   EXPECT_TRUE(profile("v7.2").behaviour.requeue_updates_curr);
   EXPECT_FALSE(profile("v7.1").behaviour.requeue_updates_curr);
   EXPECT_TRUE(profile("mainline").behaviour.requeue_updates_curr);
-  EXPECT_FALSE(profile("mainline").behaviour.wakeup_v7_3);
+  EXPECT_NE(profile("mainline").behaviour.wakeup_preempt, WakeupPreempt::v7_3);
 }
 
 }  // namespace

@@ -33,6 +33,11 @@ bool has_violation(const scn::ExecResult& r, const std::string& id) {
   return false;
 }
 
+// The counterexample as `eevdf-check check` prints it ("" when the check passed).
+std::string counterexample_text(const fuzz::CheckOutcome& o) {
+  return o.counterexample ? scn::print_scenario(*o.counterexample) : std::string();
+}
+
 fuzz::CheckConfig config_for(const char* profile) {
   fuzz::CheckConfig c;
   c.profile = *profile_by_name(profile);
@@ -44,9 +49,9 @@ TEST(RcStateful, MainlinePasses200Cases) {
   c.cases = 200;
   c.seed = 20260901;
   const auto out = fuzz::run_stateful_check(c);
-  EXPECT_TRUE(out.passed) << out.message << "\n" << out.counterexample_scenario;
+  EXPECT_TRUE(out.passed) << out.message << "\n" << counterexample_text(out);
   EXPECT_EQ(out.cases_run, 200);
-  EXPECT_TRUE(out.counterexample_scenario.empty());
+  EXPECT_TRUE(counterexample_text(out).empty());
   EXPECT_GT(out.ops_executed, 0);
 }
 
@@ -59,15 +64,15 @@ TEST(RcStateful, V71AugmentBugFoundAndReplayable) {
   ASSERT_FALSE(out.passed) << out.message;
   EXPECT_LE(out.cases_run, 10) << "the bug fires at the first wake";
   EXPECT_NE(out.message.find("I-AUG"), std::string::npos) << out.message;
-  EXPECT_NE(out.counterexample_scenario.find("wake"), std::string::npos) << out.counterexample_scenario;
-  EXPECT_NE(out.counterexample_scenario.find("profile v7.1"), std::string::npos) << out.counterexample_scenario;
+  EXPECT_NE(counterexample_text(out).find("wake"), std::string::npos) << counterexample_text(out);
+  EXPECT_NE(counterexample_text(out).find("profile v7.1"), std::string::npos) << counterexample_text(out);
   EXPECT_FALSE(out.reproduce.empty());
   EXPECT_EQ(out.message.find("warning"), std::string::npos) << out.message;
-  std::cout << out.message << out.counterexample_scenario << "reproduce: " << out.reproduce << "\n";
+  std::cout << out.message << counterexample_text(out) << "reproduce: " << out.reproduce << "\n";
 
-  const auto r = replay(out.counterexample_scenario);
-  EXPECT_TRUE(r.error.empty()) << r.error << "\n" << out.counterexample_scenario;
-  EXPECT_TRUE(has_violation(r, "I-AUG")) << out.counterexample_scenario;
+  const auto r = replay(counterexample_text(out));
+  EXPECT_TRUE(r.error.empty()) << r.error << "\n" << counterexample_text(out);
+  EXPECT_TRUE(has_violation(r, "I-AUG")) << counterexample_text(out);
   // The violation is raised by the last operation: nothing after it is needed.
   ASSERT_FALSE(r.violations.empty());
   EXPECT_EQ(r.violations.front().op_index, r.executed - 1);
@@ -78,7 +83,7 @@ TEST(RcStateful, V71AugmentBugFoundAndReplayable) {
   again.reproduce = out.reproduce;
   const auto rep = fuzz::run_stateful_check(again);
   EXPECT_FALSE(rep.passed) << rep.message;
-  EXPECT_EQ(rep.counterexample_scenario, out.counterexample_scenario);
+  EXPECT_EQ(counterexample_text(rep), counterexample_text(out));
 }
 
 TEST(RcStateful, ShrinkBudgetHonoured) {
@@ -99,11 +104,11 @@ TEST(RcStateful, ShrinkBudgetHonoured) {
   EXPECT_NE(out.message.find("budget"), std::string::npos) << out.message;
   EXPECT_EQ(out.message.find("warning"), std::string::npos) << out.message;
   std::cout << "[ stats    ] " << out.shrinks_tried << " shrinks tried, " << out.shrinks_accepted << " accepted, "
-            << out.seconds << " s\n" << out.counterexample_scenario;
+            << out.seconds << " s\n" << counterexample_text(out);
   // What was found so far is still a valid counterexample.
-  const auto r = replay(out.counterexample_scenario);
-  EXPECT_TRUE(r.error.empty()) << r.error << "\n" << out.counterexample_scenario;
-  EXPECT_TRUE(has_violation(r, "I-AUG")) << out.counterexample_scenario;
+  const auto r = replay(counterexample_text(out));
+  EXPECT_TRUE(r.error.empty()) << r.error << "\n" << counterexample_text(out);
+  EXPECT_TRUE(has_violation(r, "I-AUG")) << counterexample_text(out);
 }
 
 // Throughput figure: 2000 cases on mainline, at most 100 commands each.
@@ -113,7 +118,7 @@ TEST(RcStateful, Throughput2000Cases) {
   c.max_ops = 100;
   c.seed = 1;
   const auto out = fuzz::run_stateful_check(c);
-  EXPECT_TRUE(out.passed) << out.message << "\n" << out.counterexample_scenario;
+  EXPECT_TRUE(out.passed) << out.message << "\n" << counterexample_text(out);
   std::cout << "[ stats    ] " << out.cases_run << " cases, " << out.commands_run << " commands (" << out.ops_executed
             << " performed, " << out.ops_skipped << " skipped) in " << out.seconds << " s: "
             << static_cast<long long>(out.commands_run / out.seconds) << " commands/s\n";

@@ -13,6 +13,7 @@
 #include "scenario/executor.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "invariants/ids.hpp"
+#include "cli/prove_scenario.hpp"
 #include "smt/obligations.hpp"
 
 namespace {
@@ -56,6 +57,9 @@ struct ReplayResult {
   std::string error;
   std::vector<inv::Violation> violations;
 };
+
+// The scenario `eevdf-check prove --write-scenarios` writes for a refutation, "" if none.
+std::string scenario_text(const smt::Outcome& o) { return o.reaching ? cli::reaching_scenario_text(*o.reaching) : ""; }
 
 ReplayResult replay(const std::string& text, const std::string& variant) {
   Profile profile = *profile_by_name("mainline");
@@ -123,15 +127,15 @@ TEST(SmtRefutation, S64EligibilityIsRefutedAndReplays) {
   ASSERT_EQ(o->verdict, smt::Verdict::refuted) << o->detail;
   EXPECT_FALSE(o->counterexample.empty());
   ASSERT_FALSE(o->reachable.empty()) << "task weights reach it";
-  ASSERT_FALSE(o->scenario.empty());
-  EXPECT_EQ(o->scenario_variant, "s64-eligibility");
-  const auto with_flaw = replay(o->scenario, "s64-eligibility");
+  ASSERT_TRUE(o->reaching);
+  EXPECT_EQ(o->reaching->variant, "s64-eligibility");
+  const auto with_flaw = replay(scenario_text(*o), "s64-eligibility");
   ASSERT_EQ(with_flaw.error, "");
   ASSERT_FALSE(with_flaw.violations.empty());
   EXPECT_EQ(with_flaw.violations.front().id, inv::Id::OVF);
   EXPECT_EQ(with_flaw.violations.front().where, "vruntime_eligible.key_x_load");
   // The same operations on mainline (int128) do not overflow there.
-  const auto fixed = replay(o->scenario, "");
+  const auto fixed = replay(scenario_text(*o), "");
   for (const auto& v : fixed.violations) EXPECT_NE(v.where, "vruntime_eligible.key_x_load");
   // and a queue of two entities within the premises can have no eligible entity
   const auto exists = smt::prove_one("pick.eligible_exists", params("mainline", "s64-eligibility"));
@@ -152,8 +156,8 @@ TEST(SmtRefutation, MainlinePlaceEntityOverflowReplays) {
   const auto o = smt::prove_one("place_entity.lag_x_load", params("mainline"));
   ASSERT_TRUE(o);
   ASSERT_EQ(o->verdict, smt::Verdict::refuted);
-  ASSERT_FALSE(o->scenario.empty());
-  const auto r = replay(o->scenario, "");
+  ASSERT_TRUE(o->reaching);
+  const auto r = replay(scenario_text(*o), "");
   ASSERT_EQ(r.error, "");
   ASSERT_FALSE(r.violations.empty());
   EXPECT_EQ(r.violations.front().id, inv::Id::OVF);

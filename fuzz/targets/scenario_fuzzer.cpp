@@ -35,7 +35,7 @@ const eevdf::Profile& profile() {
     if (const char* features = std::getenv("EEVDF_FEATURES")) o.features = features;
     if (const char* bug = std::getenv("EEVDF_BUG")) o.bug = bug;  // a bug switch (eevdf-check profiles)
     std::string error;
-    const auto built = eevdf::scn::build_profile(eevdf::scn::Scenario{}, o, error);
+    const auto built = eevdf::scn::build_profile(o, error);
     if (!built) {
       std::fprintf(stderr, "scenario_fuzzer: %s\n", error.c_str());
       std::exit(2);
