@@ -274,7 +274,7 @@ void Checker::end_op() {
     if (entity_is_task(se) && se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
     if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > largest_queued) largest_queued = se.slice;
   });
-  ExactAverage avg = exact_average(rq.cfs);
+  ExactAverage avg = exact_average_and_tree(rq.cfs);
   u64 largest = avg.max_slice;
   if (!rq.groups.empty() && largest_queued > largest) largest = largest_queued;
   if (largest > max_slice_seen_) max_slice_seen_ = largest;
@@ -283,7 +283,7 @@ void Checker::end_op() {
   // I-FAIR's shares are weight / Σ weight of one queue: tasks-only runs
   if (selection_[Id::FAIR] && rq.groups.empty()) fairness_.update(scope, op_class_ == OpClass::running);
   for (const TaskGroupCpu& g : rq.groups) {
-    ExactAverage group_avg = exact_average(g.cfs_rq);
+    ExactAverage group_avg = exact_average_and_tree(g.cfs_rq);
     check_queue(g.cfs_rq, group_avg);
   }
 
@@ -412,10 +412,10 @@ void Checker::end_op_untouched() {
 void Checker::check_queues_now() {
   Rq& rq = *rq_;
   queues_.build(rq);
-  ExactAverage avg = exact_average(rq.cfs);
+  ExactAverage avg = exact_average_and_tree(rq.cfs);
   check_queue(rq.cfs, avg);
   for (const TaskGroupCpu& g : rq.groups) {
-    ExactAverage group_avg = exact_average(g.cfs_rq);
+    ExactAverage group_avg = exact_average_and_tree(g.cfs_rq);
     check_queue(g.cfs_rq, group_avg);
   }
 }
