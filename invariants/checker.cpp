@@ -225,7 +225,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
     queue_before_[i] = t.se.cfs_rq;
     prot_known_[i] = false;
   }
-  for_each_entity(*rq_, [&](const SchedEntity& se) {
+  for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
     was_curr_[i] = is_curr(*rq_, se);
@@ -282,7 +282,7 @@ void Checker::end_op() {
   const SchedEntity* prot_se = nullptr;
   const CfsRq* prot_q = nullptr;
   i128 prot_before = 0, prot_now = 0;
-  for_each_entity(rq, [&](const SchedEntity& se) {
+  for_each_entity(rq, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     if (rescaled_deadline_[i].set) {
       if (const RescaledDeadline* r = rescaled_deadline(se)) {
