@@ -24,11 +24,7 @@ namespace {
 // counted entity by entity: what cfs_rq_min_slice() answers when the min_slice
 // augment is right (a stale augment is I-AUG's finding; this is its effect).
 u64 exact_min_slice(const QueueIndex& queues, const CfsRq& cfs_rq) {
-  u64 min = ~u64{0};
-  for_each_member(queues.entities(cfs_rq), [&](const SchedEntity& se, const Task*) {
-    if (se.on_rq && se.slice < min) min = se.slice;
-  });
-  return min;
+  return queues.counts(cfs_rq).min_slice;  // counted while the queue's entities were listed
 }
 
 // A task's slice is the base slice or its custom slice; a queued, not delayed

@@ -30,6 +30,7 @@ void QueueIndex::build(const Rq& rq) {
         HierCounts& c = counts[i];
         ++c.on_rq;
         c.load += se.load.weight;
+        if (se.slice < c.min_slice) c.min_slice = se.slice;
       }
     }
     if (!flat) return;  // EEVDF's queue of se is se.cfs_rq (eevdf_queue_of())
