@@ -20,6 +20,27 @@ namespace {
            {&se});
 }
 
+void check_deadlines(const CheckScope& s) {
+  for (const QueueMember& m : s.checker.queues().eevdf_entities(s.cfs)) {
+    const SchedEntity& se = *m.se;
+    if (!se.on_rq || se.rel_deadline) continue;
+    const u64 vslice = s.checker.bounds(se).vslice;
+    const s64 ahead = vruntime_diff(se.deadline, se.vruntime);
+    const Checker::RescaledDeadline* rescaled = s.checker.rescaled_deadline(se);
+    // the common case in 64 bits: no reweight record, 0 <= ahead <= vslice + 2
+    if (!rescaled) {
+      if (ahead >= 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2)) continue;
+    } else if (rescaled->clamped && s.checker.tolerates_f7()) {
+      continue;  // finding F7, docs/findings.md
+    }
+    const i128 below = rescaled ? -2 : 0;  // two truncations toward zero
+    const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
+    if (ahead >= below && ahead <= above) continue;
+    report_deadline(s, se, ahead, below, vslice, rescaled);  // the first offender only
+    return;
+  }
+}
+
 // The shortest slice queued on cfs_rq, curr and delayed entities included,
 // counted entity by entity: what cfs_rq_min_slice() answers when the min_slice
 // augment is right (a stale augment is I-AUG's finding; this is its effect).
@@ -53,83 +74,39 @@ u64 exact_min_slice(const QueueIndex& queues, const CfsRq& cfs_rq) {
            {&se});
 }
 
-}  // namespace
-
-// I-DL and I-SLICE in one walk of the queue's entities: each notes its first
-// offender, reported after the walk (I-DL's first, as the two walks did).
-void check_deadline(const CheckScope& s) {
-  const bool dl = s.on(Id::DL), slices = s.on(Id::SLICE);
-  if (!dl && !slices) return;
-  const Checker& checker = s.checker;
-  const bool tolerate_f7 = checker.tolerates_f7();
+void check_slices(const CheckScope& s) {
   const u64 base = s.rq.profile().sysctl_sched_base_slice();
-  const bool group_slice_from_queue = s.rq.profile().behaviour.group_slice_from_queue;
-  // I-DL: the first entity whose deadline lies outside [v + below, v + above]
-  const SchedEntity* dl_se = nullptr;
-  i128 dl_ahead = 0, dl_below = 0, dl_vslice = 0;
-  const Checker::RescaledDeadline* dl_rescaled = nullptr;
-  // I-SLICE: the first task with a wrong slice, or group entity (with the slice expected)
-  const Task* slice_task = nullptr;
-  const SchedEntity* slice_group = nullptr;
-  u64 slice_expected = 0;
-  bool slice_found = false;
-  for (const QueueMember& m : checker.queues().eevdf_entities(s.cfs)) {
+  // the first offender in a tight walk, reported after it
+  for (const QueueMember& m : s.checker.queues().eevdf_entities(s.cfs)) {
     const SchedEntity& se = *m.se;
     const Task* t = m.task;
-    // I-DL: queued entities with an absolute deadline
-    if (dl && !dl_se && se.on_rq && !se.rel_deadline) {
-      const u64 vslice = s.checker.bounds(se).vslice;
-      const s64 ahead = vruntime_diff(se.deadline, se.vruntime);
-      const Checker::RescaledDeadline* rescaled = checker.rescaled_deadline(se);
-      // the common case in 64 bits: no reweight record, 0 <= ahead <= vslice + 2
-      const bool plainly_within =
-          !rescaled && ahead >= 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2);
-      if (!plainly_within && !(rescaled && rescaled->clamped && tolerate_f7)) {  // finding F7, docs/findings.md
-        const i128 below = rescaled ? -2 : 0;  // two truncations toward zero
-        const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
-        if (ahead < below || ahead > above) {
-          dl_se = &se;
-          dl_ahead = ahead;
-          dl_below = below;
-          dl_vslice = vslice;
-          dl_rescaled = rescaled;
-        }
-      }
+    const u64 slice = se.slice;
+    if (t) {
+      if (t->state == TaskState::dead) continue;
+      const bool ok = se.custom_slice ? (slice >= 100000 && slice <= 100000000) : slice == base;
+      if (ok) continue;
+      report_task_slice(s, *t, base);
+      return;
     }
-    // I-SLICE: a task's slice is the base slice or its custom slice; a queued,
-    // not delayed group entity's is the shortest request below it
-    // (enqueue_task_fair / dequeue_entities propagate cfs_rq_min_slice() on
-    // every change), or the base slice before that propagation (v6.6); a
-    // delayed one keeps the slice of its last refresh: some request's, 0.1 .. 100 ms
-    if (slices && !slice_found) {
-      const u64 slice = se.slice;
-      if (t) {
-        if (t->state != TaskState::dead &&
-            !(se.custom_slice ? (slice >= 100000 && slice <= 100000000) : slice == base)) {
-          slice_task = t;
-          slice_found = true;
-        }
-      } else if (se.on_rq) {
-        if (se.sched_delayed) {
-          if (!(slice >= 100000 && slice <= 100000000)) {
-            slice_group = &se;
-            slice_found = true;
-          }
-        } else {
-          const u64 expected = group_slice_from_queue ? exact_min_slice(checker.queues(), *se.my_q) : base;
-          if (slice != expected) {
-            slice_group = &se;
-            slice_expected = expected;
-            slice_found = true;
-          }
-        }
-      }
+    if (!se.on_rq) continue;
+    if (se.sched_delayed) {  // keeps the slice of its last refresh: some request's, 0.1 .. 100 ms
+      if (slice >= 100000 && slice <= 100000000) continue;
+      report_group_slice(s, se, 0);
+      return;
     }
-    if ((!dl || dl_se) && (!slices || slice_found)) break;
+    const u64 expected =
+        s.rq.profile().behaviour.group_slice_from_queue ? exact_min_slice(s.checker.queues(), *se.my_q) : base;
+    if (slice == expected) continue;
+    report_group_slice(s, se, expected);
+    return;
   }
-  if (dl_se) report_deadline(s, *dl_se, dl_ahead, dl_below, dl_vslice, dl_rescaled);
-  if (slice_task) report_task_slice(s, *slice_task, base);
-  if (slice_group) report_group_slice(s, *slice_group, slice_expected);
+}
+
+}  // namespace
+
+void check_deadline(const CheckScope& s) {
+  if (s.on(Id::DL)) check_deadlines(s);
+  if (s.on(Id::SLICE)) check_slices(s);
 }
 
 }  // namespace eevdf::inv
