@@ -31,8 +31,10 @@ void check_average(const CheckScope& s) {
     }
     if (key_check && !key_reported) {
       const i128 key = vruntime_diff(se.vruntime, cfs.zero_vruntime);  // entity_key()
-      const i128 bound = 4 * (static_cast<i128>(s.checker.bounds(se).lag_bound) + light);
-      if (key > bound || key < -bound) {
+      // within 4·light it is within the bound (lag_bound() >= 0): the entity's own bound is not looked up
+      const bool near = key <= 4 * light && key >= -4 * light;
+      const i128 bound = near ? 0 : 4 * (static_cast<i128>(s.checker.bounds(se).lag_bound) + light);
+      if (!near && (key > bound || key < -bound)) {
         key_reported = true;
         s.report(Id::KEY, "avg_vruntime / update_zero_vruntime",
                  fmt::format("entity_key = {} is beyond {} (4 lag bounds of this and of the lightest entity): "

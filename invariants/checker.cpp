@@ -225,7 +225,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
     queue_before_[i] = t.se.cfs_rq;
     prot_known_[i] = false;
   }
-  for_each_entity(*rq_, [&](const SchedEntity& se) {
+  for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
     was_curr_[i] = is_curr(*rq_, se);
@@ -264,31 +264,7 @@ void Checker::end_op() {
   //   only tasks are queued for EEVDF, all on the root), else the root queue's.
   const bool flat = rq.profile().behaviour.flat_runqueue;
   u64 largest_queued = 0;
-  for_each_entity(rq, [&](const SchedEntity& se) {
-    const std::size_t i = entity_slot(se);
-    if (rescaled_deadline_[i].set) {
-      if (const RescaledDeadline* r = rescaled_deadline(se)) {
-        RescaledDeadline& w = rescaled_deadline_[i];
-        w = {true, r->clamped, false, se.deadline, r->excess, se.deadline - se.vruntime};
-      }
-    }
-    if (entity_is_task(se) && se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
-    if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > largest_queued) largest_queued = se.slice;
-  });
-  ExactAverage avg = exact_average(rq.cfs);
-  u64 largest = avg.max_slice;
-  if (!rq.groups.empty() && largest_queued > largest) largest = largest_queued;
-  if (largest > max_slice_seen_) max_slice_seen_ = largest;
-  check_queue(rq.cfs, avg);
-  const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, rq.cfs};
-  // I-FAIR's shares are weight / Σ weight of one queue: tasks-only runs
-  if (selection_[Id::FAIR] && rq.groups.empty()) fairness_.update(scope, op_class_ == OpClass::running);
-  for (const TaskGroupCpu& g : rq.groups) {
-    ExactAverage group_avg = exact_average(g.cfs_rq);
-    check_queue(g.cfs_rq, group_avg);
-  }
-
-  // One walk for I-MONO (running only moves vruntime forward) and I-DELAY's
+  // ... and, in the same walk (reported after the queue checks), I-MONO (running only moves vruntime forward) and I-DELAY's
   // transitions: the lag a delayed entity leaves with may not be below the one it
   // was delayed with (service units; rounding of a reweight or a re-placement
   // allowed). Both lags are taken from the state, on every profile: clamp(V - v)
@@ -307,8 +283,16 @@ void Checker::end_op() {
   const SchedEntity* prot_se = nullptr;
   const CfsRq* prot_q = nullptr;
   i128 prot_before = 0, prot_now = 0;
-  for_each_entity(rq, [&](const SchedEntity& se) {
+  for_each_entity(rq, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
+    if (rescaled_deadline_[i].set) {
+      if (const RescaledDeadline* r = rescaled_deadline(se)) {
+        RescaledDeadline& w = rescaled_deadline_[i];
+        w = {true, r->clamped, false, se.deadline, r->excess, se.deadline - se.vruntime};
+      }
+    }
+    if (entity_is_task(se) && se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
+    if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > largest_queued) largest_queued = se.slice;
     const CfsRq* q = eevdf_queue_of(rq, se);
     const bool curr = q && q->curr == &se && se.on_rq;
     const i128 left = curr ? protected_run_left(rq, se) : 0;
@@ -355,6 +339,19 @@ void Checker::end_op() {
       delay_lag = service_lag;
     }
   });
+  ExactAverage avg = exact_average_and_tree(rq.cfs);
+  u64 largest = avg.max_slice;
+  if (!rq.groups.empty() && largest_queued > largest) largest = largest_queued;
+  if (largest > max_slice_seen_) max_slice_seen_ = largest;
+  check_queue(rq.cfs, avg);
+  const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, rq.cfs};
+  // I-FAIR's shares are weight / Σ weight of one queue: tasks-only runs
+  if (selection_[Id::FAIR] && rq.groups.empty()) fairness_.update(scope, op_class_ == OpClass::running);
+  for (const TaskGroupCpu& g : rq.groups) {
+    ExactAverage group_avg = exact_average_and_tree(g.cfs_rq);
+    check_queue(g.cfs_rq, group_avg);
+  }
+
   if (mono_se) {
     if (mono_moved < 0)
       scope.report(Id::MONO, "update_curr",
@@ -413,10 +410,10 @@ void Checker::end_op_untouched() {
 void Checker::check_queues_now() {
   Rq& rq = *rq_;
   queues_.build(rq);
-  ExactAverage avg = exact_average(rq.cfs);
+  ExactAverage avg = exact_average_and_tree(rq.cfs);
   check_queue(rq.cfs, avg);
   for (const TaskGroupCpu& g : rq.groups) {
-    ExactAverage group_avg = exact_average(g.cfs_rq);
+    ExactAverage group_avg = exact_average_and_tree(g.cfs_rq);
     check_queue(g.cfs_rq, group_avg);
   }
 }

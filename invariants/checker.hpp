@@ -22,6 +22,29 @@ namespace eevdf::inv {
 // move an entity's vruntime other than by running (I-MONO).
 enum class OpClass : std::uint8_t { running, placement };
 
+// I-AUG's first finding on a queue's tree, noted by exact_average_and_tree()
+// in the order the tree walk meets them; check_tree() reports it.
+struct TreeFinding {
+  enum Kind : std::uint8_t {
+    none,
+    empty_leftmost,  // the tree is empty but leftmost is cached
+    root_red,
+    root_parent,
+    leftmost,        // the cached leftmost is not the first node
+    order,           // a key outside its ancestors' range
+    parent_link,
+    red_red,
+    black_height,
+    min_deadline,    // augment mismatches: the node's value x, the subtree's y
+    min_vruntime,
+    min_slice,
+    max_slice,
+  };
+  Kind kind = none;
+  const SchedEntity* se = nullptr;
+  u64 x = 0, y = 0;
+};
+
 // Exact (128-bit) Σ key·w' and Σ w' over the tree and an on_rq curr.
 struct ExactAverage {
   i128 sum = 0;     // Σ key_i · w'_i
@@ -36,8 +59,15 @@ struct ExactAverage {
   // Only [0, queued) is set (no zero-fill: this runs at every operation and pick).
   std::array<const SchedEntity*, kMaxEntities> entities;
   std::size_t in_tree = 0, queued = 0;
+  TreeFinding tree;  // set by exact_average_and_tree() only
 };
 ExactAverage exact_average(const CfsRq& cfs_rq);
+// The same average from one walk of the tree that also checks its shape,
+// order and augments (I-AUG, noted in avg.tree): what end_op() checks a queue
+// with. The entities come in the order of exact_average() (rb_next() from the
+// cached leftmost): taken from the walk when its links are consistent (then
+// the in-order walk and rb_next() agree), else by exact_average() itself.
+ExactAverage exact_average_and_tree(const CfsRq& cfs_rq);
 
 // Calls f(se) for every entity in the tree, in deadline order (as recorded by exact_average()).
 template <class F>

@@ -24,12 +24,17 @@ void check_deadlines(const CheckScope& s) {
   for (const QueueMember& m : s.checker.queues().eevdf_entities(s.cfs)) {
     const SchedEntity& se = *m.se;
     if (!se.on_rq || se.rel_deadline) continue;
-    const i128 vslice = s.checker.bounds(se).vslice;
-    const i128 ahead = vruntime_diff(se.deadline, se.vruntime);
+    const u64 vslice = s.checker.bounds(se).vslice;
+    const s64 ahead = vruntime_diff(se.deadline, se.vruntime);
     const Checker::RescaledDeadline* rescaled = s.checker.rescaled_deadline(se);
-    if (rescaled && rescaled->clamped && s.checker.tolerates_f7()) continue;  // finding F7, docs/findings.md
+    // the common case in 64 bits: no reweight record, 0 <= ahead <= vslice + 2
+    if (!rescaled) {
+      if (ahead >= 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2)) continue;
+    } else if (rescaled->clamped && s.checker.tolerates_f7()) {
+      continue;  // finding F7, docs/findings.md
+    }
     const i128 below = rescaled ? -2 : 0;  // two truncations toward zero
-    const i128 above = vslice + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
+    const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
     if (ahead >= below && ahead <= above) continue;
     report_deadline(s, se, ahead, below, vslice, rescaled);  // the first offender only
     return;
@@ -40,11 +45,7 @@ void check_deadlines(const CheckScope& s) {
 // counted entity by entity: what cfs_rq_min_slice() answers when the min_slice
 // augment is right (a stale augment is I-AUG's finding; this is its effect).
 u64 exact_min_slice(const QueueIndex& queues, const CfsRq& cfs_rq) {
-  u64 min = ~u64{0};
-  for_each_member(queues.entities(cfs_rq), [&](const SchedEntity& se, const Task*) {
-    if (se.on_rq && se.slice < min) min = se.slice;
-  });
-  return min;
+  return queues.counts(cfs_rq).min_slice;  // counted while the queue's entities were listed
 }
 
 // A task's slice is the base slice or its custom slice; a queued, not delayed

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "invariants/checker.hpp"
 
 namespace eevdf::inv {
@@ -38,18 +40,37 @@ void FairnessWindow::update(const CheckScope& s, bool running) {
   // T = Σ service received in the window, W = Σ weights; task i's share is T·w_i/W.
   // One walk: the membership is unchanged (same runnable tasks, same weights)
   // and the sums; a changed membership starts a new window.
-  i128 total = 0, weight = 0, members = 0;
+  // (service_so_far() inline;
+  // the sums in 64 bits with a carry check, exact like the 128-bit ones)
+  u64 total64 = 0, weight64 = 0;
+  bool wide = false;
+  i128 members = 0;
   for (std::size_t i = 0; i < ntasks_; ++i) {
     const Task& t = rq.tasks[i];
-    if (runnable_member(rq, t) != member_[i] || (member_[i] && t.se.load.weight != weight_[i])) {
+    const bool member = runnable_member(rq, t);
+    if (member != member_[i] || (member && t.se.load.weight != weight_[i])) {
       start(rq);
       return;
     }
-    if (!member_[i]) continue;
-    got_[i] = service_so_far(rq, t) - start_service_[i];
-    total += got_[i];
-    weight += weight_[i];
+    if (!member) continue;
+    u64 service = t.se.sum_exec_runtime;
+    if (rq.curr == t.se.task_id && rq.cfs.curr == &t.se && rq.clock_task > t.se.exec_start)
+      service += rq.clock_task - t.se.exec_start;
+    const u64 got = service - start_service_[i];
+    got_[i] = got;
+    wide |= __builtin_add_overflow(total64, got, &total64);
+    wide |= __builtin_add_overflow(weight64, weight_[i], &weight64);
     ++members;
+  }
+  i128 total = total64, weight = weight64;
+  if (wide) {  // a sum beyond 64 bits (never in practice): the 128-bit sums
+    total = 0;
+    weight = 0;
+    for (std::size_t i = 0; i < ntasks_; ++i)
+      if (member_[i]) {
+        total += got_[i];
+        weight += weight_[i];
+      }
   }
   if (weight == 0) return;
   const i128 unit = static_cast<i128>(s.max_slice_seen + rq.profile().tick_nsec());
@@ -60,15 +81,34 @@ void FairnessWindow::update(const CheckScope& s, bool running) {
   const i128 limit = members * unit * weight;
   i128 max_dev = -1;
   std::size_t violator = ntasks_;
-  for (std::size_t i = 0; i < ntasks_; ++i) {
-    if (!member_[i]) continue;
-    const i128 got = got_[i];
-    const i128 scaled_dev = got * weight - total * weight_[i];  // deviation · W
-    const i128 abs_dev = scaled_dev < 0 ? -scaled_dev : scaled_dev;
-    if (abs_dev > max_dev) max_dev = abs_dev;
-    if (s.on(Id::FAIR) && abs_dev > limit) {
-      violator = i;
-      break;
+  const bool fair_on = s.on(Id::FAIR);
+  // got_i <= T and w_i <= W: when T·W fits in 63 bits every product and
+  // difference below does, and the deviations are computed in 64 bits
+  u64 tw = 0;
+  if (!wide && !__builtin_mul_overflow(total64, weight64, &tw) && tw <= static_cast<u64>(INT64_MAX)) {
+    s64 max64 = -1;
+    for (std::size_t i = 0; i < ntasks_; ++i) {
+      if (!member_[i]) continue;
+      const s64 scaled_dev = static_cast<s64>(got_[i] * weight64) - static_cast<s64>(total64 * weight_[i]);
+      const s64 abs_dev = scaled_dev < 0 ? -scaled_dev : scaled_dev;
+      if (abs_dev > max64) max64 = abs_dev;
+      if (fair_on && abs_dev > limit) {
+        violator = i;
+        break;
+      }
+    }
+    max_dev = max64;
+  } else {
+    for (std::size_t i = 0; i < ntasks_; ++i) {
+      if (!member_[i]) continue;
+      const i128 got = got_[i];
+      const i128 scaled_dev = got * weight - total * weight_[i];  // deviation · W
+      const i128 abs_dev = scaled_dev < 0 ? -scaled_dev : scaled_dev;
+      if (abs_dev > max_dev) max_dev = abs_dev;
+      if (fair_on && abs_dev > limit) {
+        violator = i;
+        break;
+      }
     }
   }
   if (max_dev >= 0 && (worst_den_ == 0 || max_dev * worst_den_ > worst_num_ * den)) {

@@ -23,6 +23,7 @@ struct HierCounts {
   unsigned queued = 0, runnable = 0, idle = 0;
   unsigned on_rq = 0;  // the entities of this queue (not below it) that are on_rq
   u64 load = 0;        // and the sum of their load.weight
+  u64 min_slice = ~u64{0};  // and the shortest of their slices
   const Task* broken = nullptr;  // the first queued task whose path meets an entity that is not queued first
 };
 
