@@ -235,7 +235,8 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
       case OpKind::tick:
       case OpKind::schedule:
       case OpKind::expect_curr:
-      case OpKind::expect_field: break;
+      case OpKind::expect_field:
+      case OpKind::expect_queue: break;
     }
   }
   ops.resize(n);  // shrinking keeps the capacity
@@ -328,7 +329,7 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   for (std::size_t k = 0; k < s.ops.size(); ++k) {
     const Op& op = s.ops[k];
     const std::string where = "operation " + std::to_string(k + 1) + ": ";
-    if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) {
+    if (is_expectation(op.kind)) {
       if (ops_only) continue;
       return refuse(where + "the byte format has no expect operations");
     }
@@ -410,7 +411,8 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         if (!ok) return refuse(where + "slice must name an existing T<n> and be in the slice table");
         break;
       case OpKind::expect_curr:
-      case OpKind::expect_field: break;
+      case OpKind::expect_field:
+      case OpKind::expect_queue: break;
     }
     if (!ok) return refuse(where + "task must be an existing T<n> (and values in range)");
     const int opcode = opcode_of(op.kind);

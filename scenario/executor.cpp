@@ -1,5 +1,6 @@
 #include "scenario/executor.hpp"
 
+#include "scenario/expect_fields.hpp"
 #include "scenario/op_table.hpp"
 #include "scenario/scenario_print.hpp"
 
@@ -84,27 +85,6 @@ StepTrace trace_step(const System& sys, int op_index) {
     t.cpu_avg_vruntime.push_back(sys.rq(c).cfs.zero_vruntime +
                                  as_u64(avg_vruntime_offset(sys.rq(c).cfs, null_observer())));
   return t;
-}
-
-std::optional<i128> field_value(const SchedEntity& se, const std::string& field) {
-  // virtual times are u64 that wrap by design; compare them as the kernel's (s64)
-  if (field == "vruntime") return as_s64(se.vruntime);
-  if (field == "deadline") return as_s64(se.deadline);
-  if (field == "vlag") return se.vlag;
-  if (field == "vprot") return as_s64(se.vprot);
-  if (field == "slice") return se.slice;
-  if (field == "weight") return se.load.weight;
-  if (field == "min_vruntime") return as_s64(se.min_vruntime);
-  if (field == "min_slice") return se.min_slice;
-  if (field == "max_slice") return se.max_slice;
-  if (field == "on_rq") return se.on_rq;
-  if (field == "sched_delayed") return se.sched_delayed;
-  if (field == "rel_deadline") return se.rel_deadline;
-  if (field == "custom_slice") return se.custom_slice;
-  if (field == "sum_exec_runtime") return se.sum_exec_runtime;
-  if (field == "exec_start") return se.exec_start;
-  if (field == "cpu") return se.cfs_rq && se.cfs_rq->rq ? se.cfs_rq->rq->cpu : 0;
-  return std::nullopt;
 }
 
 bool compare(i128 a, CmpOp op, i128 b) {
@@ -193,7 +173,7 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
   Refusal refusal = Refusal::none;
   // A racing debugfs reader (debug_read ... racing) loaded before this
   // operation; its stores land after it. Expectations are not operations.
-  const bool expectation = op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field;
+  const bool expectation = is_expectation(op.kind);
   const std::size_t reads_before = expectation ? 0 : t.pending_debug_reads();
   switch (op.kind) {
     case OpKind::create: {
@@ -233,7 +213,8 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
       break;
     }
     case OpKind::expect_curr:
-    case OpKind::expect_field: break;
+    case OpKind::expect_field:
+    case OpKind::expect_queue: break;
   }
   if (reads_before) t.store_debug_reads(reads_before);
   return refusal;
@@ -265,7 +246,8 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
     case OpKind::wake:
     case OpKind::migrate: return own | target;
     case OpKind::expect_curr:
-    case OpKind::expect_field: return 0;
+    case OpKind::expect_field:
+    case OpKind::expect_queue: return 0;
     case OpKind::run:
     case OpKind::tick:
     case OpKind::schedule:
@@ -412,13 +394,47 @@ ExecResult Executor::run(const Scenario& s) {
         // a group's entity on CPU `cpu=` (CPU 0 without)
         const unsigned gcpu = op.cpu > 0 && static_cast<unsigned>(op.cpu) < sys.size() ? static_cast<unsigned>(op.cpu) : 0;
         const SchedEntity* se = t ? &t->se : g >= 0 ? &sys.rq(gcpu).groups[static_cast<std::size_t>(g)].se : nullptr;
-        const auto value = se ? field_value(*se, op.field) : std::nullopt;
+        const auto value = se ? entity_field(*se, op.field) : std::nullopt;
         if (!value)
           r.expectation_failures.push_back(fmt::format("line {}: no field {}.{}", op.line, op.task, op.field));
         else if (!compare(*value, op.cmp, op.expected_value()))
           r.expectation_failures.push_back(fmt::format("line {}: expected {}.{} {} {}, found {}", op.line, op.task,
                                                        op.field, scn::cmp_keyword(op.cmp), op.expected_value(),
                                                        inv::format_i128(*value)));
+        break;
+      }
+      case OpKind::expect_queue: {
+        // CPU `cpu=`'s (0 without) root queue, or the group's queue on it
+        const unsigned qcpu = op.cpu > 0 && static_cast<unsigned>(op.cpu) < sys.size() ? static_cast<unsigned>(op.cpu) : 0;
+        const Rq& crq = sys.rq(qcpu);
+        const int g = op.group.empty() ? -1 : rq.find_group(op.group);
+        const CfsRq* q = op.group.empty() ? &crq.cfs
+                         : g >= 0         ? &crq.groups[static_cast<std::size_t>(g)].cfs_rq
+                                          : nullptr;
+        const std::string name = fmt::format("{}.{}{}", op.group.empty() ? "root" : op.group, op.field,
+                                             op.cpu >= 0 ? fmt::format(" on CPU {}", qcpu) : "");
+        if (!q) {
+          r.expectation_failures.push_back(fmt::format("line {}: no queue {}", op.line, name));
+          break;
+        }
+        if (op.field == "next") {  // the next buddy, by name
+          const SchedEntity* n = q->next;
+          const std::string actual = !n                ? "none"
+                                     : n->task_id >= 0 ? crq.tasks[static_cast<std::size_t>(n->task_id)].name
+                                                       : crq.task_groups[static_cast<std::size_t>(n->group_id)].name;
+          const std::string want = op.task.empty() ? "none" : op.task;
+          if ((actual == want) != (op.cmp == CmpOp::eq))
+            r.expectation_failures.push_back(fmt::format("line {}: expected {} {} {}, found {}", op.line, name,
+                                                         scn::cmp_keyword(op.cmp), want, actual));
+          break;
+        }
+        const QueueValue v = queue_field(*q, crq.need_resched, profile_, op.field);
+        if (!v.value)
+          r.expectation_failures.push_back(fmt::format("line {}: cannot read {}: {}", op.line, name, v.why));
+        else if (!compare(*v.value, op.cmp, op.expected_value()))
+          r.expectation_failures.push_back(fmt::format("line {}: expected {} {} {}, found {}", op.line, name,
+                                                       scn::cmp_keyword(op.cmp), op.expected_value(),
+                                                       inv::format_i128(*v.value)));
         break;
       }
       default: break;

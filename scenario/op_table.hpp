@@ -66,9 +66,9 @@ inline constexpr std::array<ArgSpec, 2> kNone{};
 
 // One row per OpKind, in OpKind order.
 // clang-format off
-inline constexpr std::array<OpSpec, 20> kOpTable = [] {
+inline constexpr std::array<OpSpec, 21> kOpTable = [] {
   using namespace op_table_detail;
-  return std::array<OpSpec, 20>{{
+  return std::array<OpSpec, 21>{{
   // kind                keyword       verb                           class               custom nargs args                                               opcode bytes needs_task group
   {OpKind::create,       "task",       "create task",                 OpClass::placement, true,  0, kNone,                                                 0,  3, false, false},
   {OpKind::fork,         "fork",       "fork",                        OpClass::placement, true,  0, kNone,                                                 1,  1, true,  false},
@@ -91,6 +91,7 @@ inline constexpr std::array<OpSpec, 20> kOpTable = [] {
   {OpKind::migrate,      "migrate",    "migrate",                     OpClass::placement, false, 2, {kTask, ArgSpec{Arg::cpu, " (migrate NAME CPU)"}},    16,  2, true,  false},
   // running: a racing reader's stores land in the next operation
   {OpKind::debug_read,   "debug_read", "read the debugfs average of", OpClass::running,   true,  0, kNone,                                                17,  2, false, false},
+  {OpKind::expect_queue, "expect",     "check",                       OpClass::running,   true,  0, kNone,                                                -1,  0, false, false},
   }};
 }();
 // clang-format on
@@ -116,6 +117,10 @@ constexpr bool rows_in_kind_order() {
 }
 }  // namespace op_table_detail
 static_assert(op_table_detail::rows_in_kind_order(), "the operation table has one row per OpKind, in order");
-static_assert(static_cast<std::size_t>(OpKind::debug_read) + 1 == kOpTable.size(), "a row for every OpKind");
+static_assert(static_cast<std::size_t>(OpKind::expect_queue) + 1 == kOpTable.size(), "a row for every OpKind");
+
+// A positional expectation (expect curr, field, queue): read after the
+// previous operation, not applied; not in the byte format.
+constexpr bool is_expectation(OpKind kind) { return op_spec(kind).keyword == "expect"; }
 
 }  // namespace eevdf::scn

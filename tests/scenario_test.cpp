@@ -12,6 +12,8 @@
 
 #include "scenario/bytes.hpp"
 #include "scenario/duration.hpp"
+#include "scenario/expect_fields.hpp"
+#include "scenario/op_table.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "support/scenario_text.hpp"
 #include "scenario/scenario_print.hpp"
@@ -271,7 +273,7 @@ TEST(scenario_parse, ErrorPositions) {
       {"task A\nexpect field A.vruntime ==\n", 2, 27, "expected a value", "found end of line"},
       {"task A\nexpect field vruntime == 1\n", 2, 14, "expected NAME.FIELD", "found 'vruntime'"},
       {"task A\nexpect curr B\n", 2, 13, "created earlier", "found 'B'"},
-      {"expect nothing\n", 1, 8, "expected violation, no-violation, curr, pick or field", "found 'nothing'"},
+      {"expect nothing\n", 1, 8, "expected violation, no-violation, curr, pick, field or queue", "found 'nothing'"},
       {"hz 200\n", 1, 4, "expected HZ of 100, 250, 300 or 1000", "found '200'"},
       {"cpus 0\n", 1, 6, "expected a CPU count between 1 and 4096", "found '0'"},
       {"cpus 4097\n", 1, 6, "expected a CPU count", "found '4097'"},
@@ -482,6 +484,14 @@ s64 gen_slice() {
 
 Policy gen_policy() { return *rc::gen::element(Policy::normal, Policy::batch, Policy::idle); }
 
+// A field of `expect field` (entity) or `expect queue` (queue) from the one table.
+const FieldSpec& gen_field(FieldOwner owner) {
+  std::vector<const FieldSpec*> fields;
+  for (const FieldSpec& f : kFieldTable)
+    if (f.owner == owner) fields.push_back(&f);
+  return **rc::gen::elementOf(fields);
+}
+
 Scenario gen_scenario_now() {
   Scenario s;
   if (*rc::gen::arbitrary<bool>()) {
@@ -540,6 +550,7 @@ Scenario gen_scenario_now() {
     if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
     if (s.runqueues > 1 && !names.empty() && *rc::gen::inRange(0, 6) == 0) op.kind = OpKind::migrate;
     if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;
+    if (!names.empty() && *rc::gen::inRange(0, 10) == 0) op.kind = OpKind::expect_queue;
     const int nrq = static_cast<int>(s.runqueues);
     auto some_task = [&] { return *rc::gen::elementOf(names); };
     // A group created earlier, or (allow_root) sometimes the root group (empty).
@@ -599,7 +610,7 @@ Scenario gen_scenario_now() {
         break;
       case OpKind::expect_field:
         op.task = some_task();
-        op.field = std::string(*rc::gen::elementOf(kExpectFields));
+        op.field = std::string(gen_field(FieldOwner::entity).name);
         op.cmp = *rc::gen::element(CmpOp::eq, CmpOp::ne, CmpOp::lt, CmpOp::le, CmpOp::gt, CmpOp::ge);
         op.value = *rc::gen::oneOf(rc::gen::arbitrary<s64>(), rc::gen::element<s64>(INT64_MIN, INT64_MAX, 0, -1),
                                    rc::gen::map(rc::gen::inRange<s64>(-100000, 100000),
@@ -628,6 +639,22 @@ Scenario gen_scenario_now() {
         op.cpu = *rc::gen::inRange(-1, nrq);
         op.racing = *rc::gen::arbitrary<bool>();
         break;
+      case OpKind::expect_queue: {
+        op.group = some_group(true);
+        const FieldSpec& f = gen_field(FieldOwner::queue);
+        op.field = std::string(f.name);
+        op.cpu = *rc::gen::inRange(-1, nrq);
+        if (f.value == FieldValue::entity) {  // a task, a group or none
+          op.cmp = *rc::gen::element(CmpOp::eq, CmpOp::ne);
+          op.task = *rc::gen::arbitrary<bool>() ? some_task() : some_group(true);
+        } else {
+          op.cmp = *rc::gen::element(CmpOp::eq, CmpOp::ne, CmpOp::lt, CmpOp::le, CmpOp::gt, CmpOp::ge);
+          op.value = *rc::gen::oneOf(rc::gen::arbitrary<s64>(), rc::gen::element<s64>(INT64_MIN, INT64_MAX, 0, -1),
+                                     rc::gen::map(rc::gen::inRange<s64>(-100000, 100000),
+                                                  [](s64 v) { return v * 1000; }));
+        }
+        break;
+      }
     }
     op.line = 7 * i + 100;  // arbitrary source lines; the printer renumbers
     s.ops.push_back(std::move(op));
@@ -635,7 +662,7 @@ Scenario gen_scenario_now() {
 
   std::vector<int> op_lines;
   for (const Op& op : s.ops)
-    if (op.kind != OpKind::expect_curr && op.kind != OpKind::expect_field) op_lines.push_back(op.line);
+    if (!is_expectation(op.kind)) op_lines.push_back(op.line);
   switch (*rc::gen::inRange(0, 3)) {
     case 0: break;
     case 1: s.expectations.push_back(Expectation{Expectation::Kind::no_violation, "", 0, 0}); break;
@@ -882,7 +909,7 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
     Op op;
     op.kind = static_cast<OpKind>(*rc::gen::inRange(0, 12));
     if (v3 && *rc::gen::inRange(0, 8) == 0) op.kind = OpKind::migrate;
-    if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;  // version 5
+    if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;
     const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
                             op.kind != OpKind::schedule && op.kind != OpKind::debug_read;
     if (needs_task && ntasks == 0) op.kind = OpKind::create;
