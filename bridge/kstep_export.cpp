@@ -211,6 +211,13 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         break;
       }
       case scn::OpKind::tick: body.push_back("  kstep_tick();"); break;
+      case scn::OpKind::run_notick:
+      case scn::OpKind::tick_after:
+        check = false;
+        body.push_back("  kstep_settle();");
+        note(op, "not exported: kSTEP's clock moves a whole tick at a time; a clock step without a tick or a "
+                 "tick of another length has no kSTEP equivalent");
+        break;
       case scn::OpKind::schedule:
         body.push_back("  kstep_settle();");
         note(op, "no kSTEP equivalent: the kernel acts on need_resched by itself as soon as the CPU returns "

@@ -159,6 +159,11 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
         break;
       case K::run: o << at << "run " << op.duration_ns() << "\n"; break;
       case K::tick: o << at << "tick\n"; break;
+      case K::run_notick:
+      case K::tick_after:
+        error = where + scn::print_op(op) + ": the VM runner replays time on a ticking CPU (a nohz_full CPU or a "
+                                            "tick of another length is not reachable from its driver)";
+        return std::nullopt;
       case K::schedule: o << at << "schedule\n"; break;
       case K::expect_curr:
       case K::expect_field:

@@ -157,6 +157,8 @@ struct ModelTarget {
   Refusal move_task(int id, int g) { return sys.move_task(id, g); }
   void run(u64 ns) { sys.run(ns); }
   void tick() { sys.tick(); }
+  Refusal run_notick(u64 ns) { return sys.run_notick(ns); }
+  void tick_after(u64 ns) { sys.tick_after(ns); }
   void schedule() { sys.schedule(); }
   Refusal debug_read(int cpu, int g, bool racing) { return sys.debug_read(cpu, g, racing); }
   std::size_t pending_debug_reads() const { return sys.pending_debug_reads(); }
@@ -196,6 +198,8 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     case OpKind::sleep: refusal = t.sleep(id); break;
     case OpKind::run: t.run(op.duration_ns()); break;
     case OpKind::tick: t.tick(); break;
+    case OpKind::run_notick: refusal = t.run_notick(op.duration_ns()); break;
+    case OpKind::tick_after: t.tick_after(op.duration_ns()); break;
     case OpKind::schedule: t.schedule(); break;
     case OpKind::yield: refusal = t.yield(id); break;
     case OpKind::nice: refusal = t.set_nice(id, op.nice_level()); break;
@@ -250,6 +254,8 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
     case OpKind::expect_queue: return 0;
     case OpKind::run:
     case OpKind::tick:
+    case OpKind::run_notick:
+    case OpKind::tick_after:
     case OpKind::schedule:
     case OpKind::group_create:
     case OpKind::shares:
@@ -467,7 +473,8 @@ ExecResult Executor::run(const Scenario& s) {
     if (options_.observer) options_.observer->after_operation(sys.rq_of(id), op.kind, refusal);
     if (refusal != Refusal::none) {
       if (options_.strict) {
-        r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_spec(op.kind).verb, op.task.empty() ? op.group : op.task,
+        const std::string& name = op.task.empty() ? op.group : op.task;
+        r.error = fmt::format("line {}: cannot {}{}{}: {}", op.line, op_spec(op.kind).verb, name.empty() ? "" : " ", name,
                               refusal_text(refusal));
         r.error_op = index;
         return r;

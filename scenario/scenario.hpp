@@ -43,6 +43,9 @@ enum class OpKind : std::uint8_t {
   debug_read,    // debug_read [GROUP|root] [cpu=N] [racing]  (print_cfs_rq(): avg_vruntime() of a queue)
   // a positional expectation on a cfs_rq; after debug_read, same reason
   expect_queue,  // expect queue root|GROUP.FIELD OP VALUE [cpu=N]
+  // time without the tick grid; after expect_queue, same reason
+  run_notick,    // run DUR notick     (the clock advances, no tick: a nohz_full CPU)
+  tick_after,    // tick DUR           (the clock advances by DUR, then one sched_tick())
 };
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -74,7 +77,7 @@ struct Op {
   int cpu = -1;
 
   int nice_level() const { return static_cast<int>(value); }   // create (nice=), nice: -20..19
-  u64 duration_ns() const { return static_cast<u64>(value); }  // run: the time to run
+  u64 duration_ns() const { return static_cast<u64>(value); }  // run, run_notick, tick_after: the time to run
   u64 slice_ns() const { return static_cast<u64>(value); }     // slice: the requested slice (0: base); create has `slice`
   u64 shares() const { return static_cast<u64>(value); }       // group_create (shares=), shares: cpu.shares
   bool idle() const { return value != 0; }                     // group_idle: cpu.idle

@@ -204,6 +204,9 @@ class Parser {
     }
     if (const OpSpec* spec = op_spec_by_keyword(kw)) {
       begin_op(true);
+      // `run DUR notick` and `tick DUR` share their keywords with run and tick
+      if (spec->kind == OpKind::run && tok(2) == "notick") spec = &op_spec(OpKind::run_notick);
+      if (spec->kind == OpKind::tick && has(1)) spec = &op_spec(OpKind::tick_after);
       return operation(*spec);
     }
     if (first_op_line_ == 0)
@@ -813,6 +816,16 @@ class Parser {
       }
     } else if (kw == "group") {
       if (!group_create(op)) return;
+    } else if (spec.kind == OpKind::run_notick) {
+      // run DUR notick
+      op.kind = OpKind::run_notick;
+      if (!argument(ArgSpec{Arg::duration, " (e.g. 3ms)"}, 1, op, "'run'")) return;
+      if (!expect_end(3, "'notick'")) return;
+    } else if (spec.kind == OpKind::tick_after) {
+      // tick DUR
+      op.kind = OpKind::tick_after;
+      if (!argument(ArgSpec{Arg::duration, " (e.g. 3ms)"}, 1, op, "'tick'")) return;
+      if (!expect_end(2, "the duration")) return;
     }
     push(std::move(op));
   }

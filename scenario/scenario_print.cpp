@@ -138,6 +138,8 @@ std::string print_op(const Op& op) {
       const std::string rest = (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "") + (op.racing ? " racing" : "");
       return "debug_read" + (op.group.empty() ? (rest.empty() ? "" : " root") : " " + op.group) + rest;
     }
+    case OpKind::run_notick: return "run " + format_duration(op.value) + " notick";
+    case OpKind::tick_after: return "tick " + format_duration(op.value);
     case OpKind::expect_curr:
       return "expect curr " + op.task + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     case OpKind::expect_field:
@@ -212,6 +214,8 @@ bool same_op(const Op& a, const Op& b) {
     case OpKind::fork: return a.task == b.task && a.child == b.child && a.racing == b.racing;
     case OpKind::wake: return a.task == b.task && a.sync == b.sync && a.cpu == b.cpu;
     case OpKind::expect_curr: return a.task == b.task && a.cpu == b.cpu;
+    case OpKind::run_notick:
+    case OpKind::tick_after: return a.value == b.value;
     case OpKind::debug_read: return a.group == b.group && a.cpu == b.cpu && a.racing == b.racing;
     case OpKind::expect_field:
       return a.task == b.task && a.field == b.field && a.cmp == b.cmp && a.value == b.value && a.cpu == b.cpu;

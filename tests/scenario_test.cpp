@@ -265,7 +265,7 @@ TEST(scenario_parse, ErrorPositions) {
       {"task A\nfork A -> B racing now\n", 2, 20, "expected end of line after 'racing'", "found 'now'"},
       {"wake\n", 1, 5, "expected a task name", "found end of line"},
       {"task A\nwake A now\n", 2, 8, "expected 'sync', 'cpu=N' or end of line", "found 'now'"},
-      {"tick extra\n", 1, 6, "expected end of line", "found 'extra'"},
+      {"tick extra\n", 1, 6, "expected a duration", "found 'extra'"},  // tick DUR
       {"task A\nexpect field A.foo == 1\n", 2, 16, "expected a field (vruntime", "found 'foo'"},
       {"task A\nexpect field A.vruntime = 1\n", 2, 25, "expected a comparison", "found '='"},
       {"task A\nexpect field A.vruntime == 1.5\n", 2, 28, "whole number of nanoseconds", "found '1.5'"},
@@ -551,6 +551,7 @@ Scenario gen_scenario_now() {
     if (s.runqueues > 1 && !names.empty() && *rc::gen::inRange(0, 6) == 0) op.kind = OpKind::migrate;
     if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;
     if (!names.empty() && *rc::gen::inRange(0, 10) == 0) op.kind = OpKind::expect_queue;
+    if (*rc::gen::inRange(0, 10) == 0) op.kind = *rc::gen::element(OpKind::run_notick, OpKind::tick_after);
     const int nrq = static_cast<int>(s.runqueues);
     auto some_task = [&] { return *rc::gen::elementOf(names); };
     // A group created earlier, or (allow_root) sometimes the root group (empty).
@@ -589,7 +590,9 @@ Scenario gen_scenario_now() {
       case OpKind::sleep:
       case OpKind::yield:
       case OpKind::exit: op.task = some_task(); break;
-      case OpKind::run: op.value = gen_duration(); break;
+      case OpKind::run:
+      case OpKind::run_notick:
+      case OpKind::tick_after: op.value = gen_duration(); break;
       case OpKind::tick:
       case OpKind::schedule: break;
       case OpKind::nice:
@@ -808,7 +811,7 @@ TEST(scenario_bytes, Substitutions) {
   EXPECT_EQ(s.ops[15].task, "T15");
   EXPECT_EQ(s.ops[16].kind, OpKind::schedule);
   // Unsupported version: refused by the check, still decoded as payload.
-  const std::vector<std::uint8_t> v = {6};
+  const std::vector<std::uint8_t> v = {18};  // 18 % 12: schedule
   EXPECT_FALSE(bytes_version_supported(v.data(), v.size()));
   EXPECT_EQ(decode_bytes(v).ops.size(), 1u);
   EXPECT_EQ(decode_bytes(v).ops[0].kind, OpKind::schedule);
@@ -910,8 +913,10 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
     op.kind = static_cast<OpKind>(*rc::gen::inRange(0, 12));
     if (v3 && *rc::gen::inRange(0, 8) == 0) op.kind = OpKind::migrate;
     if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;
+    if (*rc::gen::inRange(0, 10) == 0) op.kind = *rc::gen::element(OpKind::run_notick, OpKind::tick_after);  // version 6
     const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
-                            op.kind != OpKind::schedule && op.kind != OpKind::debug_read;
+                            op.kind != OpKind::schedule && op.kind != OpKind::debug_read &&
+                            op.kind != OpKind::run_notick && op.kind != OpKind::tick_after;
     if (needs_task && ntasks == 0) op.kind = OpKind::create;
     if ((op.kind == OpKind::create || op.kind == OpKind::fork) && ntasks >= kMaxBytesTasks)
       op.kind = OpKind::tick;
@@ -938,6 +943,8 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
         op.cpu = *rc::gen::inRange(0, nrq);
         break;
       case OpKind::run:
+      case OpKind::run_notick:
+      case OpKind::tick_after:
         op.value = *rc::gen::oneOf(rc::gen::elementOf(kBytesDurations),
                                    rc::gen::map(rc::gen::inRange<s64>(0, 65536), [](s64 v) { return v * 1000; }));
         break;
