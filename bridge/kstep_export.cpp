@@ -10,6 +10,7 @@
 
 #include "bridge/kernel_version.hpp"
 #include "bridge/sim.hpp"
+#include "scenario/op_table.hpp"
 #include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
 
@@ -210,6 +211,13 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         break;
       }
       case scn::OpKind::tick: body.push_back("  kstep_tick();"); break;
+      case scn::OpKind::run_notick:
+      case scn::OpKind::tick_after:
+        check = false;
+        body.push_back("  kstep_settle();");
+        note(op, "not exported: kSTEP's clock moves a whole tick at a time; a clock step without a tick or a "
+                 "tick of another length has no kSTEP equivalent");
+        break;
       case scn::OpKind::schedule:
         body.push_back("  kstep_settle();");
         note(op, "no kSTEP equivalent: the kernel acts on need_resched by itself as soon as the CPU returns "
@@ -249,6 +257,11 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         else
           body.push_back(fmt::format("  expect_curr(t_{}, \"{}\", \"{}\");", op.task, op.task, where));
         break;
+      case scn::OpKind::expect_queue:
+        check = false;
+        body.push_back(fmt::format("  TRACE_INFO(\"{} not compared: expect queue reads the model's cfs_rq\");", where));
+        note(op, "expect queue is not exported: the kSTEP driver compares task fields only");
+        break;
       case scn::OpKind::expect_field: {
         check = false;
         if (const char* f = relative_field(op.field)) {
@@ -274,10 +287,10 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
     if (check) body.push_back(fmt::format("  check_state(\"{}\");", where));
     // The model honours need_resched only at the next schedule/run/tick; a
     // real CPU switches as soon as it returns to user mode.
-    if (sim.rq().need_resched && op.kind != scn::OpKind::expect_curr && op.kind != scn::OpKind::expect_field) {
+    if (sim.rq().need_resched && !scn::is_expectation(op.kind)) {
       std::size_t j = i + 1;
       while (j < s.ops.size() &&
-             (s.ops[j].kind == scn::OpKind::expect_curr || s.ops[j].kind == scn::OpKind::expect_field))
+             scn::is_expectation(s.ops[j].kind))
         ++j;
       const bool honoured = j < s.ops.size() && (s.ops[j].kind == scn::OpKind::schedule ||
                                                  s.ops[j].kind == scn::OpKind::run ||

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "scenario/executor.hpp"
+#include "scenario/op_table.hpp"
 #include "scenario/scenario_print.hpp"
 #include "model/fair.hpp"
 
@@ -160,7 +161,7 @@ void Sim::add_task(const std::string& name, int id) {
 bool Sim::apply(const scn::Op& op) {
   if (stopped_) return false;
   using scn::OpKind;
-  if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) {
+  if (scn::is_expectation(op.kind)) {
     ++op_index_;  // keep op indices those of the scenario (violations name them)
     return true;
   }

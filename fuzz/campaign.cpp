@@ -64,7 +64,7 @@ struct Shared {
   const CampaignOptions& o;
   CampaignLog& log;
   std::chrono::steady_clock::time_point start;
-  bool debug_read;  // generate debug_read (byte format 5)
+  bool debug_read;  // generate debug_read (byte format 6 without kBytesNoDebugRead)
   std::atomic<std::uint64_t> runs{0}, ops{0};
   StateCoverage coverage;  // shared by the workers (fuzz/coverage.hpp)
   std::mutex mutex;  // findings and output
@@ -98,15 +98,13 @@ void work(Shared& sh, unsigned job) {
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     const bool groups = o.groups == CampaignOptions::Groups::always ||
                         (o.groups == CampaignOptions::Groups::mixed && (bytes[0] & 1));
-    bytes[0] = groups ? scn::kBytesFormatVersion2 : scn::kBytesFormatVersion;  // 2: with task groups
-    if (o.runqueues > 1) {  // 3: several CPUs, 4: with task groups
-      bytes[0] = groups ? scn::kBytesFormatVersion4 : scn::kBytesFormatVersion3;
-      bytes[1] = scn::bytes_runqueue_byte(o.runqueues);
-    }
-    if (sh.debug_read) {  // 5: the debugfs reader too, with or without task groups
-      bytes[0] = scn::kBytesFormatVersion5;
-      bytes[1] = static_cast<std::uint8_t>(scn::bytes_runqueue_byte(o.runqueues) | (groups ? 0 : scn::kBytesNoGroups));
-    }
+    // format 6: every operation, time off the tick grid included (run DUR notick,
+    // tick DUR); task groups and the debugfs reader only where the campaign has them
+    bytes[0] = scn::kBytesFormatVersion6;
+    bytes[1] = static_cast<std::uint8_t>(scn::bytes_runqueue_byte(o.runqueues) | (groups ? 0 : scn::kBytesNoGroups) |
+                                         (sh.debug_read ? 0 : scn::kBytesNoDebugRead) |
+                                         (o.late_ticks ? 0 : scn::kBytesEarlyTicks) |
+                                         (o.nohz_full ? 0 : scn::kBytesNoTickless));
     scn::decode_bytes_into(bytes.data(), bytes.size(), s);
     repeat_a_window(s, rng);
     const scn::ExecResult r = executor.run(s);

@@ -39,6 +39,14 @@ struct CampaignOptions {
   // --debug-read on any profile, --no-debug-read on none.
   enum class DebugRead : std::uint8_t { profile, always, never };
   DebugRead debug_read = DebugRead::profile;
+  // `tick DUR` later than TICK_NSEC (--late-ticks). Off by default: a late
+  // tick lets curr overrun its slice by more than the tick the lag-bound
+  // invariants allow (I-FAIR, I-KEY); without it `tick DUR` is at most 1ms.
+  bool late_ticks = false;
+  // `run DUR notick` (--nohz-full). Off by default: a lone task running
+  // tickless beside a delayed group entity takes the key far from
+  // zero_vruntime (I-KEY fires on mainline), as the kernel's own code does.
+  bool nohz_full = false;
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark); with until_site, only a
   // finding whose site contains it ("reweight_eevdf": B08 beside v6.12's own I-RW)

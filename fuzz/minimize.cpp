@@ -195,6 +195,16 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
           for (s64 v : {s64{1000}, s64{100000}, s64{1000000}, best.ops[i].value / 2})
             if (v > 0 && v < best.ops[i].value) attempt(i, [v](Op& o) { o.value = v; });
           break;
+        case OpKind::run_notick:  // a plain run or tick if the finding needs no time off the tick grid
+        case OpKind::tick_after:
+          attempt(i, [](Op& o) {
+            if (o.kind == OpKind::tick_after) o.value = 0;  // a tick has no duration
+            o.kind = o.kind == OpKind::run_notick ? OpKind::run : OpKind::tick;
+          });
+          if (best.ops[i].kind != kind) break;
+          for (s64 v : {s64{0}, s64{1000}, s64{100000}, s64{1000000}, best.ops[i].value / 2})
+            if (v >= 0 && v < best.ops[i].value) attempt(i, [v](Op& o) { o.value = v; });
+          break;
         default:
           break;
       }

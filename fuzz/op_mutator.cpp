@@ -15,15 +15,15 @@ namespace {
 using Record = std::vector<std::uint8_t>;  // opcode + its argument bytes
 
 // Opcodes per version: 12 (version 1), 16 (version 2, with task groups), 17
-// (versions 3 and 4, several runqueues) or 18 (version 5, debug_read); the
-// header bytes are kept as they are.
+// (versions 3 and 4, several runqueues), 18 (version 5, debug_read) or 20
+// (version 6, run_notick and tick_after); the header bytes are kept as they are.
 thread_local std::size_t g_kinds = kBytesOpKinds;
 thread_local std::uint8_t g_header[2] = {kBytesFormatVersion, 0};
 thread_local std::size_t g_header_size = 1;
 void read_header(const std::uint8_t* data, std::size_t size) {
   g_kinds = bytes_op_kinds(data, size);
   g_header_size = bytes_header_size(data, size) == 2 ? 2 : 1;
-  g_header[0] = g_header_size == 2          ? data[0]  // version 3, 4 or 5
+  g_header[0] = g_header_size == 2          ? data[0]  // version 3 to 6
                 : g_kinds == kBytesOpKinds2 ? kBytesFormatVersion2
                                             : kBytesFormatVersion;
   g_header[1] = g_header_size == 2 && size > 1 ? data[1] : 0;
@@ -86,6 +86,8 @@ void mutate_argument(Record& r, std::mt19937& rng) {
       else r[1] = static_cast<std::uint8_t>(rng() % kMaxBytesTasks);
       return;
     case OpKind::run:
+    case OpKind::run_notick:
+    case OpKind::tick_after:
       // durations around TICK_NSEC and the base slice, or a raw value
       r[1] = std::array<std::uint8_t, 5>{index_of(kBytesDurations, 999'999), index_of(kBytesDurations, 1'000'000),
                                          index_of(kBytesDurations, 1'000'001), index_of(kBytesDurations, 700'000),

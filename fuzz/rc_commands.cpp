@@ -358,20 +358,34 @@ using SleepCmd = CurrCmd<OpKind::sleep>;
 using YieldCmd = CurrCmd<OpKind::yield>;
 using ExitCmd = CurrCmd<OpKind::exit>;
 
-// run DUR
-class RunCmd final : public RcCommand {
+// run DUR, run DUR notick, tick DUR
+template <OpKind Kind>
+class TimedCmd final : public RcCommand {
  public:
-  explicit RunCmd(const RcModel& m) : RcCommand(m), ns_(*gen_duration()) {}
+  // tick DUR: at most 1ms (at most TICK_NSEC at any HZ), as the campaign without --late-ticks
+  explicit TimedCmd(const RcModel& m)
+      : RcCommand(m),
+        ns_(Kind == OpKind::tick_after ? *table<s64>({1000, 100000, 500000, 700000, 999999, 1000000})
+                                       : *gen_duration()) {}
   Op shown_op() const override {
-    Op op = make_op(OpKind::run);
+    Op op = make_op(Kind);
     op.value = ns_;
     return op;
   }
-  std::optional<Op> resolve(const RcSystem&) const override { return shown_op(); }
+  std::optional<Op> resolve(const RcSystem& sut) const override {
+    // a tickless run only where every CPU could stop its tick (sched_can_stop_tick())
+    if constexpr (Kind == OpKind::run_notick)
+      for (unsigned c = 0; c < sut.sys.size(); ++c)
+        if (!sut.sys.rq(c).oops && !sut.sys.rq(c).tick_stoppable()) return std::nullopt;
+    return shown_op();
+  }
 
  private:
   s64 ns_;
 };
+using RunCmd = TimedCmd<OpKind::run>;
+using RunNotickCmd = TimedCmd<OpKind::run_notick>;
+using TickAfterCmd = TimedCmd<OpKind::tick_after>;
 
 // tick / schedule
 template <OpKind Kind>
@@ -468,7 +482,7 @@ class DebugReadCmd final : public RcCommand {
 
 // Command kinds in the order the generator weighs them.
 enum Kind : std::size_t { kCreate, kFork, kWake, kSleep, kRun, kTick, kSchedule, kYield, kNice, kPolicy, kSlice, kExit,
-                          kGroup, kMove, kShares, kGroupIdle, kMigrate, kDebugRead, kKinds };
+                          kGroup, kMove, kShares, kGroupIdle, kMigrate, kDebugRead, kRunNotick, kTickAfter, kKinds };
 
 std::array<std::size_t, kKinds> weights(const RcModel& m) {
   std::array<std::size_t, kKinds> w{};
@@ -482,6 +496,11 @@ std::array<std::size_t, kKinds> weights(const RcModel& m) {
   w[kSleep] = m.any_woken ? 3 : 0;
   w[kRun] = 6;
   w[kTick] = 2;
+  // time off the tick grid: a tick of at most 1ms (TimedCmd); no tickless run
+  // (RunNotick, weight 0), as the campaign without --nohz-full: tickless runs
+  // make I-KEY fire on mainline (docs/fuzzing.md), an open question
+  w[kRunNotick] = 0;
+  w[kTickAfter] = 1;
   w[kSchedule] = 1;
   w[kYield] = m.any_woken ? 2 : 0;
   w[kNice] = has_tasks ? 1 : 0;
@@ -519,6 +538,8 @@ RcCommandPtr make_command(std::size_t kind, const RcModel& m) {
     case kGroupIdle: return std::make_shared<GroupIdleCmd>(m);
     case kMigrate: return std::make_shared<MigrateCmd>(m);
     case kDebugRead: return std::make_shared<DebugReadCmd>(m);
+    case kRunNotick: return std::make_shared<RunNotickCmd>(m);
+    case kTickAfter: return std::make_shared<TickAfterCmd>(m);
     default: return std::make_shared<ExitCmd>(m);
   }
 }

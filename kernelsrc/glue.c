@@ -304,6 +304,22 @@ void kb_run(unsigned long long ns) {
 
 void kb_tick(void) { kb_run((kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec - kb_rq.clock_task); }
 
+/* Off the tick grid: the clock advances by ns with no tick (a nohz_full CPU),
+ * or by ns and then one sched_tick(); a pending reschedule first, as kb_run(). */
+void kb_run_notick(unsigned long long ns) {
+  if (kb_crashed) return;
+  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && kb_rq.cfs.nr_running)) kb_switch_to_next();
+  if (kb_crashed) return;
+  kb_rq.clock = kb_rq.clock_task = kb_rq.clock_task + ns;
+}
+
+void kb_tick_after(unsigned long long ns) {
+  kb_run_notick(ns);
+  if (kb_crashed) return;
+  kb_do_tick();
+  if (!kb_crashed && kb_need_resched()) kb_switch_to_next();
+}
+
 /* The sched_change pattern of set_user_nice(), __sched_setscheduler() and sched_move_task(). */
 struct kb_change { int queued, running; };
 static struct kb_change kb_change_begin(struct task_struct *p, int flags) {

@@ -74,6 +74,8 @@ void kb_schedule(void);
 void kb_yield(void);
 void kb_run(unsigned long long ns);
 void kb_tick(void);
+void kb_run_notick(unsigned long long ns);  /* the clock advances, no tick */
+void kb_tick_after(unsigned long long ns);  /* the clock advances by ns, then one sched_tick() */
 void kb_set_nice(int id, int nice);
 void kb_set_params(int id, int policy, unsigned long long runtime);
 int kb_create_group(int parent, unsigned long long shares);

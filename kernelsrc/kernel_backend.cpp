@@ -258,6 +258,17 @@ void KernelBackend::tick() {
   kb_tick();
   refresh();
 }
+Refusal KernelBackend::run_notick(u64 ns) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
+  if (!mirror_->rq(0).tick_stoppable()) return Refusal::tick_needed;  // rq->cfs.h_nr_queued > 1
+  kb_run_notick(ns);
+  refresh();
+  return Refusal::none;
+}
+void KernelBackend::tick_after(u64 ns) {
+  kb_tick_after(ns);
+  refresh();
+}
 void KernelBackend::schedule() {
   kb_schedule();
   refresh();

@@ -59,6 +59,8 @@ class KernelBackend {
   Refusal move_task(int task, int group);
   void run(u64 ns);
   void tick();
+  Refusal run_notick(u64 ns);  // refused as the model refuses: sched_can_stop_tick()
+  void tick_after(u64 ns);
   void schedule();
   // The sched debugfs reader (System::debug_read()): print_cfs_rq()'s
   // avg_vruntime() of CPU 0's queue of `group` (-1: the root queue), through

@@ -32,6 +32,8 @@ const char* refusal_text(Refusal r) {
     case Refusal::no_such_group: return "no such task group";
     case Refusal::too_many_groups: return "too many task groups";
     case Refusal::group_is_idle: return "the group is idle (cpu.shares of an idle group is -EINVAL)";
+    case Refusal::tick_needed:
+      return "the CPU cannot stop its tick: more than one task queued (sched_can_stop_tick(): h_nr_queued > 1)";
     case Refusal::task_on_cpu: return "the task is running on its CPU (the load balancer moves only queued tasks)";
   }
   return "?";
@@ -278,9 +280,13 @@ void Rq::do_tick() {
   if (p) task_tick_fair(*this, *p);
 }
 
+void Rq::schedule_pending() {
+  if (need_resched || (curr < 0 && cfs.nr_queued)) schedule();
+}
+
 void Rq::run(u64 ns) {
   if (oops) return;
-  if (need_resched || (curr < 0 && cfs.nr_queued)) schedule();
+  schedule_pending();
   const u64 tick = profile_.tick_nsec();
   const u64 end = clock_task + ns;
   while (!oops) {
@@ -298,6 +304,23 @@ void Rq::run(u64 ns) {
 void Rq::tick() {
   const u64 tick = profile_.tick_nsec();
   run((clock_task / tick + 1) * tick - clock_task);
+}
+
+Refusal Rq::run_notick(u64 ns) {
+  if (oops) return Refusal::kernel_oopsed;
+  if (!tick_stoppable()) return Refusal::tick_needed;
+  schedule_pending();
+  if (!oops) clock_task += ns;
+  return Refusal::none;
+}
+
+void Rq::tick_after(u64 ns) {
+  if (oops) return;
+  schedule_pending();
+  if (oops) return;
+  clock_task += ns;
+  do_tick();
+  if (need_resched && !oops) schedule();
 }
 
 // The sched_change guard: dequeue (and put_prev) around a parameter change,

@@ -34,6 +34,7 @@ enum class Refusal : std::uint8_t {
   too_many_groups,
   group_is_idle,            // sched_group_set_shares() of an idle group: -EINVAL
   task_on_cpu,              // migrate of the running task (can_migrate_task(): task_on_cpu())
+  tick_needed,              // run notick where sched_can_stop_tick() says no: more than one fair task
 };
 const char* refusal_text(Refusal r);
 
@@ -81,6 +82,15 @@ class Rq {
   void run(u64 ns);
   // Advance to the next tick boundary and tick.
   void tick();
+  // Time off the tick grid. run_notick: advance the clock by `ns` with no
+  // tick (a nohz_full CPU: curr's runtime is accounted at the next
+  // update_curr()); refused (tick_needed) when the kernel would not stop the
+  // tick, sched_can_stop_tick(): more than one task queued (h_nr_queued > 1).
+  // tick_after: advance by `ns`, then one sched_tick(). Both honour a pending
+  // reschedule first, as run() does; tick_after after the tick too.
+  Refusal run_notick(u64 ns);
+  bool tick_stoppable() const { return cfs.h_nr_queued <= 1; }  // sched_can_stop_tick(), fair tasks only
+  void tick_after(u64 ns);
   // set_user_nice()
   Refusal set_nice(int task, int nice);
   // sched_setscheduler() between SCHED_NORMAL, SCHED_BATCH and SCHED_IDLE.
@@ -167,6 +177,7 @@ class Rq {
   void init_tg_cfs_entry(TaskGroup& tg, int id);                   // this CPU's part of a new group
   void set_load_weight(Task& p, bool update_load);
   void do_tick();
+  void schedule_pending();  // what run() does first: a pending reschedule, or an idle CPU with work
   void switch_to_next();  // pick_next_task() + put_prev_set_next_task()
   template <class Change>
   void sched_change(Task& p, int dequeue_flags, Change change);

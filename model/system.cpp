@@ -179,6 +179,26 @@ void System::tick() {
   run((now / tick + 1) * tick - now);
 }
 
+Refusal System::run_notick(u64 ns) {
+  if (size() == 1) return rqs_[0]->run_notick(ns);
+  for (auto& r : rqs_)
+    if (!r->oops && !r->tick_stoppable()) return Refusal::tick_needed;
+  for (auto& r : rqs_) {
+    if (r->oops)
+      r->clock_task += ns;  // a dead CPU's clock still shows the wall clock
+    else
+      r->run_notick(ns);
+  }
+  return Refusal::none;
+}
+
+void System::tick_after(u64 ns) {
+  for (auto& r : rqs_) {
+    if (r->oops && size() > 1) r->clock_task += ns;
+    r->tick_after(ns);
+  }
+}
+
 void System::schedule() {
   for (auto& r : rqs_) r->schedule();
 }

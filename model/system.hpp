@@ -60,6 +60,11 @@ class System {
   // Advance the wall clock by ns on every CPU; tick() to the next boundary.
   void run(u64 ns);
   void tick();
+  // Off the tick grid, CPU 0 first (Rq::run_notick, Rq::tick_after): no tick
+  // on any CPU (refused unless every CPU can stop its tick); or one tick on
+  // every CPU after ns.
+  Refusal run_notick(u64 ns);
+  void tick_after(u64 ns);
   // __schedule() on every CPU, in order.
   void schedule();
 

@@ -11,9 +11,10 @@ namespace eevdf::scn {
 namespace {
 
 // The kind of every opcode, from the operation table (scenario/op_table.hpp):
-// create .. exit (version 1), the group kinds (2), migrate (3), debug_read (5).
-constexpr std::array<OpKind, kBytesOpKinds5> kOpcodeKinds = [] {
-  std::array<OpKind, kBytesOpKinds5> kinds{};
+// create .. exit (version 1), the group kinds (2), migrate (3), debug_read (5),
+// run_notick and tick_after (6).
+constexpr std::array<OpKind, kBytesOpKinds6> kOpcodeKinds = [] {
+  std::array<OpKind, kBytesOpKinds6> kinds{};
   for (const OpSpec& spec : kOpTable)
     if (spec.opcode >= 0) kinds[static_cast<std::size_t>(spec.opcode)] = spec.kind;
   return kinds;
@@ -22,15 +23,16 @@ constexpr bool every_opcode_once() {
   std::size_t n = 0;
   for (const OpSpec& spec : kOpTable) {
     if (spec.opcode < 0) continue;
-    if (static_cast<std::size_t>(spec.opcode) >= kBytesOpKinds5 || kOpcodeKinds[static_cast<std::size_t>(spec.opcode)] != spec.kind)
+    if (static_cast<std::size_t>(spec.opcode) >= kBytesOpKinds6 || kOpcodeKinds[static_cast<std::size_t>(spec.opcode)] != spec.kind)
       return false;
     ++n;
   }
-  return n == kBytesOpKinds5;
+  return n == kBytesOpKinds6;
 }
-static_assert(every_opcode_once(), "the opcodes of the operation table are 0 .. kBytesOpKinds5 - 1, each once");
+static_assert(every_opcode_once(), "the opcodes of the operation table are 0 .. kBytesOpKinds6 - 1, each once");
 static_assert(kOpcodeKinds[kBytesOpKinds - 1] == OpKind::exit && kOpcodeKinds[kBytesOpKinds2 - 1] == OpKind::group_idle &&
-                  kOpcodeKinds[kBytesOpKinds3 - 1] == OpKind::migrate,
+                  kOpcodeKinds[kBytesOpKinds3 - 1] == OpKind::migrate &&
+                  kOpcodeKinds[kBytesOpKinds5 - 1] == OpKind::debug_read,
               "each format version's opcodes end where they did: old inputs decode as before");
 
 constexpr std::string_view kGroupNames[] = {"G0", "G1", "G2", "G3", "G4", "G5", "G6", "G7"};
@@ -77,6 +79,7 @@ int task_index(std::string_view name, std::size_t count) { return name_index(nam
 
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return kBytesOpKinds;
+  if (data[0] == kBytesFormatVersion6) return kBytesOpKinds6;
   if (data[0] == kBytesFormatVersion5) return kBytesOpKinds5;
   if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4) return kBytesOpKinds3;
   return data[0] == kBytesFormatVersion2 ? kBytesOpKinds2 : kBytesOpKinds;
@@ -84,7 +87,9 @@ std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
 
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return 0;
-  if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 || data[0] == kBytesFormatVersion5) return 2;
+  if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 || data[0] == kBytesFormatVersion5 ||
+      data[0] == kBytesFormatVersion6)
+    return 2;
   return data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ? 1 : 0;
 }
 
@@ -97,7 +102,7 @@ std::size_t bytes_arg_count(OpKind kind) {
 bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
   return size == 0 || (data != nullptr && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ||
                                            data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 ||
-                                           data[0] == kBytesFormatVersion5));
+                                           data[0] == kBytesFormatVersion5 || data[0] == kBytesFormatVersion6));
 }
 
 void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
@@ -114,9 +119,13 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   const std::uint8_t rq_byte = header == 2 ? r.next() : 0;
   if (header == 2) s.runqueues = static_cast<unsigned>(rq_byte % 8) + 1;
   const unsigned nrq = s.runqueues;
-  const bool v5 = header == 2 && data[0] == kBytesFormatVersion5;
+  const bool v6 = header == 2 && data[0] == kBytesFormatVersion6;
+  const bool v5 = header == 2 && (data[0] == kBytesFormatVersion5 || v6);  // version 5 or later
   const bool no_groups = v5 && (rq_byte & kBytesNoGroups) != 0;  // version 5 without task groups
-  // groups on several CPUs (versions 4 and 5)
+  const bool no_debug_read = v6 && (rq_byte & kBytesNoDebugRead) != 0;  // version 6 without the reader
+  const bool early_ticks = v6 && (rq_byte & kBytesEarlyTicks) != 0;      // version 6: no late tick
+  const bool no_tickless = v6 && (rq_byte & kBytesNoTickless) != 0;      // version 6: run_notick is run
+  // groups on several CPUs (versions 4 to 6)
   const bool smp_groups = header == 2 && (data[0] == kBytesFormatVersion4 || v5);
   if (ops.capacity() < std::min(size, max_ops)) ops.reserve(std::min(size, max_ops));  // one byte or more per op
   std::size_t ntasks = 0;
@@ -134,9 +143,10 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
     std::uint8_t a[3] = {0, 0, 0};
     for (std::size_t i = 0; i < bytes_arg_count(kind); ++i) a[i] = r.next();
     Op& op = next_op();
-    op.kind = kind;
+    op.kind = kind == OpKind::run_notick && no_tickless ? OpKind::run : kind;
     // version 3: groups on one CPU only; version 5 without groups
-    if ((nrq > 1 && !smp_groups && is_group_op(kind)) || (no_groups && is_group_op(kind))) {
+    if ((nrq > 1 && !smp_groups && is_group_op(kind)) || (no_groups && is_group_op(kind)) ||
+        (no_debug_read && kind == OpKind::debug_read)) {
       op.kind = OpKind::schedule;
       continue;
     }
@@ -189,7 +199,11 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
       case OpKind::yield:
       case OpKind::exit: op.task = pick(a[0]); break;
       case OpKind::run:
-        if (a[0] % 16 < kBytesDurations.size())
+      case OpKind::run_notick:
+      case OpKind::tick_after:
+        if (kind == OpKind::tick_after && early_ticks)
+          op.value = kBytesDurations[a[0] % 6];  // 1us .. 1ms
+        else if (a[0] % 16 < kBytesDurations.size())
           op.value = kBytesDurations[a[0] % 16];
         else
           op.value = static_cast<s64>((unsigned{a[1]} << 8) | a[2]) * 1000;
@@ -235,7 +249,8 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
       case OpKind::tick:
       case OpKind::schedule:
       case OpKind::expect_curr:
-      case OpKind::expect_field: break;
+      case OpKind::expect_field:
+      case OpKind::expect_queue: break;
     }
   }
   ops.resize(n);  // shrinking keeps the capacity
@@ -273,12 +288,16 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   // version 4 only where version 3 would decode the group operations as `schedule`
   const bool v4 = v3 && v2 && s.runqueues != 1;
   const bool v5 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return op.kind == OpKind::debug_read; });
-  std::vector<std::uint8_t> out{v5   ? kBytesFormatVersion5
+  const bool v6 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
+    return op.kind == OpKind::run_notick || op.kind == OpKind::tick_after;
+  });
+  std::vector<std::uint8_t> out{v6   ? kBytesFormatVersion6
+                                : v5 ? kBytesFormatVersion5
                                 : v4 ? kBytesFormatVersion4
                                 : v3 ? kBytesFormatVersion3
                                 : v2 ? kBytesFormatVersion2
                                      : kBytesFormatVersion};
-  if (v3 || v5) out.push_back(bytes_runqueue_byte(s.runqueues));
+  if (v3 || v5 || v6) out.push_back(bytes_runqueue_byte(s.runqueues));
   const int nrq = static_cast<int>(s.runqueues);
   std::size_t ntasks = 0;
   std::size_t ngroups = 0;
@@ -328,7 +347,7 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   for (std::size_t k = 0; k < s.ops.size(); ++k) {
     const Op& op = s.ops[k];
     const std::string where = "operation " + std::to_string(k + 1) + ": ";
-    if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) {
+    if (is_expectation(op.kind)) {
       if (ops_only) continue;
       return refuse(where + "the byte format has no expect operations");
     }
@@ -363,7 +382,9 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
       case OpKind::sleep:
       case OpKind::yield:
       case OpKind::exit: ok = task_arg(op.task, a[0]); break;
-      case OpKind::run: {
+      case OpKind::run:
+      case OpKind::run_notick:
+      case OpKind::tick_after: {
         const auto it = std::find(kBytesDurations.begin(), kBytesDurations.end(), op.value);
         if (it != kBytesDurations.end()) {
           a[0] = static_cast<std::uint8_t>(it - kBytesDurations.begin());
@@ -410,7 +431,8 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         if (!ok) return refuse(where + "slice must name an existing T<n> and be in the slice table");
         break;
       case OpKind::expect_curr:
-      case OpKind::expect_field: break;
+      case OpKind::expect_field:
+      case OpKind::expect_queue: break;
     }
     if (!ok) return refuse(where + "task must be an existing T<n> (and values in range)");
     const int opcode = opcode_of(op.kind);

@@ -66,6 +66,18 @@
 // and bit 3 of the runqueue byte (which `% 8` never reads) set: the group
 // opcodes 12..15 decode as `schedule` (a campaign without task groups).
 //
+// Version 6 (time off the tick grid) is version 5 with two more operations,
+// opcode % 20 (versions 1 to 5 decode exactly as before):
+//
+//   18           run_notick dur, hi, lo   (`run DUR notick`; DUR as for run)
+//   19           tick_after dur, hi, lo   (`tick DUR`; DUR as for run)
+//
+// and bit 4 of the runqueue byte set: debug_read (17) decodes as `schedule`
+// (a campaign without the debugfs reader); bit 5 set: tick_after reads its
+// duration from the first six entries of kBytesDurations only (1us .. 1ms, at
+// most TICK_NSEC at any HZ: an early or punctual tick, never a late one);
+// bit 6 set: run_notick decodes as `run` (a campaign without nohz_full).
+//
 // Tasks are named T0..T15 in creation order (`create` and the child of `fork`
 // take the next free name). A task byte selects task (byte % number of tasks
 // created so far). nice: byte % 40 - 20. policy: byte % 3 (normal, batch,
@@ -105,7 +117,12 @@ inline constexpr std::size_t kBytesOpKinds3 = 17;         // create .. group_idl
 inline constexpr std::uint8_t kBytesFormatVersion4 = 4;  // version 3 with task groups on several runqueues
 inline constexpr std::uint8_t kBytesFormatVersion5 = 5;  // version 4 with debug_read
 inline constexpr std::size_t kBytesOpKinds5 = 18;         // create .. migrate, debug_read
-inline constexpr std::uint8_t kBytesNoGroups = 8;        // version 5 runqueue byte: group opcodes decode as schedule
+inline constexpr std::uint8_t kBytesFormatVersion6 = 6;  // version 5 with run_notick and tick_after
+inline constexpr std::size_t kBytesOpKinds6 = 20;         // create .. debug_read, run_notick, tick_after
+inline constexpr std::uint8_t kBytesNoGroups = 8;        // version 5, 6 runqueue byte: group opcodes decode as schedule
+inline constexpr std::uint8_t kBytesNoDebugRead = 16;    // version 6 runqueue byte: debug_read decodes as schedule
+inline constexpr std::uint8_t kBytesEarlyTicks = 32;     // version 6 runqueue byte: tick_after within 1ms
+inline constexpr std::uint8_t kBytesNoTickless = 64;     // version 6 runqueue byte: run_notick decodes as run
 inline constexpr std::size_t kMaxBytesGroups = 8;
 inline constexpr std::array<s64, 9> kBytesShares = {1024, 2, 3, 15, 100, 512, 2048, 10240, 262144};
 inline constexpr std::size_t kMaxBytesOps = 256;
@@ -124,11 +141,12 @@ inline constexpr std::array<s64, 7> kBytesSlices = {0, 100'000, 700'000, 1'000'0
 std::size_t bytes_arg_count(OpKind kind);
 
 // Opcode count of the version in byte 0 (kBytesOpKinds2 for version 2,
-// kBytesOpKinds3 for versions 3 and 4, kBytesOpKinds5 for version 5, else kBytesOpKinds).
+// kBytesOpKinds3 for versions 3 and 4, kBytesOpKinds5 for version 5,
+// kBytesOpKinds6 for version 6, else kBytesOpKinds).
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size);
-// Header bytes before the first operation: 0 (no version byte), 1, or 2 (versions 3 to 5).
+// Header bytes before the first operation: 0 (no version byte), 1, or 2 (versions 3 to 6).
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size);
-// The runqueue byte of versions 3 to 5 for `runqueues` (1 .. 8).
+// The runqueue byte of versions 3 to 6 for `runqueues` (1 .. 8).
 inline std::uint8_t bytes_runqueue_byte(unsigned runqueues) { return static_cast<std::uint8_t>(runqueues - 1); }
 // The operation of an opcode byte under a version's opcode count.
 OpKind bytes_op_kind(std::uint8_t opcode, std::size_t kinds);
@@ -147,7 +165,8 @@ inline Scenario decode_bytes(const std::vector<std::uint8_t>& b) { return decode
 
 // The version-1 bytes of `s` (version 2 if it has a task-group operation,
 // version 3 if it has more than one runqueue, a migrate or a wake cpu=,
-// version 5 if it has a debug_read), or nullopt (with the reason in *why) when `s` is
+// version 5 if it has a debug_read, version 6 if it has a run_notick or
+// tick_after), or nullopt (with the reason in *why) when `s` is
 // not representable: a task not named T<n> in creation order, a group not
 // named G<n> in creation order, a `task ... group=` (use `move`), a duration or
 // slice outside the tables and not a whole number of microseconds up to

@@ -1,5 +1,6 @@
 #include "scenario/executor.hpp"
 
+#include "scenario/expect_fields.hpp"
 #include "scenario/op_table.hpp"
 #include "scenario/scenario_print.hpp"
 
@@ -106,27 +107,6 @@ StepTrace trace_step(const System& sys, int op_index) {
   return t;
 }
 
-std::optional<i128> field_value(const SchedEntity& se, const std::string& field) {
-  // virtual times are u64 that wrap by design; compare them as the kernel's (s64)
-  if (field == "vruntime") return as_s64(se.vruntime);
-  if (field == "deadline") return as_s64(se.deadline);
-  if (field == "vlag") return se.vlag;
-  if (field == "vprot") return as_s64(se.vprot);
-  if (field == "slice") return se.slice;
-  if (field == "weight") return se.load.weight;
-  if (field == "min_vruntime") return as_s64(se.min_vruntime);
-  if (field == "min_slice") return se.min_slice;
-  if (field == "max_slice") return se.max_slice;
-  if (field == "on_rq") return se.on_rq;
-  if (field == "sched_delayed") return se.sched_delayed;
-  if (field == "rel_deadline") return se.rel_deadline;
-  if (field == "custom_slice") return se.custom_slice;
-  if (field == "sum_exec_runtime") return se.sum_exec_runtime;
-  if (field == "exec_start") return se.exec_start;
-  if (field == "cpu") return se.cfs_rq && se.cfs_rq->rq ? se.cfs_rq->rq->cpu : 0;
-  return std::nullopt;
-}
-
 bool compare(i128 a, CmpOp op, i128 b) {
   switch (op) {
     case CmpOp::eq: return a == b;
@@ -197,6 +177,8 @@ struct ModelTarget {
   Refusal move_task(int id, int g) { return sys.move_task(id, g); }
   void run(u64 ns) { sys.run(ns); }
   void tick() { sys.tick(); }
+  Refusal run_notick(u64 ns) { return sys.run_notick(ns); }
+  void tick_after(u64 ns) { sys.tick_after(ns); }
   void schedule() { sys.schedule(); }
   Refusal debug_read(int cpu, int g, bool racing) { return sys.debug_read(cpu, g, racing); }
   std::size_t pending_debug_reads() const { return sys.pending_debug_reads(); }
@@ -213,7 +195,7 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
   Refusal refusal = Refusal::none;
   // A racing debugfs reader (debug_read ... racing) loaded before this
   // operation; its stores land after it. Expectations are not operations.
-  const bool expectation = op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field;
+  const bool expectation = is_expectation(op.kind);
   const std::size_t reads_before = expectation ? 0 : t.pending_debug_reads();
   switch (op.kind) {
     case OpKind::create: {
@@ -236,6 +218,8 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     case OpKind::sleep: refusal = t.sleep(id); break;
     case OpKind::run: t.run(op.duration_ns()); break;
     case OpKind::tick: t.tick(); break;
+    case OpKind::run_notick: refusal = t.run_notick(op.duration_ns()); break;
+    case OpKind::tick_after: t.tick_after(op.duration_ns()); break;
     case OpKind::schedule: t.schedule(); break;
     case OpKind::yield: refusal = t.yield(id); break;
     case OpKind::nice: refusal = t.set_nice(id, op.nice_level()); break;
@@ -253,7 +237,8 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
       break;
     }
     case OpKind::expect_curr:
-    case OpKind::expect_field: break;
+    case OpKind::expect_field:
+    case OpKind::expect_queue: break;
   }
   if (reads_before) t.store_debug_reads(reads_before);
   return refusal;
@@ -285,9 +270,12 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
     case OpKind::wake:
     case OpKind::migrate: return own | target;
     case OpKind::expect_curr:
-    case OpKind::expect_field: return 0;
+    case OpKind::expect_field:
+    case OpKind::expect_queue: return 0;
     case OpKind::run:
     case OpKind::tick:
+    case OpKind::run_notick:
+    case OpKind::tick_after:
     case OpKind::schedule:
     case OpKind::group_create:
     case OpKind::shares:
@@ -432,13 +420,47 @@ ExecResult Executor::run(const Scenario& s) {
         // a group's entity on CPU `cpu=` (CPU 0 without)
         const unsigned gcpu = op.cpu > 0 && static_cast<unsigned>(op.cpu) < sys.size() ? static_cast<unsigned>(op.cpu) : 0;
         const SchedEntity* se = t ? &t->se : g >= 0 ? &sys.rq(gcpu).groups[static_cast<std::size_t>(g)].se : nullptr;
-        const auto value = se ? field_value(*se, op.field) : std::nullopt;
+        const auto value = se ? entity_field(*se, op.field) : std::nullopt;
         if (!value)
           r.expectation_failures.push_back(fmt::format("line {}: no field {}.{}", op.line, op.task, op.field));
         else if (!compare(*value, op.cmp, op.expected_value()))
           r.expectation_failures.push_back(fmt::format("line {}: expected {}.{} {} {}, found {}", op.line, op.task,
                                                        op.field, scn::cmp_keyword(op.cmp), op.expected_value(),
                                                        inv::format_i128(*value)));
+        break;
+      }
+      case OpKind::expect_queue: {
+        // CPU `cpu=`'s (0 without) root queue, or the group's queue on it
+        const unsigned qcpu = op.cpu > 0 && static_cast<unsigned>(op.cpu) < sys.size() ? static_cast<unsigned>(op.cpu) : 0;
+        const Rq& crq = sys.rq(qcpu);
+        const int g = op.group.empty() ? -1 : rq.find_group(op.group);
+        const CfsRq* q = op.group.empty() ? &crq.cfs
+                         : g >= 0         ? &crq.groups[static_cast<std::size_t>(g)].cfs_rq
+                                          : nullptr;
+        const std::string name = fmt::format("{}.{}{}", op.group.empty() ? "root" : op.group, op.field,
+                                             op.cpu >= 0 ? fmt::format(" on CPU {}", qcpu) : "");
+        if (!q) {
+          r.expectation_failures.push_back(fmt::format("line {}: no queue {}", op.line, name));
+          break;
+        }
+        if (op.field == "next") {  // the next buddy, by name
+          const SchedEntity* n = q->next;
+          const std::string actual = !n                ? "none"
+                                     : n->task_id >= 0 ? crq.tasks[static_cast<std::size_t>(n->task_id)].name
+                                                       : crq.task_groups[static_cast<std::size_t>(n->group_id)].name;
+          const std::string want = op.task.empty() ? "none" : op.task;
+          if ((actual == want) != (op.cmp == CmpOp::eq))
+            r.expectation_failures.push_back(fmt::format("line {}: expected {} {} {}, found {}", op.line, name,
+                                                         scn::cmp_keyword(op.cmp), want, actual));
+          break;
+        }
+        const QueueValue v = queue_field(*q, crq.need_resched, profile_, op.field);
+        if (!v.value)
+          r.expectation_failures.push_back(fmt::format("line {}: cannot read {}: {}", op.line, name, v.why));
+        else if (!compare(*v.value, op.cmp, op.expected_value()))
+          r.expectation_failures.push_back(fmt::format("line {}: expected {} {} {}, found {}", op.line, name,
+                                                       scn::cmp_keyword(op.cmp), op.expected_value(),
+                                                       inv::format_i128(*v.value)));
         break;
       }
       default: break;
@@ -471,7 +493,8 @@ ExecResult Executor::run(const Scenario& s) {
     if (options_.observer) options_.observer->after_operation(sys.rq_of(id), op.kind, refusal);
     if (refusal != Refusal::none) {
       if (options_.strict) {
-        r.error = fmt::format("line {}: cannot {} {}: {}", op.line, op_spec(op.kind).verb, op.task.empty() ? op.group : op.task,
+        const std::string& name = op.task.empty() ? op.group : op.task;
+        r.error = fmt::format("line {}: cannot {}{}{}: {}", op.line, op_spec(op.kind).verb, name.empty() ? "" : " ", name,
                               refusal_text(refusal));
         r.error_op = index;
         return r;

@@ -66,9 +66,9 @@ inline constexpr std::array<ArgSpec, 2> kNone{};
 
 // One row per OpKind, in OpKind order.
 // clang-format off
-inline constexpr std::array<OpSpec, 20> kOpTable = [] {
+inline constexpr std::array<OpSpec, 23> kOpTable = [] {
   using namespace op_table_detail;
-  return std::array<OpSpec, 20>{{
+  return std::array<OpSpec, 23>{{
   // kind                keyword       verb                           class               custom nargs args                                               opcode bytes needs_task group
   {OpKind::create,       "task",       "create task",                 OpClass::placement, true,  0, kNone,                                                 0,  3, false, false},
   {OpKind::fork,         "fork",       "fork",                        OpClass::placement, true,  0, kNone,                                                 1,  1, true,  false},
@@ -91,6 +91,10 @@ inline constexpr std::array<OpSpec, 20> kOpTable = [] {
   {OpKind::migrate,      "migrate",    "migrate",                     OpClass::placement, false, 2, {kTask, ArgSpec{Arg::cpu, " (migrate NAME CPU)"}},    16,  2, true,  false},
   // running: a racing reader's stores land in the next operation
   {OpKind::debug_read,   "debug_read", "read the debugfs average of", OpClass::running,   true,  0, kNone,                                                17,  2, false, false},
+  {OpKind::expect_queue, "expect",     "check",                       OpClass::running,   true,  0, kNone,                                                -1,  0, false, false},
+  // `run DUR notick` and `tick DUR`: the keywords of run and tick, told apart by their arguments
+  {OpKind::run_notick,   "run",        "run",                         OpClass::running,   true,  0, kNone,                                                18,  3, false, false},
+  {OpKind::tick_after,   "tick",       "tick",                        OpClass::running,   true,  0, kNone,                                                19,  3, false, false},
   }};
 }();
 // clang-format on
@@ -98,7 +102,8 @@ inline constexpr std::array<OpSpec, 20> kOpTable = [] {
 constexpr const OpSpec& op_spec(OpKind kind) { return kOpTable[static_cast<std::size_t>(kind)]; }
 
 // The operation whose line starts with `keyword`, or nullptr (`expect` is not
-// an operation keyword: expectations are parsed apart).
+// an operation keyword: expectations are parsed apart). For `run` and `tick`,
+// run and tick: the parser tells run_notick and tick_after by their arguments.
 constexpr const OpSpec* op_spec_by_keyword(std::string_view keyword) {
   for (const OpSpec& s : kOpTable)
     if (s.keyword == keyword && s.keyword != "expect") return &s;
@@ -116,6 +121,10 @@ constexpr bool rows_in_kind_order() {
 }
 }  // namespace op_table_detail
 static_assert(op_table_detail::rows_in_kind_order(), "the operation table has one row per OpKind, in order");
-static_assert(static_cast<std::size_t>(OpKind::debug_read) + 1 == kOpTable.size(), "a row for every OpKind");
+static_assert(static_cast<std::size_t>(OpKind::tick_after) + 1 == kOpTable.size(), "a row for every OpKind");
+
+// A positional expectation (expect curr, field, queue): read after the
+// previous operation, not applied; not in the byte format.
+constexpr bool is_expectation(OpKind kind) { return op_spec(kind).keyword == "expect"; }
 
 }  // namespace eevdf::scn

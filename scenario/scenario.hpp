@@ -41,13 +41,19 @@ enum class OpKind : std::uint8_t {
   migrate,       // migrate NAME CPU          (load balancer: detach_task + attach_task)
   // the sched debugfs reader; after migrate, same reason
   debug_read,    // debug_read [GROUP|root] [cpu=N] [racing]  (print_cfs_rq(): avg_vruntime() of a queue)
+  // a positional expectation on a cfs_rq; after debug_read, same reason
+  expect_queue,  // expect queue root|GROUP.FIELD OP VALUE [cpu=N]
+  // time without the tick grid; after expect_queue, same reason
+  run_notick,    // run DUR notick     (the clock advances, no tick: a nohz_full CPU)
+  tick_after,    // tick DUR           (the clock advances by DUR, then one sched_tick())
 };
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
 
 struct Op {
   OpKind kind = OpKind::schedule;
-  std::string task;      // the task the operation acts on ("idle" for expect_curr idle)
+  std::string task;      // the task the operation acts on ("idle" for expect_curr idle;
+                         // expect_queue of `next`: the entity expected, a task or group, "" for none)
   std::string child;     // fork: the child's name
   // One field, a meaning per kind: read it through the accessors below, which
   // name the meaning (the operation table's Arg kinds, scenario/op_table.hpp).
@@ -56,26 +62,26 @@ struct Op {
   bool sync = false;     // wake
   bool racing = false;   // fork: the copy races a sched_change of the parent (Rq::fork_task);
                          // debug_read: the reader's loads come before the next operation, its stores after it
-  std::string field;     // expect_field: vruntime, deadline, vlag, slice, weight, vprot, on_rq, sched_delayed, ...
-  CmpOp cmp = CmpOp::eq; // expect_field
+  std::string field;     // expect_field, expect_queue: a field of scenario/expect_fields.hpp
+  CmpOp cmp = CmpOp::eq; // expect_field, expect_queue
   int line = 0;          // 1-based source line, 0 when generated
   s64 slice = 0;         // create: slice=DUR in ns (0 = base slice); added for the parser
   // Task groups: the group acted on (group_create, shares, group_idle), the
   // task's group (create: group=; move: the target), the queue a debug_read
-  // reads. Empty = the root group.
+  // reads, and the queue an expect_queue reads. Empty = the root group.
   std::string group;
   std::string parent;    // group_create: parent=GROUP (empty = root)
   // Several CPUs: wake cpu=N (select_task_rq's answer), the target of
-  // migrate, the CPU of expect curr and of debug_read. -1 = not given (the
-  // task's own CPU; CPU 0 for expect curr and debug_read).
+  // migrate, the CPU of expect curr, expect queue and debug_read. -1 = not given (the
+  // task's own CPU; CPU 0 for expect curr, expect queue and debug_read).
   int cpu = -1;
 
   int nice_level() const { return static_cast<int>(value); }   // create (nice=), nice: -20..19
-  u64 duration_ns() const { return static_cast<u64>(value); }  // run: the time to run
+  u64 duration_ns() const { return static_cast<u64>(value); }  // run, run_notick, tick_after: the time to run
   u64 slice_ns() const { return static_cast<u64>(value); }     // slice: the requested slice (0: base); create has `slice`
   u64 shares() const { return static_cast<u64>(value); }       // group_create (shares=), shares: cpu.shares
   bool idle() const { return value != 0; }                     // group_idle: cpu.idle
-  s64 expected_value() const { return value; }                 // expect_field: the value compared with
+  s64 expected_value() const { return value; }                 // expect_field, expect_queue: the value compared with
 };
 
 inline constexpr s64 kDefaultShares = 1024;  // cpu.shares of a new group (NICE_0_LOAD unscaled)

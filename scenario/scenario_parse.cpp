@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scenario/duration.hpp"
+#include "scenario/expect_fields.hpp"
 #include "scenario/op_table.hpp"
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
@@ -203,6 +204,9 @@ class Parser {
     }
     if (const OpSpec* spec = op_spec_by_keyword(kw)) {
       begin_op(true);
+      // `run DUR notick` and `tick DUR` share their keywords with run and tick
+      if (spec->kind == OpKind::run && tok(2) == "notick") spec = &op_spec(OpKind::run_notick);
+      if (spec->kind == OpKind::tick && has(1)) spec = &op_spec(OpKind::tick_after);
       return operation(*spec);
     }
     if (first_op_line_ == 0)
@@ -812,6 +816,16 @@ class Parser {
       }
     } else if (kw == "group") {
       if (!group_create(op)) return;
+    } else if (spec.kind == OpKind::run_notick) {
+      // run DUR notick
+      op.kind = OpKind::run_notick;
+      if (!argument(ArgSpec{Arg::duration, " (e.g. 3ms)"}, 1, op, "'run'")) return;
+      if (!expect_end(3, "'notick'")) return;
+    } else if (spec.kind == OpKind::tick_after) {
+      // tick DUR
+      op.kind = OpKind::tick_after;
+      if (!argument(ArgSpec{Arg::duration, " (e.g. 3ms)"}, 1, op, "'tick'")) return;
+      if (!expect_end(2, "the duration")) return;
     }
     push(std::move(op));
   }
@@ -888,9 +902,71 @@ class Parser {
       push(std::move(op));
     } else if (what == "field") {
       expect_field();
+    } else if (what == "queue") {
+      expect_queue();
     } else {
-      fail(col(1), "expected violation, no-violation, curr, pick or field after 'expect', " + found(1));
+      fail(col(1), "expected violation, no-violation, curr, pick, field or queue after 'expect', " + found(1));
     }
+  }
+
+  // expect queue root|GROUP.FIELD OP VALUE [cpu=N]: a field of CPU N's (0
+  // without cpu=) root queue or of GROUP's queue on it; `next` compares with
+  // an entity, a task or group name or `none`.
+  void expect_queue() {
+    Op op;
+    op.kind = OpKind::expect_queue;
+    const std::string_view t = tok(2);
+    const std::size_t dot = t.find('.');
+    if (!has(2) || dot == std::string_view::npos) {
+      fail(col(2), "expected QUEUE.FIELD (e.g. root.nr_queued, or GROUP.nr_queued for a group's queue) after "
+                   "'expect queue', " + found(2));
+      return;
+    }
+    if (!group_ref(t.substr(0, dot), col(2), op.group, "'expect queue'", true)) return;
+    const std::string_view field = t.substr(dot + 1);
+    const FieldSpec* spec = field_spec(FieldOwner::queue, field);
+    if (!spec) {
+      fail(col(2) + static_cast<int>(dot) + 1, "expected a queue field (" + field_names(FieldOwner::queue) +
+                                                   "), found " + (field.empty() ? std::string("nothing") : q(field)));
+      return;
+    }
+    op.field = std::string(field);
+    const auto cmp = cmp_from(tok(3));
+    if (!has(3) || !cmp) {
+      fail(col(3), "expected a comparison (==, !=, <, <=, >, >=) after " + q(t) + ", " + found(3));
+      return;
+    }
+    op.cmp = *cmp;
+    if (spec->value == FieldValue::entity) {
+      if (op.cmp != CmpOp::eq && op.cmp != CmpOp::ne) {
+        fail(col(3), "expected == or != after " + q(t) + " (an entity is the buddy or not), " + found(3));
+        return;
+      }
+      if (!need(4, "a task or group name, or 'none', after the comparison")) return;
+      const std::string name(tok(4));
+      const bool known = tasks_.count(name) || groups_.count(name);
+      if (name == "none" && known) {
+        fail(col(4), "expected a task or group name, or 'none' for no buddy, found 'none', which names an entity "
+                     "too (rename it)");
+        return;
+      }
+      if (name != "none" && !known) {
+        fail(col(4), "expected the name of a task or group created earlier, or 'none', found " + q(name) +
+                         ", which does not exist");
+        return;
+      }
+      op.task = name == "none" ? std::string() : name;
+    } else {
+      if (!need(4, "a value (an integer such as -5, or a duration such as 3ms) after the comparison")) return;
+      if (!field_value(tok(4), col(4), op.value)) return;
+    }
+    if (tok(5).substr(0, 4) == "cpu=") {
+      if (!cpu_value(tok(5).substr(4), col(5) + 4, op.cpu, "'cpu='")) return;
+      if (!expect_end(6, "'cpu=N'")) return;
+    } else if (!expect_end(5, "the value")) {
+      return;
+    }
+    push(std::move(op));
   }
 
   void expect_field() {
@@ -914,17 +990,9 @@ class Parser {
                    "'group', found " + q(name) + ", which does not exist");
       return;
     }
-    bool known = false;
-    for (std::string_view f : kExpectFields)
-      if (field == f) known = true;
-    if (!known) {
-      std::string names;
-      for (std::string_view f : kExpectFields) {
-        if (!names.empty()) names += ", ";
-        names += f;
-      }
-      fail(col(2) + static_cast<int>(dot) + 1,
-           "expected a field (" + names + "), found " + (field.empty() ? std::string("nothing") : q(field)));
+    if (!field_spec(FieldOwner::entity, field)) {
+      fail(col(2) + static_cast<int>(dot) + 1, "expected a field (" + field_names(FieldOwner::entity) + "), found " +
+                                                   (field.empty() ? std::string("nothing") : q(field)));
       return;
     }
     op.task = std::string(name);

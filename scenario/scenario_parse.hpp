@@ -56,11 +56,7 @@ inline constexpr s64 kMaxSliceNs = 100'000'000;  // 100ms
 inline constexpr int kMinNice = -20;
 inline constexpr int kMaxNice = 19;
 inline constexpr std::array<unsigned, 4> kAllowedHz = {100, 250, 300, 1000};
-inline constexpr std::array<std::string_view, 16> kExpectFields = {
-    "vruntime", "deadline",      "vlag",         "vprot",        "slice",
-    "weight",   "min_vruntime",  "min_slice",    "max_slice",    "on_rq",
-    "sched_delayed", "rel_deadline", "custom_slice", "sum_exec_runtime", "exec_start",
-    "cpu"};  // cpu: the runqueue the entity belongs to (task_cpu)
+// The fields of `expect field` and `expect queue`: scenario/expect_fields.hpp.
 
 // [A-Za-z_][A-Za-z0-9_]*, at most 32 characters, not "idle".
 bool valid_task_name(std::string_view name);

@@ -4,24 +4,21 @@
 #include <unordered_map>
 
 #include "scenario/duration.hpp"
+#include "scenario/expect_fields.hpp"
 #include "scenario/op_table.hpp"
 
 namespace eevdf::scn {
 
 namespace {
 
-bool is_expect(OpKind k) { return k == OpKind::expect_curr || k == OpKind::expect_field; }
-
-// Fields measured in (virtual) nanoseconds print as durations when that is
-// shorter; counters and flags print as integers.
-bool time_field(std::string_view f) {
-  return f == "vruntime" || f == "deadline" || f == "vlag" || f == "vprot" || f == "slice" ||
-         f == "min_vruntime" || f == "min_slice" || f == "max_slice" || f == "sum_exec_runtime" ||
-         f == "exec_start";
-}
-
-std::string field_value_text(std::string_view field, s64 v) {
-  if (time_field(field) && v != 0 && v % 1000 == 0 && v >= -kMaxDurationNs && v <= kMaxDurationNs)
+// A field's value as written: an entity by name (`none`), a time as a
+// duration when that is shorter, the rest as integers (scenario/expect_fields.hpp).
+std::string field_value_text(const Op& op, FieldOwner owner) {
+  const FieldSpec* spec = field_spec(owner, op.field);
+  if (spec && spec->value == FieldValue::entity) return op.task.empty() ? "none" : op.task;
+  const s64 v = op.value;
+  if (spec && spec->value == FieldValue::time && v != 0 && v % 1000 == 0 && v >= -kMaxDurationNs &&
+      v <= kMaxDurationNs)
     return format_duration(v);
   return std::to_string(v);
 }
@@ -31,7 +28,7 @@ class LineIndex {
  public:
   explicit LineIndex(const Scenario& s) {
     for (std::size_t i = 0; i < s.ops.size(); ++i)
-      if (!is_expect(s.ops[i].kind) && s.ops[i].line != 0) first_.emplace(s.ops[i].line, static_cast<long>(i));
+      if (!is_expectation(s.ops[i].kind) && s.ops[i].line != 0) first_.emplace(s.ops[i].line, static_cast<long>(i));
   }
   // The op index for `line`, or -1.
   long operator()(int line) const {
@@ -141,11 +138,17 @@ std::string print_op(const Op& op) {
       const std::string rest = (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "") + (op.racing ? " racing" : "");
       return "debug_read" + (op.group.empty() ? (rest.empty() ? "" : " root") : " " + op.group) + rest;
     }
+    case OpKind::run_notick: return "run " + format_duration(op.value) + " notick";
+    case OpKind::tick_after: return "tick " + format_duration(op.value);
     case OpKind::expect_curr:
       return "expect curr " + op.task + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     case OpKind::expect_field:
       return "expect field " + op.task + "." + op.field + " " + std::string(cmp_keyword(op.cmp)) + " " +
-             field_value_text(op.field, op.value) + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
+             field_value_text(op, FieldOwner::entity) + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
+    case OpKind::expect_queue:
+      return "expect queue " + (op.group.empty() ? std::string("root") : op.group) + "." + op.field + " " +
+             std::string(cmp_keyword(op.cmp)) + " " + field_value_text(op, FieldOwner::queue) +
+             (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     default: break;  // positional: above
   }
   return "# invalid operation kind " + std::to_string(static_cast<int>(op.kind));
@@ -211,9 +214,18 @@ bool same_op(const Op& a, const Op& b) {
     case OpKind::fork: return a.task == b.task && a.child == b.child && a.racing == b.racing;
     case OpKind::wake: return a.task == b.task && a.sync == b.sync && a.cpu == b.cpu;
     case OpKind::expect_curr: return a.task == b.task && a.cpu == b.cpu;
+    case OpKind::run_notick:
+    case OpKind::tick_after: return a.value == b.value;
     case OpKind::debug_read: return a.group == b.group && a.cpu == b.cpu && a.racing == b.racing;
     case OpKind::expect_field:
       return a.task == b.task && a.field == b.field && a.cmp == b.cmp && a.value == b.value && a.cpu == b.cpu;
+    case OpKind::expect_queue: {
+      // `next` compares a name, the other fields a value
+      const FieldSpec* spec = field_spec(FieldOwner::queue, a.field);
+      const bool entity = spec && spec->value == FieldValue::entity;
+      return a.group == b.group && a.field == b.field && a.cmp == b.cmp && a.cpu == b.cpu &&
+             (entity ? a.task == b.task : a.value == b.value);
+    }
     default: break;  // positional: above
   }
   return false;

@@ -12,6 +12,8 @@
 
 #include "scenario/bytes.hpp"
 #include "scenario/duration.hpp"
+#include "scenario/expect_fields.hpp"
+#include "scenario/op_table.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "support/scenario_text.hpp"
 #include "scenario/scenario_print.hpp"
@@ -263,7 +265,7 @@ TEST(scenario_parse, ErrorPositions) {
       {"task A\nfork A -> B racing now\n", 2, 20, "expected end of line after 'racing'", "found 'now'"},
       {"wake\n", 1, 5, "expected a task name", "found end of line"},
       {"task A\nwake A now\n", 2, 8, "expected 'sync', 'cpu=N' or end of line", "found 'now'"},
-      {"tick extra\n", 1, 6, "expected end of line", "found 'extra'"},
+      {"tick extra\n", 1, 6, "expected a duration", "found 'extra'"},  // tick DUR
       {"task A\nexpect field A.foo == 1\n", 2, 16, "expected a field (vruntime", "found 'foo'"},
       {"task A\nexpect field A.vruntime = 1\n", 2, 25, "expected a comparison", "found '='"},
       {"task A\nexpect field A.vruntime == 1.5\n", 2, 28, "whole number of nanoseconds", "found '1.5'"},
@@ -271,7 +273,7 @@ TEST(scenario_parse, ErrorPositions) {
       {"task A\nexpect field A.vruntime ==\n", 2, 27, "expected a value", "found end of line"},
       {"task A\nexpect field vruntime == 1\n", 2, 14, "expected NAME.FIELD", "found 'vruntime'"},
       {"task A\nexpect curr B\n", 2, 13, "created earlier", "found 'B'"},
-      {"expect nothing\n", 1, 8, "expected violation, no-violation, curr, pick or field", "found 'nothing'"},
+      {"expect nothing\n", 1, 8, "expected violation, no-violation, curr, pick, field or queue", "found 'nothing'"},
       {"hz 200\n", 1, 4, "expected HZ of 100, 250, 300 or 1000", "found '200'"},
       {"cpus 0\n", 1, 6, "expected a CPU count between 1 and 4096", "found '0'"},
       {"cpus 4097\n", 1, 6, "expected a CPU count", "found '4097'"},
@@ -482,6 +484,14 @@ s64 gen_slice() {
 
 Policy gen_policy() { return *rc::gen::element(Policy::normal, Policy::batch, Policy::idle); }
 
+// A field of `expect field` (entity) or `expect queue` (queue) from the one table.
+const FieldSpec& gen_field(FieldOwner owner) {
+  std::vector<const FieldSpec*> fields;
+  for (const FieldSpec& f : kFieldTable)
+    if (f.owner == owner) fields.push_back(&f);
+  return **rc::gen::elementOf(fields);
+}
+
 Scenario gen_scenario_now() {
   Scenario s;
   if (*rc::gen::arbitrary<bool>()) {
@@ -540,6 +550,8 @@ Scenario gen_scenario_now() {
     if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
     if (s.runqueues > 1 && !names.empty() && *rc::gen::inRange(0, 6) == 0) op.kind = OpKind::migrate;
     if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;
+    if (!names.empty() && *rc::gen::inRange(0, 10) == 0) op.kind = OpKind::expect_queue;
+    if (*rc::gen::inRange(0, 10) == 0) op.kind = *rc::gen::element(OpKind::run_notick, OpKind::tick_after);
     const int nrq = static_cast<int>(s.runqueues);
     auto some_task = [&] { return *rc::gen::elementOf(names); };
     // A group created earlier, or (allow_root) sometimes the root group (empty).
@@ -578,7 +590,9 @@ Scenario gen_scenario_now() {
       case OpKind::sleep:
       case OpKind::yield:
       case OpKind::exit: op.task = some_task(); break;
-      case OpKind::run: op.value = gen_duration(); break;
+      case OpKind::run:
+      case OpKind::run_notick:
+      case OpKind::tick_after: op.value = gen_duration(); break;
       case OpKind::tick:
       case OpKind::schedule: break;
       case OpKind::nice:
@@ -599,7 +613,7 @@ Scenario gen_scenario_now() {
         break;
       case OpKind::expect_field:
         op.task = some_task();
-        op.field = std::string(*rc::gen::elementOf(kExpectFields));
+        op.field = std::string(gen_field(FieldOwner::entity).name);
         op.cmp = *rc::gen::element(CmpOp::eq, CmpOp::ne, CmpOp::lt, CmpOp::le, CmpOp::gt, CmpOp::ge);
         op.value = *rc::gen::oneOf(rc::gen::arbitrary<s64>(), rc::gen::element<s64>(INT64_MIN, INT64_MAX, 0, -1),
                                    rc::gen::map(rc::gen::inRange<s64>(-100000, 100000),
@@ -628,6 +642,22 @@ Scenario gen_scenario_now() {
         op.cpu = *rc::gen::inRange(-1, nrq);
         op.racing = *rc::gen::arbitrary<bool>();
         break;
+      case OpKind::expect_queue: {
+        op.group = some_group(true);
+        const FieldSpec& f = gen_field(FieldOwner::queue);
+        op.field = std::string(f.name);
+        op.cpu = *rc::gen::inRange(-1, nrq);
+        if (f.value == FieldValue::entity) {  // a task, a group or none
+          op.cmp = *rc::gen::element(CmpOp::eq, CmpOp::ne);
+          op.task = *rc::gen::arbitrary<bool>() ? some_task() : some_group(true);
+        } else {
+          op.cmp = *rc::gen::element(CmpOp::eq, CmpOp::ne, CmpOp::lt, CmpOp::le, CmpOp::gt, CmpOp::ge);
+          op.value = *rc::gen::oneOf(rc::gen::arbitrary<s64>(), rc::gen::element<s64>(INT64_MIN, INT64_MAX, 0, -1),
+                                     rc::gen::map(rc::gen::inRange<s64>(-100000, 100000),
+                                                  [](s64 v) { return v * 1000; }));
+        }
+        break;
+      }
     }
     op.line = 7 * i + 100;  // arbitrary source lines; the printer renumbers
     s.ops.push_back(std::move(op));
@@ -635,7 +665,7 @@ Scenario gen_scenario_now() {
 
   std::vector<int> op_lines;
   for (const Op& op : s.ops)
-    if (op.kind != OpKind::expect_curr && op.kind != OpKind::expect_field) op_lines.push_back(op.line);
+    if (!is_expectation(op.kind)) op_lines.push_back(op.line);
   switch (*rc::gen::inRange(0, 3)) {
     case 0: break;
     case 1: s.expectations.push_back(Expectation{Expectation::Kind::no_violation, "", 0, 0}); break;
@@ -781,7 +811,7 @@ TEST(scenario_bytes, Substitutions) {
   EXPECT_EQ(s.ops[15].task, "T15");
   EXPECT_EQ(s.ops[16].kind, OpKind::schedule);
   // Unsupported version: refused by the check, still decoded as payload.
-  const std::vector<std::uint8_t> v = {6};
+  const std::vector<std::uint8_t> v = {18};  // 18 % 12: schedule
   EXPECT_FALSE(bytes_version_supported(v.data(), v.size()));
   EXPECT_EQ(decode_bytes(v).ops.size(), 1u);
   EXPECT_EQ(decode_bytes(v).ops[0].kind, OpKind::schedule);
@@ -882,9 +912,11 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
     Op op;
     op.kind = static_cast<OpKind>(*rc::gen::inRange(0, 12));
     if (v3 && *rc::gen::inRange(0, 8) == 0) op.kind = OpKind::migrate;
-    if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;  // version 5
+    if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;
+    if (*rc::gen::inRange(0, 10) == 0) op.kind = *rc::gen::element(OpKind::run_notick, OpKind::tick_after);  // version 6
     const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
-                            op.kind != OpKind::schedule && op.kind != OpKind::debug_read;
+                            op.kind != OpKind::schedule && op.kind != OpKind::debug_read &&
+                            op.kind != OpKind::run_notick && op.kind != OpKind::tick_after;
     if (needs_task && ntasks == 0) op.kind = OpKind::create;
     if ((op.kind == OpKind::create || op.kind == OpKind::fork) && ntasks >= kMaxBytesTasks)
       op.kind = OpKind::tick;
@@ -911,6 +943,8 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
         op.cpu = *rc::gen::inRange(0, nrq);
         break;
       case OpKind::run:
+      case OpKind::run_notick:
+      case OpKind::tick_after:
         op.value = *rc::gen::oneOf(rc::gen::elementOf(kBytesDurations),
                                    rc::gen::map(rc::gen::inRange<s64>(0, 65536), [](s64 v) { return v * 1000; }));
         break;
