@@ -175,7 +175,7 @@ void Checker::adopt(std::size_t i, const SchedEntity& se) {
   prot_left_[i] = 0;
   prot_known_[i] = false;
   picked_[i] = false;
-  reweights_[i] = 0;
+  reweight_rounding_[i] = 0;
   lag_clamped_[i] = false;
   delay_seen_[i] = false;
   was_curr_[i] = false;
@@ -296,9 +296,10 @@ void Checker::end_op() {
     const CfsRq* q = eevdf_queue_of(rq, se);
     const bool curr = q && q->curr == &se && se.on_rq;
     const i128 left = curr ? protected_run_left(rq, se) : 0;
-    // each reweight rescales end - V and V - v separately, each truncated: the
-    // protected run can come out up to one virtual ns (at the new weight) longer
-    const i128 rounding = static_cast<i128>(reweights_[i]) * static_cast<i128>(eevdf_load_of(rq, se).weight);
+    // each reweight rescales end - V and V - v separately, each truncated toward
+    // zero: the protected run can come out less than one virtual ns longer, at
+    // that reweight's new weight (several reweights in one operation: the sum)
+    const i128 rounding = static_cast<i128>(reweight_rounding_[i]);
     // F7 (tolerated with F1's switch): a reweight that clamps the lag moves v by
     // the clamp while end stays rescaled around V, as it leaves the deadline
     const bool f7 = lag_clamped_[i] && tolerates_f7();
@@ -312,7 +313,7 @@ void Checker::end_op() {
     prot_known_[i] = curr;
     prot_left_[i] = left;
     picked_[i] = false;
-    reweights_[i] = 0;
+    reweight_rounding_[i] = 0;
     lag_clamped_[i] = false;
     if (mono && !mono_se) {
       const s64 moved = vruntime_diff(se.vruntime, vruntime_before_[i]);
@@ -622,7 +623,7 @@ void Checker::on_load_set(const SchedEntity& se, u64 old_weight) {
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   reweighting_ = nullptr;
-  ++reweights_[entity_slot(se)];
+  reweight_rounding_[entity_slot(se)] += eevdf_load_of(*rq_, se).weight;
   // v7.3 flat runqueue: set_next_task_fair() and task_tick_fair() reweight the
   // running task; I-MONO then measures running from the reweighted vruntime
   if (rq_->profile().behaviour.flat_runqueue) vruntime_before_[entity_slot(se)] = se.vruntime;

@@ -328,7 +328,9 @@ class Checker final : public Observer {
   std::array<bool, kMaxEntities> prot_known_;
   std::array<bool, kMaxEntities> picked_;
   std::vector<ProtectionOverWait> over_wait_;  // I-PROT's wait rule, one per queue seen
-  std::array<unsigned, kMaxEntities> reweights_;  // reweight_entity() calls of it in this operation
+  // I-PROT between picks: Σ new weight over the reweight_entity() calls of it in
+  // this operation (each may lengthen the protected run by < 1 virtual ns at its new weight)
+  std::array<u64, kMaxEntities> reweight_rounding_;
   std::array<bool, kMaxEntities> lag_clamped_;    // ... one of which clamped its lag (F7)
   std::array<bool, kMaxEntities> delay_seen_;     // on_delayed() took lag_at_delay_ during this operation
   bool events_ = true;                            // the backend reports the model's events
