@@ -14,6 +14,7 @@
 #include "scenario/executor.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "scenario/scenario_print.hpp"
+#include "support/run_scenario.hpp"
 #include "support/scenario_text.hpp"
 
 namespace eevdf::scn {
@@ -21,24 +22,11 @@ namespace {
 
 Scenario parse(const std::string& text) { return test::parse_ok(text, "test.scn"); }
 
-std::string parse_error(const std::string& text) {
-  auto parsed = parse_scenario(text, "test.scn");
-  if (!std::holds_alternative<ParseError>(parsed)) {
-    ADD_FAILURE() << "parsed without an error: " << text;
-    return {};
-  }
-  return format_parse_error(std::get<ParseError>(parsed));
-}
+std::string parse_error(const std::string& text) { return test::parse_error_text(text, "test.scn"); }
 
-// As `eevdf-check run` does: the scenario's profile and features.
+// As `eevdf-check run` does: the scenario's profile, strictly.
 ExecResult run(const std::string& text, Backend b = Backend::model) {
-  const Scenario s = parse(text);
-  std::string error;
-  const auto profile = build_profile(s, {}, error);
-  EXPECT_TRUE(profile) << error;
-  ExecOptions o;
-  o.backend = b;
-  return execute(s, *profile, o);
+  return test::run_scenario_text(text, "test.scn", false, b);
 }
 
 // Two nice-0 tasks on the root queue, one in group web (cpu.shares 1024):

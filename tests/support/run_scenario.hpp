@@ -14,7 +14,7 @@
 namespace eevdf::test {
 
 inline scn::ExecResult run_scenario_text(const std::string& text, const std::string& file_name = "t.scn",
-                                          bool trace = false) {
+                                          bool trace = false, scn::Backend backend = scn::Backend::model) {
   const auto parsed = scn::parse_scenario(text, file_name);
   if (const auto* e = std::get_if<scn::ParseError>(&parsed)) {
     ADD_FAILURE() << scn::format_parse_error(*e) << "\n" << text;
@@ -29,6 +29,7 @@ inline scn::ExecResult run_scenario_text(const std::string& text, const std::str
   }
   scn::ExecOptions options;  // strict
   options.trace = trace;
+  options.backend = backend;
   return scn::execute(s, *profile, options);
 }
 
