@@ -16,7 +16,9 @@ void check_average(const CheckScope& s) {
   // One pass over the queue: kernel vs exact eligibility, some entity eligible, keys near V.
   const bool elig = s.on(Id::ELIG) && s.avg.weight > 0, key_check = s.on(Id::KEY);
   const EligibilityBase base = eligibility_base(cfs, quiet);
-  const i128 light = key_check ? lag_bound(s.rq, s.max_slice_seen, s.avg.min_weight) : 0;
+  // the bounds of the lag EEVDF allows, with the quantum the run had (a late tick, a
+  // tickless stretch: Rq::tick_quantum()), not only TICK_NSEC
+  const i128 light = key_check ? lag_bound(s.rq, s.max_slice_seen, s.avg.min_weight, s.rq.tick_quantum()) : 0;
   bool any_eligible = false, elig_reported = false, key_reported = false;
   for_each_queued(s.avg, [&](const SchedEntity& se) {
     const bool kernel = vruntime_eligible(cfs, base, se.vruntime, quiet);
@@ -33,7 +35,7 @@ void check_average(const CheckScope& s) {
       const i128 key = vruntime_diff(se.vruntime, cfs.zero_vruntime);  // entity_key()
       // within 4·light it is within the bound (lag_bound() >= 0): the entity's own bound is not looked up
       const bool near = key <= 4 * light && key >= -4 * light;
-      const i128 bound = near ? 0 : 4 * (static_cast<i128>(s.checker.bounds(se).lag_bound) + light);
+      const i128 bound = near ? 0 : 4 * (static_cast<i128>(s.checker.bounds(se).key_bound) + light);
       if (!near && (key > bound || key < -bound)) {
         key_reported = true;
         s.report(Id::KEY, "avg_vruntime / update_zero_vruntime",

@@ -36,17 +36,17 @@ u64 saturate_u64(u128 x) { return x > ~u64{0} ? ~u64{0} : static_cast<u64>(x); }
 
 // The real time entity_lag() clamps to: max_slice + TICK_NSEC (6e3c0a4e1ad1),
 // before it max(2 * slice, TICK_NSEC).
-u64 lag_span(const Rq& rq, u64 max_slice) {
-  const u64 tick = rq.profile().tick_nsec();
+u64 lag_span(const Rq& rq, u64 max_slice, u64 quantum) {
+  const u64 tick = quantum ? quantum : rq.profile().tick_nsec();
   return rq.profile().behaviour.lag_limit_max_slice ? max_slice + tick : std::max(2 * max_slice, tick);
 }
 }  // namespace
 
 // The profile's lag clamp for the largest slice: calc_delta(max_slice + TICK)
 // (6e3c0a4e1ad1), or before it calc_delta(max(2 * slice, TICK)).
-u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
+u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight, u64 tick) {
   if (weight == 0) return 0;
-  const u64 span = lag_span(rq, max_slice);
+  const u64 span = lag_span(rq, max_slice, tick);
   const u128 scaled = static_cast<u128>(span) << kNice0LoadShift;
   // a 64-bit division when the dividend fits (it does for any slice up to 2^54 ns): the same quotient
   u128 q = scaled >> 64 ? scaled / weight : static_cast<u64>(scaled) / weight;
@@ -73,7 +73,7 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight) {
 // (w = 2^28, 6 ms: 23436, where the quotient is 23437.5 and lag_bound() 23438).
 // Whether a lag was clamped is decided against this value.
 u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw) {
-  return calc_delta_fair(lag_span(rq, max_slice), lw, rq.profile().behaviour.calc_delta, null_observer());
+  return calc_delta_fair(lag_span(rq, max_slice, 0), lw, rq.profile().behaviour.calc_delta, null_observer());
 }
 
 // The inverse-weight __calc_delta (up to v7.0) multiplies by sched_prio_to_wmult[],
@@ -131,6 +131,8 @@ const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
   b.weight = lw.weight;
   b.max_slice = max_slice_seen_;
   b.lag_bound = lag_bound(*rq_, max_slice_seen_, lw.weight);
+  b.quantum = rq_->tick_quantum();
+  b.key_bound = b.quantum == rq_->profile().tick_nsec() ? b.lag_bound : lag_bound(*rq_, max_slice_seen_, lw.weight, b.quantum);
   b.vslice = calc_delta_fair(max_slice_seen_, lw, rq_->profile().behaviour.calc_delta, null_observer());
   b.vslice += static_cast<u64>(inverse_weight_excess(*rq_, b.vslice));
   return b;

@@ -90,7 +90,8 @@ inline bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 v
   return static_cast<i128>(key) * avg.weight <= avg.sum;
 }
 // The kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
-u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight);
+// `tick`: the quantum in place of TICK_NSEC (0: TICK_NSEC, the kernel's clamp).
+u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight, u64 tick = 0);
 // The lag clamp entity_lag() computes, exactly (lag_bound() is an upper bound of it).
 u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw);
 // What the inverse-weight __calc_delta may add to an exact quotient (0 on full-weight profiles).
@@ -149,7 +150,7 @@ struct ProtectionOverWait {
   const SchedEntity* curr = nullptr;
   u64 curr_picked_at = 0;  // curr's prev_sum_exec_runtime (set_next_entity() sets it)
   u64 waiter_ran = 0;      // the waiter's sum_exec_runtime
-  u64 ticks = 0;           // Rq::ticks then
+  u64 ticks = 0;           // Rq::charged_ticks then
   u64 clock = 0;           // rq_clock_task() then
 };
 // After the operation, on s.cfs: the entity EEVDF would run gets the CPU at the
@@ -192,7 +193,9 @@ struct Tolerances {
 struct WeightBounds {
   u64 weight = 0;
   u64 max_slice = 0;
-  u64 lag_bound = 0;  // lag_bound(max_slice, weight)
+  u64 lag_bound = 0;  // lag_bound(max_slice, weight): the kernel's clamp (I-LAG)
+  u64 quantum = 0;    // Rq::tick_quantum() when computed
+  u64 key_bound = 0;  // lag_bound(max_slice, weight, quantum): the lag EEVDF allows (I-KEY)
   u64 vslice = 0;     // calc_delta_fair(max_slice) for this weight, on the profile's path
 };
 
@@ -202,7 +205,10 @@ class Checker final : public Observer {
   u64 rescaled_lag_limit(const SchedEntity& se) const;
   const WeightBounds& bounds(const SchedEntity& se) {
     const WeightBounds& b = bounds_[entity_slot(se)];
-    return b.weight == eevdf_load_of(*rq_, se).weight && b.max_slice == max_slice_seen_ ? b : recompute_bounds(se);
+    return b.weight == eevdf_load_of(*rq_, se).weight && b.max_slice == max_slice_seen_ &&
+                   b.quantum == rq_->tick_quantum()
+               ? b
+               : recompute_bounds(se);
   }
   explicit Checker(Selection selection = {}, Tolerances tolerances = {})
       : selection_(selection), tolerances_(tolerances) {

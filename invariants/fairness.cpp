@@ -73,7 +73,8 @@ void FairnessWindow::update(const CheckScope& s, bool running) {
       }
   }
   if (weight == 0) return;
-  const i128 unit = static_cast<i128>(s.max_slice_seen + rq.profile().tick_nsec());
+  // r_max + the quantum: TICK_NSEC, or the longest stretch without a tick (Rq::tick_quantum())
+  const i128 unit = static_cast<i128>(s.max_slice_seen + rq.tick_quantum());
   // Every member shares this update's denominator W·unit: the worst ratio is the
   // largest |deviation|·W up to the first violation, compared with the worst
   // seen once (not per member), and the bound is members·unit·W for all.

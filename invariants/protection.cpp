@@ -105,7 +105,9 @@ void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 befo
            {&se});
 }
 
-// Rule 4, after every operation, from the state and the backend's tick count. Not while
+// Rule 4, after every operation, from the state and the backend's count of the
+// ticks that charged curr some time (a tick at the clock of curr's last update
+// returns early from update_curr() and decides nothing). Not while
 // a next buddy is set: PICK_BUDDY / NEXT_BUDDY run the buddy first, by design.
 void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverWait>& waits) {
   if (!s.on(Id::PROT)) return;
@@ -131,19 +133,19 @@ void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverW
   const bool same = w->waiter == best && w->curr == curr && w->curr_picked_at == curr->prev_sum_exec_runtime &&
                     w->waiter_ran == best->sum_exec_runtime;
   if (!same) {
-    *w = ProtectionOverWait{&cfs, best, curr, curr->prev_sum_exec_runtime, best->sum_exec_runtime, s.rq.ticks,
+    *w = ProtectionOverWait{&cfs, best, curr, curr->prev_sum_exec_runtime, best->sum_exec_runtime, s.rq.charged_ticks,
                             s.rq.clock_task};
     return;
   }
-  if (s.rq.ticks == w->ticks) return;
+  if (s.rq.charged_ticks == w->ticks) return;
   s.report(Id::PROT, "entity_tick / update_curr (protection over)",
            fmt::format("{} has the earliest eligible deadline ({}) and curr {} is not protected (v {}, protection "
                        "ended), but {} tick(s) and {} ns later {} still runs: the first tick should have "
                        "rescheduled it",
                        entity_name(s.rq, best), best->deadline, entity_name(s.rq, curr), curr->vruntime,
-                       s.rq.ticks - w->ticks, s.rq.clock_task - w->clock, entity_name(s.rq, curr)),
+                       s.rq.charged_ticks - w->ticks, s.rq.clock_task - w->clock, entity_name(s.rq, curr)),
            {best, curr});
-  w->ticks = s.rq.ticks;  // once per tick it waits
+  w->ticks = s.rq.charged_ticks;  // once per tick it waits
 }
 
 }  // namespace eevdf::inv

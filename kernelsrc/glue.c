@@ -113,11 +113,13 @@ static void kb_setparam_fair(struct task_struct *p, unsigned int policy, u64 run
 }
 
 /* ---- set-up ---- */
-static unsigned long long kb_ticks;  /* counted for the checker, as the model's Rq::ticks */
+static unsigned long long kb_charged_ticks;  /* counted for the checker, as the model's Rq::charged_ticks */
+static unsigned long long kb_last_tick, kb_longest_tick_gap;  /* and Rq::last_tick, Rq::longest_tick_gap */
 
 void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   memset(&kb_rq, 0, sizeof kb_rq);
-  kb_ticks = 0;
+  kb_charged_ticks = 0;
+  kb_last_tick = kb_longest_tick_gap = 0;
   memset(kb_tasks, 0, sizeof kb_tasks);
   memset(&kb_idle_task, 0, sizeof kb_idle_task);
   memset(kb_groups, 0, sizeof kb_groups);
@@ -280,7 +282,9 @@ void kb_yield(void) {
 
 /* sched_tick(): the class's task_tick, then a pending reschedule at the tick's return */
 static void kb_do_tick(void) {
-  ++kb_ticks;
+  if (kb_rq.curr != &kb_idle_task && kb_rq.clock_task > kb_rq.curr->se.exec_start) ++kb_charged_ticks;
+  if (kb_rq.clock_task - kb_last_tick > kb_longest_tick_gap) kb_longest_tick_gap = kb_rq.clock_task - kb_last_tick;
+  kb_last_tick = kb_rq.clock_task;
   if (kb_rq.curr != &kb_idle_task) task_tick_fair(&kb_rq, kb_rq.curr, 0);
 }
 
@@ -461,7 +465,9 @@ void kb_export(struct kb_state *s) {
   s->nr_tasks = kb_nr_tasks;
   s->nr_groups = kb_nr_groups;
   s->clock_task = kb_rq.clock_task;
-  s->ticks = kb_ticks;
+  s->charged_ticks = kb_charged_ticks;
+  s->last_tick = kb_last_tick;
+  s->longest_tick_gap = kb_longest_tick_gap;
   s->curr = kb_rq.curr == &kb_idle_task ? -1 : kb_entity_id(&kb_rq.curr->se);
   s->need_resched = kb_need_resched();
   s->nr_running = kb_rq.nr_running;

@@ -47,7 +47,8 @@ struct kb_state {
   int nr_tasks, nr_groups, curr, need_resched;
   unsigned int nr_running;
   unsigned long long clock_task, base_slice;
-  unsigned long long ticks;  /* scheduler ticks so far (not a kernel field: I-PROT counts them) */
+  unsigned long long charged_ticks;  /* ticks that found curr with time to charge (as the model's Rq) */
+  unsigned long long last_tick, longest_tick_gap;  /* as the model's Rq (the lag bounds' quantum) */
   struct kb_entity task_se[KB_MAX_TASKS];
   int task_on_rq[KB_MAX_TASKS], task_state[KB_MAX_TASKS], task_group[KB_MAX_TASKS];
   struct kb_queue root;

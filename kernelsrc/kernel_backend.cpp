@@ -367,7 +367,9 @@ void KernelBackend::refresh() {
   }
   copy_queue(s.root, rq.cfs);
   rq.clock_task = s.clock_task;
-  rq.ticks = s.ticks;
+  rq.charged_ticks = s.charged_ticks;
+  rq.last_tick = s.last_tick;
+  rq.longest_tick_gap = s.longest_tick_gap;
   rq.curr = s.curr;
   rq.need_resched = s.need_resched != 0;
   rq.nr_running = s.nr_running;

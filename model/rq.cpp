@@ -275,8 +275,10 @@ Refusal Rq::yield(int id) {
 }
 
 void Rq::do_tick() {
-  ++ticks;
+  if (clock_task - last_tick > longest_tick_gap) longest_tick_gap = clock_task - last_tick;
+  last_tick = clock_task;
   Task* p = task(curr);
+  if (p && clock_task > p->se.exec_start) ++charged_ticks;
   if (p) task_tick_fair(*this, *p);
 }
 

@@ -118,7 +118,20 @@ class Rq {
   // ---- state ----
   CfsRq cfs;
   u64 clock_task = 0;     // rq_clock_task(), ns
-  u64 ticks = 0;          // scheduler ticks so far (not a kernel field: the checker counts them, I-PROT)
+  // Not a kernel field: the ticks so far that found the running task with time to
+  // charge (update_curr() did not return early for a zero delta); I-PROT's rule 4.
+  u64 charged_ticks = 0;
+  // Not kernel fields either: the clock at the last tick and the longest stretch
+  // between two ticks so far (a late `tick DUR`, a tickless `run DUR notick`).
+  u64 last_tick = 0;
+  u64 longest_tick_gap = 0;
+  // The scheduling quantum the lag bounds of EEVDF assume: TICK_NSEC, or the
+  // longest stretch without a tick so far, the present one included.
+  u64 tick_quantum() const {
+    const u64 since = clock_task - last_tick;
+    const u64 longest = longest_tick_gap > since ? longest_tick_gap : since;
+    return longest > profile_.tick_nsec() ? longest : profile_.tick_nsec();
+  }
   int curr = -1;          // task on the CPU, -1 = idle
   bool need_resched = false;
   bool oops = false;      // the kernel would have crashed (NULL pick); entry points refuse
