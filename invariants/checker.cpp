@@ -588,6 +588,19 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   rw_.v_floor = v_floor;
 }
 
+// A sched_change's dequeue makes the deadline d - v. A record still current
+// just before (d unchanged since, or d - v unchanged since) follows it in that
+// form: the operation's update_curr() may have moved v first, and the
+// placement at its end moves v again (rounding), so neither absolute test
+// would match afterwards.
+void Checker::on_deadline_made_relative(const SchedEntity& se) {
+  adopt_new_tasks();
+  RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
+  if (!r.set || r.relative) return;
+  const u64 absolute = se.deadline + se.vruntime;  // wraps as the kernel's u64 does
+  if (r.deadline == absolute || r.distance == se.deadline) r = {true, r.clamped, true, se.deadline, r.excess, 0};
+}
+
 // Off the queue (a sched_change, or the v7.3 enqueue before placement) the
 // deadline is d - v, which the next placement keeps: one truncated rescale of
 // d - v, carrying the drift (and an F7 mark) of the reweight that left d, if d

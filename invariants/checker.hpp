@@ -281,6 +281,7 @@ class Checker final : public Observer {
   void on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) override;
   void on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) override;
   void on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) override;
+  void on_deadline_made_relative(const SchedEntity& se) override;
   void on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relative, u64 old_weight,
                                      u64 new_weight) override;
   void on_read_avg(const CfsRq& cfs_rq, const char* caller) override;

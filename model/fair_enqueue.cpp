@@ -104,6 +104,7 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   if (profile.feat(Feature::PLACE_REL_DEADLINE) && !sleep) {
     se.deadline -= se.vruntime;
     se.rel_deadline = true;
+    rq.obs().on_deadline_made_relative(se);
   }
   if (&se != cfs_rq.curr) dequeue_entity_rb(cfs_rq, se);
   se.on_rq = false;

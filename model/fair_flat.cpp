@@ -331,6 +331,7 @@ bool dequeue_task_flat(Rq& rq, Task& p, int flags) {
   if (profile.feat(Feature::PLACE_REL_DEADLINE) && !(flags & dequeue_flags::SLEEP)) {
     se.deadline -= se.vruntime;
     se.rel_deadline = true;
+    rq.obs().on_deadline_made_relative(se);
   }
   if (&se != root.curr) dequeue_entity_rb(root, se);
   rq.nr_running--;  // sub_nr_running()

@@ -135,6 +135,9 @@ class Observer {
   // rescale_entity() rescaled se's relative deadline (before: `old_relative`) by old/new weight.
   virtual void on_relative_deadline_rescaled(const SchedEntity&, u64 /*old_relative*/, u64 /*old_weight*/,
                                              u64 /*new_weight*/) {}
+  // dequeue_entity() of a sched_change (not a sleep) made se's deadline relative,
+  // d - v, for the placement that ends the change (PLACE_REL_DEADLINE).
+  virtual void on_deadline_made_relative(const SchedEntity&) {}
   // set_load_weight() wrote se->load directly (no reweight_entity()): a new
   // task's first weight, or, before d32960528702, a SCHED_IDLE task's.
   virtual void on_load_set(const SchedEntity&, u64 /*old_weight*/) {}
