@@ -240,6 +240,9 @@ int main(int argc, char** argv) {
   fuzzcmd->add_flag("--nohz-full", campaign.nohz_full,
                     "generate 'run DUR notick' (a nohz_full CPU; default: it decodes as 'run'; with it I-KEY fires on "
                     "mainline, docs/fuzzing.md)");
+  fuzzcmd->add_flag("--rt", campaign.rt,
+                    "create SCHED_FIFO tasks too ('task T<n> policy=fifo', byte format 7: about one created task in "
+                    "sixteen; default: fair tasks only, format 6)");
   fuzzcmd->add_flag("--late-ticks", campaign.late_ticks,
                     "generate 'tick DUR' later than TICK_NSEC too (default: at most 1ms; a late tick breaks the tick "
                     "period the lag bounds of I-FAIR and I-KEY assume)");
