@@ -170,7 +170,7 @@ const char* kRtScenario =
     "profile v6.12.118\n"
     "task A\ntask B\ntask R policy=fifo\n"
     "wake A\nrun 2ms\nwake R\ntick nopreempt\nexpect curr A\nrun 3ms\nexpect curr R\n"
-    "wake B\nrun 2ms notick\nsleep R\nexpect curr A\nrun 6ms\nwake R\nyield A\nexpect curr R\nexit R\n"
+    "wake B\nrun 2ms notick\nsleep R\nexpect curr B\nwake R\nyield B\nexpect curr R\nexit R\n"
     "run 4ms\nexpect no-violation\n";
 
 TEST(KernelRt, SameOnTheKernelsOwnCodeAndInLockstep) {
