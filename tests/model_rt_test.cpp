@@ -4,6 +4,7 @@
 // v7.2), on the model, on the kernel's own fair.c and in lockstep.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 #include "kernelsrc/kernel_backend.hpp"
@@ -11,6 +12,7 @@
 #include "model/profile.hpp"
 #include "model/rq.hpp"
 #include "model/system.hpp"
+#include "scenario/executor.hpp"
 #include "support/run_scenario.hpp"
 
 namespace eevdf {
@@ -181,6 +183,83 @@ TEST(KernelRt, SameOnTheKernelsOwnCodeAndInLockstep) {
     EXPECT_FALSE(r.divergence.has_value()) << r.divergence->field << ": model " << r.divergence->model
                                            << ", kernel " << r.divergence->kernel;
   }
+}
+
+// Random sequences with RT tasks and ticks without a preemption point (which
+// no byte format has): on 6.12.118 the model and the kernel's own code agree
+// in lockstep, and no profile reschedules a lone fair entity at a tick (rule 5).
+scn::Scenario random_rt_scenario(std::mt19937& rng, const char* profile) {
+  scn::Scenario s;
+  s.profile = profile;
+  int ntasks = 0;
+  auto name = [](int i) { return "T" + std::to_string(i); };
+  const int nops = 20 + static_cast<int>(rng() % 60);
+  for (int i = 0; i < nops; ++i) {
+    scn::Op op;
+    const unsigned k = rng() % 12;
+    if (ntasks == 0 || (k == 0 && ntasks < 8)) {
+      op.kind = scn::OpKind::create;
+      op.task = name(ntasks++);
+      if (rng() % 3 == 0) op.policy = Policy::fifo;
+      else op.value = static_cast<s64>(rng() % 11) - 5;
+    } else {
+      op.task = name(static_cast<int>(rng() % static_cast<unsigned>(ntasks)));
+      switch (k) {
+        case 1: case 2: op.kind = scn::OpKind::wake; break;
+        case 3: op.kind = scn::OpKind::sleep; break;
+        case 4: op.kind = scn::OpKind::run; op.value = static_cast<s64>(1 + rng() % 5000) * 1000; break;
+        case 5: case 6: op.kind = scn::OpKind::tick; op.nopreempt = true; break;
+        case 7: op.kind = scn::OpKind::tick; break;
+        case 8: op.kind = scn::OpKind::schedule; break;
+        case 9: op.kind = scn::OpKind::yield; break;
+        case 10: op.kind = scn::OpKind::nice; op.value = static_cast<s64>(rng() % 11) - 5; break;
+        default: op.kind = scn::OpKind::exit; break;
+      }
+      if (op.kind == scn::OpKind::run || op.kind == scn::OpKind::tick || op.kind == scn::OpKind::schedule)
+        op.task.clear();
+    }
+    s.ops.push_back(op);
+  }
+  return s;
+}
+
+TEST(KernelRt, RandomSequencesAgreeInLockstepAndKeepRule5) {
+  std::mt19937 rng(21);
+  for (const char* p : {"v6.6", "v6.12", "v6.12.118", "v6.18", "v7.0", "v7.1", "v7.2", "v7.3", "mainline"}) {
+    const Profile prof = profile(p);
+    for (int run = 0; run < 150; ++run) {
+      const scn::Scenario s = random_rt_scenario(rng, p);
+      scn::ExecOptions o;
+      o.strict = false;
+      o.keep_going = true;
+      const scn::ExecResult r = scn::execute(s, prof, o);
+      for (const auto& v : r.violations)
+        EXPECT_NE(v.where, "entity_tick / update_curr (lone entity)") << p << ": " << v.what;
+      if (std::string(p) != "v6.12.118" || !kernelsrc::available()) continue;
+      o.backend = scn::Backend::lockstep;
+      const scn::ExecResult l = scn::execute(s, prof, o);
+      EXPECT_FALSE(l.divergence.has_value()) << l.divergence->field << ": model " << l.divergence->model
+                                             << ", kernel " << l.divergence->kernel;
+    }
+  }
+}
+
+// The same generator reaches rule 5: with B25 (v6.12-rc1's rq->nr_running test)
+// some sequences reschedule a lone fair task beside a queued RT task.
+TEST(KernelRt, RandomSequencesReachRule5WithB25) {
+  std::mt19937 rng(21);
+  Profile prof = profile("v6.12.118");
+  prof.behaviour.lone_test_rq_nr_running = true;
+  int found = 0;
+  for (int run = 0; run < 150; ++run) {
+    scn::ExecOptions o;
+    o.strict = false;
+    o.keep_going = true;
+    const scn::ExecResult r = scn::execute(random_rt_scenario(rng, "v6.12.118"), prof, o);
+    for (const auto& v : r.violations)
+      if (v.where == "entity_tick / update_curr (lone entity)") ++found;
+  }
+  EXPECT_GT(found, 0);
 }
 
 }  // namespace
