@@ -314,6 +314,7 @@ int main(int argc, char** argv) {
   bool check_lockstep = false;
   check->add_flag("--lockstep", check_lockstep,
                   "also run every operation on the kernel's own fair.c and fail a case at the first difference");
+  check->add_flag("--rt", check_config.rt, "create SCHED_FIFO tasks too ('task T<n> policy=fifo')");
   check->add_flag("--groups", check_config.groups,
                   "generate task-group commands too (group, move, shares, group_idle; finds the open candidate F7)");
 
