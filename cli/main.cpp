@@ -238,14 +238,14 @@ int main(int argc, char** argv) {
       "generate debug_read (the sched debugfs reader) on any profile (default: where it races, v6.12.118)");
   fuzzcmd->add_flag("--no-debug-read", fuzz_no_debug_read, "no debug_read operations")->excludes(debug_read_flag);
   fuzzcmd->add_flag("--nohz-full", campaign.nohz_full,
-                    "generate 'run DUR notick' (a nohz_full CPU; default: it decodes as 'run'; with it I-KEY fires on "
-                    "mainline, docs/fuzzing.md)");
+                    "generate 'run DUR notick' (a nohz_full CPU; default: it decodes as 'run', which keeps the "
+                    "digests of the default streams; docs/fuzzing.md)");
   fuzzcmd->add_flag("--rt", campaign.rt,
                     "create SCHED_FIFO tasks too ('task T<n> policy=fifo', byte format 7: about one created task in "
                     "sixteen; default: fair tasks only, format 6)");
   fuzzcmd->add_flag("--late-ticks", campaign.late_ticks,
-                    "generate 'tick DUR' later than TICK_NSEC too (default: at most 1ms; a late tick breaks the tick "
-                    "period the lag bounds of I-FAIR and I-KEY assume)");
+                    "generate 'tick DUR' later than TICK_NSEC too (default: at most 1ms; the bounds of I-FAIR and I-KEY "
+                    "then use the longest stretch without a tick, docs/fuzzing.md)");
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");

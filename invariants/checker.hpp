@@ -150,8 +150,9 @@ struct ProtectionOverWait {
   const SchedEntity* curr = nullptr;
   u64 curr_picked_at = 0;  // curr's prev_sum_exec_runtime (set_next_entity() sets it)
   u64 waiter_ran = 0;      // the waiter's sum_exec_runtime
-  u64 ticks = 0;           // Rq::charged_ticks then
-  u64 clock = 0;           // rq_clock_task() then
+  u64 ticks = 0;           // Rq::charged_ticks at the end of the last operation
+  u64 curr_ran = 0;        // curr's sum_exec_runtime then
+  u64 clock = 0;           // rq_clock_task() when the wait began
 };
 // After the operation, on s.cfs: the entity EEVDF would run gets the CPU at the
 // first tick after curr's protection is over. `waits` holds one record per queue.

@@ -114,8 +114,12 @@ void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 befo
 
 // Rule 4, after every operation, from the state and the backend's count of the
 // ticks that charged curr some time (a tick at the clock of curr's last update
-// returns early from update_curr() and decides nothing). Not while
-// a next buddy is set: PICK_BUDDY / NEXT_BUDDY run the buddy first, by design.
+// returns early from update_curr() and decides nothing). The count is the CPU's
+// (its running task's); a tick charges this queue's curr only if curr's own
+// sum_exec_runtime grew in the same operation: with groups a tick can charge the
+// task and leave the group entity above it at delta 0 (its queue was updated at
+// the same clock by a wake-up), and that level then decides nothing either. Not
+// while a next buddy is set: PICK_BUDDY / NEXT_BUDDY run the buddy first, by design.
 void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverWait>& waits) {
   if (!s.on(Id::PROT)) return;
   ProtectionOverWait* w = nullptr;
@@ -140,19 +144,28 @@ void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverW
   const bool same = w->waiter == best && w->curr == curr && w->curr_picked_at == curr->prev_sum_exec_runtime &&
                     w->waiter_ran == best->sum_exec_runtime;
   if (!same) {
-    *w = ProtectionOverWait{&cfs, best, curr, curr->prev_sum_exec_runtime, best->sum_exec_runtime, s.rq.charged_ticks,
+    *w = ProtectionOverWait{&cfs,
+                            best,
+                            curr,
+                            curr->prev_sum_exec_runtime,
+                            best->sum_exec_runtime,
+                            s.rq.charged_ticks,
+                            curr->sum_exec_runtime,
                             s.rq.clock_task};
     return;
   }
-  if (s.rq.charged_ticks == w->ticks) return;
+  const u64 ticks = s.rq.charged_ticks - w->ticks;
+  const bool charged = ticks != 0 && curr->sum_exec_runtime != w->curr_ran;
+  w->ticks = s.rq.charged_ticks;
+  w->curr_ran = curr->sum_exec_runtime;
+  if (!charged) return;
   s.report(Id::PROT, "entity_tick / update_curr (protection over)",
            fmt::format("{} has the earliest eligible deadline ({}) and curr {} is not protected (v {}, protection "
-                       "ended), but {} tick(s) and {} ns later {} still runs: the first tick should have "
-                       "rescheduled it",
-                       entity_name(s.rq, best), best->deadline, entity_name(s.rq, curr), curr->vruntime,
-                       s.rq.charged_ticks - w->ticks, s.rq.clock_task - w->clock, entity_name(s.rq, curr)),
+                       "ended), but {} tick(s) charging it and {} ns later {} still runs: the first tick should "
+                       "have rescheduled it",
+                       entity_name(s.rq, best), best->deadline, entity_name(s.rq, curr), curr->vruntime, ticks,
+                       s.rq.clock_task - w->clock, entity_name(s.rq, curr)),
            {best, curr});
-  w->ticks = s.rq.charged_ticks;  // once per tick it waits
 }
 
 }  // namespace eevdf::inv

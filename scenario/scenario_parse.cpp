@@ -953,12 +953,7 @@ class Parser {
       return;
     }
     op.field = std::string(field);
-    const auto cmp = cmp_from(tok(3));
-    if (!has(3) || !cmp) {
-      fail(col(3), "expected a comparison (==, !=, <, <=, >, >=) after " + q(t) + ", " + found(3));
-      return;
-    }
-    op.cmp = *cmp;
+    if (!comparison(op.cmp)) return;
     if (spec->value == FieldValue::entity) {
       if (op.cmp != CmpOp::eq && op.cmp != CmpOp::ne) {
         fail(col(3), "expected == or != after " + q(t) + " (an entity is the buddy or not), " + found(3));
@@ -978,16 +973,10 @@ class Parser {
         return;
       }
       op.task = name == "none" ? std::string() : name;
-    } else {
-      if (!need(4, "a value (an integer such as -5, or a duration such as 3ms) after the comparison")) return;
-      if (!field_value(tok(4), col(4), op.value)) return;
-    }
-    if (tok(5).substr(0, 4) == "cpu=") {
-      if (!cpu_value(tok(5).substr(4), col(5) + 4, op.cpu, "'cpu='")) return;
-      if (!expect_end(6, "'cpu=N'")) return;
-    } else if (!expect_end(5, "the value")) {
+    } else if (!number_value(op.value)) {
       return;
     }
+    if (!cpu_then_end(true, op.cpu)) return;
     push(std::move(op));
   }
 
@@ -1019,22 +1008,31 @@ class Parser {
     }
     op.task = std::string(name);
     op.field = std::string(field);
-    const auto cmp = cmp_from(tok(3));
-    if (!has(3) || !cmp) {
-      fail(col(3), "expected a comparison (==, !=, <, <=, >, >=) after " + q(t) + ", " + found(3));
-      return;
-    }
-    op.cmp = *cmp;
-    if (!need(4, "a value (an integer such as -5, or a duration such as 3ms) after the comparison")) return;
-    if (!field_value(tok(4), col(4), op.value)) return;
+    if (!comparison(op.cmp) || !number_value(op.value)) return;
     // a group has an entity on every CPU: cpu=N picks one (CPU 0 without)
-    if (groups_.count(op.task) && tok(5).substr(0, 4) == "cpu=") {
-      if (!cpu_value(tok(5).substr(4), col(5) + 4, op.cpu, "'cpu='")) return;
-      if (!expect_end(6, "'cpu=N'")) return;
-    } else if (!expect_end(5, "the value")) {
-      return;
-    }
+    if (!cpu_then_end(groups_.count(op.task) != 0, op.cpu)) return;
     push(std::move(op));
+  }
+
+  // The shared tail of `expect queue` and `expect field`: the comparison (token
+  // 3) after QUEUE.FIELD or NAME.FIELD (token 2), ...
+  bool comparison(CmpOp& out) {
+    const auto cmp = cmp_from(tok(3));
+    if (!has(3) || !cmp)
+      return fail(col(3), "expected a comparison (==, !=, <, <=, >, >=) after " + q(tok(2)) + ", " + found(3));
+    out = *cmp;
+    return true;
+  }
+  // ... a number or a duration (token 4) ...
+  bool number_value(s64& out) {
+    if (!need(4, "a value (an integer such as -5, or a duration such as 3ms) after the comparison")) return false;
+    return field_value(tok(4), col(4), out);
+  }
+  // ... and, where the queue or entity exists on every CPU, `cpu=N` (CPU 0 without).
+  bool cpu_then_end(bool cpu_allowed, int& cpu) {
+    if (cpu_allowed && tok(5).substr(0, 4) == "cpu=")
+      return cpu_value(tok(5).substr(4), col(5) + 4, cpu, "'cpu='") && expect_end(6, "'cpu=N'");
+    return expect_end(5, "the value");
   }
 
   bool field_value(std::string_view v, int c, s64& out) {

@@ -890,6 +890,23 @@ TEST(Catalogue, ProtCleanTwinLoneTaskBesideAnRtTask) {
   }
 }
 
+// A tick at the clock of a wake-up charges the running task (its group's queue
+// was last updated earlier) but not its group entity: the wake-up of T15 updated
+// the root queue at that clock, so the root's update_curr() sees delta 0 and
+// decides nothing. Rule 4 waits for a tick that charges the queue's own curr
+// (found as a false alarm by `fuzz --profile mainline --late-ticks --nohz-full
+// --seed 41`, minimized).
+std::string tick_at_wakeup_clock(const char* last_tick) {
+  return std::string("profile mainline\ngroup G1\ntask T9\nmove T9 G1\nwake T9\ntask T15\nrun 16275500ns\n"
+                     "wake T15\n") +
+         last_tick + "\n";
+}
+
+TEST(Catalogue, ProtCleanTwinATickThatChargesOnlyTheTaskBelowTheGroup) {
+  test::expect_ok(test::run_scenario_text(tick_at_wakeup_clock("tick 0")));
+  test::expect_ok(test::run_scenario_text(tick_at_wakeup_clock("tick")));
+}
+
 // Finding F1 (docs/findings.md): renicing the running task leaves vprot in the
 // old weight's scale. Reported without the tolerance, tolerated with it.
 void f1_scenario(Harness& h) {
