@@ -29,6 +29,7 @@ const char* c_policy(Policy p) {
     case Policy::normal: return "SCHED_NORMAL";
     case Policy::batch: return "SCHED_BATCH";
     case Policy::idle: return "SCHED_IDLE";
+    case Policy::fifo: return "SCHED_FIFO";  // refused before (export_kstep)
   }
   return "SCHED_NORMAL";
 }
@@ -96,6 +97,15 @@ struct TaskInfo {
 
 std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& profile,
                                         const std::string& source_name, std::string& error) {
+  // issue 21 part 4: an RT task and a tick without a preemption point are not exported (yet)
+  for (const scn::Op& op : s.ops) {
+    if ((op.kind == scn::OpKind::create && op.policy == Policy::fifo) ||
+        (op.kind == scn::OpKind::tick && op.nopreempt)) {
+      error = std::string("the kSTEP export does not export '") + scn::print_op(op) +
+              "' (an RT task and a tick without a preemption point are the model's and the kernel backend's only)";
+      return std::nullopt;
+    }
+  }
   if (s.runqueues != 1) {
     error = "kSTEP export models one CPU; the scenario has runqueues " + std::to_string(s.runqueues);
     return std::nullopt;

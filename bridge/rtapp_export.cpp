@@ -20,6 +20,7 @@ const char* rt_policy(Policy p) {
     case Policy::normal: return "SCHED_OTHER";
     case Policy::batch: return "SCHED_BATCH";
     case Policy::idle: return "SCHED_IDLE";
+    case Policy::fifo: return "SCHED_FIFO";  // refused before (export_rtapp)
   }
   return "SCHED_OTHER";
 }
@@ -47,6 +48,15 @@ struct Thread {
 
 std::optional<std::string> export_rtapp(const scn::Scenario& s, const Profile& profile, const std::string& source_name,
                                         std::string& error) {
+  // issue 21 part 4: an RT task and a tick without a preemption point are not exported (yet)
+  for (const scn::Op& op : s.ops) {
+    if ((op.kind == scn::OpKind::create && op.policy == Policy::fifo) ||
+        (op.kind == scn::OpKind::tick && op.nopreempt)) {
+      error = std::string("the rt-app export does not export '") + scn::print_op(op) +
+              "' (an RT task and a tick without a preemption point are the model's and the kernel backend's only)";
+      return std::nullopt;
+    }
+  }
   if (s.runqueues != 1) {
     error = "rt-app export models one CPU; the scenario has runqueues " + std::to_string(s.runqueues);
     return std::nullopt;

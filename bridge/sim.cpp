@@ -61,7 +61,7 @@ namespace {
 char state_of(const Rq& rq, const Task& t) {
   if (t.state == TaskState::dead) return 'x';
   if (t.state == TaskState::new_) return 'n';
-  if (rq.curr == t.se.task_id) return 'r';
+  if (rq.running() == t.se.task_id) return 'r';  // an RT task too
   if (t.se.sched_delayed) return 'd';
   if (t.se.on_rq) return 'q';
   return 's';
@@ -74,7 +74,7 @@ void Sim::sample() {
   Sample s;
   s.clock = rq.clock_task;
   s.op_index = op_index_ - 1;
-  s.curr = rq.curr;
+  s.curr = rq.running();  // the task on the CPU, of whichever class
   s.avg_vruntime = v;
   s.tasks.reserve(rq.tasks.size());
   for (const Task& t : rq.tasks) {
@@ -103,7 +103,7 @@ void Sim::account(u64 from, u64 to) {
   if (to <= from) return;
   const u64 dt = to - from;
   const Rq& rq = *rq_;
-  if (rq.curr >= 0) r_.tasks[static_cast<std::size_t>(rq.curr)].runtime += dt;
+  if (rq.running() >= 0) r_.tasks[static_cast<std::size_t>(rq.running())].runtime += dt;
   double total = 0;
   for (const Task& t : rq.tasks)
     if (t.se.on_rq && !t.se.sched_delayed) total += static_cast<double>(t.se.load.weight);
@@ -115,7 +115,7 @@ void Sim::account(u64 from, u64 to) {
 }
 
 void Sim::after_switch() {
-  const int c = rq_->curr;
+  const int c = rq_->running();
   if (c == last_curr_) return;
   ++r_.counters.context_switches;
   last_curr_ = c;
@@ -132,7 +132,7 @@ void Sim::schedule_if_needed() {
   Rq& rq = *rq_;
   if (rq.oops) return;
   if (rq.need_resched) ++r_.counters.reschedules;
-  if (rq.need_resched || (rq.curr < 0 && rq.cfs.nr_queued)) {
+  if (rq.need_resched || (rq.running() < 0 && (rq.cfs.nr_queued || !rq.rt_queue.empty()))) {
     rq.schedule();
     after_switch();
   }
@@ -172,7 +172,8 @@ bool Sim::apply(const scn::Op& op) {
   checker_->begin_op(index, scn::op_class(op.kind));
   Refusal refusal = Refusal::none;
   const int id = op.task.empty() ? -1 : rq.find_task(op.task);
-  switch (op.kind) {
+  // `tick nopreempt` honours nothing: applied as one operation (default below)
+  switch (op.kind == OpKind::tick && op.nopreempt ? OpKind::schedule : op.kind) {
     case OpKind::run:
     case OpKind::tick: {
       // System::run() cut at every tick boundary, with a sample at each; a
@@ -217,7 +218,7 @@ bool Sim::apply(const scn::Op& op) {
       break;
     }
     case OpKind::schedule:
-      if (rq.need_resched) ++r_.counters.reschedules;
+      if (op.kind == OpKind::schedule && rq.need_resched) ++r_.counters.reschedules;
       refusal = scn::apply_operation(sys, op, id);
       break;
     default: refusal = scn::apply_operation(sys, op, id); break;

@@ -28,6 +28,10 @@ void print_table(std::ostream& out, const scn::Scenario& s, const scn::ExecResul
       const auto& e = st.tasks[i];
       const std::string& state = st.task_state[i];
       if (state == "new" || state == "dead" || state == "sleeping") continue;
+      if (state == "rt-running" || state == "rt-queued") {  // an RT task: not a fair entity
+        queue += fmt::format(" {}{} [rt]", e.task, state == "rt-running" ? "*" : "");
+        continue;
+      }
       // several CPUs: the lag against the task's own CPU's V, and "@CPU"
       const bool smp = i < st.task_cpu.size();
       const std::size_t cpu = smp ? static_cast<std::size_t>(st.task_cpu[i]) : 0;

@@ -100,7 +100,7 @@ void work(Shared& sh, unsigned job) {
                         (o.groups == CampaignOptions::Groups::mixed && (bytes[0] & 1));
     // format 6: every operation, time off the tick grid included (run DUR notick,
     // tick DUR); task groups and the debugfs reader only where the campaign has them
-    bytes[0] = scn::kBytesFormatVersion6;
+    bytes[0] = o.rt ? scn::kBytesFormatVersion7 : scn::kBytesFormatVersion6;  // 7: SCHED_FIFO tasks too
     bytes[1] = static_cast<std::uint8_t>(scn::bytes_runqueue_byte(o.runqueues) | (groups ? 0 : scn::kBytesNoGroups) |
                                          (sh.debug_read ? 0 : scn::kBytesNoDebugRead) |
                                          (o.late_ticks ? 0 : scn::kBytesEarlyTicks) |

@@ -47,6 +47,10 @@ struct CampaignOptions {
   // tickless beside a delayed group entity takes the key far from
   // zero_vruntime (I-KEY fires on mainline), as the kernel's own code does.
   bool nohz_full = false;
+  // RT tasks (--rt): byte format 7, where a create's policy byte from 240 on is
+  // `task T<n> policy=fifo` (issue 21 part 4). Off by default: the campaign's
+  // stream (format 6) and its digests stay as they were.
+  bool rt = false;
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark); with until_site, only a
   // finding whose site contains it ("reweight_eevdf": B08 beside v6.12's own I-RW)

@@ -22,7 +22,8 @@ const inv::Violation* same_finding(const Scenario& candidate, const ExecResult& 
 
 bool same_op(const Op& a, const Op& b) {
   return a.kind == b.kind && a.task == b.task && a.child == b.child && a.value == b.value && a.policy == b.policy &&
-         a.sync == b.sync && a.racing == b.racing && a.slice == b.slice && a.group == b.group && a.parent == b.parent && a.cpu == b.cpu;
+         a.sync == b.sync && a.racing == b.racing && a.slice == b.slice && a.group == b.group && a.parent == b.parent && a.cpu == b.cpu &&
+         a.nopreempt == b.nopreempt;
 }
 
 // Drops operations that name a task or a group no remaining create/fork/group
@@ -195,6 +196,9 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
           for (s64 v : {s64{1000}, s64{100000}, s64{1000000}, best.ops[i].value / 2})
             if (v > 0 && v < best.ops[i].value) attempt(i, [v](Op& o) { o.value = v; });
           break;
+        case OpKind::tick:  // a tick with its preemption point, if the finding needs none
+          if (best.ops[i].nopreempt) attempt(i, [](Op& o) { o.nopreempt = false; });
+          break;
         case OpKind::run_notick:  // a plain run or tick if the finding needs no time off the tick grid
         case OpKind::tick_after:
           attempt(i, [](Op& o) {
@@ -231,7 +235,9 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
     for (std::size_t i = 0; i < best.ops.size() && !out_of_time();) {
       const Op& op = best.ops[i];
       const bool setting = op.kind == OpKind::nice || op.kind == OpKind::policy || op.kind == OpKind::slice;
-      const std::optional<std::size_t> create = setting ? create_before_wake(i) : std::nullopt;
+      std::optional<std::size_t> create = setting ? create_before_wake(i) : std::nullopt;
+      // an RT task takes no nice, slice or policy option (the operation is refused on it anyway)
+      if (create && best.ops[*create].policy == Policy::fifo) create.reset();
       if (!create) {
         ++i;
         continue;

@@ -78,7 +78,8 @@ void mutate_argument(Record& r, std::mt19937& rng) {
   switch (kind) {
     case OpKind::create:
       if (arg == 1) r[1] = static_cast<std::uint8_t>(std::array<int, 4>{0, 20, 39, 21}[rng() % 4]);  // nice -20, 0, 19, 1
-      if (arg == 2) r[2] = static_cast<std::uint8_t>(rng() % 3);
+      // normal, batch, idle, or (version 7: kBytesCreateFifo) an RT task; older versions read 240 % 3: normal
+      if (arg == 2) r[2] = std::array<std::uint8_t, 4>{0, 1, 2, kBytesCreateFifo}[rng() % 4];
       if (arg == 3) r[3] = static_cast<std::uint8_t>(rng() % kBytesSlices.size());
       return;
     case OpKind::nice:

@@ -93,6 +93,13 @@ const Task* live_task(const RcSystem& sut, const std::string& name) {
   return t && t->state != TaskState::dead ? t : nullptr;
 }
 
+// The same, for the fair class's operations (nice, policy, slice, move,
+// migrate): an RT task is skipped (the executor refuses them on it).
+const Task* live_fair_task(const RcSystem& sut, const std::string& name) {
+  const Task* t = live_task(sut, name);
+  return t && t->policy != Policy::fifo ? t : nullptr;
+}
+
 void add_task(RcModel& m, const std::string& name, int index) {
   m.tasks.push_back({name, RcModel::Known::fresh});
   m.next_name = std::max(m.next_name, index + 1);
@@ -165,6 +172,26 @@ class CreateCmd final : public RcCommand {
   std::string group_;
 };
 
+// task T<i> policy=fifo: an RT task (CheckConfig::rt).
+class CreateRtCmd final : public RcCommand {
+ public:
+  explicit CreateRtCmd(const RcModel& m) : RcCommand(m), index_(m.next_name) {}
+  void checkPreconditions(const RcModel& m) const override {
+    const bool ok = can_add(m, index_);
+    RC_PRE(ok);
+  }
+  void apply(RcModel& m) const override { add_task(m, task_name(index_), index_); }
+  Op shown_op() const override {
+    Op op = make_op(OpKind::create, task_name(index_));
+    op.policy = Policy::fifo;
+    return op;
+  }
+  std::optional<Op> resolve(const RcSystem&) const override { return shown_op(); }
+
+ private:
+  int index_;
+};
+
 // group G<i> [shares=N] [parent=G]: never skipped, so the model knows every group.
 class GroupCmd final : public RcCommand {
  public:
@@ -205,7 +232,7 @@ class MoveCmd final : public RcCommand {
     return op;
   }
   std::optional<Op> resolve(const RcSystem& sut) const override {
-    if (!live_task(sut, task_)) return std::nullopt;
+    if (!live_fair_task(sut, task_)) return std::nullopt;
     return shown_op();
   }
 
@@ -262,6 +289,7 @@ class ForkCmd final : public RcCommand {
   std::optional<Op> resolve(const RcSystem& sut) const override {
     const std::string curr = sut.curr_name();
     if (curr.empty() || sut.rq.tasks.size() >= kMaxTasks) return std::nullopt;
+    if (sut.task(curr)->policy == Policy::fifo) return std::nullopt;  // an RT parent: refused
     Op op = shown_op();
     op.task = curr;
     return op;
@@ -325,7 +353,7 @@ class MigrateCmd final : public RcCommand {
     return op;
   }
   std::optional<Op> resolve(const RcSystem& sut) const override {
-    const Task* t = live_task(sut, task_);
+    const Task* t = live_fair_task(sut, task_);
     if (!t || sut.sys.rq(static_cast<unsigned>(t->cpu)).curr == t->se.task_id) return std::nullopt;
     return shown_op();
   }
@@ -348,6 +376,8 @@ class CurrCmd final : public RcCommand {
   std::optional<Op> resolve(const RcSystem& sut) const override {
     const std::string curr = sut.curr_name(static_cast<unsigned>(cpu_ < 0 ? 0 : cpu_));
     if (curr.empty()) return std::nullopt;
+    // an RT task on the CPU sleeps and exits; it does not yield (the fair class's)
+    if (Kind == OpKind::yield && sut.task(curr)->policy == Policy::fifo) return std::nullopt;
     return make_op(Kind, curr);
   }
 
@@ -407,7 +437,7 @@ class ParamCmd : public RcCommand {
     RC_PRE(ok);
   }
   std::optional<Op> resolve(const RcSystem& sut) const override {
-    if (!live_task(sut, task_)) return std::nullopt;
+    if (!live_fair_task(sut, task_)) return std::nullopt;
     return shown_op();
   }
 
@@ -482,7 +512,8 @@ class DebugReadCmd final : public RcCommand {
 
 // Command kinds in the order the generator weighs them.
 enum Kind : std::size_t { kCreate, kFork, kWake, kSleep, kRun, kTick, kSchedule, kYield, kNice, kPolicy, kSlice, kExit,
-                          kGroup, kMove, kShares, kGroupIdle, kMigrate, kDebugRead, kRunNotick, kTickAfter, kKinds };
+                          kGroup, kMove, kShares, kGroupIdle, kMigrate, kDebugRead, kRunNotick, kTickAfter,
+                          kCreateRt, kKinds };
 
 std::array<std::size_t, kKinds> weights(const RcModel& m) {
   std::array<std::size_t, kKinds> w{};
@@ -516,6 +547,7 @@ std::array<std::size_t, kKinds> weights(const RcModel& m) {
   w[kGroupIdle] = groups && has_groups ? 1 : 0;
   w[kMigrate] = runqueues_of(m) > 1 && has_tasks ? 3 : 0;
   w[kDebugRead] = m.setup && debug_read_races(m.setup->profile) && has_tasks ? 2 : 0;
+  w[kCreateRt] = room && m.setup && m.setup->rt ? 1 : 0;  // last: weight 0 leaves the other draws as they were
   return w;
 }
 
@@ -540,6 +572,7 @@ RcCommandPtr make_command(std::size_t kind, const RcModel& m) {
     case kDebugRead: return std::make_shared<DebugReadCmd>(m);
     case kRunNotick: return std::make_shared<RunNotickCmd>(m);
     case kTickAfter: return std::make_shared<TickAfterCmd>(m);
+    case kCreateRt: return std::make_shared<CreateRtCmd>(m);
     default: return std::make_shared<ExitCmd>(m);
   }
 }
@@ -621,7 +654,7 @@ std::string RcSystem::curr_name() const { return curr_name(0); }
 
 std::string RcSystem::curr_name(unsigned cpu) const {
   const Rq& r = sys.rq(cpu < sys.size() ? cpu : 0);
-  return r.curr >= 0 ? r.tasks[static_cast<std::size_t>(r.curr)].name : std::string();
+  return r.running() >= 0 ? r.tasks[static_cast<std::size_t>(r.running())].name : std::string();  // an RT task too
 }
 
 const Task* RcSystem::task(const std::string& name) const { return rq.task(rq.find_task(name)); }
@@ -832,6 +865,7 @@ CheckOutcome run_stateful_check(const CheckConfig& config) {
   }
   auto group_setup = std::make_shared<RcSetup>(*base_setup);
   group_setup->groups = config.groups;
+  group_setup->rt = config.rt;
   group_setup->runqueues = config.runqueues;
   group_setup->header.runqueues = config.runqueues;
   group_setup->backend = config.backend;

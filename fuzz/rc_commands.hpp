@@ -84,6 +84,7 @@ struct CheckConfig {
   // (uniform), so the mean length is about max_ops / 4.
   int max_ops = 100;
   bool groups = false;  // generate task-group commands too (eevdf-check check --groups)
+  bool rt = false;      // create SCHED_FIFO tasks too (eevdf-check check --rt)
   unsigned runqueues = 1;  // CPUs (eevdf-check check --runqueues): > 1 adds wake cpu= and migrate
   scn::Backend backend = scn::Backend::model;  // lockstep: compare with the kernel backend (eevdf-check check --lockstep)
   std::chrono::seconds shrink_budget{30};  // wall clock for shrinking, from the first failure
@@ -137,6 +138,9 @@ struct RcSetup {
   // lockstep: every performed operation also runs on the kernel backend and the
   // states are compared (a difference fails the case, id "lockstep").
   scn::Backend backend = scn::Backend::model;
+  // SCHED_FIFO tasks (issue 21 part 4): a CreateRt command (run_stateful_check()
+  // sets it from CheckConfig::rt). Off: the command streams are as before.
+  bool rt = false;
 };
 
 // The header for `profile`: its spec (model/profile_spec.hpp), which builds

@@ -1,6 +1,8 @@
 // I-SUM and I-CNT: the incremental sums and the counters, recomputed.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "invariants/checker.hpp"
 #include "model/fair.hpp"
 
@@ -39,6 +41,17 @@ static void check_counters(const CheckScope& s) {
   const bool root = &cfs == &rq.cfs;
   if (root) {
     for (const Task& t : rq.tasks) {
+      if (t.policy == Policy::fifo) {  // an RT task: never a fair entity; p->on_rq iff on this CPU's RT list
+        const bool listed = std::find(rq.rt_queue.begin(), rq.rt_queue.end(), t.se.task_id) != rq.rt_queue.end();
+        if (t.se.on_rq || (t.cpu == rq.cpu && t.on_rq != listed)) {
+          s.report(Id::CNT, "enqueue_task_rt / dequeue_task_rt",
+                   fmt::format("RT task {}: p->on_rq = {}, se->on_rq = {}, on the RT list: {}", t.name, t.on_rq,
+                               t.se.on_rq, listed),
+                   {&t.se});
+          return;
+        }
+        continue;
+      }
       if (t.on_rq != t.se.on_rq) {
         s.report(Id::CNT, "__block_task / activate_task",
                  fmt::format("{}: p->on_rq = {} but se->on_rq = {}", t.name, t.on_rq, t.se.on_rq), {&t.se});
@@ -99,8 +112,9 @@ static void check_counters(const CheckScope& s) {
   else if (cfs.h_nr_idle != h.idle)
     what = fmt::format("{}h_nr_idle = {} but {} queued tasks are SCHED_IDLE{}", q(), cfs.h_nr_idle, h.idle,
                        rq.groups.empty() ? "" : " or below an idle group");
-  else if (root && rq.nr_running != h.queued)
-    what = fmt::format("rq->nr_running = {} but {} fair tasks are queued", rq.nr_running, h.queued);
+  else if (root && rq.nr_running != h.queued + rq.rt_queue.size())
+    what = fmt::format("rq->nr_running = {} but {} fair tasks and {} RT tasks are queued", rq.nr_running, h.queued,
+                       rq.rt_queue.size());
   if (!what.empty()) s.report(Id::CNT, "account_entity_enqueue / dequeue_entities", what, {});
 }
 

@@ -249,6 +249,7 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
   check_deadline(scope);
   check_protection(scope);
   check_protection_over_wait(scope, over_wait_);
+  check_lone_tick(scope, lone_tick_);
   check_delay(scope);
 }
 

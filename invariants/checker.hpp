@@ -157,6 +157,21 @@ struct ProtectionOverWait {
 // After the operation, on s.cfs: the entity EEVDF would run gets the CPU at the
 // first tick after curr's protection is over. `waits` holds one record per queue.
 void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverWait>& waits);
+// I-PROT's rule 5: whether this CPU's fair class was lone at the end of the
+// last operation, and the backend's count of fair ticks that rescheduled then.
+struct LoneTickWatch {
+  bool lone = false;
+  int curr = -1;
+  u64 rescheds = 0;  // Rq::fair_tick_rescheds
+};
+// A lone fair entity: the running fair task is the only entity queued on every
+// level of its hierarchy (cfs_rq->nr_queued == 1 from its queue up to rq->cfs;
+// delayed entities count, they are queued by design; on the v7.3-rc single
+// runqueue rq->cfs.h_nr_queued == 1). RT tasks are not fair entities.
+bool lone_fair_entity(const Rq& rq);
+// After the operation, once per CPU (at its root queue): a lone fair entity is
+// never rescheduled by the fair class's tick (slice expiry, end of protection).
+void check_lone_tick(const CheckScope& s, LoneTickWatch& w);
 // w·(end - v) for the protection se holds now (0 if none): vprot, or the v6.6-v6.12 parity stash.
 i128 protected_run_left(const Rq& rq, const SchedEntity& se);
 void check_delay(const CheckScope& s);       // I-DELAY (state part)
@@ -336,6 +351,7 @@ class Checker final : public Observer {
   std::array<bool, kMaxEntities> prot_known_;
   std::array<bool, kMaxEntities> picked_;
   std::vector<ProtectionOverWait> over_wait_;  // I-PROT's wait rule, one per queue seen
+  LoneTickWatch lone_tick_;                     // I-PROT's rule 5
   // I-PROT between picks: Σ new weight over the reweight_entity() calls of it in
   // this operation (each may lengthen the protected run by < 1 virtual ns at its new weight)
   std::array<u64, kMaxEntities> reweight_rounding_;

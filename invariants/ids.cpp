@@ -142,7 +142,8 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "lag at delay time, and a V that sinks meanwhile deepens the debt (an expected finding)."},
     {"I-PROT",
      "slice protection lasts at most the shortest queued request from a real pick, only shrinks "
-     "until the next one, never passes the deadline, and the first tick after it ends reschedules",
+     "until the next one, never passes the deadline, the first tick after it ends reschedules, and "
+     "a lone fair entity is never rescheduled by a tick",
      "Slice protection (RUN_TO_PARITY, or one normalized base slice without it) lets curr keep\n"
      "the CPU although a queued entity has an earlier deadline. The design since v6.17-v7.0\n"
      "(052c3d87c82e, 74eec63661d4, bcd74b2ffdd0), checked on every profile:\n"
@@ -161,6 +162,16 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "     (0b9ca2dcabc3, v6.17), and the pick that follows takes it. A tick at the clock of\n"
      "     curr's last update (a group entity whose queue a wake-up just updated) returns\n"
      "     early and decides nothing. Not while a next buddy is set (the buddy runs first).\n"
+     "  5. and the converse: a lone fair entity is never rescheduled by the fair class's tick,\n"
+     "     at slice expiry or at the end of its protection (there is nobody to switch to). Lone:\n"
+     "     curr is the only entity queued on every level of its hierarchy (cfs_rq->nr_queued == 1\n"
+     "     up to rq->cfs; on the v7.3-rc single runqueue rq->cfs.h_nr_queued == 1). A delayed\n"
+     "     entity counts (it is queued by design, and the pick dequeues it); an RT task does\n"
+     "     not (it is not a fair entity: rq->nr_running counts it, cfs_rq->nr_queued does not).\n"
+     "     update_curr() tests its own level's count since d4ac164bde7a (v6.12-rc2); between\n"
+     "     85e511df3cec (v6.12-rc1) and that fix it tested rq->nr_running, and a lone fair task\n"
+     "     beside a queued RT task was rescheduled at every slice expiry. Checked from the\n"
+     "     backend's count of ticks whose task_tick_fair() called resched_curr() (both backends).\n"
      "What a user feels follows: an entity that holds the earliest eligible deadline waits at\n"
      "most the protection left, which rules 1-2 bound by its own request (RUN_TO_PARITY; one\n"
      "normalized base slice without it), plus one tick. The end is se->vprot, or on v6.6-v6.12\n"

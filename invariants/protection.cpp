@@ -18,6 +18,13 @@
 //      and the pick that follows takes it. With rules 1-3 this bounds the wait of an
 //      entity that became the EEVDF choice to the protection left, at most its own
 //      request (RUN_TO_PARITY) or one normalized base slice, plus one tick.
+//   5. and its converse: a lone fair entity (nothing else queued on any level of
+//      its hierarchy, delayed entities included: they are queued by design; RT
+//      tasks are not fair entities) is never rescheduled by the fair class's tick,
+//      neither at slice expiry nor at the end of its protection: there is nobody
+//      to switch to (update_curr() tests cfs_rq->nr_queued on its own level, since
+//      d4ac164bde7a in v6.12-rc2; 85e511df3cec had tested rq->nr_running, which
+//      counts an RT task too).
 // The protected run of v6.6-v6.12 is the RUN_TO_PARITY stash vlag == deadline:
 // curr keeps the CPU up to its deadline.
 #include <fmt/format.h>
@@ -159,6 +166,40 @@ void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverW
                        entity_name(s.rq, best), best->deadline, entity_name(s.rq, curr), curr->vruntime, ticks,
                        s.rq.clock_task - w->clock, entity_name(s.rq, curr)),
            {best, curr});
+}
+
+}  // namespace eevdf::inv
+
+namespace eevdf::inv {
+
+bool lone_fair_entity(const Rq& rq) {
+  const Task* p = rq.task(rq.curr);
+  if (!p || !p->se.on_rq) return false;
+  if (rq.profile().behaviour.flat_runqueue) return rq.cfs.h_nr_queued == 1;  // every task on rq->cfs
+  for (const SchedEntity* se = &p->se; se; se = se->parent)
+    if (!se->cfs_rq || se->cfs_rq->nr_queued != 1) return false;
+  return rq.cfs.h_nr_queued == 1;
+}
+
+// Rule 5, after every operation, from the state at the end of the last one and
+// the backend's count of fair ticks that rescheduled (Rq::fair_tick_rescheds):
+// only time operations tick, and none adds a fair entity, so an entity lone
+// before the operation is lone at each of its ticks.
+void check_lone_tick(const CheckScope& s, LoneTickWatch& w) {
+  const Rq& rq = s.rq;
+  if (&s.cfs != &rq.cfs) return;  // once per CPU
+  const LoneTickWatch before = w;
+  w = LoneTickWatch{lone_fair_entity(rq), rq.curr, rq.fair_tick_rescheds};
+  if (!s.on(Id::PROT) || !before.lone || rq.fair_tick_rescheds == before.rescheds) return;
+  const Task* p = rq.task(before.curr);
+  if (!p) return;
+  s.report(Id::PROT, "entity_tick / update_curr (lone entity)",
+           fmt::format("{} was the only fair entity queued on its CPU (nr_queued 1 on every level{}), yet {} "
+                       "tick(s) of the fair class rescheduled it (rq->nr_running {}{})",
+                       p->name, rq.profile().behaviour.flat_runqueue ? ", h_nr_queued 1" : "",
+                       rq.fair_tick_rescheds - before.rescheds, rq.nr_running,
+                       rq.rt_queue.empty() ? "" : fmt::format(", {} RT task(s) queued", rq.rt_queue.size())),
+           {&p->se});
 }
 
 }  // namespace eevdf::inv

@@ -63,8 +63,34 @@ static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq) {
 
 int kb_oopsed(void) { return kb_crashed; }
 
+/* ---- another class on the CPU (issue 21 part 4) ----
+ * SCHED_FIFO tasks of one priority: a struct task_struct whose sched_class is
+ * not the fair class, on a FIFO list (rq->rt's one priority list; the head
+ * runs), counted in rq->nr_running with add_nr_running()/sub_nr_running() as
+ * enqueue_task_rt()/dequeue_task_rt() do. Not the kernel's rt.c: its two hooks
+ * that put_prev_set_next_task() calls are ours and do nothing (the RT class's
+ * own accounting, update_curr_rt(), is not modelled, as in the model). */
+static int kb_rt_queue[KB_MAX_TASKS];
+static int kb_rt_nr;
+static void kb_put_prev_task_rt(struct rq *rq, struct task_struct *p, struct task_struct *next) {
+  (void)rq; (void)p; (void)next;
+}
+static void kb_set_next_task_rt(struct rq *rq, struct task_struct *p, bool first) {
+  (void)rq; (void)p; (void)first;
+}
+static const struct sched_class kb_rt_sched_class = {
+  .put_prev_task = kb_put_prev_task_rt,
+  .set_next_task = kb_set_next_task_rt,
+};
+static int kb_is_rt(const struct task_struct *p) { return p->sched_class == &kb_rt_sched_class; }
+
 /* ---- core.c services the fair class calls ---- */
-void resched_curr(struct rq *rq) { rq->curr->need_resched = 1; }
+/* counted for the checker (the model's Rq::resched_calls, fair_tick_rescheds): I-PROT rule 5 */
+static unsigned long long kb_resched_calls, kb_fair_tick_rescheds;
+void resched_curr(struct rq *rq) {
+  rq->curr->need_resched = 1;
+  ++kb_resched_calls;
+}
 void update_rq_clock(struct rq *rq) { rq->clock_update_flags |= RQCF_UPDATED; /* the scenario sets the clock */ }
 void rq_clock_skip_update(struct rq *rq) { (void)rq; }
 struct rq *cpu_rq(int cpu) { (void)cpu; return &kb_rq; }
@@ -72,11 +98,11 @@ int task_cpu(const struct task_struct *p) { (void)p; return 0; }
 int test_tsk_need_resched(struct task_struct *p) { return p->need_resched; }
 unsigned int num_online_cpus(void) { return kb_online_cpus; }
 
-/* core.c wakeup_preempt(): the fair class above idle */
+/* core.c wakeup_preempt() of a fair task: the fair class above idle, below an RT curr */
 void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags) {
   if (rq->curr == &kb_idle_task)
     resched_curr(rq);
-  else
+  else if (!kb_is_rt(rq->curr))
     check_preempt_wakeup_fair(rq, p, flags);
 }
 
@@ -120,6 +146,8 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   memset(&kb_rq, 0, sizeof kb_rq);
   kb_charged_ticks = 0;
   kb_last_tick = kb_longest_tick_gap = 0;
+  kb_resched_calls = kb_fair_tick_rescheds = 0;
+  kb_rt_nr = 0;
   memset(kb_tasks, 0, sizeof kb_tasks);
   memset(&kb_idle_task, 0, sizeof kb_idle_task);
   memset(kb_groups, 0, sizeof kb_groups);
@@ -158,6 +186,20 @@ int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
   if (kb_nr_tasks >= KB_MAX_TASKS || group >= kb_nr_groups) return -1;
   struct task_struct *p = &kb_tasks[kb_nr_tasks];
   memset(p, 0, sizeof *p);
+  if (policy == SCHED_FIFO) {  /* an RT task: nice 0, no fair hook (sched_fork(): no task_fork) */
+    if (nice != 0 || slice != 0 || group >= 0) return -1;
+    p->sched_class = &kb_rt_sched_class;
+    p->policy = SCHED_FIFO;
+    p->static_prio = NICE_TO_PRIO(0);
+    p->prio = p->normal_prio = MAX_RT_PRIO - 2;  /* sched_priority 1: every RT task of the scenario alike */
+    p->sched_task_group = &root_task_group;
+    p->se.slice = sysctl_sched_base_slice;  /* __sched_fork() */
+    INIT_LIST_HEAD(&p->se.group_node);
+    set_task_rq(p, 0);
+    kb_set_load_weight(p, false);
+    p->__state = KB_TASK_NEW;
+    return kb_nr_tasks++;
+  }
   p->sched_class = &fair_sched_class;
   p->static_prio = NICE_TO_PRIO(nice);
   p->prio = p->normal_prio = p->static_prio;
@@ -218,9 +260,20 @@ static void kb_switch_to_next(void) {
     kb_picking = 0;
     return;
   }
-  if (prev != &kb_idle_task) {
+  if (kb_rt_nr) {
+    /* __pick_next_task(): rq->nr_running != rq->cfs.h_nr_queued, the class loop;
+     * pick_task_rt() gives the head of the list, then put_prev_set_next_task():
+     * put_prev_task_fair() for a fair prev */
+    next = &kb_tasks[kb_rt_queue[0]];
+    if (prev != &kb_idle_task)
+      put_prev_set_next_task(&kb_rq, prev, next);
+    else
+      kb_set_next_task_rt(&kb_rq, next, true);
+  } else if (prev != &kb_idle_task) {
+    /* a fair prev: the fast path; an RT prev (blocked): the class loop reaches
+     * pick_next_task_fair(), whose `simple` path calls put_prev_set_next_task() */
     next = pick_next_task_fair(&kb_rq, prev, &rf);
-    if (!next) put_prev_task_fair(&kb_rq, prev, &kb_idle_task);
+    if (!next && !kb_is_rt(prev)) put_prev_task_fair(&kb_rq, prev, &kb_idle_task);
   } else {
     next = pick_task_fair(&kb_rq);
     if (next) set_next_task_fair(&kb_rq, next, true);
@@ -239,6 +292,18 @@ void kb_schedule(void) { kb_switch_to_next(); }
 int kb_wake(int id, int sync, int initial_flag) {
   struct task_struct *p = kb_task(id);
   if (!p) return -1;
+  if (kb_is_rt(p)) {
+    /* activate_task(): enqueue_task_rt() at the tail, add_nr_running(); then
+     * wakeup_preempt(): the RT class is above fair and idle (no fair
+     * wakeup_preempt call), and wakeup_preempt_rt() leaves an RT curr of the
+     * same priority alone */
+    p->__state = KB_TASK_RUNNING;
+    kb_rt_queue[kb_rt_nr++] = id;
+    p->on_rq = TASK_ON_RQ_QUEUED;
+    add_nr_running(&kb_rq, 1);
+    if (!kb_is_rt(kb_rq.curr)) resched_curr(&kb_rq);
+    return 0;
+  }
   if (p->__state == KB_TASK_NEW) {
     p->__state = KB_TASK_RUNNING;
     enqueue_task_fair(&kb_rq, p, ENQUEUE_NOCLOCK | (initial_flag ? ENQUEUE_INITIAL : 0));
@@ -264,6 +329,18 @@ int kb_wake(int id, int sync, int initial_flag) {
 void kb_sleep(int id, int special) {
   struct task_struct *p = kb_task(id);
   p->__state = special ? KB_TASK_DEAD : KB_TASK_SLEEPING;
+  if (kb_is_rt(p)) {  /* dequeue_task_rt(), sub_nr_running() */
+    for (int i = 0; i < kb_rt_nr; i++)
+      if (kb_rt_queue[i] == id) {
+        for (int j = i + 1; j < kb_rt_nr; j++) kb_rt_queue[j - 1] = kb_rt_queue[j];
+        kb_rt_nr--;
+        sub_nr_running(&kb_rq, 1);
+        break;
+      }
+    p->on_rq = 0;
+    kb_switch_to_next();
+    return;
+  }
   int flags = DEQUEUE_SLEEP | DEQUEUE_NOCLOCK | (special ? DEQUEUE_SPECIAL : 0);
   if (dequeue_task_fair(&kb_rq, p, flags)) __block_task(&kb_rq, p);
   kb_switch_to_next();
@@ -282,17 +359,22 @@ void kb_yield(void) {
 
 /* sched_tick(): the class's task_tick, then a pending reschedule at the tick's return */
 static void kb_do_tick(void) {
-  if (kb_rq.curr != &kb_idle_task && kb_rq.clock_task > kb_rq.curr->se.exec_start) ++kb_charged_ticks;
+  int fair = kb_rq.curr != &kb_idle_task && !kb_is_rt(kb_rq.curr);  /* task_tick_rt(): nothing modelled */
+  if (fair && kb_rq.clock_task > kb_rq.curr->se.exec_start) ++kb_charged_ticks;
   if (kb_rq.clock_task - kb_last_tick > kb_longest_tick_gap) kb_longest_tick_gap = kb_rq.clock_task - kb_last_tick;
   kb_last_tick = kb_rq.clock_task;
-  if (kb_rq.curr != &kb_idle_task) task_tick_fair(&kb_rq, kb_rq.curr, 0);
+  if (fair) {
+    unsigned long long before = kb_resched_calls;
+    task_tick_fair(&kb_rq, kb_rq.curr, 0);
+    if (kb_resched_calls != before) ++kb_fair_tick_rescheds;
+  }
 }
 
 static int kb_need_resched(void) { return kb_rq.curr->need_resched; }
 
 void kb_run(unsigned long long ns) {
   if (kb_crashed) return;
-  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && kb_rq.cfs.nr_running)) kb_switch_to_next();
+  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && (kb_rq.cfs.nr_running || kb_rt_nr))) kb_switch_to_next();
   u64 end = kb_rq.clock_task + ns;
   while (!kb_crashed) {
     u64 next_tick = (kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
@@ -308,11 +390,18 @@ void kb_run(unsigned long long ns) {
 
 void kb_tick(void) { kb_run((kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec - kb_rq.clock_task); }
 
+/* sched_tick() at the next boundary with preemption disabled: nothing honoured */
+void kb_tick_nopreempt(void) {
+  if (kb_crashed) return;
+  kb_rq.clock = kb_rq.clock_task = (kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
+  kb_do_tick();
+}
+
 /* Off the tick grid: the clock advances by ns with no tick (a nohz_full CPU),
  * or by ns and then one sched_tick(); a pending reschedule first, as kb_run(). */
 void kb_run_notick(unsigned long long ns) {
   if (kb_crashed) return;
-  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && kb_rq.cfs.nr_running)) kb_switch_to_next();
+  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && (kb_rq.cfs.nr_running || kb_rt_nr))) kb_switch_to_next();
   if (kb_crashed) return;
   kb_rq.clock = kb_rq.clock_task = kb_rq.clock_task + ns;
 }
@@ -468,7 +557,12 @@ void kb_export(struct kb_state *s) {
   s->charged_ticks = kb_charged_ticks;
   s->last_tick = kb_last_tick;
   s->longest_tick_gap = kb_longest_tick_gap;
-  s->curr = kb_rq.curr == &kb_idle_task ? -1 : kb_entity_id(&kb_rq.curr->se);
+  s->curr = kb_rq.curr == &kb_idle_task || kb_is_rt(kb_rq.curr) ? -1 : kb_entity_id(&kb_rq.curr->se);
+  s->rt_curr = kb_is_rt(kb_rq.curr) ? kb_entity_id(&kb_rq.curr->se) : -1;
+  s->rt_nr_running = kb_rt_nr;
+  for (int i = 0; i < kb_rt_nr; i++) s->rt_queue[i] = kb_rt_queue[i];
+  s->resched_calls = kb_resched_calls;
+  s->fair_tick_rescheds = kb_fair_tick_rescheds;
   s->need_resched = kb_need_resched();
   s->nr_running = kb_rq.nr_running;
   s->base_slice = sysctl_sched_base_slice;

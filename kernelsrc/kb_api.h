@@ -49,6 +49,10 @@ struct kb_state {
   unsigned long long clock_task, base_slice;
   unsigned long long charged_ticks;  /* ticks that found curr with time to charge (as the model's Rq) */
   unsigned long long last_tick, longest_tick_gap;  /* as the model's Rq (the lag bounds' quantum) */
+  /* another class: the RT task on the CPU (-1 none; curr is then -1), the RT list in FIFO order */
+  int rt_curr, rt_nr_running;
+  int rt_queue[KB_MAX_TASKS];
+  unsigned long long resched_calls, fair_tick_rescheds;  /* as the model's Rq (I-PROT rule 5) */
   struct kb_entity task_se[KB_MAX_TASKS];
   int task_on_rq[KB_MAX_TASKS], task_state[KB_MAX_TASKS], task_group[KB_MAX_TASKS];
   struct kb_queue root;
@@ -66,7 +70,7 @@ unsigned long long kb_base_slice(void);
 extern const char *const kb_feature_names[];
 extern const int kb_feature_defaults[];
 const char *kb_kernel_version(void);
-int kb_create_task(int nice, int policy, unsigned long long slice, int group);
+int kb_create_task(int nice, int policy, unsigned long long slice, int group);  /* policy 1: SCHED_FIFO */
 int kb_fork_task(int parent, int copy_races_sched_change);
 int kb_wake(int id, int sync, int initial_flag);
 void kb_sleep(int id, int special);
@@ -75,6 +79,7 @@ void kb_schedule(void);
 void kb_yield(void);
 void kb_run(unsigned long long ns);
 void kb_tick(void);
+void kb_tick_nopreempt(void);  /* sched_tick() at the next boundary, no reschedule honoured */
 void kb_run_notick(unsigned long long ns);  /* the clock advances, no tick */
 void kb_tick_after(unsigned long long ns);  /* the clock advances by ns, then one sched_tick() */
 void kb_set_nice(int id, int nice);

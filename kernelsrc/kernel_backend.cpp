@@ -16,6 +16,7 @@ int policy_number(Policy p) {  // uapi SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE
     case Policy::normal: return 0;
     case Policy::batch: return 3;
     case Policy::idle: return 5;
+    case Policy::fifo: return 1;  // SCHED_FIFO: the glue's RT task
   }
   return 0;
 }
@@ -82,6 +83,7 @@ int KernelBackend::create_task(std::string_view name, int nice, Policy policy, u
   Rq& rq = mirror_->rq(0);
   if (rq.tasks.size() >= kMaxTasks || nice < -20 || nice > 19) return -1;
   if (group >= 0 && static_cast<std::size_t>(group) >= rq.task_groups.size()) return -1;
+  if (policy == Policy::fifo && (nice != 0 || custom_slice_ns != 0 || group >= 0)) return -1;
   const int id = kb_create_task(nice, policy_number(policy), custom_slice_ns, group);
   if (id < 0) return -1;
   Task& t = rq.tasks.emplace_back();
@@ -124,7 +126,7 @@ Refusal KernelBackend::wake(int id, bool sync, int cpu) {
 Refusal KernelBackend::sleep(int id) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
-  if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
+  if (id != mirror_->rq(0).running()) return Refusal::task_not_running_on_cpu;
   kb_sleep(id, 0);
   refresh();
   return Refusal::none;
@@ -133,7 +135,7 @@ Refusal KernelBackend::sleep(int id) {
 Refusal KernelBackend::exit_task(int id) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
-  if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
+  if (id != mirror_->rq(0).running()) return Refusal::task_not_running_on_cpu;
   kb_sleep(id, 1);
   kb_exit_delayed(id);
   refresh();
@@ -143,6 +145,7 @@ Refusal KernelBackend::exit_task(int id) {
 Refusal KernelBackend::yield(int id) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
+  if (task(id)->policy == Policy::fifo) return Refusal::rt_task;
   if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
   kb_yield();
   refresh();
@@ -154,6 +157,7 @@ Refusal KernelBackend::set_nice(int id, int nice) {
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (nice < -20 || nice > 19) return Refusal::bad_argument;
   if (p->nice == nice) return Refusal::none;
   p->nice = nice;
@@ -167,6 +171,7 @@ Refusal KernelBackend::set_policy(int id, Policy policy) {
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo || policy == Policy::fifo) return Refusal::rt_policy_change;
   const u64 runtime = p->se.custom_slice ? p->se.slice : 0;
   if (policy == p->policy && runtime == p->se.slice) return Refusal::none;
   p->policy = policy;
@@ -180,6 +185,7 @@ Refusal KernelBackend::set_slice(int id, u64 slice_ns) {
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (!profile_.behaviour.custom_slices) return Refusal::no_custom_slices;
   if (slice_ns == p->se.slice) return Refusal::none;
   kb_set_params(id, policy_number(p->policy), slice_ns);
@@ -194,6 +200,7 @@ Refusal KernelBackend::migrate(int id, int cpu) {
   if (!p) return Refusal::no_such_task;
   if (cpu != 0) return Refusal::bad_argument;
   if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (mirror_->rq(0).curr == id) return Refusal::task_on_cpu;
   return Refusal::none;
 }
@@ -244,6 +251,7 @@ Refusal KernelBackend::move_task(int id, int group) {
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
   if (group >= 0 && static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (p->group == group) return Refusal::none;
   kb_move_task(id, group);
   refresh();
@@ -256,6 +264,10 @@ void KernelBackend::run(u64 ns) {
 }
 void KernelBackend::tick() {
   kb_tick();
+  refresh();
+}
+void KernelBackend::tick_nopreempt() {
+  kb_tick_nopreempt();
   refresh();
 }
 Refusal KernelBackend::run_notick(u64 ns) {
@@ -371,6 +383,10 @@ void KernelBackend::refresh() {
   rq.last_tick = s.last_tick;
   rq.longest_tick_gap = s.longest_tick_gap;
   rq.curr = s.curr;
+  rq.rt_curr = s.rt_curr;
+  rq.rt_queue.assign(s.rt_queue, s.rt_queue + s.rt_nr_running);
+  rq.resched_calls = s.resched_calls;
+  rq.fair_tick_rescheds = s.fair_tick_rescheds;
   rq.need_resched = s.need_resched != 0;
   rq.nr_running = s.nr_running;
   // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops)

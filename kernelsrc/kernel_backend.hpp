@@ -59,6 +59,7 @@ class KernelBackend {
   Refusal move_task(int task, int group);
   void run(u64 ns);
   void tick();
+  void tick_nopreempt();  // `tick nopreempt`: sched_tick() with no reschedule honoured
   Refusal run_notick(u64 ns);  // refused as the model refuses: sched_can_stop_tick()
   void tick_after(u64 ns);
   void schedule();

@@ -33,6 +33,7 @@ Refusal KernelBackend::set_group_idle(int, bool) { return Refusal::bad_argument;
 Refusal KernelBackend::move_task(int, int) { return Refusal::bad_argument; }
 void KernelBackend::run(u64) {}
 void KernelBackend::tick() {}
+void KernelBackend::tick_nopreempt() {}
 Refusal KernelBackend::run_notick(u64) { return Refusal::bad_argument; }
 void KernelBackend::tick_after(u64) {}
 void KernelBackend::schedule() {}

@@ -63,6 +63,10 @@ const std::vector<BugSwitch> kBugs = {
     {"B24", "single runqueue: pick and yield read V with a grouped running task not charged", "1719d035a6fa",
      kV73, "v7.3-rc1..rc2", "I-FRESH",
      [](Profile& p) { p.behaviour.flat_pick_yield_update_curr_eevdf = false; }},
+    // Not in known-bugs.md either: the v6.12-rc1 window of 85e511df3cec (issue 21 part 4).
+    {"B25", "update_curr() tests rq->nr_running: a lone fair task beside an RT task is rescheduled at slice expiry",
+     "d4ac164bde7a", kV612, "v6.12-rc1 (85e511df3cec)", "I-PROT",
+     [](Profile& p) { p.behaviour.lone_test_rq_nr_running = true; }},
 };
 
 }  // namespace

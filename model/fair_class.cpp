@@ -307,11 +307,7 @@ void prio_changed_fair(Rq& rq, Task& p, int old_prio) {
   if (rq.curr >= 0 && &rq.tasks[static_cast<std::size_t>(rq.curr)] == &p) {
     if (120 + p.nice > old_prio) rq.resched_curr();
   } else {
-    // core wakeup_preempt(): the donor is fair (or idle, which any fair task preempts)
-    if (rq.curr < 0)
-      rq.resched_curr();
-    else
-      wakeup_preempt_fair(rq, p, 0);
+    rq.wakeup_preempt(p, 0);  // core wakeup_preempt(): fair, idle or an RT curr
   }
 }
 

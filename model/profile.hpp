@@ -137,6 +137,10 @@ struct Behaviour {
   // e837456fdca8 (v6.19-rc, reverted by 15257cc2f905): a NEXT_BUDDY wakee with an
   // earlier deadline preempts at once, ignoring slice protection.
   bool forced_wakeup_preempt = false;
+  // 85e511df3cec (v6.12-rc1) until d4ac164bde7a (v6.12-rc2): update_curr() returns
+  // early when rq->nr_running == 1 instead of when cfs_rq->nr_queued == 1, so a lone
+  // fair entity beside a queued RT task is rescheduled at slice expiry (B25).
+  bool lone_test_rq_nr_running = false;
   // v7.3-rc flat runqueue: pick_task_fair() and yield_task_fair() charge the
   // running task through update_curr_eevdf() (1719d035a6fa, sched/urgent
   // 2026-09); before it they called update_curr(&rq->cfs), which charges only

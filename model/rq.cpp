@@ -12,6 +12,7 @@ const char* policy_name(Policy p) {
     case Policy::normal: return "normal";
     case Policy::batch: return "batch";
     case Policy::idle: return "idle";
+    case Policy::fifo: return "fifo";
   }
   return "?";
 }
@@ -35,6 +36,11 @@ const char* refusal_text(Refusal r) {
     case Refusal::tick_needed:
       return "the CPU cannot stop its tick: more than one task queued (sched_can_stop_tick(): h_nr_queued > 1)";
     case Refusal::task_on_cpu: return "the task is running on its CPU (the load balancer moves only queued tasks)";
+    case Refusal::rt_task:
+      return "the task is a SCHED_FIFO task (policy=fifo): this operation is the fair class's (nice, slice, policy, "
+             "move, yield, fork and migrate apply to fair tasks only)";
+    case Refusal::rt_policy_change:
+      return "switching a task to or from SCHED_FIFO is not modelled (create it with policy=fifo instead)";
   }
   return "?";
 }
@@ -140,6 +146,8 @@ void Rq::sched_fork(Task& p) {
 int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns, int group) {
   if (oops || tasks.size() >= kMaxTasks || nice < -20 || nice > 19) return -1;
   if (group >= 0 && static_cast<std::size_t>(group) >= groups.size()) return -1;
+  // an RT task: SCHED_FIFO in the root group, no nice level or slice of its own
+  if (policy == Policy::fifo && (nice != 0 || custom_slice_ns != 0 || group >= 0)) return -1;
   Task& p = tasks.emplace_back();
   p.name = std::string(name);
   p.group = group;
@@ -151,14 +159,15 @@ int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_s
   set_load_weight(p, false);
   // before 857b158dc5e8 (v6.6) a fair task ignores sched_runtime: base slice
   setparam_fair(p, profile_.behaviour.custom_slices ? custom_slice_ns : 0, profile_.sysctl_sched_base_slice());
-  task_fork_fair(*this, p);  // v6.6: placement at fork; no-op after c40dd90ac045
+  // sched_fork(): only the fair class has a task_fork hook
+  if (policy != Policy::fifo) task_fork_fair(*this, p);  // v6.6: placement at fork; no-op after c40dd90ac045
   return p.se.task_id;
 }
 
 int Rq::fork_task(int parent, std::string_view child_name, bool copy_races_sched_change) {
   if (oops || tasks.size() >= kMaxTasks) return -1;
   const Task* parent_task = task(parent);
-  if (!parent_task || parent != curr) return -1;  // only the running task forks
+  if (!parent_task || parent != curr) return -1;  // only the running (fair) task forks
   Task child = *parent_task;  // dup_task_struct()
   // the racing change's dequeue_entity() sets rel_deadline (not a sleep), only with PLACE_REL_DEADLINE
   if (copy_races_sched_change && profile_.feat(Feature::PLACE_REL_DEADLINE)) child.se.rel_deadline = true;
@@ -172,19 +181,50 @@ int Rq::fork_task(int parent, std::string_view child_name, bool copy_races_sched
 
 Refusal Rq::wake(int id, bool sync) { return wake(id, sync, false); }
 
+// core.c wakeup_preempt() (6.12.118, v7.2): the same class asks the class; a
+// higher class reschedules curr; a lower one does nothing.
+void Rq::wakeup_preempt(Task& p, int flags) {
+  if (rt_curr >= 0) return;  // the RT class is above fair: no fair wakeup_preempt call, no resched
+  if (curr < 0)
+    resched_curr();  // the fair class is above idle
+  else
+    wakeup_preempt_fair(*this, p, flags);
+}
+
+// An RT task becomes runnable (wake_up_new_task() or ttwu_do_activate() of a
+// SCHED_FIFO task): enqueue_task_rt() at the tail of the one priority list,
+// add_nr_running(), then wakeup_preempt(): above a fair curr or idle, the RT
+// class reschedules (no fair wakeup_preempt call); against a running RT task of
+// the same priority, wakeup_preempt_rt() does nothing.
+Refusal Rq::wake_rt(Task& p) {
+  p.state = TaskState::running;
+  p.on_rq = true;
+  rt_queue.push_back(p.se.task_id);
+  ++nr_running;  // add_nr_running()
+  if (rt_curr < 0) resched_curr();
+  return Refusal::none;
+}
+
+// dequeue_task_rt() of a blocking or exiting RT task: off the list, sub_nr_running().
+void Rq::dequeue_rt(Task& p) {
+  for (std::size_t i = 0; i < rt_queue.size(); ++i)
+    if (rt_queue[i] == p.se.task_id) {
+      rt_queue.erase(rt_queue.begin() + static_cast<long>(i));
+      --nr_running;  // sub_nr_running()
+      break;
+    }
+  p.on_rq = false;
+}
+
 Refusal Rq::wake(int id, bool sync, bool migrated) {
   if (oops) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
   if (p->state == TaskState::running) return Refusal::task_already_awake;
+  if (p->policy == Policy::fifo) return wake_rt(*p);
 
-  auto preempt = [&](int flags) {  // core wakeup_preempt()
-    if (curr < 0)
-      resched_curr();  // the fair class is above idle
-    else
-      wakeup_preempt_fair(*this, *p, flags);
-  };
+  auto preempt = [&](int flags) { wakeup_preempt(*p, flags); };
 
   if (p->state == TaskState::new_) {  // wake_up_new_task()
     p->state = TaskState::running;
@@ -213,8 +253,24 @@ Refusal Rq::wake(int id, bool sync, bool migrated) {
 }
 
 // The second half of __schedule(): pick, then put_prev/set_next unless
-// the same task was picked again.
+// the same task was picked again. __pick_next_task() (core.c, 6.12.118, v7.2):
+// with an RT task queued, rq->nr_running differs from rq->cfs.h_nr_queued and
+// the class loop runs: the RT class picks first, and put_prev_set_next_task()
+// calls the fair class's put_prev_task_fair() for a fair prev (curr goes back
+// into the tree, cfs_rq->curr = NULL). Without one, pick_next_task_fair(): from
+// an RT prev (which just blocked) its `simple` path, set_next_task_fair(first).
 void Rq::switch_to_next() {
+  if (!rt_queue.empty()) {
+    const int next = rt_queue.front();  // pick_task_rt(): the head of the one priority list
+    if (next != rt_curr) {
+      if (Task* prev = task(curr)) put_prev_task_fair(*this, *prev);
+      curr = -1;
+      rt_curr = next;  // set_next_task_rt(): the RT class's accounting is not modelled
+    }
+    need_resched = false;
+    return;
+  }
+  rt_curr = -1;  // an RT prev that blocked or exited: put_prev_task_rt(), nothing modelled
   Task* prev = task(curr);
   Task* next = pick_task_fair(*this);
   if (!oops && next != prev) {
@@ -242,8 +298,13 @@ Refusal Rq::sleep(int id) {
   if (oops) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
-  if (id != curr) return Refusal::task_not_running_on_cpu;
+  if (id != running()) return Refusal::task_not_running_on_cpu;
   p->state = TaskState::sleeping;
+  if (p->policy == Policy::fifo) {  // try_to_block_task(): dequeue_task_rt(), then the pick
+    dequeue_rt(*p);
+    switch_to_next();
+    return Refusal::none;
+  }
   if (dequeue_task_fair(*this, *p, dequeue_flags::SLEEP | dequeue_flags::NOCLOCK)) p->on_rq = false;
   switch_to_next();
   return Refusal::none;
@@ -253,9 +314,14 @@ Refusal Rq::exit_task(int id) {
   if (oops) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
-  if (id != curr) return Refusal::task_not_running_on_cpu;
+  if (id != running()) return Refusal::task_not_running_on_cpu;
   // TASK_DEAD is a special state: block_task() adds DEQUEUE_SPECIAL, no delay.
   p->state = TaskState::dead;
+  if (p->policy == Policy::fifo) {
+    dequeue_rt(*p);
+    switch_to_next();
+    return Refusal::none;
+  }
   if (dequeue_task_fair(*this, *p, dequeue_flags::SLEEP | dequeue_flags::NOCLOCK | dequeue_flags::SPECIAL))
     p->on_rq = false;
   switch_to_next();
@@ -268,22 +334,29 @@ Refusal Rq::exit_task(int id) {
 Refusal Rq::yield(int id) {
   if (oops) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
+  if (task(id)->policy == Policy::fifo) return Refusal::rt_task;
   if (id != curr) return Refusal::task_not_running_on_cpu;
   yield_task_fair(*this);
   schedule();
   return Refusal::none;
 }
 
+// sched_tick(): the running task's class ticks. An RT task's task_tick_rt()
+// (SCHED_FIFO: no time slice, its accounting not modelled) does nothing here;
+// task_tick_fair() is not called then.
 void Rq::do_tick() {
   if (clock_task - last_tick > longest_tick_gap) longest_tick_gap = clock_task - last_tick;
   last_tick = clock_task;
   Task* p = task(curr);
   if (p && clock_task > p->se.exec_start) ++charged_ticks;
-  if (p) task_tick_fair(*this, *p);
+  if (!p) return;
+  const u64 before = resched_calls;
+  task_tick_fair(*this, *p);
+  if (resched_calls != before) ++fair_tick_rescheds;
 }
 
 void Rq::schedule_pending() {
-  if (need_resched || (curr < 0 && cfs.nr_queued)) schedule();
+  if (need_resched || (running() < 0 && (cfs.nr_queued || !rt_queue.empty()))) schedule();
 }
 
 void Rq::run(u64 ns) {
@@ -306,6 +379,13 @@ void Rq::run(u64 ns) {
 void Rq::tick() {
   const u64 tick = profile_.tick_nsec();
   run((clock_task / tick + 1) * tick - clock_task);
+}
+
+void Rq::tick_nopreempt() {
+  if (oops) return;
+  const u64 tick = profile_.tick_nsec();
+  clock_task = (clock_task / tick + 1) * tick;
+  do_tick();
 }
 
 Refusal Rq::run_notick(u64 ns) {
@@ -347,6 +427,7 @@ Refusal Rq::set_nice(int id, int nice) {
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (nice < -20 || nice > 19) return Refusal::bad_argument;
   if (p->nice == nice) return Refusal::none;
   const int old_prio = 120 + p->nice;
@@ -374,6 +455,7 @@ Refusal Rq::set_policy(int id, Policy policy) {
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo || policy == Policy::fifo) return Refusal::rt_policy_change;
   const u64 runtime = p->se.custom_slice ? p->se.slice : 0;  // _sched_setscheduler keeps a custom slice
   if (policy == p->policy && runtime == p->se.slice) return Refusal::none;
   change_fair_params(*p, policy, runtime);
@@ -390,6 +472,7 @@ Refusal Rq::move_task(int id, int group) {
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
   if (group >= 0 && static_cast<std::size_t>(group) >= groups.size()) return Refusal::no_such_group;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (p->group == group) return Refusal::none;
   const bool running = curr >= 0 && &tasks[static_cast<std::size_t>(curr)] == p;
   sched_change(*p, dequeue_flags::SAVE | dequeue_flags::MOVE | dequeue_flags::NOCLOCK, [&] {
@@ -405,6 +488,7 @@ Refusal Rq::set_slice(int id, u64 slice_ns) {
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (!profile_.behaviour.custom_slices) return Refusal::no_custom_slices;
   if (slice_ns == p->se.slice) return Refusal::none;
   change_fair_params(*p, p->policy, slice_ns);

@@ -35,6 +35,8 @@ enum class Refusal : std::uint8_t {
   group_is_idle,            // sched_group_set_shares() of an idle group: -EINVAL
   task_on_cpu,              // migrate of the running task (can_migrate_task(): task_on_cpu())
   tick_needed,              // run notick where sched_can_stop_tick() says no: more than one fair task
+  rt_task,                  // a fair-class operation (nice, slice, policy, move, yield, fork, migrate) on a SCHED_FIFO task
+  rt_policy_change,         // sched_setscheduler() to SCHED_FIFO: switching classes is not modelled
 };
 const char* refusal_text(Refusal r);
 
@@ -89,8 +91,16 @@ class Rq {
   // tick_after: advance by `ns`, then one sched_tick(). Both honour a pending
   // reschedule first, as run() does; tick_after after the tick too.
   Refusal run_notick(u64 ns);
-  bool tick_stoppable() const { return cfs.h_nr_queued <= 1; }  // sched_can_stop_tick(), fair tasks only
+  // sched_can_stop_tick() (core.c, 6.12.118 and v7.2 alike): a queued SCHED_FIFO
+  // task needs no tick (no forced preemption between FIFO tasks, and it runs
+  // before any fair task); otherwise more than one fair task queued needs it.
+  bool tick_stoppable() const { return !rt_queue.empty() || cfs.h_nr_queued <= 1; }
   void tick_after(u64 ns);
+  // sched_tick() at the next tick boundary with preemption disabled: the tick
+  // runs (task_tick_fair() may set need_resched) but nothing is honoured, not
+  // before it and not at its return: a task in a non-preemptible section, or a
+  // kernel without preemption running in kernel mode (`tick nopreempt`).
+  void tick_nopreempt();
   // set_user_nice()
   Refusal set_nice(int task, int nice);
   // sched_setscheduler() between SCHED_NORMAL, SCHED_BATCH and SCHED_IDLE.
@@ -132,10 +142,26 @@ class Rq {
     const u64 longest = longest_tick_gap > since ? longest_tick_gap : since;
     return longest > profile_.tick_nsec() ? longest : profile_.tick_nsec();
   }
-  int curr = -1;          // task on the CPU, -1 = idle
+  int curr = -1;          // the fair task on the CPU, -1 = none (idle, or an RT task runs)
+  // Another class on the CPU (issue 21 part 4): SCHED_FIFO tasks, one RT
+  // priority. rt_queue: the runnable ones in FIFO order (rq->rt's one list,
+  // rt_nr_running = its size; the first one runs); rt_curr: the RT task on the
+  // CPU (rq->curr when it is not fair; curr is then -1: the fair class put
+  // its curr back). The RT class's own accounting (update_curr_rt()) is not
+  // modelled: an RT task's sched_entity is never touched.
+  std::vector<int> rt_queue;
+  int rt_curr = -1;
+  // The task on the CPU whatever its class, -1 = idle.
+  int running() const { return rt_curr >= 0 ? rt_curr : curr; }
   bool need_resched = false;
+  // Not kernel fields: every resched_curr() call so far, and the ticks whose
+  // task_tick_fair() called it (update_curr() at slice expiry or at the end of
+  // the protection): I-PROT's rule 5 (a lone fair entity is never rescheduled
+  // by the fair class's tick).
+  u64 resched_calls = 0;
+  u64 fair_tick_rescheds = 0;
   bool oops = false;      // the kernel would have crashed (NULL pick); entry points refuse
-  unsigned nr_running = 0;  // fair tasks queued, delayed ones included
+  unsigned nr_running = 0;  // rq->nr_running: fair tasks queued (delayed ones included) and RT tasks queued
   int cpu = 0;              // cpu_of(rq)
  private:
   std::vector<Task> own_tasks_;              // the task table of a lone runqueue
@@ -176,7 +202,14 @@ class Rq {
 
   // resched_curr() / resched_curr_lazy(): one flag (preemption model "full";
   // lazy mode is not modelled).
-  void resched_curr() { need_resched = true; }
+  void resched_curr() {
+    need_resched = true;
+    ++resched_calls;
+  }
+  // core.c wakeup_preempt() for a fair task p (flags: WF_*): the fair class
+  // above idle reschedules, a fair curr asks wakeup_preempt_fair(), an RT curr
+  // (a higher class) is left alone.
+  void wakeup_preempt(Task& p, int flags);
 
  private:
   Profile profile_;
@@ -190,6 +223,8 @@ class Rq {
   void init_tg_cfs_entry(TaskGroup& tg, int id);                   // this CPU's part of a new group
   void set_load_weight(Task& p, bool update_load);
   void do_tick();
+  Refusal wake_rt(Task& p);   // an RT task becomes runnable: enqueue_task_rt() + wakeup_preempt()
+  void dequeue_rt(Task& p);   // dequeue_task_rt(): off the RT list, sub_nr_running()
   void schedule_pending();  // what run() does first: a pending reschedule, or an idle CPU with work
   void switch_to_next();  // pick_next_task() + put_prev_set_next_task()
   template <class Change>

@@ -135,7 +135,10 @@ struct TaskGroupCpu {
   CfsRq cfs_rq;    // tg->cfs_rq[cpu]
 };
 
-enum class Policy : std::uint8_t { normal, batch, idle };
+// fifo: SCHED_FIFO, a task of the RT class (issue 21 part 4): not a fair entity.
+// It takes the CPU from the fair class and gives it back (model/rq.cpp,
+// "Another class on the CPU"); one RT priority, FIFO order.
+enum class Policy : std::uint8_t { normal, batch, idle, fifo };
 const char* policy_name(Policy p);
 
 enum class TaskState : std::uint8_t {
@@ -152,7 +155,7 @@ struct Task {
   Policy policy = Policy::normal;
   bool sched_reset_on_fork = false;
   TaskState state = TaskState::new_;
-  bool on_rq = false;  // p->on_rq: queued in the class (includes delayed)
+  bool on_rq = false;  // p->on_rq: queued in the class (includes delayed; an RT task: on the RT queue)
   int group = -1;      // p->sched_task_group: -1 = the root task group
   int cpu = 0;         // task_cpu(p): the runqueue the task belongs to
 };

@@ -134,6 +134,7 @@ Refusal System::migrate(int id, int cpu) {
   Rq& dst = rq(static_cast<unsigned>(cpu));
   if (src.oops || dst.oops) return Refusal::kernel_oopsed;
   if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;  // the fair load balancer moves fair tasks
   if (src.curr == id) return Refusal::task_on_cpu;
   if (cpu == p->cpu) return Refusal::none;
   if (!p->on_rq) {
@@ -143,10 +144,7 @@ Refusal System::migrate(int id, int cpu) {
   dequeue_task_fair(src, *p, dequeue_flags::NOCLOCK);  // p->on_rq = TASK_ON_RQ_MIGRATING
   dst.set_task_cpu(*p);
   enqueue_task_fair(dst, *p, enqueue_flags::NOCLOCK | enqueue_flags::MIGRATED);  // p->on_rq = TASK_ON_RQ_QUEUED
-  if (dst.curr < 0)  // wakeup_preempt(): the fair class is above idle
-    dst.resched_curr();
-  else
-    wakeup_preempt_fair(dst, *p, 0);
+  dst.wakeup_preempt(*p, 0);
   return Refusal::none;
 }
 
@@ -196,6 +194,19 @@ void System::tick_after(u64 ns) {
   for (auto& r : rqs_) {
     if (r->oops && size() > 1) r->clock_task += ns;
     r->tick_after(ns);
+  }
+}
+
+// `tick nopreempt` on every CPU, CPU 0 first: each to its next tick boundary
+// (one wall clock: every CPU's is the same), one sched_tick(), nothing honoured.
+void System::tick_nopreempt() {
+  for (auto& r : rqs_) {
+    if (r->oops) {
+      const u64 tick = r->profile().tick_nsec();
+      r->clock_task = (r->clock_task / tick + 1) * tick;
+      continue;
+    }
+    r->tick_nopreempt();
   }
 }
 

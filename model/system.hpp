@@ -65,6 +65,9 @@ class System {
   // every CPU after ns.
   Refusal run_notick(u64 ns);
   void tick_after(u64 ns);
+  // sched_tick() at the next boundary on every CPU with preemption disabled
+  // (Rq::tick_nopreempt): a pending reschedule stays pending.
+  void tick_nopreempt();
   // __schedule() on every CPU, in order.
   void schedule();
 

@@ -79,6 +79,9 @@ int task_index(std::string_view name, std::size_t count) { return name_index(nam
 
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return kBytesOpKinds;
+  // version 7 (issue 21 part 4, SCHED_FIFO tasks) adds no opcode on this branch;
+  // the parallel version-7 branch adds 20 and 21 (kBytesOpKinds7 = 22)
+  if (data[0] == kBytesFormatVersion7) return kBytesOpKinds6;
   if (data[0] == kBytesFormatVersion6) return kBytesOpKinds6;
   if (data[0] == kBytesFormatVersion5) return kBytesOpKinds5;
   if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4) return kBytesOpKinds3;
@@ -88,7 +91,7 @@ std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return 0;
   if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 || data[0] == kBytesFormatVersion5 ||
-      data[0] == kBytesFormatVersion6)
+      data[0] == kBytesFormatVersion6 || data[0] == kBytesFormatVersion7)
     return 2;
   return data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ? 1 : 0;
 }
@@ -102,7 +105,8 @@ std::size_t bytes_arg_count(OpKind kind) {
 bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
   return size == 0 || (data != nullptr && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ||
                                            data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 ||
-                                           data[0] == kBytesFormatVersion5 || data[0] == kBytesFormatVersion6));
+                                           data[0] == kBytesFormatVersion5 || data[0] == kBytesFormatVersion6 ||
+                                           data[0] == kBytesFormatVersion7));
 }
 
 void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
@@ -119,7 +123,8 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   const std::uint8_t rq_byte = header == 2 ? r.next() : 0;
   if (header == 2) s.runqueues = static_cast<unsigned>(rq_byte % 8) + 1;
   const unsigned nrq = s.runqueues;
-  const bool v6 = header == 2 && data[0] == kBytesFormatVersion6;
+  const bool v7 = header == 2 && data[0] == kBytesFormatVersion7;  // version 6 + SCHED_FIFO tasks
+  const bool v6 = header == 2 && (data[0] == kBytesFormatVersion6 || v7);  // version 6 or later
   const bool v5 = header == 2 && (data[0] == kBytesFormatVersion5 || v6);  // version 5 or later
   const bool no_groups = v5 && (rq_byte & kBytesNoGroups) != 0;  // version 5 without task groups
   const bool no_debug_read = v6 && (rq_byte & kBytesNoDebugRead) != 0;  // version 6 without the reader
@@ -173,6 +178,12 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
           break;
         }
         op.task = task_name(ntasks++);
+        // version 7 only: a policy byte from kBytesCreateFifo on is an RT task
+        // (SCHED_FIFO; nice 0, the base slice: its nice and slice bytes are read, not used)
+        if (v7 && a[1] >= kBytesCreateFifo) {
+          op.policy = Policy::fifo;
+          break;
+        }
         op.value = static_cast<s64>(a[0] % 40) - 20;
         op.policy = kPolicies[a[1] % 3];
         op.slice = kBytesSlices[a[2] % kBytesSlices.size()];
@@ -288,10 +299,14 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   // version 4 only where version 3 would decode the group operations as `schedule`
   const bool v4 = v3 && v2 && s.runqueues != 1;
   const bool v5 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return op.kind == OpKind::debug_read; });
-  const bool v6 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
+  const bool v7 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
+    return op.kind == OpKind::create && op.policy == Policy::fifo;
+  });
+  const bool v6 = v7 || std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
     return op.kind == OpKind::run_notick || op.kind == OpKind::tick_after;
   });
-  std::vector<std::uint8_t> out{v6   ? kBytesFormatVersion6
+  std::vector<std::uint8_t> out{v7   ? kBytesFormatVersion7
+                                : v6 ? kBytesFormatVersion6
                                 : v5 ? kBytesFormatVersion5
                                 : v4 ? kBytesFormatVersion4
                                 : v3 ? kBytesFormatVersion3
@@ -357,6 +372,14 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
     switch (op.kind) {
       case OpKind::create:
         if (!op.group.empty()) return refuse(where + "the byte format creates tasks in the root group (use move)");
+        if (op.policy == Policy::fifo) {  // version 7: nice 0, slice 0, policy byte kBytesCreateFifo
+          ok = ntasks < kMaxBytesTasks && op.task == task_name(ntasks) && op.value == 0 && op.slice == 0;
+          if (!ok) return refuse(where + "a created task must be T<n> in creation order (at most 16)");
+          a[0] = 20;  // nice 0 (not read)
+          a[1] = kBytesCreateFifo;
+          ++ntasks;
+          break;
+        }
         ok = ntasks < kMaxBytesTasks && op.task == task_name(ntasks) && nice_arg(op.value, a[0]) &&
              policy_arg(op.policy, a[1]) && slice_arg(op.slice, a[2]);
         if (ok) ++ntasks;
@@ -398,6 +421,8 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         break;
       }
       case OpKind::tick:
+        if (op.nopreempt) return refuse(where + "the byte format has no 'tick nopreempt'");
+        break;
       case OpKind::schedule: break;
       case OpKind::group_create:
         ok = ngroups < kMaxBytesGroups && op.group == kGroupNames[ngroups] && group_or_root_arg(op.parent, a[0]) &&

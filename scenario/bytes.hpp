@@ -78,6 +78,9 @@
 // most TICK_NSEC at any HZ: an early or punctual tick, never a late one);
 // bit 6 set: run_notick decodes as `run` (a campaign without nohz_full).
 //
+// Version 7: as version 6, and create's policy byte >= 240 gives `policy=fifo`
+// (SCHED_FIFO, nice 0, slice 0); see kBytesFormatVersion7.
+//
 // Tasks are named T0..T15 in creation order (`create` and the child of `fork`
 // take the next free name). A task byte selects task (byte % number of tasks
 // created so far). nice: byte % 40 - 20. policy: byte % 3 (normal, batch,
@@ -119,6 +122,14 @@ inline constexpr std::uint8_t kBytesFormatVersion5 = 5;  // version 4 with debug
 inline constexpr std::size_t kBytesOpKinds5 = 18;         // create .. migrate, debug_read
 inline constexpr std::uint8_t kBytesFormatVersion6 = 6;  // version 5 with run_notick and tick_after
 inline constexpr std::size_t kBytesOpKinds6 = 20;         // create .. debug_read, run_notick, tick_after
+// Version 7 (issue 21 part 4): version 6 in every byte, except that create's
+// policy byte from kBytesCreateFifo (240) on makes an RT task, `task T<n>
+// policy=fifo` (nice 0, the base slice; the nice and slice bytes are read and
+// not used). No new opcode here: the parallel version-7 branch adds opcodes 20
+// (base_slice) and 21 (group_destroy) and kBytesOpKinds7 = 22; the lead merges
+// both into one version 7. Versions 1 to 6 decode exactly as before.
+inline constexpr std::uint8_t kBytesFormatVersion7 = 7;
+inline constexpr std::uint8_t kBytesCreateFifo = 240;
 inline constexpr std::uint8_t kBytesNoGroups = 8;        // version 5, 6 runqueue byte: group opcodes decode as schedule
 inline constexpr std::uint8_t kBytesNoDebugRead = 16;    // version 6 runqueue byte: debug_read decodes as schedule
 inline constexpr std::uint8_t kBytesEarlyTicks = 32;     // version 6 runqueue byte: tick_after within 1ms

@@ -74,7 +74,9 @@ namespace {
 const char* task_state_name(const Rq& rq, const Task& t) {
   if (t.state == TaskState::dead) return "dead";
   if (t.state == TaskState::new_) return "new";
-  if (rq.curr == t.se.task_id) return "running";
+  if (t.policy == Policy::fifo)  // an RT task: on the CPU, on the RT list, or asleep
+    return rq.running() == t.se.task_id ? "rt-running" : t.on_rq ? "rt-queued" : "sleeping";
+  if (rq.running() == t.se.task_id) return "running";
   if (t.se.sched_delayed) return "delayed";
   if (t.se.on_rq) return "queued";
   return "sleeping";
@@ -85,10 +87,11 @@ StepTrace trace_step(const System& sys, int op_index) {
   StepTrace t;
   t.op_index = op_index;
   t.clock = rq.clock_task;
-  t.curr = rq.curr >= 0 ? rq.tasks[static_cast<std::size_t>(rq.curr)].name : "idle";
+  t.curr = rq.running() >= 0 ? rq.tasks[static_cast<std::size_t>(rq.running())].name : "idle";
   for (unsigned c = 1; c < sys.size(); ++c) {  // several CPUs: "A|idle|B", CPU 0 first
     const Rq& other = sys.rq(c);
-    t.curr += "|" + (other.curr >= 0 ? other.tasks[static_cast<std::size_t>(other.curr)].name : std::string("idle"));
+    t.curr += "|" + (other.running() >= 0 ? other.tasks[static_cast<std::size_t>(other.running())].name
+                                          : std::string("idle"));
   }
   t.avg_vruntime = rq.cfs.zero_vruntime + as_u64(avg_vruntime_offset(rq.cfs, null_observer()));
   t.sum_w_vruntime = rq.cfs.sum_w_vruntime;
@@ -177,6 +180,7 @@ struct ModelTarget {
   Refusal move_task(int id, int g) { return sys.move_task(id, g); }
   void run(u64 ns) { sys.run(ns); }
   void tick() { sys.tick(); }
+  void tick_nopreempt() { sys.tick_nopreempt(); }
   Refusal run_notick(u64 ns) { return sys.run_notick(ns); }
   void tick_after(u64 ns) { sys.tick_after(ns); }
   void schedule() { sys.schedule(); }
@@ -208,16 +212,26 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     }
     case OpKind::fork: {
       const int curr = id < 0 ? -1 : t.state().rq_of(id).curr;
-      const int task = id < 0 ? -1 : t.fork_task(id, op.child, op.racing);
+      const Task* parent = id < 0 ? nullptr : t.state().rq_of(id).task(id);
+      const bool rt_parent = parent && parent->policy == Policy::fifo;  // the child would be an RT task
+      const int task = id < 0 || rt_parent ? -1 : t.fork_task(id, op.child, op.racing);
       if (task < 0)
-        refusal = id < 0 ? Refusal::no_such_task : id != curr ? Refusal::task_not_running_on_cpu : Refusal::too_many_tasks;
+        refusal = id < 0       ? Refusal::no_such_task
+                  : rt_parent  ? Refusal::rt_task
+                  : id != curr ? Refusal::task_not_running_on_cpu
+                               : Refusal::too_many_tasks;
       if (slot_task) slot_task->push_back(task);
       break;
     }
     case OpKind::wake: refusal = t.wake(id, op.sync, op.cpu); break;
     case OpKind::sleep: refusal = t.sleep(id); break;
     case OpKind::run: t.run(op.duration_ns()); break;
-    case OpKind::tick: t.tick(); break;
+    case OpKind::tick:
+      if (op.nopreempt)
+        t.tick_nopreempt();
+      else
+        t.tick();
+      break;
     case OpKind::run_notick: refusal = t.run_notick(op.duration_ns()); break;
     case OpKind::tick_after: t.tick_after(op.duration_ns()); break;
     case OpKind::schedule: t.schedule(); break;
@@ -407,7 +421,8 @@ ExecResult Executor::run(const Scenario& s) {
       case OpKind::expect_curr: {
         const unsigned cpu = op.cpu > 0 && static_cast<unsigned>(op.cpu) < sys.size() ? static_cast<unsigned>(op.cpu) : 0;
         const Rq& crq = sys.rq(cpu);
-        const std::string actual = crq.curr >= 0 ? crq.tasks[static_cast<std::size_t>(crq.curr)].name : "idle";
+        const std::string actual =
+            crq.running() >= 0 ? crq.tasks[static_cast<std::size_t>(crq.running())].name : "idle";
         if (actual != op.task)
           r.expectation_failures.push_back(
               op.cpu < 0 ? fmt::format("line {}: expected {} on the CPU, found {}", op.line, op.task, actual)

@@ -114,9 +114,16 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
   const std::string mc = m.curr >= 0 ? m.tasks[static_cast<std::size_t>(m.curr)].name : "idle";
   const std::string kc = k.curr >= 0 ? k.tasks[static_cast<std::size_t>(k.curr)].name : "idle";
   if (mc != kc) return Divergence{-1, "runqueue: curr (the pick)", mc, kc};
+  // another class on the CPU: the RT task running and the RT list (FIFO order)
+  const std::string mr = m.rt_curr >= 0 ? m.tasks[static_cast<std::size_t>(m.rt_curr)].name : "none";
+  const std::string kr = k.rt_curr >= 0 ? k.tasks[static_cast<std::size_t>(k.rt_curr)].name : "none";
+  if (mr != kr) return Divergence{-1, "runqueue: the RT task on the CPU", mr, kr};
+  if (m.rt_queue != k.rt_queue) return Divergence{-1, "runqueue: the RT list", std::to_string(m.rt_queue.size()),
+                                                  std::to_string(k.rt_queue.size())};
   c.num(runqueue, "clock_task", m.clock_task, k.clock_task);
   c.num(runqueue, "need_resched", m.need_resched, k.need_resched);
   c.num(runqueue, "nr_running", m.nr_running, k.nr_running);
+  c.num(runqueue, "fair ticks that rescheduled", m.fair_tick_rescheds, k.fair_tick_rescheds);
   for (std::size_t i = 0; i < m.tasks.size() && !c.d; ++i) {
     const Task& a = m.tasks[i];
     const Task& b = k.tasks[i];

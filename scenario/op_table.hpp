@@ -75,7 +75,8 @@ inline constexpr std::array<OpSpec, 23> kOpTable = [] {
   {OpKind::wake,         "wake",       "wake",                        OpClass::placement, true,  0, kNone,                                                 2,  2, true,  false},
   {OpKind::sleep,        "sleep",      "sleep",                       OpClass::running,   false, 1, {kTask},                                               3,  1, true,  false},
   {OpKind::run,          "run",        "run",                         OpClass::running,   false, 1, {ArgSpec{Arg::duration, " (e.g. 3ms)"}},               4,  3, false, false},
-  {OpKind::tick,         "tick",       "tick",                        OpClass::running,   false, 0, kNone,                                                 5,  0, false, false},
+  // `tick nopreempt` (issue 21 part 4) is a flag of tick: custom syntax, not in the byte format
+  {OpKind::tick,         "tick",       "tick",                        OpClass::running,   true,  0, kNone,                                                 5,  0, false, false},
   {OpKind::schedule,     "schedule",   "schedule",                    OpClass::running,   false, 0, kNone,                                                 6,  0, false, false},
   {OpKind::yield,        "yield",      "yield",                       OpClass::placement, false, 1, {kTask},                                               7,  1, true,  false},
   {OpKind::nice,         "nice",       "renice",                      OpClass::placement, false, 2, {kTask, ArgSpec{Arg::nice, ""}},                       8,  2, true,  false},

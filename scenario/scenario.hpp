@@ -16,12 +16,12 @@ namespace eevdf::scn {
 
 enum class OpKind : std::uint8_t {
   // task operations (kernel entry points)
-  create,    // task NAME [nice=N] [policy=normal|batch|idle] [slice=DUR]
+  create,    // task NAME [nice=N] [policy=normal|batch|idle|fifo] [slice=DUR]  (fifo: an RT task, no nice/slice)
   fork,      // fork PARENT -> CHILD
   wake,      // wake NAME [sync]
   sleep,     // sleep NAME          (NAME must be on the CPU)
   run,       // run DUR             (ticks at every TICK_NSEC boundary)
-  tick,      // tick                (to the next tick boundary)
+  tick,      // tick [nopreempt]    (to the next tick boundary; nopreempt: nothing honoured, before or after)
   schedule,  // schedule
   yield,     // yield NAME          (NAME must be on the CPU)
   nice,      // nice NAME N
@@ -60,6 +60,7 @@ struct Op {
   s64 value = 0;
   Policy policy = Policy::normal;  // create, policy
   bool sync = false;     // wake
+  bool nopreempt = false;  // tick: sched_tick() with preemption disabled, a pending reschedule stays pending
   bool racing = false;   // fork: the copy races a sched_change of the parent (Rq::fork_task);
                          // debug_read: the reader's loads come before the next operation, its stores after it
   std::string field;     // expect_field, expect_queue: a field of scenario/expect_fields.hpp

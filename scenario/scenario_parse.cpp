@@ -66,6 +66,7 @@ std::optional<Policy> policy_from(std::string_view s) {
   if (s == "normal") return Policy::normal;
   if (s == "batch") return Policy::batch;
   if (s == "idle") return Policy::idle;
+  if (s == "fifo") return Policy::fifo;  // SCHED_FIFO: only `task NAME policy=fifo`
   return std::nullopt;
 }
 
@@ -206,7 +207,7 @@ class Parser {
       begin_op(true);
       // `run DUR notick` and `tick DUR` share their keywords with run and tick
       if (spec->kind == OpKind::run && tok(2) == "notick") spec = &op_spec(OpKind::run_notick);
-      if (spec->kind == OpKind::tick && has(1)) spec = &op_spec(OpKind::tick_after);
+      if (spec->kind == OpKind::tick && has(1) && tok(1) != "nopreempt") spec = &op_spec(OpKind::tick_after);
       return operation(*spec);
     }
     if (first_op_line_ == 0)
@@ -614,9 +615,15 @@ class Parser {
 
   bool policy_value(std::string_view v, int c, Policy& out, std::string_view after) {
     const auto p = policy_from(v);
+    const bool create = after == "'policy='";
     if (!p)
-      return fail(c, "expected a policy (normal, batch or idle) after " + std::string(after) + ", found " +
-                         (v.empty() ? std::string("nothing") : q(v)));
+      return fail(c, std::string(create ? "expected a policy (normal, batch, idle or fifo)"
+                                        : "expected a policy (normal, batch or idle)") +
+                         " after " + std::string(after) + ", found " + (v.empty() ? std::string("nothing") : q(v)));
+    if (*p == Policy::fifo && !create)
+      return fail(c, "expected a fair policy (normal, batch or idle) after " + std::string(after) +
+                         ", found 'fifo': a task does not change class here (switching to or from SCHED_FIFO is "
+                         "not modelled); create an RT task with 'task NAME policy=fifo'");
     out = *p;
     return true;
   }
@@ -753,6 +760,16 @@ class Parser {
         if (key == "slice" && !slice_value(val, vc, op.slice, "'slice='")) return;
         if (key == "group" && !group_ref(val, vc, op.group, "'group='", true)) return;
       }
+      // an RT task (SCHED_FIFO, one priority) has no nice level, slice or task group of its own here
+      if (op.policy == Policy::fifo && (seen_nice || seen_slice || seen_group)) {
+        const char* key = seen_nice ? "nice=" : seen_slice ? "slice=" : "group=";
+        std::size_t i = 2;
+        while (i < toks_.size() && tok(i).substr(0, std::string_view(key).size()) != key) ++i;
+        fail(col(i), std::string("expected no '") + key +
+                         "' for a SCHED_FIFO task (policy=fifo): an RT task has no nice level, custom slice or "
+                         "task group here");
+        return;
+      }
     } else if (kw == "fork") {
       op.kind = OpKind::fork;
       if (!task_ref(1, op.task, "'fork'")) return;
@@ -821,6 +838,11 @@ class Parser {
       op.kind = OpKind::run_notick;
       if (!argument(ArgSpec{Arg::duration, " (e.g. 3ms)"}, 1, op, "'run'")) return;
       if (!expect_end(3, "'notick'")) return;
+    } else if (spec.kind == OpKind::tick) {
+      // tick [nopreempt]
+      op.kind = OpKind::tick;
+      op.nopreempt = tok(1) == "nopreempt";
+      if (!expect_end(op.nopreempt ? 2 : 1, op.nopreempt ? "'nopreempt'" : "'tick'")) return;
     } else if (spec.kind == OpKind::tick_after) {
       // tick DUR
       op.kind = OpKind::tick_after;

@@ -73,6 +73,7 @@ std::string_view policy_keyword(Policy p) {
     case Policy::normal: return "normal";
     case Policy::batch: return "batch";
     case Policy::idle: return "idle";
+    case Policy::fifo: return "fifo";
   }
   return "invalid-policy";
 }
@@ -140,6 +141,7 @@ std::string print_op(const Op& op) {
     }
     case OpKind::run_notick: return "run " + format_duration(op.value) + " notick";
     case OpKind::tick_after: return "tick " + format_duration(op.value);
+    case OpKind::tick: return op.nopreempt ? "tick nopreempt" : "tick";
     case OpKind::expect_curr:
       return "expect curr " + op.task + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     case OpKind::expect_field:
@@ -216,6 +218,7 @@ bool same_op(const Op& a, const Op& b) {
     case OpKind::expect_curr: return a.task == b.task && a.cpu == b.cpu;
     case OpKind::run_notick:
     case OpKind::tick_after: return a.value == b.value;
+    case OpKind::tick: return a.nopreempt == b.nopreempt;
     case OpKind::debug_read: return a.group == b.group && a.cpu == b.cpu && a.racing == b.racing;
     case OpKind::expect_field:
       return a.task == b.task && a.field == b.field && a.cmp == b.cmp && a.value == b.value && a.cpu == b.cpu;

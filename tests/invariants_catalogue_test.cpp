@@ -831,6 +831,65 @@ TEST(Catalogue, ProtCleanTwinTheTickReschedulesAnUnprotectedCurr) {
   test::expect_ok(test::run_scenario_text(tick_after_protection("mainline")));
 }
 
+// Rule 5: a lone fair entity is never rescheduled by the fair class's tick.
+// The corruption: inside one tick, update_curr() reschedules the lone A at slice
+// expiry as v6.12-rc1's `rq->nr_running == 1` test did beside an RT task (85e511df3cec;
+// B25 re-creates it through the model): task_tick_fair() calls resched_curr().
+void lone_tick(Harness& h, bool corrupt) {
+  h.a = h.create("A", 0);
+  h.wake(h.a);
+  h.run(1'000'000);
+  ASSERT_EQ(h.rq.curr, h.a);
+  h.op(OpClass::running, [&] {
+    h.rq.tick_nopreempt();
+    if (corrupt) {  // what a fair tick that rescheduled leaves behind
+      h.rq.resched_curr();
+      ++h.rq.fair_tick_rescheds;
+    }
+  });
+}
+
+TEST(Catalogue, ProtFiresWhenALoneEntityIsRescheduledByATick) {
+  Harness h;
+  lone_tick(h, true);
+  const inv::Violation* v = find_violation(h.checker, Id::PROT);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, "entity_tick / update_curr (lone entity)");
+}
+
+TEST(Catalogue, ProtCleanTwinALoneEntityKeepsTheCpuAtSliceExpiry) {
+  Harness h;
+  lone_tick(h, false);
+  for (int i = 0; i < 6; ++i) h.op(OpClass::running, [&] { h.rq.tick_nopreempt(); });  // past its slice
+  EXPECT_EQ(h.rq.fair_tick_rescheds, 0u);
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+}
+
+// The same rule from the scenario language: an RT task queued beside a lone
+// fair task that reaches no preemption point (`tick nopreempt`). v6.12-rc1's
+// update_curr() (B25) reschedules it at slice expiry, 6.12.118's does not.
+std::string lone_beside_rt(const char* profile) {
+  return std::string("profile ") + profile +
+         "\ntask A\ntask R policy=fifo\nwake A\nrun 1ms\nwake R\n"
+         "tick nopreempt\ntick nopreempt\ntick nopreempt\ntick nopreempt\ntick nopreempt\n";
+}
+
+TEST(Catalogue, ProtFiresOnB25LoneTaskBesideAnRtTask) {
+  const scn::ExecResult r = test::run_scenario_text(lone_beside_rt("v6.12.118 bug=B25"));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].id, Id::PROT);
+  EXPECT_EQ(r.violations[0].where, "entity_tick / update_curr (lone entity)");
+}
+
+TEST(Catalogue, ProtCleanTwinLoneTaskBesideAnRtTask) {
+  // I-PROT only: v7.0 .. v7.2 report their expected I-AUG (the stale max_slice) here too
+  for (const char* p : {"v6.6", "v6.12", "v6.12.118", "v6.18", "v7.0", "v7.1", "v7.2", "v7.3", "mainline"}) {
+    const scn::ExecResult r = test::run_scenario_text(lone_beside_rt(p));
+    EXPECT_TRUE(r.error.empty()) << p << ": " << r.error;
+    for (const auto& v : r.violations) EXPECT_NE(v.id, Id::PROT) << p << ": " << v.where << ": " << v.what;
+  }
+}
+
 // A tick at the clock of a wake-up charges the running task (its group's queue
 // was last updated earlier) but not its group entity: the wake-up of T15 updated
 // the root queue at that clock, so the root's update_curr() sees delta 0 and

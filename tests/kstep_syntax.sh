@@ -18,6 +18,13 @@ for scn in "$src"/corpus/regressions/*.scn "$src/tests/data/kstep-all-ops.scn"; 
     else echo "FAIL: export of $name: $(cat "$work/$name.err")"; status=1; fi
     continue
   fi
+  if grep -qE 'policy=fifo|^tick nopreempt' "$scn"; then  # an RT task: the export must refuse, naming it
+    if "$bin" export --kstep "$scn" -o "$work/$name.c" 2> "$work/$name.err"; then
+      echo "FAIL: export of $name (an RT task) was not refused"; status=1
+    elif grep -q "does not export" "$work/$name.err"; then echo "ok: $name refused (an RT task)"
+    else echo "FAIL: export of $name: $(cat "$work/$name.err")"; status=1; fi
+    continue
+  fi
   if ! "$bin" export --kstep "$scn" -o "$work/$name.c" 2> "$work/$name.err"; then
     echo "FAIL: export of $name: $(cat "$work/$name.err")"; status=1; continue
   fi

@@ -302,7 +302,12 @@ TEST(scenario_parse, ErrorPositions) {
       {"bogus\n", 1, 1, "expected a directive (profile", "found 'bogus'"},
       {std::string_view("\x00\xff\n", 3).data(), 1, 1, "expected a directive", "found '\\x00\\xff'"},
       {"task A\nnice A -21\n", 2, 8, "between -20 and 19", "found '-21'"},
-      {"task A\npolicy A fifo\n", 2, 10, "expected a policy (normal, batch or idle)", "found 'fifo'"},
+      {"task A\npolicy A fifo\n", 2, 10, "expected a fair policy (normal, batch or idle)", "found 'fifo'"},
+      {"task A\npolicy A rr\n", 2, 10, "expected a policy (normal, batch or idle)", "found 'rr'"},
+      {"task R policy=fifo nice=1\n", 1, 20, "expected no 'nice=' for a SCHED_FIFO task", "no nice level"},
+      {"task R slice=1ms policy=fifo\n", 1, 8, "expected no 'slice=' for a SCHED_FIFO task", "custom slice"},
+      {"task R policy=rr\n", 1, 15, "expected a policy (normal, batch, idle or fifo)", "found 'rr'"},
+      {"tick nopreempt now\n", 1, 16, "expected end of line after 'nopreempt'", "found 'now'"},
       {"task A\nslice A 200ms\n", 2, 9, "between 0.1ms and 100ms", "found '200ms'"},
       {"task A\nslice A\n", 2, 8, "expected a slice", "found end of line"},
       {"task A\nsleep A A\n", 2, 9, "expected end of line", "found 'A'"},
@@ -567,6 +572,10 @@ Scenario gen_scenario_now() {
       case OpKind::create:
         op.task = gen_task_name(used, counter);
         names.push_back(op.task);
+        if (*rc::gen::inRange(0, 8) == 0) {  // an RT task: no nice, slice or group
+          op.policy = Policy::fifo;
+          break;
+        }
         op.value = *rc::gen::inRange(kMinNice, kMaxNice + 1);
         op.policy = gen_policy();
         op.slice = gen_slice();
@@ -593,7 +602,7 @@ Scenario gen_scenario_now() {
       case OpKind::run:
       case OpKind::run_notick:
       case OpKind::tick_after: op.value = gen_duration(); break;
-      case OpKind::tick:
+      case OpKind::tick: op.nopreempt = *rc::gen::arbitrary<bool>(); break;
       case OpKind::schedule: break;
       case OpKind::nice:
         op.task = some_task();
@@ -799,6 +808,26 @@ TEST(scenario_bytes, DecodesTheDocumentedFormat) {
   EXPECT_TRUE(same_scenario(decode_bytes(*enc), s));
 }
 
+// Version 7 (issue 21 part 4): create's policy byte from 240 on is an RT task;
+// the same bytes in version 6 decode as before (240 % 3 = 0: normal).
+TEST(scenario_bytes, Version7CreatesFifoTasks) {
+  const std::vector<std::uint8_t> v7 = {kBytesFormatVersion7, 0, 0, 25, 240, 4, 0, 25, 239, 4, 5};
+  EXPECT_EQ(print_scenario(decode_bytes(v7)),
+            "profile mainline\ntask T0 policy=fifo\ntask T1 nice=5 policy=idle slice=3ms\ntick\n");
+  std::vector<std::uint8_t> v6 = v7;
+  v6[0] = kBytesFormatVersion6;
+  EXPECT_EQ(print_scenario(decode_bytes(v6)),
+            "profile mainline\ntask T0 nice=5 slice=3ms\ntask T1 nice=5 policy=idle slice=3ms\ntick\n");
+  const auto enc = encode_bytes(parse_ok("task T0 policy=fifo\ntask T1\nwake T0\n"));
+  ASSERT_TRUE(enc.has_value());
+  EXPECT_EQ((*enc)[0], kBytesFormatVersion7);
+  EXPECT_TRUE(bytes_version_supported(enc->data(), enc->size()));
+  EXPECT_EQ(print_scenario(decode_bytes(*enc)), "profile mainline\ntask T0 policy=fifo\ntask T1\nwake T0\n");
+  std::string why;
+  EXPECT_FALSE(encode_bytes(parse_ok("task T0\ntick nopreempt\n"), false, &why).has_value());
+  EXPECT_NE(why.find("tick nopreempt"), std::string::npos) << why;
+}
+
 TEST(scenario_bytes, Substitutions) {
   // wake with no task -> create T0 (defaults); its argument bytes are consumed.
   const std::vector<std::uint8_t> b = {1, 2, 9, 9, 6};
@@ -875,7 +904,8 @@ bool identical_ops(const std::vector<Op>& a, const std::vector<Op>& b) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     const Op &x = a[i], &y = b[i];
     if (x.kind != y.kind || x.task != y.task || x.child != y.child || x.value != y.value || x.policy != y.policy ||
-        x.sync != y.sync || x.field != y.field || x.cmp != y.cmp || x.line != y.line || x.slice != y.slice)
+        x.sync != y.sync || x.field != y.field || x.cmp != y.cmp || x.line != y.line || x.slice != y.slice ||
+        x.nopreempt != y.nopreempt)
       return false;
   }
   return true;
@@ -924,6 +954,10 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
     switch (op.kind) {
       case OpKind::create:
         op.task = "T" + std::to_string(ntasks++);
+        if (*rc::gen::inRange(0, 8) == 0) {  // version 7: an RT task (nice 0, slice 0)
+          op.policy = Policy::fifo;
+          break;
+        }
         op.value = *rc::gen::inRange(-20, 20);
         op.policy = gen_policy();
         op.slice = *rc::gen::elementOf(kBytesSlices);
