@@ -144,6 +144,18 @@ TEST(GroupDestroyModel, DequeuesTheDelayedGroupEntity) {
                       "expect queue root.nr_queued == 1\nrun 5ms\nexpect no-violation\n"));
 }
 
+// Two CPUs: the group has an entity on each (tg->se[cpu]); only CPU 1's is
+// delayed, and unregister_fair_sched_group()'s loop dequeues it there. The
+// base slice write reaches CPU 1's placement too (one global sysctl).
+TEST(GroupDestroyModel, SeveralCpus) {
+  test::expect_ok(run("profile mainline\nrunqueues 2\ngroup G\ntask A group=G\ntask B\ntask C\nwake C\n"
+                      "wake A cpu=1\nrun 2ms\nwake B cpu=1\nrun 500us\nexpect curr A cpu=1\nsleep A\n"
+                      "expect field G.sched_delayed == 1 cpu=1\nexpect field G.sched_delayed == 0\n"
+                      "expect queue root.nr_queued == 2 cpu=1\nmove A root\ngroup_destroy G\n"
+                      "expect queue root.nr_queued == 1 cpu=1\nbase_slice_ns 1ms\ntask D\nwake D cpu=1\n"
+                      "expect field D.slice == 1ms\nrun 10ms\nexpect no-violation\n"));
+}
+
 TEST(GroupDestroyKernel, DequeuesTheDelayedGroupEntityOnTheKernelsCode) {
   if (!kernel_612()) GTEST_SKIP() << "no 6.12 kernel backend in this build";
   const std::string text = std::string("profile v6.12.118\n") + kDelayedGroupEntity;
