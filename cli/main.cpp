@@ -312,7 +312,7 @@ int main(int argc, char** argv) {
   check->add_flag("--lockstep", check_lockstep,
                   "also run every operation on the kernel's own fair.c and fail a case at the first difference");
   check->add_flag("--groups", check_config.groups,
-                  "generate task-group commands too (group, move, shares, group_idle; finds the open candidate F7)");
+                  "generate task-group commands too (group, move, shares, group_idle, group_destroy; finds the open candidate F7)");
 
   std::string encode_file, encode_out;
   auto* encode = app.add_subcommand("encode", "write a text scenario's operations in the byte encoding (a fuzzing seed)");
