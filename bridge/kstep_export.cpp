@@ -255,6 +255,15 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         check = false;
         note(op, "not exported: the kSTEP driver written here has no cgroup operations (task groups are left out)");
         break;
+      case scn::OpKind::group_destroy:
+        check = false;
+        note(op, "not exported: the kSTEP driver written here has no cgroup operations (task groups are left out)");
+        break;
+      case scn::OpKind::base_slice:  // the debugfs write, as the base_slice directive's in the setup
+        body.push_back(fmt::format("  {{ char buf[24]; int n = snprintf(buf, sizeof(buf), \"%llu\", {}ULL); "
+                                   "kstep_write(\"/sys/kernel/debug/sched/base_slice_ns\", buf, n); }}",
+                                   op.base_slice_ns()));
+        break;
       case scn::OpKind::debug_read:
         check = false;
         note(op, "not exported: a read of /sys/kernel/debug/sched/debug races the scheduler at a time kSTEP cannot "

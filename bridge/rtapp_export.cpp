@@ -95,6 +95,12 @@ std::optional<std::string> export_rtapp(const scn::Scenario& s, const Profile& p
 
   for (const auto& op : s.ops) {
     const u64 now = sim.rq().clock_task;
+    if (op.kind == scn::OpKind::base_slice) {  // rt-app describes threads, not debugfs writes
+      error = fmt::format("{}:{}: {}: rt-app has no debugfs write of sched/base_slice_ns (write the base slice "
+                          "before the run, or use 'eevdf-check export --kstep')",
+                          source_name, op.line, scn::print_op(op));
+      return std::nullopt;
+    }
     switch (op.kind) {
       case scn::OpKind::create: {
         Thread t;

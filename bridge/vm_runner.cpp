@@ -184,6 +184,12 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
       case K::move: o << at << "move " << op.task << " " << (op.group.empty() ? "root" : op.group) << "\n"; break;
       case K::shares: o << at << "shares " << op.group << " " << op.shares() << "\n"; break;
       case K::group_idle: o << at << "group_idle " << op.group << " " << (op.idle() ? 1 : 0) << "\n"; break;
+      case K::group_destroy: o << at << "group_destroy " << op.group << "\n"; break;  // rmdir
+      case K::base_slice:  // the driver could write it ("base_slice NS"), but check_kernel() holds every task
+                           // to the base slice at boot: a write mid-run would read as findings
+        error = where + scn::print_op(op) + ": the VM runner's slice check compares every task with the base slice "
+                                            "written before the first task; a base_slice_ns write mid-run is not replayed";
+        return std::nullopt;
       case K::migrate:
         error = where + "migrate: the VM runner replays one CPU";
         return std::nullopt;

@@ -241,8 +241,8 @@ int main(int argc, char** argv) {
                     "generate 'run DUR notick' (a nohz_full CPU; default: it decodes as 'run', which keeps the "
                     "digests of the default streams; docs/fuzzing.md)");
   fuzzcmd->add_flag("--rt", campaign.rt,
-                    "create SCHED_FIFO tasks too ('task T<n> policy=fifo', byte format 7: about one created task in "
-                    "sixteen; default: fair tasks only, format 6)");
+                    "create SCHED_FIFO tasks too ('task T<n> policy=fifo': about one created task in sixteen; default: "
+                    "fair tasks only)");
   fuzzcmd->add_flag("--late-ticks", campaign.late_ticks,
                     "generate 'tick DUR' later than TICK_NSEC too (default: at most 1ms; the bounds of I-FAIR and I-KEY "
                     "then use the longest stretch without a tick, docs/fuzzing.md)");
@@ -316,7 +316,7 @@ int main(int argc, char** argv) {
                   "also run every operation on the kernel's own fair.c and fail a case at the first difference");
   check->add_flag("--rt", check_config.rt, "create SCHED_FIFO tasks too ('task T<n> policy=fifo')");
   check->add_flag("--groups", check_config.groups,
-                  "generate task-group commands too (group, move, shares, group_idle; finds the open candidate F7)");
+                  "generate task-group commands too (group, move, shares, group_idle, group_destroy; finds the open candidate F7)");
 
   std::string encode_file, encode_out;
   auto* encode = app.add_subcommand("encode", "write a text scenario's operations in the byte encoding (a fuzzing seed)");

@@ -98,13 +98,14 @@ void work(Shared& sh, unsigned job) {
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     const bool groups = o.groups == CampaignOptions::Groups::always ||
                         (o.groups == CampaignOptions::Groups::mixed && (bytes[0] & 1));
-    // format 6: every operation, time off the tick grid included (run DUR notick,
-    // tick DUR); task groups and the debugfs reader only where the campaign has them
-    bytes[0] = o.rt ? scn::kBytesFormatVersion7 : scn::kBytesFormatVersion6;  // 7: SCHED_FIFO tasks too
+    // format 7: every operation, time off the tick grid (run DUR notick, tick DUR),
+    // base_slice_ns writes and group_destroy included; task groups (group_destroy
+    // with them), the debugfs reader and SCHED_FIFO tasks only where the campaign has them
+    bytes[0] = scn::kBytesFormatVersion7;
     bytes[1] = static_cast<std::uint8_t>(scn::bytes_runqueue_byte(o.runqueues) | (groups ? 0 : scn::kBytesNoGroups) |
                                          (sh.debug_read ? 0 : scn::kBytesNoDebugRead) |
                                          (o.late_ticks ? 0 : scn::kBytesEarlyTicks) |
-                                         (o.nohz_full ? 0 : scn::kBytesNoTickless));
+                                         (o.nohz_full ? 0 : scn::kBytesNoTickless) | (o.rt ? 0 : scn::kBytesNoRt));
     scn::decode_bytes_into(bytes.data(), bytes.size(), s);
     repeat_a_window(s, rng);
     const scn::ExecResult r = executor.run(s);

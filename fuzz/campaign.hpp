@@ -47,9 +47,9 @@ struct CampaignOptions {
   // tickless beside a delayed group entity takes the key far from
   // zero_vruntime (I-KEY fires on mainline), as the kernel's own code does.
   bool nohz_full = false;
-  // RT tasks (--rt): byte format 7, where a create's policy byte from 240 on is
-  // `task T<n> policy=fifo` (issue 21 part 4). Off by default: the campaign's
-  // stream (format 6) and its digests stay as they were.
+  // RT tasks (--rt): a create's policy byte from 240 on is `task T<n>
+  // policy=fifo` (byte format 7, issue 21 part 4). Off by default: the runqueue
+  // byte's kBytesNoRt bit then reads that byte % 3, as before.
   bool rt = false;
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark); with until_site, only a

@@ -209,6 +209,13 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
           for (s64 v : {s64{0}, s64{1000}, s64{100000}, s64{1000000}, best.ops[i].value / 2})
             if (v >= 0 && v < best.ops[i].value) attempt(i, [v](Op& o) { o.value = v; });
           break;
+        case OpKind::base_slice:  // the edges of the range and the default at 8 CPUs: a round value if one keeps it
+          for (s64 v : {s64{2'800'000}, s64{100'000}, s64{100'000'000}}) {
+            if (best.ops[i].value == v) break;  // never back to a less simple one (no alternation)
+            attempt(i, [v](Op& o) { o.value = v; });
+            if (best.ops[i].value == v) break;
+          }
+          break;
         default:
           break;
       }

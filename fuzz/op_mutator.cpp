@@ -16,14 +16,15 @@ using Record = std::vector<std::uint8_t>;  // opcode + its argument bytes
 
 // Opcodes per version: 12 (version 1), 16 (version 2, with task groups), 17
 // (versions 3 and 4, several runqueues), 18 (version 5, debug_read) or 20
-// (version 6, run_notick and tick_after); the header bytes are kept as they are.
+// (version 6, run_notick and tick_after) or 22 (version 7, base_slice and
+// group_destroy); the header bytes are kept as they are.
 thread_local std::size_t g_kinds = kBytesOpKinds;
 thread_local std::uint8_t g_header[2] = {kBytesFormatVersion, 0};
 thread_local std::size_t g_header_size = 1;
 void read_header(const std::uint8_t* data, std::size_t size) {
   g_kinds = bytes_op_kinds(data, size);
   g_header_size = bytes_header_size(data, size) == 2 ? 2 : 1;
-  g_header[0] = g_header_size == 2          ? data[0]  // version 3 to 6
+  g_header[0] = g_header_size == 2          ? data[0]  // version 3 to 7
                 : g_kinds == kBytesOpKinds2 ? kBytesFormatVersion2
                                             : kBytesFormatVersion;
   g_header[1] = g_header_size == 2 && size > 1 ? data[1] : 0;
@@ -112,6 +113,13 @@ void mutate_argument(Record& r, std::mt19937& rng) {
     case OpKind::move:
       if (arg == 2) r[2] = static_cast<std::uint8_t>(rng() % (kMaxBytesGroups + 1));
       else r[1] = static_cast<std::uint8_t>(rng() % kMaxBytesTasks);
+      return;
+    case OpKind::base_slice:  // the edges of the range (0.1 ms, 100 ms) or the default at 8 CPUs (2.8 ms)
+      r[1] = std::array<std::uint8_t, 3>{index_of(kBytesBaseSlices, 100'000), index_of(kBytesBaseSlices, 100'000'000),
+                                         index_of(kBytesBaseSlices, 2'800'000)}[rng() % 3];
+      return;
+    case OpKind::group_destroy:  // a group selector
+      r[1] = static_cast<std::uint8_t>(rng() % kMaxBytesGroups);
       return;
     case OpKind::debug_read:  // racing or not; or a queue selector
       if (arg == 2) r[2] = static_cast<std::uint8_t>(r[2] ^ 1);

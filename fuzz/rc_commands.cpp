@@ -196,13 +196,17 @@ class CreateRtCmd final : public RcCommand {
 class GroupCmd final : public RcCommand {
  public:
   explicit GroupCmd(const RcModel& m)
-      : RcCommand(m), name_("G" + std::to_string(m.groups.size())), parent_(*gen_group_or_root(m)),
+      : RcCommand(m), name_("G" + std::to_string(m.groups_created)), parent_(*gen_group_or_root(m)),
         shares_(*gen_shares()) {}
   void checkPreconditions(const RcModel& m) const override {
-    const bool ok = m.groups.size() < RcModel::kMaxGroups && !has_group(m, name_) && has_group(m, parent_);
+    const bool ok = m.groups_created < RcModel::kMaxGroups && name_ == "G" + std::to_string(m.groups_created) &&
+                    has_group(m, parent_);
     RC_PRE(ok);
   }
-  void apply(RcModel& m) const override { m.groups.push_back(name_); }
+  void apply(RcModel& m) const override {
+    m.groups.push_back(name_);
+    ++m.groups_created;
+  }
   Op shown_op() const override {
     Op op = make_op(OpKind::group_create);
     op.group = name_;
@@ -270,6 +274,52 @@ class GroupParamCmd final : public RcCommand {
 };
 using SharesCmd = GroupParamCmd<OpKind::shares>;
 using GroupIdleCmd = GroupParamCmd<OpKind::group_idle>;
+
+// group_destroy G: the name is gone from the model whatever happens; skipped
+// where the cgroup would refuse (-EBUSY: a task not exited, or a child group, in it).
+class GroupDestroyCmd final : public RcCommand {
+ public:
+  explicit GroupDestroyCmd(const RcModel& m) : RcCommand(m), group_(*rc::gen::elementOf(m.groups)) {}
+  void checkPreconditions(const RcModel& m) const override {
+    const bool ok = !group_.empty() && has_group(m, group_);
+    RC_PRE(ok);
+  }
+  void apply(RcModel& m) const override { m.groups.erase(std::find(m.groups.begin(), m.groups.end(), group_)); }
+  Op shown_op() const override {
+    Op op = make_op(OpKind::group_destroy);
+    op.group = group_;
+    return op;
+  }
+  std::optional<Op> resolve(const RcSystem& sut) const override {
+    const int g = sut.rq.find_group(group_);
+    if (g < 0) return std::nullopt;
+    for (const Task& p : sut.rq.tasks)
+      if (p.group == g && p.state != TaskState::dead) return std::nullopt;
+    for (const TaskGroup& child : sut.rq.task_groups)
+      if (child.parent == g && !child.destroyed) return std::nullopt;
+    return shown_op();
+  }
+
+ private:
+  std::string group_;
+};
+
+// base_slice_ns DUR: the debugfs write of sysctl_sched_base_slice, from the
+// edges of the range, the defaults and values between.
+class BaseSliceCmd final : public RcCommand {
+ public:
+  explicit BaseSliceCmd(const RcModel& m)
+      : RcCommand(m), ns_(*table<s64>({2800000, 700000, 100000, 100000000, 3000000, 750000})) {}
+  Op shown_op() const override {
+    Op op = make_op(OpKind::base_slice);
+    op.value = ns_;
+    return op;
+  }
+  std::optional<Op> resolve(const RcSystem&) const override { return shown_op(); }
+
+ private:
+  s64 ns_;
+};
 
 // fork <curr> -> T<i> [racing]
 class ForkCmd final : public RcCommand {
@@ -513,7 +563,7 @@ class DebugReadCmd final : public RcCommand {
 // Command kinds in the order the generator weighs them.
 enum Kind : std::size_t { kCreate, kFork, kWake, kSleep, kRun, kTick, kSchedule, kYield, kNice, kPolicy, kSlice, kExit,
                           kGroup, kMove, kShares, kGroupIdle, kMigrate, kDebugRead, kRunNotick, kTickAfter,
-                          kCreateRt, kKinds };
+                          kBaseSlice, kGroupDestroy, kCreateRt, kKinds };
 
 std::array<std::size_t, kKinds> weights(const RcModel& m) {
   std::array<std::size_t, kKinds> w{};
@@ -541,12 +591,14 @@ std::array<std::size_t, kKinds> weights(const RcModel& m) {
   w[kExit] = m.any_woken ? 1 : 0;
   const bool groups = m.setup && m.setup->groups;
   const bool has_groups = !m.groups.empty();
-  w[kGroup] = groups && m.groups.size() < RcModel::kMaxGroups ? (has_groups ? 1 : 3) : 0;
+  w[kGroup] = groups && m.groups_created < RcModel::kMaxGroups ? (has_groups ? 1 : 3) : 0;
   w[kMove] = groups && has_tasks && has_groups ? 2 : 0;
   w[kShares] = groups && has_groups ? 1 : 0;
   w[kGroupIdle] = groups && has_groups ? 1 : 0;
   w[kMigrate] = runqueues_of(m) > 1 && has_tasks ? 3 : 0;
   w[kDebugRead] = m.setup && debug_read_races(m.setup->profile) && has_tasks ? 2 : 0;
+  w[kBaseSlice] = 1;
+  w[kGroupDestroy] = groups && has_groups ? 1 : 0;
   w[kCreateRt] = room && m.setup && m.setup->rt ? 1 : 0;  // last: weight 0 leaves the other draws as they were
   return w;
 }
@@ -572,6 +624,8 @@ RcCommandPtr make_command(std::size_t kind, const RcModel& m) {
     case kDebugRead: return std::make_shared<DebugReadCmd>(m);
     case kRunNotick: return std::make_shared<RunNotickCmd>(m);
     case kTickAfter: return std::make_shared<TickAfterCmd>(m);
+    case kBaseSlice: return std::make_shared<BaseSliceCmd>(m);
+    case kGroupDestroy: return std::make_shared<GroupDestroyCmd>(m);
     case kCreateRt: return std::make_shared<CreateRtCmd>(m);
     default: return std::make_shared<ExitCmd>(m);
   }

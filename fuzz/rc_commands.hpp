@@ -169,7 +169,8 @@ struct RcModel {
   std::vector<TaskInfo> tasks;  // creation order
   int next_name = 0;            // the next fresh name is T<next_name>
   static constexpr std::size_t kMaxGroups = 6;
-  std::vector<std::string> groups;  // G<n>, creation order (all exist: group creation is never skipped)
+  std::vector<std::string> groups;  // G<n>, creation order (all exist: group creation is never skipped), removed ones gone
+  std::size_t groups_created = 0;   // the next group is G<groups_created> (a removed name is not created again)
   bool any_woken = false;       // some task was woken: the CPU may be busy
 
   const TaskInfo* find(std::string_view name) const;

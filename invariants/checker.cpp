@@ -346,6 +346,13 @@ void Checker::end_op() {
   ExactAverage avg = exact_average_and_tree(rq.cfs);
   u64 largest = avg.max_slice;
   if (!rq.groups.empty() && largest_queued > largest) largest = largest_queued;
+  // After a base_slice_ns write, update_deadline() can take the new base slice inside
+  // an operation that then sets another slice (sched_setattr() of the running task:
+  // the dequeue's update_curr() renews the deadline, then __setparam_fair()), so a
+  // deadline may lie one new base slice ahead though no entity holds it afterwards.
+  // (Without a write the base slice is no larger than before: nothing changes.)
+  if (!rq.earlier_base_slices.empty() && rq.profile().sysctl_sched_base_slice() > largest)
+    largest = rq.profile().sysctl_sched_base_slice();
   if (largest > max_slice_seen_) max_slice_seen_ = largest;
   check_queue(rq.cfs, avg);
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, rq.cfs};

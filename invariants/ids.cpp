@@ -187,7 +187,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "slice is clamped by __setparam_fair() to [100 us, 100 ms]. No U64_MAX or zero slices.\n"
      "A queued, not delayed group entity's slice is cfs_rq_min_slice() of its own queue: the\n"
      "shortest request below it, which enqueue_task_fair() and dequeue_entities() propagate up\n"
-     "the hierarchy (with the min_slice augment) on every change."},
+     "the hierarchy (with the min_slice augment) on every change. After a base_slice_ns write\n"
+     "an entity keeps a base slice in force earlier in the run until its next update_deadline()\n"
+     "or placement, and a group entity one taken from its queue before the write (0.1 .. 100 ms)."},
     {"I-CNT",
      "nr_queued, load.weight, h_nr_queued, h_nr_runnable, h_nr_idle and nr_running are exact",
      "nr_queued = tree entities + on_rq curr; load.weight = Σ queued weights; h_nr_queued = tasks\n"

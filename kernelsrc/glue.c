@@ -470,6 +470,24 @@ int kb_set_group_shares(int g, unsigned long long shares) {
 
 int kb_set_group_idle(int g, int idle) { return sched_group_set_idle(&kb_groups[g], idle); }
 
+/* cgroup rmdir (core.c, 6.12): cpu_cgroup_css_released() → sched_release_group()
+ * unlinks tg from the task-group lists (ours are not kept), and
+ * cpu_cgroup_css_free() → sched_destroy_group() → (RCU) sched_unregister_group()
+ * → the tree's unregister_fair_sched_group(): a delayed group entity is dequeued
+ * (DEQUEUE_SLEEP | DEQUEUE_DELAYED), the leaf list let go.  The grace periods in
+ * between: one thread, nothing runs.  The slot is not reused. */
+void kb_destroy_group(int g) {
+  if (kb_crashed || g < 0 || g >= kb_nr_groups) return;
+  unregister_fair_sched_group(&kb_groups[g]);
+}
+
+/* debug.c, 6.12: base_slice_ns is debugfs_create_u32() on sysctl_sched_base_slice,
+ * a plain store (normalized_sysctl_sched_base_slice is not touched) */
+void kb_write_base_slice_ns(unsigned long long ns) {
+  if (kb_crashed) return;
+  sysctl_sched_base_slice = (unsigned int)ns;
+}
+
 /* sched_move_task() */
 void kb_move_task(int id, int group) {
   struct task_struct *p = kb_task(id);

@@ -88,6 +88,11 @@ int kb_create_group(int parent, unsigned long long shares);
 int kb_set_group_shares(int g, unsigned long long shares);
 int kb_set_group_idle(int g, int idle);
 void kb_move_task(int id, int group);
+/* cgroup rmdir of group g (empty: the C++ side checks): the tree's
+ * unregister_fair_sched_group(), as sched_destroy_group() reaches it */
+void kb_destroy_group(int g);
+/* a debugfs write of sched/base_slice_ns: sysctl_sched_base_slice = ns */
+void kb_write_base_slice_ns(unsigned long long ns);
 void kb_export(struct kb_state *s);
 unsigned long long kb_avg_vruntime(int queue);
 /* The sched debugfs reader, print_cfs_rq(): whether the tree's print_cfs_rq()

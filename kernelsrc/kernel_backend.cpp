@@ -258,6 +258,36 @@ Refusal KernelBackend::move_task(int id, int group) {
   return Refusal::none;
 }
 
+// cgroup rmdir: refused as the model refuses it (a task that has not exited,
+// or a child group not removed, is in it: -EBUSY), then the tree's
+// unregister_fair_sched_group(); the mirror's group is marked removed.
+Refusal KernelBackend::destroy_group(int group) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
+  Rq& rq = mirror_->rq(0);
+  if (group < 0 || static_cast<std::size_t>(group) >= rq.task_groups.size() ||
+      rq.task_groups[static_cast<std::size_t>(group)].destroyed)
+    return Refusal::no_such_group;
+  for (const Task& p : rq.tasks)
+    if (p.group == group && p.state != TaskState::dead) return Refusal::group_has_tasks;
+  for (const TaskGroup& child : rq.task_groups)
+    if (child.parent == group && !child.destroyed) return Refusal::group_has_children;
+  kb_destroy_group(group);
+  rq.task_groups[static_cast<std::size_t>(group)].destroyed = true;
+  refresh();
+  return Refusal::none;
+}
+
+// The debugfs write, on the kernel's sysctl_sched_base_slice and on the
+// mirror's profile (which the invariants read: I-SLICE's base slice).
+Refusal KernelBackend::write_base_slice_ns(u64 ns) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
+  if (ns < kMinBaseSliceWriteNs || ns > kMaxBaseSliceWriteNs) return Refusal::bad_argument;
+  kb_write_base_slice_ns(ns);
+  const Refusal r = mirror_->write_base_slice_ns(ns);
+  refresh();
+  return r;
+}
+
 void KernelBackend::run(u64 ns) {
   kb_run(ns);
   refresh();

@@ -57,6 +57,8 @@ class KernelBackend {
   Refusal set_group_shares(int group, u64 shares);
   Refusal set_group_idle(int group, bool idle);
   Refusal move_task(int task, int group);
+  Refusal destroy_group(int group);          // cgroup rmdir: unregister_fair_sched_group()
+  Refusal write_base_slice_ns(u64 ns);       // debugfs sched/base_slice_ns
   void run(u64 ns);
   void tick();
   void tick_nopreempt();  // `tick nopreempt`: sched_tick() with no reschedule honoured

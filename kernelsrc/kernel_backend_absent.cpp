@@ -31,6 +31,8 @@ int KernelBackend::create_group(std::string_view, int, u64) { return -1; }
 Refusal KernelBackend::set_group_shares(int, u64) { return Refusal::bad_argument; }
 Refusal KernelBackend::set_group_idle(int, bool) { return Refusal::bad_argument; }
 Refusal KernelBackend::move_task(int, int) { return Refusal::bad_argument; }
+Refusal KernelBackend::destroy_group(int) { return Refusal::bad_argument; }
+Refusal KernelBackend::write_base_slice_ns(u64) { return Refusal::bad_argument; }
 void KernelBackend::run(u64) {}
 void KernelBackend::tick() {}
 void KernelBackend::tick_nopreempt() {}

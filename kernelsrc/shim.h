@@ -111,6 +111,8 @@ struct rq_flags { int unused; };
 #define lockdep_assert_held(l) do { } while (0)
 #define lockdep_assert_rq_held(rq) do { (void)(rq); } while (0)
 #define rq_lock_irqsave(rq, rf) do { (void)(rq); (void)(rf); } while (0)
+/* guard(rq_lock_irqsave)(rq) (cleanup.h scoped locks): one thread, no lock */
+#define guard(name) (void)
 #define rq_unlock_irqrestore(rq, rf) do { (void)(rq); (void)(rf); } while (0)
 #define mutex_lock(m) do { } while (0)
 #define mutex_unlock(m) do { } while (0)

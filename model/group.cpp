@@ -3,6 +3,8 @@
 // acts on the group's entity and queue of every possible CPU, CPU 0 first, as
 // the kernel's for_each_possible_cpu() loops do. sched_move_task() is in
 // rq.cpp with the other sched_change users (it touches the task's CPU only).
+#include <algorithm>
+
 #include "model/fair.hpp"
 #include "model/rq.hpp"
 
@@ -33,7 +35,9 @@ int Rq::create_group(std::string_view name, int parent, u64 shares) {
   for (const Rq* r : possible_cpus_)
     if (r->oops) return -1;
   if (task_groups.size() >= kMaxGroups) return -1;
-  if (parent >= 0 && static_cast<std::size_t>(parent) >= task_groups.size()) return -1;
+  if (parent >= 0 && (static_cast<std::size_t>(parent) >= task_groups.size() ||
+                      task_groups[static_cast<std::size_t>(parent)].destroyed))
+    return -1;
   if (shares < kMinShares || shares > kMaxShares) return -1;
   const int id = static_cast<int>(task_groups.size());
   TaskGroup& tg = task_groups.emplace_back();
@@ -61,7 +65,7 @@ Refusal Rq::set_group_shares(int id, u64 shares) {
   for (const Rq* r : possible_cpus_)
     if (r->oops) return Refusal::kernel_oopsed;
   TaskGroup* tg = group(id);
-  if (!tg) return Refusal::no_such_group;
+  if (!tg || tg->destroyed) return Refusal::no_such_group;
   if (shares < kMinShares || shares > kMaxShares) return Refusal::bad_argument;
   if (tg->idle) return Refusal::group_is_idle;
   sched_group_set_shares(*tg, scale_load(shares));
@@ -76,7 +80,7 @@ Refusal Rq::set_group_idle(int id, bool idle) {
   for (const Rq* r : possible_cpus_)
     if (r->oops) return Refusal::kernel_oopsed;
   TaskGroup* tg = group(id);
-  if (!tg) return Refusal::no_such_group;
+  if (!tg || tg->destroyed) return Refusal::no_such_group;
   if (tg->idle == idle) return Refusal::none;
   tg->idle = idle;
   for (std::size_t c = 0; c < tg->se.size(); ++c) {
@@ -93,6 +97,55 @@ Refusal Rq::set_group_idle(int id, bool idle) {
     }
   }
   sched_group_set_shares(*tg, idle ? scale_load(kWeightIdleprio) : kNice0Load);
+  return Refusal::none;
+}
+
+// cgroup rmdir of a cpu-controller group (the cgroup core refuses a group with
+// a task or a child in it: -EBUSY), then what the scheduler does as the css
+// goes: sched_release_group() unlinks it (here: `destroyed`, so no name finds
+// it), and sched_destroy_group() → sched_unregister_group() →
+// unregister_fair_sched_group() (v6.12 .. v7.2; 6.12.118 the same): on every
+// possible CPU, CPU 0 first, a group entity still queued as sched_delayed (its
+// last task left while it was ineligible) is dequeued under that CPU's rq lock,
+// dequeue_entities(DEQUEUE_SLEEP | DEQUEUE_DELAYED), which also takes the
+// levels above with it when their queues empty. The rest (PELT's
+// remove_entity_load_avg(), the leaf cfs_rq list, bandwidth) is not modelled.
+// v6.6 has no delayed dequeue (152e11f6df29 came in v6.12): nothing is queued
+// there. The v7.3 single runqueue never queues a group entity in a tree, so
+// none is delayed. The RCU grace periods between the steps are not modelled:
+// nothing else runs in between.
+Refusal Rq::destroy_group(int id) {
+  for (const Rq* r : possible_cpus_)
+    if (r->oops) return Refusal::kernel_oopsed;
+  TaskGroup* tg = group(id);
+  if (!tg || tg->destroyed) return Refusal::no_such_group;
+  for (const Task& p : tasks)
+    if (p.group == id && p.state != TaskState::dead) return Refusal::group_has_tasks;
+  for (const TaskGroup& child : task_groups)
+    if (child.parent == id && !child.destroyed) return Refusal::group_has_children;
+  tg->destroyed = true;  // sched_release_group(): off the task group list
+  for (std::size_t c = 0; c < tg->se.size(); ++c) {
+    SchedEntity& se = *tg->se[c];
+    if (!se.sched_delayed || profile_.behaviour.flat_runqueue) continue;
+    Rq& rq = *tg->cfs_rq[c]->rq;  // cpu_rq(cpu); update_rq_clock(): the model's clock is already current
+    dequeue_entities(rq, se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
+  }
+  return Refusal::none;
+}
+
+// The debugfs write of sched/base_slice_ns (debugfs_create_u32() in
+// sched_init_debug(), v6.6 .. v7.2: the value is stored as it is, no handler,
+// normalized_sysctl_sched_base_slice untouched). Nothing is recomputed now:
+// update_deadline(), place_entity(), __sched_fork() and __setparam_fair() read
+// the new value the next time they run.
+Refusal Rq::write_base_slice_ns(u64 ns) {
+  if (oops) return Refusal::kernel_oopsed;
+  if (ns < kMinBaseSliceWriteNs || ns > kMaxBaseSliceWriteNs) return Refusal::bad_argument;
+  const u64 old = profile_.sysctl_sched_base_slice();
+  if (old == ns) return Refusal::none;
+  if (std::find(earlier_base_slices.begin(), earlier_base_slices.end(), old) == earlier_base_slices.end())
+    earlier_base_slices.push_back(old);
+  profile_.tunables.base_slice_written = ns;
   return Refusal::none;
 }
 

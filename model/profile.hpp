@@ -55,6 +55,10 @@ struct Tunables {
   unsigned ncpus = 8;                              // online CPUs, for the base-slice factor
   unsigned hz = 1000;                              // CONFIG_HZ
   u64 normalized_base_slice = 700000;              // normalized_sysctl_sched_base_slice, ns
+  // sysctl_sched_base_slice as a debugfs write of sched/base_slice_ns left it (the
+  // base_slice_ns operation), ns; 0: never written, factor × normalized_base_slice.
+  // The write does not touch normalized_base_slice (v6.6 .. v7.2: a plain u32 file).
+  u64 base_slice_written = 0;
   u64 migration_cost = 500000;                     // sysctl_sched_migration_cost, ns
   CgroupMode cgroup_mode = CgroupMode::concur;     // sched/cgroup_mode; read only with Behaviour::flat_runqueue
   bool operator==(const Tunables&) const = default;
@@ -281,7 +285,10 @@ struct Profile {
     const unsigned n = tunables.ncpus < 8 ? tunables.ncpus : 8;
     return 1 + static_cast<u64>(ilog2(n == 0 ? 1 : n));
   }
-  u64 sysctl_sched_base_slice() const { return tunables.normalized_base_slice * base_slice_factor(); }
+  u64 sysctl_sched_base_slice() const {
+    return tunables.base_slice_written ? tunables.base_slice_written
+                                       : tunables.normalized_base_slice * base_slice_factor();
+  }
 };
 
 // The profiles the model knows. Returns nullopt for an unknown name.

@@ -41,6 +41,10 @@ const char* refusal_text(Refusal r) {
              "move, yield, fork and migrate apply to fair tasks only)";
     case Refusal::rt_policy_change:
       return "switching a task to or from SCHED_FIFO is not modelled (create it with policy=fifo instead)";
+    case Refusal::group_has_tasks:
+      return "a task that has not exited is in the group (cgroup rmdir: -EBUSY; move it out or let it exit first)";
+    case Refusal::group_has_children:
+      return "the group has a child group (cgroup rmdir: -EBUSY; remove the child first)";
   }
   return "?";
 }
@@ -91,7 +95,7 @@ int Rq::find_task(std::string_view name) const {
 
 int Rq::find_group(std::string_view name) const {
   for (std::size_t i = 0; i < task_groups.size(); ++i)
-    if (task_groups[i].name == name) return static_cast<int>(i);
+    if (task_groups[i].name == name && !task_groups[i].destroyed) return static_cast<int>(i);
   return -1;
 }
 
@@ -145,7 +149,8 @@ void Rq::sched_fork(Task& p) {
 
 int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns, int group) {
   if (oops || tasks.size() >= kMaxTasks || nice < -20 || nice > 19) return -1;
-  if (group >= 0 && static_cast<std::size_t>(group) >= groups.size()) return -1;
+  if (group >= 0 && (static_cast<std::size_t>(group) >= groups.size() || task_groups[static_cast<std::size_t>(group)].destroyed))
+    return -1;
   // an RT task: SCHED_FIFO in the root group, no nice level or slice of its own
   if (policy == Policy::fifo && (nice != 0 || custom_slice_ns != 0 || group >= 0)) return -1;
   Task& p = tasks.emplace_back();
@@ -471,7 +476,8 @@ Refusal Rq::move_task(int id, int group) {
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
-  if (group >= 0 && static_cast<std::size_t>(group) >= groups.size()) return Refusal::no_such_group;
+  if (group >= 0 && (static_cast<std::size_t>(group) >= groups.size() || task_groups[static_cast<std::size_t>(group)].destroyed))
+    return Refusal::no_such_group;
   if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (p->group == group) return Refusal::none;
   const bool running = curr >= 0 && &tasks[static_cast<std::size_t>(curr)] == p;

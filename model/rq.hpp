@@ -14,6 +14,9 @@ namespace eevdf {
 
 inline constexpr std::size_t kMaxTasks = 512;
 inline constexpr std::size_t kMaxGroups = 32;  // task groups besides the root one
+// Rq::write_base_slice_ns(): the range of the base_slice directive (0.1ms .. 100ms)
+inline constexpr u64 kMinBaseSliceWriteNs = 100'000;
+inline constexpr u64 kMaxBaseSliceWriteNs = 100'000'000;
 // Entities the model can hold: every task's and every group's.
 inline constexpr std::size_t kMaxEntities = kMaxTasks + kMaxGroups;
 
@@ -37,6 +40,8 @@ enum class Refusal : std::uint8_t {
   tick_needed,              // run notick where sched_can_stop_tick() says no: more than one fair task
   rt_task,                  // a fair-class operation (nice, slice, policy, move, yield, fork, migrate) on a SCHED_FIFO task
   rt_policy_change,         // sched_setscheduler() to SCHED_FIFO: switching classes is not modelled
+  group_has_tasks,          // cgroup rmdir of a group with a task in it: -EBUSY
+  group_has_children,       // cgroup rmdir of a group with a child group: -EBUSY
 };
 const char* refusal_text(Refusal r);
 
@@ -124,6 +129,25 @@ class Rq {
   Refusal set_group_idle(int group, bool idle);
   // cgroup migration of a task: sched_move_task() (group -1 = the root group).
   Refusal move_task(int task, int group);
+  // cgroup rmdir: sched_release_group() + sched_destroy_group() →
+  // unregister_fair_sched_group() on every possible CPU (model/group.cpp).
+  // Refused while a task that has not exited is in the group, or a child group
+  // not removed is below it (cgroup_rmdir's -EBUSY). The group is marked
+  // destroyed; find_group() no longer finds it.
+  Refusal destroy_group(int group);
+
+  // ---- tunables ----
+  // A debugfs write of /sys/kernel/debug/sched/base_slice_ns: a plain store of
+  // ns to sysctl_sched_base_slice (debugfs_create_u32, v6.6 .. v7.2), which
+  // update_deadline(), place_entity(), __sched_fork() and __setparam_fair()
+  // read from then on; normalized_sysctl_sched_base_slice keeps its value.
+  // On this runqueue's profile only (System::write_base_slice_ns: every CPU).
+  // ns in 0.1ms .. 100ms (the base_slice directive's range), else bad_argument.
+  Refusal write_base_slice_ns(u64 ns);
+  // Not kernel state: every value sysctl_sched_base_slice has had in this run
+  // before the present one (a write reaches a queued task only at its next
+  // update_deadline() or placement, so its slice may still be an earlier base; I-SLICE).
+  std::vector<u64> earlier_base_slices;
 
   // ---- state ----
   CfsRq cfs;

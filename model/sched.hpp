@@ -124,6 +124,9 @@ struct TaskGroup {
   std::string name;
   u64 shares = kNice0Load;  // scaled: scale_load(MIN_SHARES) .. scale_load(MAX_SHARES)
   bool idle = false;        // tg->idle (cpu.idle)
+  // Removed (cgroup rmdir: Rq::destroy_group): no longer found by name, no task or
+  // group may join it; its slot, entity and queue stay (dequeued, empty) so ids keep.
+  bool destroyed = false;
   int parent = -1;          // parent group, -1 = the root task group
   std::vector<SchedEntity*> se;  // tg->se[cpu], one a CPU
   std::vector<CfsRq*> cfs_rq;    // tg->cfs_rq[cpu], one a CPU

@@ -83,6 +83,13 @@ int System::create_group(std::string_view name, int parent, u64 shares) {
 Refusal System::set_group_shares(int group, u64 shares) { return rqs_[0]->set_group_shares(group, shares); }
 Refusal System::set_group_idle(int group, bool idle) { return rqs_[0]->set_group_idle(group, idle); }
 Refusal System::move_task(int task, int group) { return rq_of(task).move_task(task, group); }
+Refusal System::destroy_group(int group) { return rqs_[0]->destroy_group(group); }
+Refusal System::write_base_slice_ns(u64 ns) {
+  if (oops()) return Refusal::kernel_oopsed;
+  for (auto& r : rqs_)
+    if (Refusal why = r->write_base_slice_ns(ns); why != Refusal::none) return why;
+  return Refusal::none;
+}
 
 Rq& System::rq_of(int id) {
   const Task* p = rqs_[0]->task(id);

@@ -57,6 +57,11 @@ class System {
   Refusal set_group_shares(int group, u64 shares);
   Refusal set_group_idle(int group, bool idle);
   Refusal move_task(int task, int group);
+  // cgroup rmdir (Rq::destroy_group): unregister_fair_sched_group() on every CPU.
+  Refusal destroy_group(int group);
+  // The debugfs write of sched/base_slice_ns (Rq::write_base_slice_ns): one
+  // global sysctl_sched_base_slice, so every CPU's runqueue.
+  Refusal write_base_slice_ns(u64 ns);
   // Advance the wall clock by ns on every CPU; tick() to the next boundary.
   void run(u64 ns);
   void tick();

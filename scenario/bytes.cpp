@@ -12,9 +12,9 @@ namespace {
 
 // The kind of every opcode, from the operation table (scenario/op_table.hpp):
 // create .. exit (version 1), the group kinds (2), migrate (3), debug_read (5),
-// run_notick and tick_after (6).
-constexpr std::array<OpKind, kBytesOpKinds6> kOpcodeKinds = [] {
-  std::array<OpKind, kBytesOpKinds6> kinds{};
+// run_notick and tick_after (6), base_slice and group_destroy (7).
+constexpr std::array<OpKind, kBytesOpKinds7> kOpcodeKinds = [] {
+  std::array<OpKind, kBytesOpKinds7> kinds{};
   for (const OpSpec& spec : kOpTable)
     if (spec.opcode >= 0) kinds[static_cast<std::size_t>(spec.opcode)] = spec.kind;
   return kinds;
@@ -23,16 +23,17 @@ constexpr bool every_opcode_once() {
   std::size_t n = 0;
   for (const OpSpec& spec : kOpTable) {
     if (spec.opcode < 0) continue;
-    if (static_cast<std::size_t>(spec.opcode) >= kBytesOpKinds6 || kOpcodeKinds[static_cast<std::size_t>(spec.opcode)] != spec.kind)
+    if (static_cast<std::size_t>(spec.opcode) >= kBytesOpKinds7 || kOpcodeKinds[static_cast<std::size_t>(spec.opcode)] != spec.kind)
       return false;
     ++n;
   }
-  return n == kBytesOpKinds6;
+  return n == kBytesOpKinds7;
 }
-static_assert(every_opcode_once(), "the opcodes of the operation table are 0 .. kBytesOpKinds6 - 1, each once");
+static_assert(every_opcode_once(), "the opcodes of the operation table are 0 .. kBytesOpKinds7 - 1, each once");
 static_assert(kOpcodeKinds[kBytesOpKinds - 1] == OpKind::exit && kOpcodeKinds[kBytesOpKinds2 - 1] == OpKind::group_idle &&
                   kOpcodeKinds[kBytesOpKinds3 - 1] == OpKind::migrate &&
-                  kOpcodeKinds[kBytesOpKinds5 - 1] == OpKind::debug_read,
+                  kOpcodeKinds[kBytesOpKinds5 - 1] == OpKind::debug_read &&
+                  kOpcodeKinds[kBytesOpKinds6 - 1] == OpKind::tick_after,
               "each format version's opcodes end where they did: old inputs decode as before");
 
 constexpr std::string_view kGroupNames[] = {"G0", "G1", "G2", "G3", "G4", "G5", "G6", "G7"};
@@ -79,9 +80,7 @@ int task_index(std::string_view name, std::size_t count) { return name_index(nam
 
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return kBytesOpKinds;
-  // version 7 (issue 21 part 4, SCHED_FIFO tasks) adds no opcode on this branch;
-  // the parallel version-7 branch adds 20 and 21 (kBytesOpKinds7 = 22)
-  if (data[0] == kBytesFormatVersion7) return kBytesOpKinds6;
+  if (data[0] == kBytesFormatVersion7) return kBytesOpKinds7;
   if (data[0] == kBytesFormatVersion6) return kBytesOpKinds6;
   if (data[0] == kBytesFormatVersion5) return kBytesOpKinds5;
   if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4) return kBytesOpKinds3;
@@ -123,18 +122,24 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   const std::uint8_t rq_byte = header == 2 ? r.next() : 0;
   if (header == 2) s.runqueues = static_cast<unsigned>(rq_byte % 8) + 1;
   const unsigned nrq = s.runqueues;
-  const bool v7 = header == 2 && data[0] == kBytesFormatVersion7;  // version 6 + SCHED_FIFO tasks
+  const bool v7 = header == 2 && data[0] == kBytesFormatVersion7;  // version 6 + base_slice_ns, group_destroy, SCHED_FIFO
   const bool v6 = header == 2 && (data[0] == kBytesFormatVersion6 || v7);  // version 6 or later
   const bool v5 = header == 2 && (data[0] == kBytesFormatVersion5 || v6);  // version 5 or later
   const bool no_groups = v5 && (rq_byte & kBytesNoGroups) != 0;  // version 5 without task groups
   const bool no_debug_read = v6 && (rq_byte & kBytesNoDebugRead) != 0;  // version 6 without the reader
   const bool early_ticks = v6 && (rq_byte & kBytesEarlyTicks) != 0;      // version 6: no late tick
   const bool no_tickless = v6 && (rq_byte & kBytesNoTickless) != 0;      // version 6: run_notick is run
+  const bool rt = v7 && (rq_byte & kBytesNoRt) == 0;                      // version 7: SCHED_FIFO tasks
   // groups on several CPUs (versions 4 to 6)
   const bool smp_groups = header == 2 && (data[0] == kBytesFormatVersion4 || v5);
   if (ops.capacity() < std::min(size, max_ops)) ops.reserve(std::min(size, max_ops));  // one byte or more per op
   std::size_t ntasks = 0;
   std::size_t ngroups = 0;
+  // Version 7: the groups not removed, by creation index, in creation order. Without a
+  // group_destroy (versions 1 to 6) live[i] == i and nlive == ngroups: the selections below
+  // are the ones those versions always made.
+  std::array<std::uint8_t, kMaxBytesGroups> live{};
+  std::size_t nlive = 0;
   std::size_t n = 0;  // operations decoded into ops[0, n)
   auto next_op = [&]() -> Op& {
     if (n == ops.size()) ops.emplace_back();
@@ -157,12 +162,20 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
     }
     // a group or the root group (byte % (groups + 1), the last value is root)
     auto group_or_root = [&](std::uint8_t b) {
-      const std::size_t i = b % (ngroups + 1);
-      return i == ngroups ? std::string_view{} : kGroupNames[i];
+      const std::size_t i = b % (nlive + 1);
+      return i == nlive ? std::string_view{} : kGroupNames[live[i]];
     };
-    if ((kind == OpKind::shares || kind == OpKind::group_idle) && ngroups == 0) {
+    auto new_group = [&]() {
+      live[nlive++] = static_cast<std::uint8_t>(ngroups);
+      return kGroupNames[ngroups++];
+    };
+    if ((kind == OpKind::shares || kind == OpKind::group_idle || kind == OpKind::group_destroy) && nlive == 0) {
+      if (ngroups >= kMaxBytesGroups) {  // version 7 only: every group removed
+        op.kind = OpKind::schedule;
+        continue;
+      }
       op.kind = OpKind::group_create;  // parent root, shares 1024
-      op.group = kGroupNames[ngroups++];
+      op.group = new_group();
       op.value = kBytesShares[0];
       continue;
     }
@@ -180,7 +193,7 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
         op.task = task_name(ntasks++);
         // version 7 only: a policy byte from kBytesCreateFifo on is an RT task
         // (SCHED_FIFO; nice 0, the base slice: its nice and slice bytes are read, not used)
-        if (v7 && a[1] >= kBytesCreateFifo) {
+        if (rt && a[1] >= kBytesCreateFifo) {
           op.policy = Policy::fifo;
           break;
         }
@@ -237,7 +250,7 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
           break;
         }
         op.parent = group_or_root(a[0]);
-        op.group = kGroupNames[ngroups++];
+        op.group = new_group();
         op.value = kBytesShares[a[1] % kBytesShares.size()];
         break;
       case OpKind::move:
@@ -245,13 +258,22 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
         op.group = group_or_root(a[1]);
         break;
       case OpKind::shares:
-        op.group = kGroupNames[a[0] % ngroups];
+        op.group = kGroupNames[live[a[0] % nlive]];
         op.value = kBytesShares[a[1] % kBytesShares.size()];
         break;
       case OpKind::group_idle:
-        op.group = kGroupNames[a[0] % ngroups];
+        op.group = kGroupNames[live[a[0] % nlive]];
         op.value = a[1] & 1;
         break;
+      case OpKind::group_destroy: {  // version 7
+        const std::size_t i = a[0] % nlive;
+        op.group = kGroupNames[live[i]];
+        std::copy(live.begin() + static_cast<std::ptrdiff_t>(i) + 1, live.begin() + static_cast<std::ptrdiff_t>(nlive),
+                  live.begin() + static_cast<std::ptrdiff_t>(i));
+        --nlive;
+        break;
+      }
+      case OpKind::base_slice: op.value = kBytesBaseSlices[a[0] % kBytesBaseSlices.size()]; break;  // version 7
       case OpKind::debug_read:
         op.group = group_or_root(a[0]);
         op.racing = (a[1] & 1) != 0;
@@ -300,7 +322,8 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   const bool v4 = v3 && v2 && s.runqueues != 1;
   const bool v5 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return op.kind == OpKind::debug_read; });
   const bool v7 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
-    return op.kind == OpKind::create && op.policy == Policy::fifo;
+    return (op.kind == OpKind::create && op.policy == Policy::fifo) || op.kind == OpKind::base_slice ||
+           op.kind == OpKind::group_destroy;
   });
   const bool v6 = v7 || std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
     return op.kind == OpKind::run_notick || op.kind == OpKind::tick_after;
@@ -312,17 +335,24 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
                                 : v3 ? kBytesFormatVersion3
                                 : v2 ? kBytesFormatVersion2
                                      : kBytesFormatVersion};
-  if (v3 || v5 || v6) out.push_back(bytes_runqueue_byte(s.runqueues));
+  if (v3 || v5 || v6 || v7) out.push_back(bytes_runqueue_byte(s.runqueues));
   const int nrq = static_cast<int>(s.runqueues);
   std::size_t ntasks = 0;
   std::size_t ngroups = 0;
-  // a group or root as the decoder selects it: byte % (groups + 1), root last
+  std::vector<int> live;  // the groups not removed, by creation index (the decoder's selection)
+  // the position of a live group G<n> among the live groups, or -1
+  auto live_index = [&](const std::string& name) {
+    const int g = name_index(name, ngroups, 'G');
+    const auto it = std::find(live.begin(), live.end(), g);
+    return g < 0 || it == live.end() ? -1 : static_cast<int>(it - live.begin());
+  };
+  // a group or root as the decoder selects it: byte % (live groups + 1), root last
   auto group_or_root_arg = [&](const std::string& name, std::uint8_t& b) {
     if (name.empty()) {
-      b = static_cast<std::uint8_t>(ngroups);
+      b = static_cast<std::uint8_t>(live.size());
       return true;
     }
-    const int i = name_index(name, ngroups, 'G');
+    const int i = live_index(name);
     if (i < 0) return false;
     b = static_cast<std::uint8_t>(i);
     return true;
@@ -428,17 +458,17 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         ok = ngroups < kMaxBytesGroups && op.group == kGroupNames[ngroups] && group_or_root_arg(op.parent, a[0]) &&
              shares_arg(op.value, a[1]);
         if (!ok) return refuse(where + "a group must be G<n> in creation order (at most 8), shares from the table");
-        ++ngroups;
+        live.push_back(static_cast<int>(ngroups++));
         break;
       case OpKind::move: ok = task_arg(op.task, a[0]) && group_or_root_arg(op.group, a[1]); break;
       case OpKind::shares: {
-        const int g = name_index(op.group, ngroups, 'G');
+        const int g = live_index(op.group);
         ok = g >= 0 && shares_arg(op.value, a[1]);
         a[0] = static_cast<std::uint8_t>(g < 0 ? 0 : g);
         break;
       }
       case OpKind::group_idle: {
-        const int g = name_index(op.group, ngroups, 'G');
+        const int g = live_index(op.group);
         ok = g >= 0 && (op.value == 0 || op.value == 1);
         a[0] = static_cast<std::uint8_t>(g < 0 ? 0 : g);
         a[1] = static_cast<std::uint8_t>(op.value);
@@ -449,6 +479,19 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         a[1] = static_cast<std::uint8_t>((op.racing ? 1 : 0) | (op.cpu >= 0 ? 2 | (op.cpu << 2) : 0));
         if (!ok) return refuse(where + "debug_read must read root or an existing G<n>, on a CPU below runqueues");
         break;
+      case OpKind::group_destroy: {  // version 7
+        const int g = live_index(op.group);
+        if (g < 0) return refuse(where + "group_destroy must name a live G<n>");
+        a[0] = static_cast<std::uint8_t>(g);
+        live.erase(live.begin() + g);
+        break;
+      }
+      case OpKind::base_slice: {  // version 7
+        const auto it = std::find(kBytesBaseSlices.begin(), kBytesBaseSlices.end(), op.value);
+        if (it == kBytesBaseSlices.end()) return refuse(where + "base_slice_ns must be a value of the byte format's table");
+        a[0] = static_cast<std::uint8_t>(it - kBytesBaseSlices.begin());
+        break;
+      }
       case OpKind::nice: ok = task_arg(op.task, a[0]) && nice_arg(op.value, a[1]); break;
       case OpKind::policy: ok = task_arg(op.task, a[0]) && policy_arg(op.policy, a[1]); break;
       case OpKind::slice:

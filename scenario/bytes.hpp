@@ -78,8 +78,24 @@
 // most TICK_NSEC at any HZ: an early or punctual tick, never a late one);
 // bit 6 set: run_notick decodes as `run` (a campaign without nohz_full).
 //
-// Version 7: as version 6, and create's policy byte >= 240 gives `policy=fifo`
-// (SCHED_FIFO, nice 0, slice 0); see kBytesFormatVersion7.
+// Version 7 (issue 21 part 4: a tunable, cgroup removal and RT tasks mid-run)
+// is version 6 with two more operations, opcode % 22, and one more policy
+// (versions 1 to 6 decode exactly as before):
+//
+//   20           base_slice_ns dur        (kBytesBaseSlices[byte % 7]: the
+//                                          value written to sched/base_slice_ns)
+//   21           group_destroy group      (a live group, byte % live groups;
+//                                          with none, `group` as for shares)
+//
+// create's policy byte >= kBytesCreateFifo (240) gives `policy=fifo`
+// (SCHED_FIFO, nice 0, slice 0) unless bit 7 of the runqueue byte
+// (kBytesNoRt, a campaign without --rt) is set: then it is policy byte % 3.
+//
+// A removed group keeps its name and its slot (G<n> in creation order, at
+// most 8 created); the group bytes of every operation select among the live
+// groups, in creation order (the same as before when no group was removed).
+// group_destroy is a group operation: it decodes as `schedule` where the
+// group opcodes do. The header and the runqueue byte are version 6's.
 //
 // Tasks are named T0..T15 in creation order (`create` and the child of `fork`
 // take the next free name). A task byte selects task (byte % number of tasks
@@ -122,18 +138,21 @@ inline constexpr std::uint8_t kBytesFormatVersion5 = 5;  // version 4 with debug
 inline constexpr std::size_t kBytesOpKinds5 = 18;         // create .. migrate, debug_read
 inline constexpr std::uint8_t kBytesFormatVersion6 = 6;  // version 5 with run_notick and tick_after
 inline constexpr std::size_t kBytesOpKinds6 = 20;         // create .. debug_read, run_notick, tick_after
-// Version 7 (issue 21 part 4): version 6 in every byte, except that create's
-// policy byte from kBytesCreateFifo (240) on makes an RT task, `task T<n>
-// policy=fifo` (nice 0, the base slice; the nice and slice bytes are read and
-// not used). No new opcode here: the parallel version-7 branch adds opcodes 20
-// (base_slice) and 21 (group_destroy) and kBytesOpKinds7 = 22; the lead merges
-// both into one version 7. Versions 1 to 6 decode exactly as before.
+// Version 7 (issue 21 part 4): version 6 with base_slice_ns and group_destroy,
+// and create's policy byte from kBytesCreateFifo (240) on makes an RT task,
+// `task T<n> policy=fifo` (nice 0, the base slice; the nice and slice bytes are
+// read and not used). Versions 1 to 6 decode exactly as before.
 inline constexpr std::uint8_t kBytesFormatVersion7 = 7;
+inline constexpr std::size_t kBytesOpKinds7 = 22;         // create .. tick_after, base_slice, group_destroy
 inline constexpr std::uint8_t kBytesCreateFifo = 240;
-inline constexpr std::uint8_t kBytesNoGroups = 8;        // version 5, 6 runqueue byte: group opcodes decode as schedule
+// base_slice_ns values (ns): the edges of the range, the defaults normalized and at 8 CPUs, others
+inline constexpr std::array<s64, 7> kBytesBaseSlices = {100'000,   700'000,    750'000,    2'800'000,
+                                                        3'000'000, 20'000'000, 100'000'000};
+inline constexpr std::uint8_t kBytesNoGroups = 8;        // version 5 to 7 runqueue byte: group opcodes decode as schedule
 inline constexpr std::uint8_t kBytesNoDebugRead = 16;    // version 6 runqueue byte: debug_read decodes as schedule
 inline constexpr std::uint8_t kBytesEarlyTicks = 32;     // version 6 runqueue byte: tick_after within 1ms
 inline constexpr std::uint8_t kBytesNoTickless = 64;     // version 6 runqueue byte: run_notick decodes as run
+inline constexpr std::uint8_t kBytesNoRt = 128;          // version 7 runqueue byte: no SCHED_FIFO tasks (policy byte % 3)
 inline constexpr std::size_t kMaxBytesGroups = 8;
 inline constexpr std::array<s64, 9> kBytesShares = {1024, 2, 3, 15, 100, 512, 2048, 10240, 262144};
 inline constexpr std::size_t kMaxBytesOps = 256;

@@ -150,6 +150,7 @@ Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
     case OpKind::move: return g ? target.move_task(task, *g) : Refusal::no_such_group;
     case OpKind::shares: return g ? target.set_group_shares(*g, op.shares()) : Refusal::no_such_group;
     case OpKind::group_idle: return g ? target.set_group_idle(*g, op.idle()) : Refusal::no_such_group;
+    case OpKind::group_destroy: return g && *g >= 0 ? target.destroy_group(*g) : Refusal::no_such_group;
     default: return Refusal::bad_argument;
   }
 }
@@ -178,6 +179,8 @@ struct ModelTarget {
   Refusal set_group_shares(int g, u64 shares) { return sys.set_group_shares(g, shares); }
   Refusal set_group_idle(int g, bool idle) { return sys.set_group_idle(g, idle); }
   Refusal move_task(int id, int g) { return sys.move_task(id, g); }
+  Refusal destroy_group(int g) { return sys.destroy_group(g); }
+  Refusal write_base_slice_ns(u64 ns) { return sys.write_base_slice_ns(ns); }
   void run(u64 ns) { sys.run(ns); }
   void tick() { sys.tick(); }
   void tick_nopreempt() { sys.tick_nopreempt(); }
@@ -244,7 +247,9 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     case OpKind::group_create:
     case OpKind::move:
     case OpKind::shares:
-    case OpKind::group_idle: refusal = group_op(t, rq, op, id); break;
+    case OpKind::group_idle:
+    case OpKind::group_destroy: refusal = group_op(t, rq, op, id); break;
+    case OpKind::base_slice: refusal = t.write_base_slice_ns(op.base_slice_ns()); break;
     case OpKind::debug_read: {
       const auto g = group_id(rq, op.group);
       refusal = g ? t.debug_read(op.cpu, *g, op.racing) : Refusal::no_such_group;
@@ -294,6 +299,8 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
     case OpKind::group_create:
     case OpKind::shares:
     case OpKind::group_idle:
+    case OpKind::group_destroy:  // unregister_fair_sched_group(): every CPU
+    case OpKind::base_slice:     // one sysctl for every CPU
     case OpKind::debug_read: return all;
   }
   return all;

@@ -32,6 +32,7 @@ enum class Arg : std::uint8_t {
   group_or_root,  // an existing group, or root            Op::group ("" for root)
   shares,         // cpu.shares                            Op::value
   idle,           // cpu.idle, 0 or 1                      Op::value
+  base_slice,     // a base slice, 0.1ms..100ms            Op::value (ns)
 };
 
 struct ArgSpec {
@@ -66,9 +67,9 @@ inline constexpr std::array<ArgSpec, 2> kNone{};
 
 // One row per OpKind, in OpKind order.
 // clang-format off
-inline constexpr std::array<OpSpec, 23> kOpTable = [] {
+inline constexpr std::array<OpSpec, 25> kOpTable = [] {
   using namespace op_table_detail;
-  return std::array<OpSpec, 23>{{
+  return std::array<OpSpec, 25>{{
   // kind                keyword       verb                           class               custom nargs args                                               opcode bytes needs_task group
   {OpKind::create,       "task",       "create task",                 OpClass::placement, true,  0, kNone,                                                 0,  3, false, false},
   {OpKind::fork,         "fork",       "fork",                        OpClass::placement, true,  0, kNone,                                                 1,  1, true,  false},
@@ -96,6 +97,13 @@ inline constexpr std::array<OpSpec, 23> kOpTable = [] {
   // `run DUR notick` and `tick DUR`: the keywords of run and tick, told apart by their arguments
   {OpKind::run_notick,   "run",        "run",                         OpClass::running,   true,  0, kNone,                                                18,  3, false, false},
   {OpKind::tick_after,   "tick",       "tick",                        OpClass::running,   true,  0, kNone,                                                19,  3, false, false},
+  // byte format 7 (issue 21 part 4). base_slice moves no vruntime: a new slice is taken at the
+  // next update_deadline() or placement, which are themselves checked
+  // The keyword is the debugfs file's name: `base_slice` is the directive (the normalized value, before
+  // the first operation), and an operation first in the list could not be told from it
+  {OpKind::base_slice,   "base_slice_ns","write sched/base_slice_ns",  OpClass::running,   false, 1, {ArgSpec{Arg::base_slice, " (e.g. 3ms)"}},            20,  1, false, false},
+  // placement: the delayed group entity it dequeues leaves with its lag (dequeue_entities())
+  {OpKind::group_destroy,"group_destroy","remove group",              OpClass::placement, false, 1, {ArgSpec{Arg::group, ""}},                            21,  1, false, true},
   }};
 }();
 // clang-format on
@@ -122,7 +130,7 @@ constexpr bool rows_in_kind_order() {
 }
 }  // namespace op_table_detail
 static_assert(op_table_detail::rows_in_kind_order(), "the operation table has one row per OpKind, in order");
-static_assert(static_cast<std::size_t>(OpKind::tick_after) + 1 == kOpTable.size(), "a row for every OpKind");
+static_assert(static_cast<std::size_t>(OpKind::group_destroy) + 1 == kOpTable.size(), "a row for every OpKind");
 
 // A positional expectation (expect curr, field, queue): read after the
 // previous operation, not applied; not in the byte format.

@@ -46,6 +46,9 @@ enum class OpKind : std::uint8_t {
   // time without the tick grid; after expect_queue, same reason
   run_notick,    // run DUR notick     (the clock advances, no tick: a nohz_full CPU)
   tick_after,    // tick DUR           (the clock advances by DUR, then one sched_tick())
+  // issue 21 part 4: a tunable written mid-run and cgroup removal; after tick_after, same reason
+  base_slice,    // base_slice_ns DUR  (a debugfs write of sched/base_slice_ns: sysctl_sched_base_slice)
+  group_destroy, // group_destroy GROUP (cgroup rmdir: unregister_fair_sched_group(); the name is gone)
 };
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -81,6 +84,7 @@ struct Op {
   u64 duration_ns() const { return static_cast<u64>(value); }  // run, run_notick, tick_after: the time to run
   u64 slice_ns() const { return static_cast<u64>(value); }     // slice: the requested slice (0: base); create has `slice`
   u64 shares() const { return static_cast<u64>(value); }       // group_create (shares=), shares: cpu.shares
+  u64 base_slice_ns() const { return static_cast<u64>(value); } // base_slice: the value written, ns
   bool idle() const { return value != 0; }                     // group_idle: cpu.idle
   s64 expected_value() const { return value; }                 // expect_field, expect_queue: the value compared with
 };

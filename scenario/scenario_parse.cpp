@@ -125,7 +125,9 @@ class Parser {
   bool title_possible_ = true;
   int first_op_line_ = 0;
   std::unordered_map<std::string, int> tasks_;       // name -> line of creation
-  std::unordered_map<std::string, int> groups_;      // group name -> line of creation
+  std::unordered_map<std::string, int> groups_;      // group name -> line of creation (live groups only)
+  std::unordered_map<std::string, int> destroyed_;   // group name -> line of its group_destroy (while gone)
+  std::size_t groups_created_ = 0;                   // every `group` line: destroyed groups keep their slot
   std::map<std::string, int, std::less<>> directives_;  // directive -> line
   std::unordered_set<int> op_lines_;                 // lines holding a task operation
   int no_violation_line_ = 0;
@@ -542,6 +544,9 @@ class Parser {
   bool group_ref(std::string_view t, int c, std::string& out, std::string_view after, bool allow_root) {
     if (t.empty()) return fail(c, "expected a group name after " + std::string(after) + ", found nothing");
     if (t == "root") {
+      if (!allow_root && after == "'group_destroy'")
+        return fail(c, "expected a group created earlier with 'group', found 'root' (the root group cannot be "
+                       "removed)");
       if (!allow_root)
         return fail(c, "expected a group created earlier with 'group', found 'root' (the root group has no "
                        "shares and cannot be idle)");
@@ -549,9 +554,13 @@ class Parser {
       return true;
     }
     if (!valid_task_name(t)) return fail(c, "expected " + std::string(kGroupNameRule) + ", found " + q(t));
-    if (!groups_.count(std::string(t)))
+    if (!groups_.count(std::string(t))) {
+      if (const auto it = destroyed_.find(std::string(t)); it != destroyed_.end())
+        return fail(c, "expected the name of a group created earlier with 'group', found " + q(t) +
+                           ", which was removed by 'group_destroy' on line " + std::to_string(it->second));
       return fail(c, "expected the name of a group created earlier with 'group', found " + q(t) +
                          ", which does not exist");
+    }
     out = std::string(t);
     return true;
   }
@@ -577,9 +586,11 @@ class Parser {
     if (const auto it = groups_.find(std::string(t)); it != groups_.end())
       return fail(col(1), "expected a new group name, found " + q(t) + ", which already exists (created on line " +
                               std::to_string(it->second) + ")");
-    if (groups_.size() >= kMaxScenarioGroups)
+    // a removed group keeps its slot (model/rq.hpp kMaxGroups): every `group` line counts
+    if (groups_created_ >= kMaxScenarioGroups)
       return fail(col(1), "expected at most " + std::to_string(kMaxScenarioGroups) + " groups, found group number " +
-                              std::to_string(groups_.size() + 1) + " " + q(t));
+                              std::to_string(groups_created_ + 1) + " " + q(t) +
+                              (destroyed_.empty() ? "" : " (removed groups count too)"));
     op.group = std::string(t);
     bool seen_shares = false, seen_parent = false;
     for (std::size_t i = 2; i < toks_.size(); ++i) {
@@ -600,6 +611,8 @@ class Parser {
       if (key == "parent" && !group_ref(val, vc, op.parent, "'parent='", true)) return false;
     }
     groups_.emplace(op.group, line_);
+    destroyed_.erase(op.group);  // a removed name may be created again: a new group (cgroup rmdir, then mkdir)
+    ++groups_created_;
     return true;
   }
 
@@ -661,6 +674,7 @@ class Parser {
       case Arg::shares:
         return "cpu.shares between " + std::to_string(kMinGroupShares) + " and " + std::to_string(kMaxGroupShares);
       case Arg::idle: return "0 or 1";
+      case Arg::base_slice: return "a base slice between 0.1ms and 100ms";
     }
     return "an argument";
   }
@@ -676,6 +690,7 @@ class Parser {
       case Arg::group_or_root: return "the group name";
       case Arg::shares: return "the shares";
       case Arg::idle: return "the idle value";
+      case Arg::base_slice: return "the base slice";
     }
     return "the argument";
   }
@@ -705,6 +720,15 @@ class Parser {
         if (t != "0" && t != "1") return fail(c, "expected 0 or 1 (cpu.idle) after " + after + ", " + found(i));
         op.value = t == "1" ? 1 : 0;
         return true;
+      case Arg::base_slice: {  // the range of the `base_slice` directive
+        std::string why;
+        const auto d = parse_duration(t, &why);
+        if (!d) return fail(c, why);
+        if (*d < kMinSliceNs || *d > kMaxSliceNs)
+          return fail(c, "expected a base slice between 0.1ms and 100ms after " + after + ", " + found(i));
+        op.value = *d;
+        return true;
+      }
       case Arg::task: break;
     }
     return false;
@@ -725,7 +749,12 @@ class Parser {
     Op op;
     const std::string_view kw = spec.keyword;
     if (!spec.custom_syntax) {
-      if (positional(spec, op)) push(std::move(op));
+      if (!positional(spec, op)) return;
+      if (op.kind == OpKind::group_destroy) {  // the name is gone from here on (until created again)
+        groups_.erase(op.group);
+        destroyed_[op.group] = line_;
+      }
+      push(std::move(op));
       return;
     }
     if (kw == "task") {

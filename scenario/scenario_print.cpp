@@ -48,7 +48,8 @@ bool same_arg(Arg arg, const Op& a, const Op& b) {
     case Arg::nice:
     case Arg::slice:
     case Arg::shares:
-    case Arg::idle: return a.value == b.value;
+    case Arg::idle:
+    case Arg::base_slice: return a.value == b.value;
     case Arg::policy: return a.policy == b.policy;
     case Arg::cpu: return a.cpu == b.cpu;
     case Arg::group:
@@ -96,7 +97,8 @@ std::string arg_text(Arg a, const Op& op) {
   switch (a) {
     case Arg::task: return op.task;
     case Arg::duration:
-    case Arg::slice: return format_duration(op.value);
+    case Arg::slice:
+    case Arg::base_slice: return format_duration(op.value);
     case Arg::nice:
     case Arg::shares:
     case Arg::idle: return std::to_string(op.value);

@@ -205,7 +205,8 @@ TEST(RcStateful, CommandShowUsesPrintOp) {
     const auto parsed = scn::parse_scenario("profile mainline\ntask T0\n" + line + "\n");
     EXPECT_TRUE(std::holds_alternative<scn::Scenario>(parsed)) << line;
   }
-  EXPECT_EQ(verbs.size(), 12u) << ::testing::PrintToString(verbs);  // task fork wake sleep run tick schedule yield nice policy slice exit
+  // task fork wake sleep run tick schedule yield nice policy slice exit base_slice_ns
+  EXPECT_EQ(verbs.size(), 13u) << ::testing::PrintToString(verbs);
 }
 
 }  // namespace

@@ -537,7 +537,8 @@ Scenario gen_scenario_now() {
 
   std::set<std::string> used;
   std::vector<std::string> names;
-  std::vector<std::string> groups;
+  std::vector<std::string> groups;  // live groups
+  std::size_t groups_created = 0;   // removed ones keep their slot (the parser's limit)
   int counter = 0;
   const int nops = *rc::gen::inRange(0, 40);
   for (int i = 0; i < nops; ++i) {
@@ -551,7 +552,9 @@ Scenario gen_scenario_now() {
     if (needs_task && names.empty()) op.kind = OpKind::create;
     const bool needs_group = op.kind == OpKind::shares || op.kind == OpKind::group_idle;
     if (needs_group && groups.empty()) op.kind = OpKind::group_create;
-    if (op.kind == OpKind::group_create && groups.size() >= kMaxScenarioGroups) op.kind = OpKind::schedule;
+    if (*rc::gen::inRange(0, 12) == 0) op.kind = OpKind::base_slice;
+    if (s.runqueues == 1 && !groups.empty() && *rc::gen::inRange(0, 12) == 0) op.kind = OpKind::group_destroy;
+    if (op.kind == OpKind::group_create && groups_created >= kMaxScenarioGroups) op.kind = OpKind::schedule;
     if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
     if (s.runqueues > 1 && !names.empty() && *rc::gen::inRange(0, 6) == 0) op.kind = OpKind::migrate;
     if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;
@@ -632,7 +635,17 @@ Scenario gen_scenario_now() {
         op.parent = some_group(true);
         op.group = gen_task_name(used, counter);
         groups.push_back(op.group);
+        ++groups_created;
         op.value = gen_shares();
+        break;
+      case OpKind::group_destroy: {  // the name is gone from here on
+        op.group = some_group(false);
+        groups.erase(std::find(groups.begin(), groups.end(), op.group));
+        break;
+      }
+      case OpKind::base_slice:
+        op.value = *rc::gen::oneOf(rc::gen::inRange<s64>(kMinSliceNs, kMaxSliceNs + 1),
+                                   rc::gen::element<s64>(s64{kMinSliceNs}, s64{kMaxSliceNs}));
         break;
       case OpKind::move:
         op.task = some_task();
@@ -944,9 +957,11 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
     if (v3 && *rc::gen::inRange(0, 8) == 0) op.kind = OpKind::migrate;
     if (*rc::gen::inRange(0, 10) == 0) op.kind = OpKind::debug_read;
     if (*rc::gen::inRange(0, 10) == 0) op.kind = *rc::gen::element(OpKind::run_notick, OpKind::tick_after);  // version 6
+    if (*rc::gen::inRange(0, 12) == 0) op.kind = OpKind::base_slice;  // version 7
     const bool needs_task = op.kind != OpKind::create && op.kind != OpKind::run && op.kind != OpKind::tick &&
                             op.kind != OpKind::schedule && op.kind != OpKind::debug_read &&
-                            op.kind != OpKind::run_notick && op.kind != OpKind::tick_after;
+                            op.kind != OpKind::run_notick && op.kind != OpKind::tick_after &&
+                            op.kind != OpKind::base_slice;
     if (needs_task && ntasks == 0) op.kind = OpKind::create;
     if ((op.kind == OpKind::create || op.kind == OpKind::fork) && ntasks >= kMaxBytesTasks)
       op.kind = OpKind::tick;
@@ -1000,6 +1015,7 @@ RC_GTEST_PROP(scenario_bytes, EncodeDecodeRoundTripForRepresentableScenarios, ()
         op.racing = *rc::gen::arbitrary<bool>();
         op.cpu = *rc::gen::inRange(-1, nrq);
         break;
+      case OpKind::base_slice: op.value = *rc::gen::elementOf(kBytesBaseSlices); break;  // version 7
       default: op.task = some(); break;
     }
     s.ops.push_back(std::move(op));

@@ -28,6 +28,8 @@
  *   group_idle GROUP 0|1             cgroup v1 cpu controller: mkdir, cpu.shares,
  *                                    tasks, cpu.idle
  *   base_slice NS                    debugfs sched/base_slice_ns
+ *   group_destroy NAME               cgroup v1 cpu controller: rmdir (the
+ *                                    kernel refuses a group in use: EBUSY)
  *   features F,...                   debugfs sched/features
  *   ticker NAME PERIOD_NS RUN_NS     a task on CPU 1 that runs RUN_NS of CPU
  *                                    every PERIOD_NS ("other activity")
@@ -709,6 +711,17 @@ static void do_line(char* text, int line) {
       if (mkdir(group_path[g], 0755) != 0) snprintf(err, sizeof err, "mkdir %s: %s", group_path[g], strerror(errno));
       snprintf(f, sizeof f, "%s/cpu.shares", group_path[g]);
       if ((rc = write_file(f, argv[2]))) snprintf(err, sizeof err, "%s: %s", f, strerror(-rc));
+    }
+  } else if (strcmp(op, "group_destroy") == 0 && argc >= 2) {
+    int g = -1;
+    for (int k = 0; k < ngroups; ++k)
+      if (strcmp(groups[k], argv[1]) == 0) g = k;
+    if (g < 0) {
+      snprintf(err, sizeof err, "group_destroy: no group '%s'", argv[1]);
+    } else if (rmdir(group_path[g]) != 0) {
+      snprintf(err, sizeof err, "rmdir %s: %s", group_path[g], strerror(errno));
+    } else {
+      groups[g][0] = '\0'; /* the name is gone (a later 'group' of it is a new entry) */
     }
   } else if ((strcmp(op, "shares") == 0 || strcmp(op, "group_idle") == 0) && argc >= 3) {
     const char* g = cg_path(argv[1]);
