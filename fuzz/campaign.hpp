@@ -39,13 +39,11 @@ struct CampaignOptions {
   // --debug-read on any profile, --no-debug-read on none.
   enum class DebugRead : std::uint8_t { profile, always, never };
   DebugRead debug_read = DebugRead::profile;
-  // `tick DUR` later than TICK_NSEC (--late-ticks). Off by default: a late
-  // tick lets curr overrun its slice by more than the tick the lag-bound
-  // invariants allow (I-FAIR, I-KEY); without it `tick DUR` is at most 1ms.
+  // `tick DUR` later than TICK_NSEC (--late-ticks) and `run DUR notick`
+  // (--nohz-full). Off by default: the time steps stay on the tick grid (the
+  // lag bounds of I-FAIR and I-KEY take the longest stretch without a tick
+  // either way, Rq::tick_quantum()); without the first, `tick DUR` is at most 1ms.
   bool late_ticks = false;
-  // `run DUR notick` (--nohz-full). Off by default: a lone task running
-  // tickless beside a delayed group entity takes the key far from
-  // zero_vruntime (I-KEY fires on mainline), as the kernel's own code does.
   bool nohz_full = false;
   // RT tasks (--rt): a create's policy byte from 240 on is `task T<n>
   // policy=fifo` (byte format 7, issue 21 part 4). Off by default: the runqueue
