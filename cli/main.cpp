@@ -364,6 +364,12 @@ int main(int argc, char** argv) {
     const auto backend = scn::backend_from_name(fuzz_lockstep ? "lockstep" : fuzz_backend);
     if (!backend) return bad_input("--backend " + fuzz_backend + ": not a backend (model, kernel, lockstep)");
     campaign.backend = *backend;
+    // refused before the first run: otherwise every run is refused and the
+    // campaign reports "0 operations, no violation" as if it had run
+    if (campaign.backend != scn::Backend::model)
+      if (std::string why = kernelsrc::refusal(*profile, campaign.runqueues); !why.empty())
+        return bad_input("fuzz --backend " + std::string(scn::backend_name(campaign.backend)) + " --runqueues " +
+                         std::to_string(campaign.runqueues) + ": " + why);
     // the replay line of a finding checks what the campaign checked
     std::string replay_args = profile_args(fuzz_profile);
     if (!fuzz_only.empty()) replay_args += " --invariants " + fuzz_only;

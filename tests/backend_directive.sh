@@ -44,6 +44,11 @@ lacks out.txt "^backend "
 expect_rc 2 "$bin" run --quiet --backend qemu lock.scn
 has err.txt "--backend qemu: not a backend"
 
+# A campaign the backend cannot run is refused before its first run (it used
+# to refuse every run and report "0 operations, no violation").
+expect_rc 2 "$bin" fuzz --profile v6.12.118 --lockstep --runqueues 2 --time 1
+has err.txt "fuzz --backend lockstep --runqueues 2: "
+
 if [ "$has_kernel" != 1 ]; then
   # No kernel backend in this build: a clear refusal naming the file and the
   # directive's line, from every command, before anything runs.
@@ -55,6 +60,8 @@ if [ "$has_kernel" != 1 ]; then
   done
   expect_rc 2 "$bin" run --lockstep lock.scn
   has err.txt "--backend lockstep: needs the kernel backend"
+  expect_rc 2 "$bin" fuzz --backend kernel --time 1
+  has err.txt "fuzz --backend kernel --runqueues 1: this build has no kernel backend"
   [ "$failures" -eq 0 ] && echo "OK (no kernel backend in this build)"
   exit $((failures > 0))
 fi
