@@ -226,6 +226,14 @@ class Checker final : public Observer {
                ? b
                : recompute_bounds(se);
   }
+  // The same, with the run-wide keys read once by the caller of a walk over a
+  // queue (rq.tick_quantum() and the profile's flat_runqueue, which no check
+  // changes): the same cache, validated and recomputed exactly as above.
+  const WeightBounds& bounds(const SchedEntity& se, u64 quantum, bool flat) {
+    const WeightBounds& b = bounds_[entity_slot(se)];
+    const u64 weight = flat && se.task_id >= 0 ? se.h_load.weight : se.load.weight;  // eevdf_load_of()
+    return b.weight == weight && b.max_slice == max_slice_seen_ && b.quantum == quantum ? b : recompute_bounds(se);
+  }
   explicit Checker(Selection selection = {}, Tolerances tolerances = {})
       : selection_(selection), tolerances_(tolerances) {
     violations_.reserve(kMaxViolations);

@@ -20,27 +20,6 @@ namespace {
            {&se});
 }
 
-void check_deadlines(const CheckScope& s) {
-  for (const QueueMember& m : s.checker.queues().eevdf_entities(s.cfs)) {
-    const SchedEntity& se = *m.se;
-    if (!se.on_rq || se.rel_deadline) continue;
-    const u64 vslice = s.checker.bounds(se).vslice;
-    const s64 ahead = vruntime_diff(se.deadline, se.vruntime);
-    const Checker::RescaledDeadline* rescaled = s.checker.rescaled_deadline(se);
-    // the common case in 64 bits: no reweight record, 0 <= ahead <= vslice + 2
-    if (!rescaled) {
-      if (ahead >= 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2)) continue;
-    } else if (rescaled->clamped && s.checker.tolerates_f7()) {
-      continue;  // finding F7, docs/findings.md
-    }
-    const i128 below = rescaled ? -2 : 0;  // two truncations toward zero
-    const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
-    if (ahead >= below && ahead <= above) continue;
-    report_deadline(s, se, ahead, below, vslice, rescaled);  // the first offender only
-    return;
-  }
-}
-
 // The shortest slice queued on cfs_rq, curr and delayed entities included,
 // counted entity by entity: what cfs_rq_min_slice() answers when the min_slice
 // augment is right (a stale augment is I-AUG's finding; this is its effect).
@@ -83,48 +62,96 @@ bool earlier_base(const Rq& rq, u64 slice) {
   return false;
 }
 
-void check_slices(const CheckScope& s) {
-  const u64 base = s.rq.profile().sysctl_sched_base_slice();
-  // the first offender in a tight walk, reported after it
-  for (const QueueMember& m : s.checker.queues().eevdf_entities(s.cfs)) {
-    const SchedEntity& se = *m.se;
-    const Task* t = m.task;
-    const u64 slice = se.slice;
-    if (t) {
-      if (t->state == TaskState::dead) continue;
-      const bool ok =
-          se.custom_slice ? (slice >= 100000 && slice <= 100000000) : slice == base || earlier_base(s.rq, slice);
-      if (ok) continue;
-      report_task_slice(s, *t, base);
-      return;
-    }
-    if (!se.on_rq) continue;
-    if (se.sched_delayed) {  // keeps the slice of its last refresh: some request's, 0.1 .. 100 ms
-      if (slice >= 100000 && slice <= 100000000) continue;
-      report_group_slice(s, se, 0);
-      return;
-    }
-    const u64 expected =
-        s.rq.profile().behaviour.group_slice_from_queue ? exact_min_slice(s.checker.queues(), *se.my_q) : base;
-    if (slice == expected) continue;
-    // After a base_slice_ns write a group entity may hold a slice taken from a queue
-    // whose tasks have since renewed theirs at update_deadline() (the group's is
-    // renewed only at the next enqueue or dequeue through it): an earlier base, or,
-    // taken from the queue, some request's (0.1 .. 100 ms), as for a delayed one.
-    if (!s.rq.earlier_base_slices.empty() &&
-        (s.rq.profile().behaviour.group_slice_from_queue ? slice >= 100000 && slice <= 100000000
-                                                         : earlier_base(s.rq, slice)))
-      continue;
-    report_group_slice(s, se, expected);
-    return;
-  }
-}
-
 }  // namespace
 
+// I-DL and I-SLICE in one walk of the queue's entities, each noting its first
+// offender and stopping there, reported after the walk (I-DL's first): the
+// same reports, and the same bounds() lookups, as one walk each.
 void check_deadline(const CheckScope& s) {
-  if (s.on(Id::DL)) check_deadlines(s);
-  if (s.on(Id::SLICE)) check_slices(s);
+  const bool dl = s.on(Id::DL), slices = s.on(Id::SLICE);
+  if (!dl && !slices) return;
+  const Rq& rq = s.rq;
+  Checker& checker = s.checker;
+  const u64 quantum = rq.tick_quantum();
+  const bool flat = rq.profile().behaviour.flat_runqueue;
+  const u64 base = rq.profile().sysctl_sched_base_slice();
+  const bool f7 = checker.tolerates_f7();
+  const bool group_slice_from_queue = rq.profile().behaviour.group_slice_from_queue;
+  bool dl_open = dl, slice_open = slices;
+  // I-DL's offender
+  const SchedEntity* dl_se = nullptr;
+  i128 dl_ahead = 0, dl_below = 0, dl_vslice = 0;
+  const Checker::RescaledDeadline* dl_rescaled = nullptr;
+  // I-SLICE's offender: a task, or a group entity and the slice expected of it
+  const Task* slice_task = nullptr;
+  const SchedEntity* slice_group = nullptr;
+  u64 slice_expected = 0;
+  for (const QueueMember& m : checker.queues().eevdf_entities(s.cfs)) {
+    const SchedEntity& se = *m.se;
+    if (dl_open && se.on_rq && !se.rel_deadline) {
+      const u64 vslice = checker.bounds(se, quantum, flat).vslice;
+      const s64 ahead = vruntime_diff(se.deadline, se.vruntime);
+      const Checker::RescaledDeadline* rescaled = checker.rescaled_deadline(se);
+      bool ok = false;
+      // the common case in 64 bits: no reweight record, 0 <= ahead <= vslice + 2
+      if (!rescaled) {
+        ok = ahead >= 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2);
+      } else if (rescaled->clamped && f7) {
+        ok = true;  // finding F7, docs/findings.md
+      }
+      if (!ok) {
+        const i128 below = rescaled ? -2 : 0;  // two truncations toward zero
+        const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
+        if (ahead < below || ahead > above) {  // the first offender only
+          dl_open = false;
+          dl_se = &se;
+          dl_ahead = ahead;
+          dl_below = below;
+          dl_vslice = vslice;
+          dl_rescaled = rescaled;
+        }
+      }
+    }
+    if (slice_open) {
+      const Task* t = m.task;
+      const u64 slice = se.slice;
+      if (t) {
+        if (t->state != TaskState::dead) {
+          const bool ok =
+              se.custom_slice ? (slice >= 100000 && slice <= 100000000) : slice == base || earlier_base(rq, slice);
+          if (!ok) {
+            slice_open = false;
+            slice_task = t;
+          }
+        }
+      } else if (se.on_rq) {
+        if (se.sched_delayed) {  // keeps the slice of its last refresh: some request's, 0.1 .. 100 ms
+          if (slice < 100000 || slice > 100000000) {
+            slice_open = false;
+            slice_group = &se;
+            slice_expected = 0;
+          }
+        } else {
+          const u64 expected = group_slice_from_queue ? exact_min_slice(checker.queues(), *se.my_q) : base;
+          // After a base_slice_ns write a group entity may hold a slice taken from a queue
+          // whose tasks have since renewed theirs at update_deadline() (the group's is
+          // renewed only at the next enqueue or dequeue through it): an earlier base, or,
+          // taken from the queue, some request's (0.1 .. 100 ms), as for a delayed one.
+          if (slice != expected &&
+              !(!rq.earlier_base_slices.empty() &&
+                (group_slice_from_queue ? slice >= 100000 && slice <= 100000000 : earlier_base(rq, slice)))) {
+            slice_open = false;
+            slice_group = &se;
+            slice_expected = expected;
+          }
+        }
+      }
+    }
+    if (!dl_open && !slice_open) break;
+  }
+  if (dl_se) report_deadline(s, *dl_se, dl_ahead, dl_below, dl_vslice, dl_rescaled);
+  if (slice_task) report_task_slice(s, *slice_task, base);
+  if (slice_group) report_group_slice(s, *slice_group, slice_expected);
 }
 
 }  // namespace eevdf::inv
