@@ -12,7 +12,8 @@ error that names the function and the file: nothing is written half-way.
 No kernel text is kept in this repository: the output goes to the build
 directory only.
 
-Usage: extract.py --src TREE_OR_TARBALL --shim shim.h --out DIR
+Usage: extract.py --src TREE_OR_TARBALL --shim shim.h --glue glue.c --out DIR
+       extract.py --src TREE_OR_TARBALL --print-version
 """
 import argparse
 import os

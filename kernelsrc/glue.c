@@ -2,7 +2,8 @@
  * class.  This file is compiled in the same translation unit as the code
  * kernelsrc/extract.py takes from a kernel tree (fair_extract.c includes
  * it last), so it calls the fair class's static hooks directly, in the order
- * kernel/sched/core.c calls them (6.12: wake_up_new_task, ttwu_runnable /
+ * kernel/sched/core.c calls them (6.12, and 6.18 where it differs under
+ * EEVDF_KERNEL_VERSION_CODE or a fact of version.h: wake_up_new_task, ttwu_runnable /
  * ttwu_do_activate, __schedule with try_to_block_task, sched_tick,
  * set_user_nice, __sched_setscheduler, sched_move_task), with the clock the
  * scenario sets.  One CPU.  Every identifier of the tree that this file uses
