@@ -12,7 +12,8 @@ error that names the function and the file: nothing is written half-way.
 No kernel text is kept in this repository: the output goes to the build
 directory only.
 
-Usage: extract.py --src TREE_OR_TARBALL --shim shim.h --out DIR
+Usage: extract.py --src TREE_OR_TARBALL --shim shim.h --glue glue.c --out DIR
+       extract.py --src TREE_OR_TARBALL --print-version
 """
 import argparse
 import os
@@ -54,6 +55,9 @@ ROOTS_COMMON = [
 VERSIONS = {
     # (major, minor): extra roots, roots that version lacks
     (6, 12): {"extra": ["pick_task_fair"], "lacks": []},
+    # 6.18: the scheduler has no !CONFIG_SMP code left; shim_smp.h cuts PELT,
+    # util_est and the newidle balance off where 6.12's own stubs did
+    (6, 18): {"extra": ["pick_task_fair"], "lacks": [], "shim": "shim_smp.h"},
 }
 
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
@@ -85,11 +89,12 @@ class ExtractError(Exception):
     pass
 
 
-def read_tree(src, workdir):
-    """Returns {relative path: text} for TREE_FILES from a directory or a tarball."""
+def read_tree(src, workdir, wanted=None):
+    """Returns {relative path: text} for TREE_FILES (or WANTED) from a directory or a tarball."""
+    rels = wanted or TREE_FILES
     files = {}
     if os.path.isdir(src):
-        for rel in TREE_FILES:
+        for rel in rels:
             path = os.path.join(src, rel)
             if not os.path.isfile(path):
                 raise ExtractError(f"{path}: missing: the kernel tree lacks {rel}")
@@ -100,7 +105,7 @@ def read_tree(src, workdir):
         raise ExtractError(f"{src}: no such kernel tree or tarball")
     try:
         with tarfile.open(src) as tar:
-            want = set(TREE_FILES)
+            want = set(rels)
             for member in tar:
                 parts = member.name.split("/", 1)
                 if len(parts) == 2 and parts[1] in want and member.isfile():
@@ -109,7 +114,7 @@ def read_tree(src, workdir):
                         break
     except (tarfile.TarError, OSError, EOFError) as e:
         raise ExtractError(f"{src}: cannot read the tarball: {e}")
-    for rel in TREE_FILES:
+    for rel in rels:
         if rel not in files:
             raise ExtractError(f"{src}: missing: the tarball lacks {rel}")
     return files
@@ -153,7 +158,19 @@ def strip_comments(text):
     return "".join(out)
 
 
-def resolve_conditionals(text, name, workdir, cc):
+def version_defines(version, key):
+    """The macros version.h gives the shim and the glue: the kernel version as a
+    number (EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)) and whether the
+    version's cut points include shim_smp.h."""
+    return {
+        "EEVDF_KV(a, b)": "((a) * 256 + (b))",
+        "EEVDF_KERNEL_VERSION_CODE": str(version[0] * 256 + version[1]),
+        "EEVDF_KERNEL_SUBLEVEL": str(version[2]),
+        "EEVDF_SHIM_SMP": "1" if VERSIONS.get(key, {}).get("shim") == "shim_smp.h" else "0",
+    }
+
+
+def resolve_conditionals(text, name, workdir, cc, defines=None):
     """Runs the C preprocessor in directives-only mode: the tree's #if blocks
     are resolved for CONFIG_ON, macros are kept as #define lines and not
     expanded.  #include lines are blanked first (the shim stands in for them).
@@ -166,6 +183,8 @@ def resolve_conditionals(text, name, workdir, cc):
     with open(cfg, "w") as f:
         for opt in CONFIG_ON:
             f.write(f"#define {opt} 1\n")
+        for macro, value in (defines or {}).items():
+            f.write(f"#define {macro} {value}\n")
         # IS_ENABLED() of a symbol defined to 1, else 0 (the usual placeholder trick)
         f.write("#define __eevdf_placeholder_1 0,\n"
                 "#define __eevdf_take_second(ignored, val, ...) val\n"
@@ -317,6 +336,9 @@ def called(text):
 
 
 def shim_names(shim_text):
+    shim_text = strip_comments(shim_text)
+    # conditionals and includes name no function (#if EEVDF_KV(6, 18) must not read as a call)
+    shim_text = re.sub(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif|include)\b.*$", "", shim_text, flags=re.M)
     names = set(re.findall(r"^\s*#\s*define\s+(\w+)", shim_text, re.M))
     names |= set(re.findall(r"\b(\w+)\s*\([^;{)]*\)\s*\{", shim_text))
     names |= set(re.findall(r"\b(\w+)\s*\([^;{]*\)\s*;", shim_text))
@@ -324,7 +346,7 @@ def shim_names(shim_text):
     return names
 
 
-def extract(files, shim_text, workdir, cc, glue_text=""):
+def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
     version = kernel_version(files["Makefile"])
     key = version[:2]
     if key not in VERSIONS:
@@ -332,6 +354,11 @@ def extract(files, shim_text, workdir, cc, glue_text=""):
         raise ExtractError(f"Makefile: kernel {version[0]}.{version[1]}.{version[2]}: the extractor handles {known}; "
                            "add the version's hooks to VERSIONS in kernelsrc/extract.py")
     roots = [r for r in ROOTS_COMMON + VERSIONS[key]["extra"] if r not in VERSIONS[key]["lacks"]]
+    # our side's own version conditionals (#if EEVDF_KERNEL_VERSION_CODE ...), resolved
+    # for this tree, so that only the code compiled for it names the tree's functions
+    if glue_text:
+        glue_text = "\n".join(line for _, line in resolve_conditionals(
+            glue_text, "kernelsrc/glue.c", workdir, cc, version_defines(version, key)))
     sources = {}
     # sched.h first (its helpers come before fair.c's code), then fair.c.  From
     # sched.h only functions and macros: its structs are the shim's.
@@ -339,6 +366,9 @@ def extract(files, shim_text, workdir, cc, glue_text=""):
         lines = resolve_conditionals(files[rel], rel, workdir, cc)
         sources[rel] = split_items(lines, rel)
     provided = shim_names(shim_text)
+    if "shim" in VERSIONS[key]:
+        with open(os.path.join(shim_dir, VERSIONS[key]["shim"])) as f:
+            provided |= shim_names(f.read())
     for rel in ("include/linux/rbtree.h", "include/linux/rbtree_augmented.h"):
         text = strip_comments(files[rel])
         provided |= shim_names(text)
@@ -446,7 +476,28 @@ def extract(files, shim_text, workdir, cc, glue_text=""):
                 out.append(f'#line {it["line"]} "{rel}"\n{renamed}{body}\n')
             elif keep:
                 out.append(f'#line {it["line"]} "{rel}"\n{it["text"]}\n')
-    return version, sorted(wanted), "".join(out)
+    return version, sorted(wanted), "".join(out), avg_vruntime_stores(index)
+
+
+STORE_TO_QUEUE = re.compile(r"\bcfs_rq\s*->\s*\w+\s*(?:[-+*/|&^]|<<|>>)?=(?!=)")
+
+
+def avg_vruntime_stores(index):
+    """Whether the tree's avg_vruntime() (or a fair.c function it calls, the
+    calls followed) stores to its cfs_rq: 6.12.118 re-bases zero_vruntime
+    there (update_zero_vruntime()), 6.18 only reads.  A reader racing without
+    the rq lock loses updates only in the first case (EEVDF_AVG_VRUNTIME_STORES)."""
+    seen, todo = set(), ["avg_vruntime"]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in index or index[name][1]["kind"] != "function":
+            continue
+        seen.add(name)
+        text = strip_comments(index[name][1]["text"])
+        if STORE_TO_QUEUE.search(text):
+            return True
+        todo += [c for c in called(text) if c in index]
+    return False
 
 
 def debug_reader_unlocked(debug_c):
@@ -476,14 +527,47 @@ def debug_reader_unlocked(debug_c):
     return bool(unlock) and locks[-1] + unlock.start() < call.start()
 
 
+def function_body(text, name, rel):
+    """The body of function NAME in TEXT (comments stripped), or an error naming the file."""
+    text = strip_comments(text)
+    m = re.search(rf"\b{name}\s*\([^)]*\)\s*\{{", text)
+    if not m:
+        raise ExtractError(f"{rel}: {name}() not found: the backend's core.c side has no code to follow")
+    depth, i = 1, m.end()
+    while i < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    return text[m.end():i]
+
+
+def fork_clears_rel_deadline(core_c):
+    """Whether __sched_fork() in kernel/sched/core.c clears p->se.rel_deadline
+    (3da56dc063cd: v7.1-rc2, backported to 6.12.y and 6.18.y; 6.18.0 lacks it).
+    The glue's copy_process() follows the tree."""
+    body = function_body(core_c, "__sched_fork", "kernel/sched/core.c")
+    return re.search(r"\bp\s*->\s*se\s*\.\s*rel_deadline\s*=\s*0\s*;", body) is not None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", required=True, help="a kernel tree or a linux-source-*.tar.xz")
-    ap.add_argument("--shim", required=True)
-    ap.add_argument("--glue", required=True, help="our core.c side: its identifiers are roots")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--print-version", action="store_true",
+                    help="print the tree's kernel version (its top Makefile) and exit")
+    ap.add_argument("--shim")
+    ap.add_argument("--glue", help="our core.c side: its identifiers are roots")
+    ap.add_argument("--out")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
+    if args.print_version:
+        try:
+            version = kernel_version(read_tree(args.src, None, ["Makefile"])["Makefile"])
+        except ExtractError as e:
+            print(f"kernel backend: {e}", file=sys.stderr)
+            return 1
+        print(f"{version[0]}.{version[1]}.{version[2]}")
+        return 0
+    if not (args.shim and args.glue and args.out):
+        ap.error("--shim, --glue and --out are required")
     os.makedirs(args.out, exist_ok=True)
     try:
         files = read_tree(args.src, args.out)
@@ -491,8 +575,9 @@ def main():
             shim = f.read()
         with open(args.glue) as f:
             glue = f.read()
-        version, names, text = extract(files, shim, args.out, args.cc, glue)
+        version, names, text, avg_stores = extract(files, shim, args.out, args.cc, glue, os.path.dirname(os.path.abspath(args.shim)))
         unlocked = debug_reader_unlocked(files["kernel/sched/debug.c"])
+        fork_clears = fork_clears_rel_deadline(files["kernel/sched/core.c"])
     except ExtractError as e:
         print(f"kernel backend: {e}", file=sys.stderr)
         return 1
@@ -513,8 +598,14 @@ def main():
         f.write(files["kernel/sched/features.h"])
     with open(os.path.join(args.out, "version.h"), "w") as f:
         f.write(f'#define EEVDF_KERNEL_VERSION "{version[0]}.{version[1]}.{version[2]}"\n')
+        for macro, value in version_defines(version, version[:2]).items():
+            f.write(f"#define {macro} {value}\n")
         f.write("/* print_cfs_rq() calls avg_vruntime() after dropping the rq lock (kernel/sched/debug.c) */\n")
         f.write(f"#define EEVDF_DEBUG_READ_UNLOCKED {1 if unlocked else 0}\n")
+        f.write("/* avg_vruntime() stores to its cfs_rq (kernel/sched/fair.c): a racing reader can lose updates */\n")
+        f.write(f"#define EEVDF_AVG_VRUNTIME_STORES {1 if avg_stores else 0}\n")
+        f.write("/* __sched_fork() clears p->se.rel_deadline (kernel/sched/core.c; 3da56dc063cd) */\n")
+        f.write(f"#define EEVDF_FORK_CLEARS_REL_DEADLINE {1 if fork_clears else 0}\n")
     with open(os.path.join(args.out, "extracted.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
     return 0

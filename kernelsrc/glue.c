@@ -2,7 +2,8 @@
  * class.  This file is compiled in the same translation unit as the code
  * kernelsrc/extract.py takes from a kernel tree (fair_extract.c includes
  * it last), so it calls the fair class's static hooks directly, in the order
- * kernel/sched/core.c calls them (6.12: wake_up_new_task, ttwu_runnable /
+ * kernel/sched/core.c calls them (6.12, and 6.18 where it differs under
+ * EEVDF_KERNEL_VERSION_CODE or a fact of version.h: wake_up_new_task, ttwu_runnable /
  * ttwu_do_activate, __schedule with try_to_block_task, sched_tick,
  * set_user_nice, __sched_setscheduler, sched_move_task), with the clock the
  * scenario sets.  One CPU.  Every identifier of the tree that this file uses
@@ -12,6 +13,19 @@
 
 #include "kb_api.h"
 
+/* Field names that changed between the versions the extractor handles:
+ * 6.12's cfs_rq->nr_running is 6.18's nr_queued, idle_h_nr_running is
+ * h_nr_idle, and the key base zero_vruntime (6.12.y) is min_vruntime in 6.18. */
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+#define KB_NR_QUEUED(q) ((q)->nr_queued)
+#define KB_H_NR_IDLE(q) ((q)->h_nr_idle)
+#define KB_KEY_BASE(q) ((q)->min_vruntime)
+#else
+#define KB_NR_QUEUED(q) ((q)->nr_running)
+#define KB_H_NR_IDLE(q) ((q)->idle_h_nr_running)
+#define KB_KEY_BASE(q) ((q)->zero_vruntime)
+#endif
+
 unsigned int sysctl_sched_features;
 struct task_group root_task_group;
 
@@ -19,6 +33,9 @@ static struct rq kb_rq;
 static struct task_struct kb_tasks[KB_MAX_TASKS];
 static int kb_nr_tasks;
 static struct task_struct kb_idle_task;
+#if EEVDF_SHIM_SMP
+static struct root_domain kb_rd;  /* add_nr_running()'s overload flag; read by no code the backend runs */
+#endif
 static struct task_group kb_groups[KB_MAX_GROUPS];
 static struct sched_entity kb_group_se[KB_MAX_GROUPS];
 static struct cfs_rq kb_group_cfs_rq[KB_MAX_GROUPS];
@@ -91,6 +108,9 @@ void resched_curr(struct rq *rq) {
   rq->curr->need_resched = 1;
   ++kb_resched_calls;
 }
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+void resched_curr_lazy(struct rq *rq) { resched_curr(rq); }  /* preemption model "full" */
+#endif
 void update_rq_clock(struct rq *rq) { rq->clock_update_flags |= RQCF_UPDATED; /* the scenario sets the clock */ }
 void rq_clock_skip_update(struct rq *rq) { (void)rq; }
 struct rq *cpu_rq(int cpu) { (void)cpu; return &kb_rq; }
@@ -173,6 +193,11 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   kb_rq.cfs.rq = &kb_rq;
   kb_rq.cfs.tg = &root_task_group;
   INIT_LIST_HEAD(&kb_rq.leaf_cfs_rq_list);
+#if EEVDF_SHIM_SMP
+  memset(&kb_rd, 0, sizeof kb_rd);
+  kb_rq.rd = &kb_rd;
+  INIT_LIST_HEAD(&kb_rq.cfs_tasks);
+#endif
   kb_rq.tmp_alone_branch = &kb_rq.leaf_cfs_rq_list;
   kb_idle_task.sched_class = 0;
   kb_rq.curr = kb_rq.donor = kb_rq.idle = &kb_idle_task;
@@ -231,7 +256,9 @@ int kb_fork_task(int parent, int copy_races_sched_change) {
   p->se.nr_migrations = 0;
   p->se.vruntime = 0;
   p->se.vlag = 0;
-  p->se.rel_deadline = 0;  /* __sched_fork() (6.12.118: 3da56dc063cd) */
+#if EEVDF_FORK_CLEARS_REL_DEADLINE
+  p->se.rel_deadline = 0;  /* __sched_fork() (6.12.118: 3da56dc063cd; not in 6.18.0) */
+#endif
   SCHED_WARN_ON(p->se.sched_delayed);
   memset(&p->se.run_node, 0, sizeof p->se.run_node);
   INIT_LIST_HEAD(&p->se.group_node);
@@ -374,7 +401,7 @@ static int kb_need_resched(void) { return kb_rq.curr->need_resched; }
 
 void kb_run(unsigned long long ns) {
   if (kb_crashed) return;
-  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && (kb_rq.cfs.nr_running || kb_rt_nr))) kb_switch_to_next();
+  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && (KB_NR_QUEUED(&kb_rq.cfs) || kb_rt_nr))) kb_switch_to_next();
   u64 end = kb_rq.clock_task + ns;
   while (!kb_crashed) {
     u64 next_tick = (kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
@@ -401,7 +428,7 @@ void kb_tick_nopreempt(void) {
  * or by ns and then one sched_tick(); a pending reschedule first, as kb_run(). */
 void kb_run_notick(unsigned long long ns) {
   if (kb_crashed) return;
-  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && (kb_rq.cfs.nr_running || kb_rt_nr))) kb_switch_to_next();
+  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && (KB_NR_QUEUED(&kb_rq.cfs) || kb_rt_nr))) kb_switch_to_next();
   if (kb_crashed) return;
   kb_rq.clock = kb_rq.clock_task = kb_rq.clock_task + ns;
 }
@@ -552,15 +579,17 @@ static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e)
 static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
   o->weight = q->load.weight;
   o->inv_weight = q->load.inv_weight;
-  o->nr_running = q->nr_running;
+  o->nr_running = KB_NR_QUEUED(q);
   o->h_nr_queued = q->h_nr_queued;
   o->h_nr_runnable = q->h_nr_runnable;
-  o->idle_nr_running = q->idle_nr_running;
-  o->idle_h_nr_running = q->idle_h_nr_running;
+  o->idle_h_nr_running = KB_H_NR_IDLE(q);
+#if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(6, 18)
+  o->idle_nr_running = q->idle_nr_running;  /* gone in 6.18 (not compared) */
   o->h_nr_delayed = q->h_nr_delayed;
+#endif
   o->avg_vruntime = q->avg_vruntime;
   o->avg_load = q->avg_load;
-  o->zero_vruntime = q->zero_vruntime;
+  o->zero_vruntime = KB_KEY_BASE(q);  /* the model's CfsRq::zero_vruntime holds either key base */
   o->root = kb_node_id(q->tasks_timeline.rb_root.rb_node);
   o->leftmost = kb_node_id(q->tasks_timeline.rb_leftmost);
   o->curr = kb_entity_id(q->curr);
@@ -606,7 +635,9 @@ unsigned long long kb_avg_vruntime(int queue) {
 }
 
 /* ---- the sched debugfs reader: debug.c print_cfs_rq() ---- */
-int kb_debug_reader_unlocked(void) { return EEVDF_DEBUG_READ_UNLOCKED; }
+/* a racing reader loses updates only if the tree's avg_vruntime() stores
+ * (6.12.118: it re-bases zero_vruntime; 6.18: it only reads) */
+int kb_debug_reader_unlocked(void) { return EEVDF_DEBUG_READ_UNLOCKED && EEVDF_AVG_VRUNTIME_STORES; }
 
 /* the reader alone: its avg_vruntime() call, whatever it writes */
 void kb_debug_read(int queue) {
@@ -620,7 +651,7 @@ void kb_debug_read_load(int queue, long long *avg, unsigned long long *zero) {
   struct cfs_rq saved = *q;
   (void)avg_vruntime(q);
   *avg = q->avg_vruntime;
-  *zero = q->zero_vruntime;
+  *zero = KB_KEY_BASE(q);
   *q = saved;
 }
 
@@ -630,7 +661,7 @@ void kb_debug_read_store(int queue, long long avg, unsigned long long zero) {
   struct cfs_rq *q = queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue];
   if (kb_crashed) return;
   q->avg_vruntime = avg;
-  q->zero_vruntime = zero;
+  KB_KEY_BASE(q) = zero;
 }
 
 /* the tree's features.h, as names and defaults */

@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "version.h"
+
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
@@ -148,6 +150,10 @@ struct rq_flags { int unused; };
 struct sched_statistics;
 struct sched_dl_entity { struct rq *rq; };
 
+#if EEVDF_SHIM_SMP
+#include "shim_smp.h"
+#endif
+
 /* ---- the scheduler's structures (our definitions, the kernel's field names, 6.12 layout) ---- */
 struct load_weight {
   unsigned long weight;
@@ -169,7 +175,14 @@ struct sched_entity {
   u64 sum_exec_runtime;
   u64 prev_sum_exec_runtime;
   u64 vruntime;
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+  union {  /* 6.18: vlag off the CPU, vprot while curr (protect_slice()) */
+    s64 vlag;
+    u64 vprot;
+  };
+#else
   s64 vlag;
+#endif
   u64 slice;
   u64 nr_migrations;
   int depth;
@@ -177,10 +190,22 @@ struct sched_entity {
   struct cfs_rq *cfs_rq;
   struct cfs_rq *my_q;
   unsigned long runnable_weight;
+#if EEVDF_SHIM_SMP
+  struct sched_avg avg;  /* PELT: never written (kernelsrc/shim_smp.h) */
+#endif
 };
 
 struct cfs_rq {
   struct load_weight load;
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+  unsigned int nr_queued;
+  unsigned int h_nr_queued;
+  unsigned int h_nr_runnable;
+  unsigned int h_nr_idle;
+  s64 avg_vruntime;
+  u64 avg_load;
+  u64 min_vruntime;  /* the key base up to 6.18 */
+#else
   unsigned int nr_running;
   unsigned int h_nr_queued;
   unsigned int h_nr_runnable;
@@ -190,9 +215,15 @@ struct cfs_rq {
   s64 avg_vruntime;
   u64 avg_load;
   u64 zero_vruntime;
+#endif
   struct rb_root_cached tasks_timeline;
   struct sched_entity *curr;
   struct sched_entity *next;
+#if EEVDF_SHIM_SMP
+  struct sched_avg avg;  /* PELT: never written */
+  struct { raw_spinlock_t lock; int nr; unsigned long load_avg, util_avg, runnable_avg; } removed;
+  unsigned long tg_load_avg_contrib;
+#endif
   struct rq *rq;
   int on_list;
   struct list_head leaf_cfs_rq_list;
@@ -202,6 +233,9 @@ struct cfs_rq {
 
 struct task_group {
   int idle;
+#if EEVDF_SHIM_SMP
+  atomic_long_t load_avg;  /* PELT: 0 */
+#endif
   struct sched_entity **se;
   struct cfs_rq **cfs_rq;
   unsigned long shares;
@@ -227,6 +261,10 @@ struct rq {
   struct sched_dl_entity fair_server;
   unsigned int nr_uninterruptible;
   unsigned long next_balance;
+#if EEVDF_SHIM_SMP
+  struct list_head cfs_tasks;
+  struct root_domain *rd;
+#endif
 };
 
 struct task_struct {
@@ -301,6 +339,12 @@ extern struct task_group root_task_group;
 
 /* ---- core.c services, in kernelsrc/glue.c ---- */
 void resched_curr(struct rq *rq);
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+/* resched_curr_lazy() sets the lazy bit only under PREEMPT_LAZY; the backend,
+ * like the model, runs preemption model "full" (docs/model.md), where it is
+ * resched_curr() */
+void resched_curr_lazy(struct rq *rq);
+#endif
 void update_rq_clock(struct rq *rq);
 void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags);
 struct rq *cpu_rq(int cpu);

@@ -58,4 +58,16 @@ for r in extract.ROOTS_COMMON + extract.VERSIONS[(6, 12)]["extra"]:
     print(f"static void {r}(int x)\n{{\n}}")
 PY
 expect_error glue-callee "$work/noglue" "kernelsrc/glue.c: .*() (called by the backend's core.c side) is not in this tree"
+# 6.18 is a version the extractor knows (its own root list and shim_smp.h): an
+# empty 6.18 tree is refused for its hooks, not for its version
+make_tree "$work/empty618" 6 18
+expect_error no-hook-618 "$work/empty618" "hook .*() not found (kernel 6.18.0)"
+# --print-version (CMake's configure step) names the tree it cannot read
+out=$(python3 "$extract" --print-version --src "$work/nothing-here" 2>&1)
+if [ $? -eq 0 ] || ! grep -q "no such kernel tree" <<<"$out"; then
+  echo "FAIL print-version: $out"; fail=1
+else
+  echo "ok   print-version: $out"
+fi
+[ "$(python3 "$extract" --print-version --src "$work/empty618")" = 6.18.0 ] || { echo "FAIL print-version 6.18.0"; fail=1; }
 exit $fail
