@@ -220,15 +220,10 @@ class Checker final : public Observer {
   // The bound a saved vlag carries from an off-queue reweight (0: none applies).
   u64 rescaled_lag_limit(const SchedEntity& se) const;
   const WeightBounds& bounds(const SchedEntity& se) {
-    const WeightBounds& b = bounds_[entity_slot(se)];
-    return b.weight == eevdf_load_of(*rq_, se).weight && b.max_slice == max_slice_seen_ &&
-                   b.quantum == rq_->tick_quantum()
-               ? b
-               : recompute_bounds(se);
+    return bounds(se, rq_->tick_quantum(), rq_->profile().behaviour.flat_runqueue);
   }
-  // The same, with the run-wide keys read once by the caller of a walk over a
-  // queue (rq.tick_quantum() and the profile's flat_runqueue, which no check
-  // changes): the same cache, validated and recomputed exactly as above.
+  // The same, with the run-wide keys (rq.tick_quantum() and the profile's
+  // flat_runqueue, which no check changes) read once by the caller of a walk.
   const WeightBounds& bounds(const SchedEntity& se, u64 quantum, bool flat) {
     const WeightBounds& b = bounds_[entity_slot(se)];
     const u64 weight = flat && se.task_id >= 0 ? se.h_load.weight : se.load.weight;  // eevdf_load_of()

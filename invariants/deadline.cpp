@@ -62,94 +62,94 @@ bool earlier_base(const Rq& rq, u64 slice) {
   return false;
 }
 
+// I-DL on one queued entity: its deadline lies between its vruntime and one
+// virtual slice ahead (plus a reweight's rounding while its record lasts).
+// Sets the report's values and returns true if it does not.
+struct DeadlineOffence {
+  i128 ahead = 0, below = 0, vslice = 0;
+  const Checker::RescaledDeadline* rescaled = nullptr;
+};
+inline bool deadline_offends(Checker& checker, const SchedEntity& se, u64 quantum, bool flat, bool f7,
+                             DeadlineOffence& out) {
+  const u64 vslice = checker.bounds(se, quantum, flat).vslice;
+  const s64 ahead = vruntime_diff(se.deadline, se.vruntime);
+  const Checker::RescaledDeadline* rescaled = checker.rescaled_deadline(se);
+  // the common case in 64 bits: no reweight record, 0 <= ahead <= vslice + 2
+  if (!rescaled) {
+    if (ahead >= 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2)) return false;
+  } else if (rescaled->clamped && f7) {
+    return false;  // finding F7, docs/findings.md
+  }
+  const i128 below = rescaled ? -2 : 0;  // two truncations toward zero
+  const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
+  if (ahead >= below && ahead <= above) return false;
+  out = {ahead, below, vslice, rescaled};
+  return true;
+}
+
+// I-SLICE on a queued group entity: a delayed one keeps the slice of its last
+// refresh (some request's, 0.1 .. 100 ms); another holds `expected`, the
+// shortest request below it (or the base slice before that propagation).
+inline bool group_slice_offends(const Rq& rq, const SchedEntity& se, u64 expected, bool from_queue) {
+  const u64 slice = se.slice;
+  if (se.sched_delayed) return slice < 100000 || slice > 100000000;
+  if (slice == expected) return false;
+  // After a base_slice_ns write a group entity may hold a slice taken from a queue
+  // whose tasks have since renewed theirs at update_deadline() (the group's is
+  // renewed only at the next enqueue or dequeue through it): an earlier base, or,
+  // taken from the queue, some request's (0.1 .. 100 ms), as for a delayed one.
+  if (rq.earlier_base_slices.empty()) return true;
+  return !(from_queue ? slice >= 100000 && slice <= 100000000 : earlier_base(rq, slice));
+}
+
+// I-SLICE on a live task: its custom slice, or the base slice (an earlier one
+// until its next update_deadline() or placement after a write).
+inline bool task_slice_offends(const Rq& rq, const SchedEntity& se, u64 base) {
+  const u64 slice = se.slice;
+  if (se.custom_slice) return slice < 100000 || slice > 100000000;
+  return slice != base && !earlier_base(rq, slice);
+}
+
 }  // namespace
 
 // I-DL and I-SLICE in one walk of the queue's entities, each noting its first
 // offender and stopping there, reported after the walk (I-DL's first): the
 // same reports, and the same bounds() lookups, as one walk each.
 void check_deadline(const CheckScope& s) {
-  const bool dl = s.on(Id::DL), slices = s.on(Id::SLICE);
-  if (!dl && !slices) return;
+  bool dl_open = s.on(Id::DL), slice_open = s.on(Id::SLICE);
+  if (!dl_open && !slice_open) return;
   const Rq& rq = s.rq;
   Checker& checker = s.checker;
   const u64 quantum = rq.tick_quantum();
   const bool flat = rq.profile().behaviour.flat_runqueue;
   const u64 base = rq.profile().sysctl_sched_base_slice();
   const bool f7 = checker.tolerates_f7();
-  const bool group_slice_from_queue = rq.profile().behaviour.group_slice_from_queue;
-  bool dl_open = dl, slice_open = slices;
-  // I-DL's offender
-  const SchedEntity* dl_se = nullptr;
-  i128 dl_ahead = 0, dl_below = 0, dl_vslice = 0;
-  const Checker::RescaledDeadline* dl_rescaled = nullptr;
-  // I-SLICE's offender: a task, or a group entity and the slice expected of it
-  const Task* slice_task = nullptr;
+  const bool from_queue = rq.profile().behaviour.group_slice_from_queue;
+  const SchedEntity* dl_se = nullptr;  // I-DL's offender
+  DeadlineOffence dl;
+  const Task* slice_task = nullptr;  // I-SLICE's offender: a task, or a group entity
   const SchedEntity* slice_group = nullptr;
   u64 slice_expected = 0;
   for (const QueueMember& m : checker.queues().eevdf_entities(s.cfs)) {
     const SchedEntity& se = *m.se;
-    if (dl_open && se.on_rq && !se.rel_deadline) {
-      const u64 vslice = checker.bounds(se, quantum, flat).vslice;
-      const s64 ahead = vruntime_diff(se.deadline, se.vruntime);
-      const Checker::RescaledDeadline* rescaled = checker.rescaled_deadline(se);
-      bool ok = false;
-      // the common case in 64 bits: no reweight record, 0 <= ahead <= vslice + 2
-      if (!rescaled) {
-        ok = ahead >= 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2);
-      } else if (rescaled->clamped && f7) {
-        ok = true;  // finding F7, docs/findings.md
-      }
-      if (!ok) {
-        const i128 below = rescaled ? -2 : 0;  // two truncations toward zero
-        const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
-        if (ahead < below || ahead > above) {  // the first offender only
-          dl_open = false;
-          dl_se = &se;
-          dl_ahead = ahead;
-          dl_below = below;
-          dl_vslice = vslice;
-          dl_rescaled = rescaled;
-        }
-      }
+    if (dl_open && se.on_rq && !se.rel_deadline && deadline_offends(checker, se, quantum, flat, f7, dl)) {
+      dl_open = false;
+      dl_se = &se;
     }
-    if (slice_open) {
-      const Task* t = m.task;
-      const u64 slice = se.slice;
-      if (t) {
-        if (t->state != TaskState::dead) {
-          const bool ok =
-              se.custom_slice ? (slice >= 100000 && slice <= 100000000) : slice == base || earlier_base(rq, slice);
-          if (!ok) {
-            slice_open = false;
-            slice_task = t;
-          }
-        }
-      } else if (se.on_rq) {
-        if (se.sched_delayed) {  // keeps the slice of its last refresh: some request's, 0.1 .. 100 ms
-          if (slice < 100000 || slice > 100000000) {
-            slice_open = false;
-            slice_group = &se;
-            slice_expected = 0;
-          }
-        } else {
-          const u64 expected = group_slice_from_queue ? exact_min_slice(checker.queues(), *se.my_q) : base;
-          // After a base_slice_ns write a group entity may hold a slice taken from a queue
-          // whose tasks have since renewed theirs at update_deadline() (the group's is
-          // renewed only at the next enqueue or dequeue through it): an earlier base, or,
-          // taken from the queue, some request's (0.1 .. 100 ms), as for a delayed one.
-          if (slice != expected &&
-              !(!rq.earlier_base_slices.empty() &&
-                (group_slice_from_queue ? slice >= 100000 && slice <= 100000000 : earlier_base(rq, slice)))) {
-            slice_open = false;
-            slice_group = &se;
-            slice_expected = expected;
-          }
-        }
+    if (slice_open && m.task && m.task->state != TaskState::dead && task_slice_offends(rq, se, base)) {
+      slice_open = false;
+      slice_task = m.task;
+    } else if (slice_open && !m.task && se.on_rq) {
+      const u64 expected = se.sched_delayed ? 0 : from_queue ? exact_min_slice(checker.queues(), *se.my_q) : base;
+      if (group_slice_offends(rq, se, expected, from_queue)) {
+        slice_open = false;
+        slice_group = &se;
+        slice_expected = expected;
       }
     }
     if (!dl_open && !slice_open) break;
   }
-  if (dl_se) report_deadline(s, *dl_se, dl_ahead, dl_below, dl_vslice, dl_rescaled);
+  if (dl_se) report_deadline(s, *dl_se, dl.ahead, dl.below, dl.vslice, dl.rescaled);
   if (slice_task) report_task_slice(s, *slice_task, base);
   if (slice_group) report_group_slice(s, *slice_group, slice_expected);
 }

@@ -16,6 +16,7 @@
 #include "scenario/executor.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "scenario/scenario_print.hpp"
+#include "support/kernel_tree.hpp"
 #include "support/run_scenario.hpp"
 #include "support/scenario_text.hpp"
 
@@ -164,7 +165,7 @@ TEST(ClockOpsModel, NotickOnSeveralCpus) {
 // The kernel's own code (6.12.118) and the model agree, operation by operation.
 TEST(ClockOpsKernel, LockstepOn612) {
   if (!kernelsrc::available()) GTEST_SKIP() << "no kernel backend in this build";
-  if (kernelsrc::kernel_version().rfind("6.12.", 0) != 0) GTEST_SKIP() << "a v6.12.118 scenario; this build: Linux " << kernelsrc::kernel_version();
+  if (!test::kernel_tree_is("6.12.")) GTEST_SKIP() << "a v6.12.118 scenario; this build: Linux " << kernelsrc::kernel_version();
   const std::string text =
       "profile v6.12.118\ntask A\ntask B nice=5\ngroup G\ntask C group=G\nwake C\nrun 3ms notick\n"
       "tick 1500us\nwake A\nrun 700us\ntick 3ms\nnice A 2\nwake B\nrun 2ms\ntick 1ns\ntick 2500us\n"

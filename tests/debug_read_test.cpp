@@ -12,6 +12,7 @@
 #include "scenario/executor.hpp"
 #include "fuzz/minimize.hpp"
 #include "scenario/scenario_parse.hpp"
+#include "support/kernel_tree.hpp"
 #include "support/scenario_text.hpp"
 #include "scenario/scenario_print.hpp"
 #include "kernelsrc/kernel_backend.hpp"
@@ -287,7 +288,7 @@ TEST(DebugReadMinimize, KeepsRacingWhereNeeded) {
 // pick crashes both.
 TEST(DebugReadKernel, LockstepAndTheCrash) {
   if (!kernelsrc::available()) GTEST_SKIP() << "no kernel backend in this build";
-  if (kernelsrc::kernel_version().rfind("6.12.", 0) != 0) GTEST_SKIP() << kernelsrc::kernel_version();
+  if (!test::kernel_tree_is("6.12.")) GTEST_SKIP() << kernelsrc::kernel_version();
   EXPECT_TRUE(kernelsrc::debug_reader_unlocked());
   const Profile p = *profile_by_name("v6.12.118");
   const Scenario s = parse(

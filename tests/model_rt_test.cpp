@@ -13,6 +13,7 @@
 #include "model/rq.hpp"
 #include "model/system.hpp"
 #include "scenario/executor.hpp"
+#include "support/kernel_tree.hpp"
 #include "support/run_scenario.hpp"
 
 namespace eevdf {
@@ -177,7 +178,7 @@ const char* kRtScenario =
 
 TEST(KernelRt, SameOnTheKernelsOwnCodeAndInLockstep) {
   if (!kernelsrc::available()) GTEST_SKIP() << "no kernel backend in this build";
-  if (kernelsrc::kernel_version().rfind("6.12.", 0) != 0) GTEST_SKIP() << "a v6.12.118 scenario; this build: Linux " << kernelsrc::kernel_version();
+  if (!test::kernel_tree_is("6.12.")) GTEST_SKIP() << "a v6.12.118 scenario; this build: Linux " << kernelsrc::kernel_version();
   for (scn::Backend b : {scn::Backend::model, scn::Backend::kernel, scn::Backend::lockstep}) {
     const scn::ExecResult r = test::run_scenario_text(kRtScenario, "rt.scn", false, b);
     test::expect_ok(r);
@@ -237,10 +238,8 @@ TEST(KernelRt, RandomSequencesAgreeInLockstepAndKeepRule5) {
       for (const auto& v : r.violations)
         EXPECT_NE(v.where, "entity_tick / update_curr (lone entity)") << p << ": " << v.what;
       // lockstep with the profile of the tree this build has: v6.12.118 on 6.12.y, v6.18 on 6.18.0
-      if (!kernelsrc::available()) continue;
-      const std::string tree = kernelsrc::kernel_version();
-      if (!(std::string(p) == "v6.12.118" && tree.rfind("6.12.", 0) == 0) &&
-          !(std::string(p) == "v6.18" && tree == "6.18.0"))
+      if (!(std::string(p) == "v6.12.118" && test::kernel_tree_is("6.12.")) &&
+          !(std::string(p) == "v6.18" && test::kernel_tree_is("6.18.0")))
         continue;
       o.backend = scn::Backend::lockstep;
       const scn::ExecResult l = scn::execute(s, prof, o);

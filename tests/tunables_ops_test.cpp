@@ -19,6 +19,7 @@
 #include "scenario/executor.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "scenario/scenario_print.hpp"
+#include "support/kernel_tree.hpp"
 #include "support/run_scenario.hpp"
 #include "support/scenario_text.hpp"
 
@@ -30,9 +31,7 @@ std::string parse_error(const std::string& text) { return test::parse_error_text
 ExecResult run(const std::string& text, Backend b = Backend::model) {
   return test::run_scenario_text(text, "test.scn", false, b);
 }
-bool kernel_612() {
-  return kernelsrc::available() && kernelsrc::kernel_version().rfind("6.12.", 0) == 0;
-}
+bool kernel_612() { return test::kernel_tree_is("6.12."); }
 
 // ---- base_slice_ns ----
 
