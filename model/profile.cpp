@@ -157,6 +157,7 @@ Profile v6_12() {
   b.empty_group_keeps_weight = false;        // 66951e4860d3 came in v6.13-rc7 (6.12.y: 6.12.11)
   b.wakeup_buddy_skips_delayed = false;      // 493afbd187c4 came in 6.12.y
   b.idle_preempt_cancels_protection = false;  // f553741ac8c0 came in v6.15 (and 6.12.y)
+  b.sync_affine_counts_delayed = true;        // aa3ee4f0b754 came in v6.16 (and 6.12.y)
   return p;
 }
 
@@ -187,6 +188,7 @@ Profile v6_12_118() {
   b.wakeup_buddy_skips_delayed = true;          // 493afbd187c4 (6.12.y)
   b.idle_preempt_cancels_protection = true;     // f553741ac8c0 (6.12.y)
   b.debug_reader_unlocked_rmw = true;           // b3d99f43c72b (6.12.y) without e08d007f9d81
+  b.sync_affine_counts_delayed = false;         // aa3ee4f0b754 (6.12.y)
   return p;
 }
 

@@ -242,6 +242,12 @@ struct Behaviour {
   // usage", which moved the call under the lock) is not in 6.12.y. Mainline
   // has the fix; min_vruntime kernels (v6.18 and before) only read.
   bool debug_reader_unlocked_rmw = false;
+  // wake_affine_idle()'s WF_SYNC clause counts every task rq->nr_running counts,
+  // delayed (sleeping) ones too, so a waker beside a delayed task never gets its
+  // wakee: "sched/fair: Fixup wake_up_sync() vs DELAYED_DEQUEUE" (aa3ee4f0b754,
+  // v6.16; in 6.12.y by 6.12.118) subtracts cfs_h_nr_delayed(). True on v6.12
+  // (v6.6 has no delayed tasks, the same test).
+  bool sync_affine_counts_delayed = false;
   bool operator==(const Behaviour&) const = default;
 
   // What `pick` says:
