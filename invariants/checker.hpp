@@ -137,6 +137,7 @@ void check_tree(const CheckScope& s);        // I-AUG
 void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KEY
 void check_lag(const CheckScope& s);         // I-LAG
 void check_deadline(const CheckScope& s);    // I-DL, I-SLICE
+void check_wake_cpu(const CheckScope& s);    // I-WAKECOUNT (root queue: the CPU as the wake-up choice sees it)
 void check_protection(const CheckScope& s);  // I-PROT after the operation (protection.cpp)
 // I-PROT at a real pick (set_next_entity(first)) on se's queue s.cfs; reads no s.avg.
 void check_protection_at_pick(const CheckScope& s, const SchedEntity& se);
@@ -202,6 +203,10 @@ struct Tolerances {
   // se->vprot only while it still protects; an expired vprot keeps its
   // absolute value, and the rescaled lag can move vruntime back below it, so
   // the old protection revives past the new deadline. Same switch.
+  // F9: sched_idle_rq() counts a delayed (sleeping) task as work, so a CPU
+  // whose runnable tasks are all SCHED_IDLE is not sched-idle while a delayed
+  // normal task is queued there. Tolerated with F1's switch, exactly when the
+  // answer is the one the counters give with the delayed tasks counted.
 };
 
 // The bounds of one weight under the largest slice seen: the lag clamp and one
@@ -260,6 +265,7 @@ class Checker final : public Observer {
     return r.set ? rescaled_deadline_if_current(se, r) : nullptr;
   }
   bool tolerates_f7() const { return tolerances_.f1_unscaled_vprot; }
+  bool tolerates_f9() const { return tolerances_.f1_unscaled_vprot; }
   // The rounding drift a deadline carries after one more reweight old -> new weight.
   u64 rescaled_deadline_excess(u64 prior_excess, u64 old_weight, u64 new_weight) const;
   // What this checker recorded of task se (its own CPU's checker) becomes other's too.

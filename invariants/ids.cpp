@@ -265,6 +265,20 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "top): a zero load is the #DE of the v2 task_tick_fair() (throttled curr) and of the empty-\n"
      "cpuset tg_cpus() = 0 bug (spec §5); the model reports it and stops, as the kernel would.\n"
      "Exact; not raised on other profiles (h_load is unused there)."},
+    {"I-WAKECOUNT",
+     "the wake-up CPU choice counts only the tasks that can run: a delayed (sleeping) task is not work",
+     "select_task_rq_fair() judges a CPU by counters: idle_cpu() by rq->nr_running, sched_idle_cpu()\n"
+     "by rq->nr_running == h_nr_idle, and wake_affine_idle()'s WF_SYNC clause by \"the waker is the\n"
+     "only task\". With DELAY_DEQUEUE a task that blocked with negative lag stays queued, asleep, and\n"
+     "rq->nr_running still counts it. Checked on every CPU after every operation, from the tasks: the\n"
+     "CPU is idle exactly when nothing can run there (judged once an idle CPU has acted on a pending\n"
+     "reschedule, whose pick dequeues the delayed tasks a migration brought); SCHED_IDLE-only\n"
+     "exactly when something can and all of it is SCHED_IDLE or below an idle group; a running waker is alone exactly when no other\n"
+     "task can run there (queued RT tasks can). Catches aa3ee4f0b754 (v6.16, 6.12.y: the sync clause\n"
+     "counted delayed tasks, v6.12). Every profile with DELAY_DEQUEUE breaks the sched_idle_rq()\n"
+     "clause (a delayed normal task beside a running SCHED_IDLE one: docs/findings.md, F9). Not\n"
+     "checked: WA_WEIGHT's loads (PELT is not modelled), the per-CPU-kthread stacking test (no\n"
+     "kthreads), rq->ttwu_pending. Exact."},
 }};
 
 }  // namespace

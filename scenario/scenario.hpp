@@ -120,7 +120,7 @@ struct Scenario {
   // line's --skip, --no-tolerance, --keep-going and --backend; applied by
   // scenario/run_settings.hpp, not by execute(), which takes ExecOptions as given).
   std::vector<std::string> skip;  // invariants not checked, "I-AUG", in the order written
-  bool tolerate = true;           // false: `tolerate none`, report the documented findings F1, F6, F7
+  bool tolerate = true;           // false: `tolerate none`, report the documented findings F1, F6, F7, F9
   bool keep_going = false;        // `keep_going`: run on after the first violation (--keep-going)
   Backend backend = Backend::model;  // `backend kernel|lockstep`: what it runs on (--backend)
   int backend_line = 0;              // the line of the `backend` directive (0: none, or built in code)

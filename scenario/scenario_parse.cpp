@@ -464,11 +464,11 @@ class Parser {
   }
 
   // tolerate none: report the documented findings the checker tolerates by
-  // default (inv::Tolerances: F1, F6 and F7 are one switch), as --no-tolerance.
+  // default (inv::Tolerances: F1, F6, F7 and F9 are one switch), as --no-tolerance.
   void directive_tolerate() {
     if (!directive_ok("tolerate", col(0)) || !note_directive("tolerate", col(0))) return;
     if (!has(1) || tok(1) != "none") {
-      fail(col(1), "expected 'none' after 'tolerate' (the checker tolerates the documented findings F1, F6 and F7 "
+      fail(col(1), "expected 'none' after 'tolerate' (the checker tolerates the documented findings F1, F6, F7 and F9 "
                    "together by default; 'tolerate none' reports them, as --no-tolerance does), " + found(1));
       return;
     }

@@ -1328,3 +1328,67 @@ TEST(Catalogue, HloadCleanTwin) {
 
 }  // namespace
 }  // namespace eevdf
+
+// ===========================================================================
+// I-WAKECOUNT
+// ===========================================================================
+
+namespace eevdf {
+namespace {
+
+// The CPU goes idle (every task blocked, the delayed one dequeued by the pick)
+// while rq->nr_running keeps one task, as a dequeue that forgot
+// sub_nr_running() would leave it: idle_cpu() says busy on a settled CPU.
+TEST(Catalogue, WakecountFiresOnAnIdleCpuThatCountsATask) {
+  Harness h;
+  h.with_sleeper();
+  const int last = h.rq.curr;
+  ASSERT_GE(last, 0);
+  h.op(OpClass::running, [&] {
+    EXPECT_EQ(h.rq.sleep(last), Refusal::none);
+    h.rq.schedule();
+    ++h.rq.nr_running;
+  });
+  ASSERT_LT(h.rq.running(), 0);
+  ASSERT_FALSE(h.rq.need_resched);
+  const inv::Violation* v = find_violation(h.checker, Id::WAKECOUNT);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, "idle_cpu");
+}
+
+// Clean twin: the same CPU going idle with its counter right.
+TEST(Catalogue, WakecountCleanTwinIdleCpu) {
+  Harness h;
+  h.with_sleeper();
+  const int last = h.rq.curr;
+  h.op(OpClass::running, [&] {
+    EXPECT_EQ(h.rq.sleep(last), Refusal::none);
+    h.rq.schedule();
+  });
+  ASSERT_LT(h.rq.running(), 0);
+  EXPECT_EQ(h.rq.nr_running, 0u);
+  EXPECT_FALSE(has_violation(h.checker, Id::WAKECOUNT)) << listing(h.checker);
+}
+
+// h_nr_idle counts a normal task as SCHED_IDLE (as a miscounted idle-group
+// switch would): sched_idle_cpu() says SCHED_IDLE-only while a normal task can run.
+TEST(Catalogue, WakecountFiresOnAMiscountedIdleTask) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.cfs().h_nr_idle = h.rq.nr_running; });
+  const inv::Violation* v = find_violation(h.checker, Id::WAKECOUNT);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, "sched_idle_rq");
+}
+
+// Clean twin: the same queue, h_nr_idle as the enqueues left it.
+TEST(Catalogue, WakecountCleanTwinIdleCount) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] {});
+  EXPECT_EQ(h.cfs().h_nr_idle, 0u);
+  EXPECT_FALSE(has_violation(h.checker, Id::WAKECOUNT)) << listing(h.checker);
+}
+
+}  // namespace
+}  // namespace eevdf
