@@ -727,7 +727,7 @@ void RcSystem::perform(const Op& op) {
     if (kernel_refusal != refusal)
       divergence = Divergence{index, "refusal", refusal_text(refusal), refusal_text(kernel_refusal)};
     else if (!sys.oops())
-      divergence = first_difference(sys, kernel->state());
+      divergence = first_difference(sys, *kernel);
   }
   if (sys.size() > 1) inv::share_between_cpus(sys, checkers);  // as scn::Executor does
   for (auto& c : checkers) c->end_op();

@@ -50,7 +50,7 @@ ROOTS_COMMON = [
     "reweight_task_fair", "task_fork_fair", "prio_changed_fair", "switched_from_fair",
     "switched_to_fair", "update_curr_fair", "avg_vruntime", "entity_eligible",
     "init_cfs_rq", "init_tg_cfs_entry", "sched_group_set_shares", "sched_group_set_idle",
-    "task_change_group_fair",
+    "task_change_group_fair", "sched_idle_rq",
 ]
 VERSIONS = {
     # (major, minor): extra roots, roots that version lacks

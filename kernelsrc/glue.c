@@ -612,6 +612,7 @@ void kb_export(struct kb_state *s) {
   s->fair_tick_rescheds = kb_fair_tick_rescheds;
   s->need_resched = kb_need_resched();
   s->nr_running = kb_rq.nr_running;
+  s->sched_idle_rq = sched_idle_rq(&kb_rq);
   s->base_slice = sysctl_sched_base_slice;
   for (int i = 0; i < kb_nr_tasks; i++) {
     kb_export_entity(&kb_tasks[i].se, &s->task_se[i]);

@@ -60,6 +60,7 @@ struct kb_state {
   struct kb_queue group_q[KB_MAX_GROUPS];
   unsigned long long group_shares[KB_MAX_GROUPS];
   int group_idle[KB_MAX_GROUPS];
+  int sched_idle_rq;  /* the tree's own sched_idle_rq(rq) (the wake-up choice's SCHED_IDLE-only test) */
 };
 
 typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *cond);

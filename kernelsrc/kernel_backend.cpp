@@ -419,6 +419,7 @@ void KernelBackend::refresh() {
   rq.fair_tick_rescheds = s.fair_tick_rescheds;
   rq.need_resched = s.need_resched != 0;
   rq.nr_running = s.nr_running;
+  sched_idle_rq_ = s.sched_idle_rq != 0;
   // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops)
   rq.oops = kb_oopsed() != 0;
   if (rq.oops && !crash_reported_) {

@@ -77,6 +77,8 @@ class KernelBackend {
   // The kernel's state in the model's types, brought up to date after every entry point.
   System& state() { return *mirror_; }
   const System& state() const { return *mirror_; }
+  // The tree's own sched_idle_rq() of CPU 0 after the last entry point (model/wake_cpu.hpp).
+  bool sched_idle_rq() const { return sched_idle_rq_; }
   // Kernel warnings (SCHED_WARN_ON, WARN_ON_ONCE) since the last call.
   std::vector<KernelWarning> take_warnings();
 
@@ -93,6 +95,7 @@ class KernelBackend {
   };
   std::vector<PendingRead> pending_reads_;
   bool crash_reported_ = false;
+  bool sched_idle_rq_ = false;
 };
 
 }  // namespace eevdf::kernelsrc

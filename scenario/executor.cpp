@@ -506,7 +506,7 @@ ExecResult Executor::run(const Scenario& s) {
         r.divergence = Divergence{index, "runqueue: oops (pick_eevdf() returned NULL)", model_oops ? "yes" : "no",
                                   kernel_oops ? "yes" : "no"};
       } else if (!model_oops) {
-        if (auto d = first_difference(model_target.sys, kernel->state())) {
+        if (auto d = first_difference(model_target.sys, *kernel)) {
           d->op_index = index;
           r.divergence = std::move(d);
         }

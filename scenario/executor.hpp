@@ -49,6 +49,9 @@ struct Divergence {
 };
 // The first difference between the model's state and the kernel's (one CPU), or nullopt.
 std::optional<Divergence> first_difference(const System& model, const System& kernel);
+// The same against the kernel backend, and then the answers of the tests the
+// wake-up CPU choice makes (model/wake_cpu.hpp) against the tree's own functions.
+std::optional<Divergence> first_difference(const System& model, const kernelsrc::KernelBackend& kernel);
 
 // Told of every operation the executor applied: its kind, its result and the
 // runqueue it ran on. The fuzz engines' state coverage (fuzz/coverage.hpp) is one.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "scenario/executor.hpp"
+#include "model/wake_cpu.hpp"
 
 namespace eevdf::scn {
 
@@ -138,6 +139,14 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
   }
   if (!c.d) c.queue(m.cfs, k.cfs);
   return c.d;
+}
+
+std::optional<Divergence> first_difference(const System& model, const kernelsrc::KernelBackend& kernel) {
+  if (auto d = first_difference(model, kernel.state())) return d;
+  const bool m = sched_idle_rq(model.rq(0));
+  if (m != kernel.sched_idle_rq())
+    return Divergence{-1, "runqueue: sched_idle_rq()", m ? "true" : "false", kernel.sched_idle_rq() ? "true" : "false"};
+  return std::nullopt;
 }
 
 }  // namespace eevdf::scn
