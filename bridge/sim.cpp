@@ -39,6 +39,7 @@ struct Sim::Fwd final : Observer {
   void on_read_avg(const CfsRq& q, const char* caller) override { c->on_read_avg(q, caller); }
   void on_deadline_made_relative(const SchedEntity& se) override { c->on_deadline_made_relative(se); }
   void on_load_set(const SchedEntity& se, u64 old_weight) override { c->on_load_set(se, old_weight); }
+  void on_delayed(const SchedEntity& se) override { c->on_delayed(se); }
 };
 
 Sim::Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances, bool keep_samples)
