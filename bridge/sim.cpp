@@ -40,6 +40,7 @@ struct Sim::Fwd final : Observer {
   void on_deadline_made_relative(const SchedEntity& se) override { c->on_deadline_made_relative(se); }
   void on_load_set(const SchedEntity& se, u64 old_weight) override { c->on_load_set(se, old_weight); }
   void on_delayed(const SchedEntity& se) override { c->on_delayed(se); }
+  void on_placed(const CfsRq& q, const SchedEntity& se, s64 saved_lag) override { c->on_placed(q, se, saved_lag); }
 };
 
 Sim::Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances, bool keep_samples)

@@ -495,6 +495,12 @@ void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, 
                {&se});
 }
 
+void Checker::on_placed(const CfsRq& cfs_rq, const SchedEntity& se, s64 saved_lag) {
+  if (!selection_[Id::PLACE]) return;
+  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
+  check_placement(scope, se, saved_lag);
+}
+
 // I-FRESH: a decision reads V only after curr was charged up to rq_clock_task.
 void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {
   if (!selection_[Id::FRESH]) return;

@@ -138,6 +138,8 @@ void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KE
 void check_lag(const CheckScope& s);         // I-LAG
 void check_deadline(const CheckScope& s);    // I-DL, I-SLICE
 void check_wake_cpu(const CheckScope& s);    // I-WAKECOUNT (root queue: the CPU as the wake-up choice sees it)
+// I-PLACE at a placement with the saved lag (Observer::on_placed); s.avg includes se.
+void check_placement(const CheckScope& s, const SchedEntity& se, s64 saved_lag);
 void check_protection(const CheckScope& s);  // I-PROT after the operation (protection.cpp)
 // I-PROT at a real pick (set_next_entity(first)) on se's queue s.cfs; reads no s.avg.
 void check_protection_at_pick(const CheckScope& s, const SchedEntity& se);
@@ -309,6 +311,7 @@ class Checker final : public Observer {
   void on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relative, u64 old_weight,
                                      u64 new_weight) override;
   void on_read_avg(const CfsRq& cfs_rq, const char* caller) override;
+  void on_placed(const CfsRq& cfs_rq, const SchedEntity& se, s64 saved_lag) override;
   void on_load_set(const SchedEntity& se, u64 old_weight) override;
   void on_set_next(const SchedEntity& se, bool first) override;
   void on_delayed(const SchedEntity& se) override;

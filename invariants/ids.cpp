@@ -279,6 +279,17 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "clause (a delayed normal task beside a running SCHED_IDLE one: docs/findings.md, F9). Not\n"
      "checked: WA_WEIGHT's loads (PELT is not modelled), the per-CPU-kthread stacking test (no\n"
      "kthreads), rq->ttwu_pending. Exact."},
+    {"I-PLACE",
+     "placement keeps the saved lag: once placed, an entity's lag V - v is its saved vlag",
+     "EEVDF keeps a task's lag across a sleep, a migration and a change of its parameters (PLACE_LAG):\n"
+     "place_entity() puts it at V - vlag·(W + w)/W, so that after it joins the average its lag is vlag\n"
+     "again (W: the weight already queued, w: its own). Checked at every placement against other\n"
+     "queued entities (enqueue_entity(); on the v7.3 flat runqueue, the enqueue of a task that is not\n"
+     "running), once the entity counts in V, with the exact average: |(V' - v) - vlag| < 2 (the\n"
+     "rounding of avg_vruntime() and of the division). A wrapped lag·load product (F4, F8) breaks it\n"
+     "as well as I-OVF. Not checked: PLACE_LAG off, an empty queue (the lag is dropped by design), the\n"
+     "placements inside reweight_entity() (I-RW), requeue_delayed_entity() and the flat runqueue's\n"
+     "placement of its running task. Needs the model's events: not on --backend kernel."},
 }};
 
 }  // namespace

@@ -87,7 +87,10 @@ bool run_to_parity(const Profile& profile, const SchedEntity& curr);
 bool did_preempt_short(CfsRq& cfs_rq, SchedEntity& curr);  // v6.12
 
 // ---- placement, enqueue, dequeue (fair_enqueue.cpp) ----
-void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags);
+// True when it placed se at its saved lag se.vlag against other queued
+// entities (PLACE_LAG and a non-empty queue): Observer::on_placed() follows
+// once se counts in V.
+bool place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags);
 void enqueue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags);
 bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags);
 void requeue_delayed_entity(SchedEntity& se);

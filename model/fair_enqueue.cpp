@@ -22,7 +22,7 @@ void clear_delayed(SchedEntity& se) {
 
 // place_entity(): put se at V minus its saved lag, inflated by (W + w) / W so
 // that the lag observed after the insertion equals the saved one.
-void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
+bool place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   Rq& rq = *cfs_rq.rq;
   const Profile& profile = rq.profile();
   Observer& obs = rq.obs();
@@ -32,10 +32,12 @@ void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   u64 vslice = calc_delta_fair(se.slice, se, cfs_rq);
   s64 lag = 0;
   bool update_zero = false;
+  bool lag_placed = false;
 
   // v7.3-rc1 flat runqueue: rq->cfs.h_nr_queued, less the task itself with ENQUEUE_QUEUED
   unsigned nr_queued = cfs_rq.nr_queued;
   if (flat_runqueue(cfs_rq)) nr_queued = cfs_rq.h_nr_queued - ((flags & enqueue_flags::QUEUED) ? 1 : 0);
+  if (profile.feat(Feature::PLACE_LAG) && nr_queued) lag_placed = true;
   if (profile.feat(Feature::PLACE_LAG) && nr_queued && se.vlag) {
     const SchedEntity* curr = cfs_rq.curr;
     lag = se.vlag;
@@ -58,18 +60,24 @@ void place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   if (rel_allowed && se.rel_deadline) {
     se.deadline += se.vruntime;
     se.rel_deadline = false;
-    return;
+    return lag_placed;
   }
   if (profile.feat(Feature::PLACE_DEADLINE_INITIAL) && (flags & enqueue_flags::INITIAL)) vslice /= 2;
   se.deadline = se.vruntime + vslice;
+  return lag_placed;
 }
 
 void enqueue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   const bool curr = cfs_rq.curr == &se;
-  if (curr) place_entity(cfs_rq, se, flags);
+  s64 saved_lag = se.vlag;
+  bool lag_placed = false;
+  if (curr) lag_placed = place_entity(cfs_rq, se, flags);
   update_curr(cfs_rq);
   update_cfs_group(se);  // a group entity takes its share before it is placed
-  if (!curr) place_entity(cfs_rq, se, flags);
+  if (!curr) {
+    saved_lag = se.vlag;  // update_cfs_group() may have rescaled it
+    lag_placed = place_entity(cfs_rq, se, flags);
+  }
   // account_entity_enqueue()
   cfs_rq.load.weight += se.load.weight;
   cfs_rq.load.inv_weight = 0;
@@ -77,6 +85,7 @@ void enqueue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   if (flags & enqueue_flags::MIGRATED) se.exec_start = 0;
   if (!curr) enqueue_entity_rb(cfs_rq, se);
   se.on_rq = true;
+  if (lag_placed) cfs_rq.rq->obs().on_placed(cfs_rq, se, saved_lag);
 }
 
 // dequeue_entity(): false if the entity stays queued as sched_delayed.

@@ -301,8 +301,10 @@ void enqueue_task_fair_flat(Rq& rq, Task& p, int flags) {
   if (rq.oops) return;
   if (!curr) {
     reweight_eevdf_flat(root, se, w, false);
-    place_entity(root, se, flags | enqueue_flags::QUEUED);
+    const s64 saved_lag = se.vlag;
+    const bool lag_placed = place_entity(root, se, flags | enqueue_flags::QUEUED);
     enqueue_entity_rb(root, se);
+    if (lag_placed && se.on_rq) rq.obs().on_placed(root, se, saved_lag);
   }
   rq.nr_running++;  // add_nr_running()
 }

@@ -144,6 +144,9 @@ class Observer {
   // A decision is about to read V: place_entity(), update_entity_lag() or pick_eevdf()
   // (`caller` names it). The kernel charges the running entity with update_curr() first.
   virtual void on_read_avg(const CfsRq&, const char* /*caller*/) {}
+  // enqueue_entity() placed se with its saved lag `saved_lag` against other
+  // queued entities (place_entity() returned true); se now counts in V.
+  virtual void on_placed(const CfsRq&, const SchedEntity&, s64 /*saved_lag*/) {}
 };
 
 Observer& null_observer();

@@ -1392,3 +1392,47 @@ TEST(Catalogue, WakecountCleanTwinIdleCount) {
 
 }  // namespace
 }  // namespace eevdf
+
+// ===========================================================================
+// I-PLACE
+// ===========================================================================
+
+namespace eevdf {
+namespace {
+
+// The sleeper (saved lag > 0) is woken; place_entity() puts it 5000 virtual
+// ns later than its saved lag says, as a placement that lost part of the lag
+// (a dropped or mis-scaled lag·load term) would.
+TEST(Catalogue, PlaceFiresWhenThePlacementLosesLag) {
+  Harness h;
+  h.with_sleeper();
+  const int s = h.sleeper;
+  h.wake(s);
+  ASSERT_FALSE(has_violation(h.checker, Id::PLACE)) << listing(h.checker);
+  h.op(OpClass::placement, [&] {
+    shift_in_tree(h.cfs(), h.se(s), 5000);
+    h.checker.on_placed(h.cfs(), h.se(s), h.se(s).vlag);
+  });
+  const inv::Violation* v = find_violation(h.checker, Id::PLACE);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, "place_entity");
+}
+
+// Clean twin: the real wake-up; its lag once placed is the saved one (within
+// the rounding the invariant allows), so the hook ran on a real placement.
+TEST(Catalogue, PlaceCleanTwinRealWakeup) {
+  Harness h;
+  h.with_sleeper();
+  const int s = h.sleeper;
+  const s64 saved = h.se(s).vlag;
+  ASSERT_GT(saved, 0);
+  h.wake(s);
+  EXPECT_FALSE(has_violation(h.checker, Id::PLACE)) << listing(h.checker);
+  const inv::ExactAverage a = inv::exact_average(h.cfs());
+  const i128 lag_times_w = a.sum - a.weight * static_cast<i128>(entity_key(h.cfs(), h.se(s)));
+  EXPECT_LT(lag_times_w - a.weight * saved, 2 * a.weight);
+  EXPECT_GT(lag_times_w - a.weight * saved, -2 * a.weight);
+}
+
+}  // namespace
+}  // namespace eevdf
