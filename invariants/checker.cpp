@@ -173,6 +173,8 @@ void Checker::adopt(std::size_t i, const SchedEntity& se) {
   vprot_stale_[i] = false;
   rescaled_deadline_[i] = {};
   delayed_before_[i] = se.sched_delayed;
+  asleep_before_[i] = false;  // adopted during an operation: its placement is not judged
+  ever_queued_[i] = se.on_rq;
   lag_at_delay_[i] = 0;
   prot_left_[i] = 0;
   prot_known_[i] = false;
@@ -212,6 +214,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
   adopt_new_tasks();
   op_index_ = op_index;
   op_class_ = cls;  // the previous end_op() already noted this state's slices
+  clock_before_ = rq_->clock_task;
   // A task on another CPU may arrive during this operation: what this checker
   // remembers of it starts from its state now (a delayed one with its saved lag).
   // (With one runqueue every task is on it.)
@@ -226,12 +229,14 @@ void Checker::begin_op(int op_index, OpClass cls) {
     was_curr_[i] = false;
     queue_before_[i] = t.se.cfs_rq;
     prot_known_[i] = false;
+    asleep_before_[i] = !t.se.on_rq && !t.se.rel_deadline;
   }
   for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
     was_curr_[i] = is_curr(*rq_, se);
     queue_before_[i] = se.cfs_rq;
+    asleep_before_[i] = entity_is_task(se) && !se.on_rq && !se.rel_deadline;
   });
 }
 
@@ -286,6 +291,10 @@ void Checker::end_op() {
   // stayed curr without a real pick may only shrink (reported after the others)
   const SchedEntity* prot_se = nullptr;
   const CfsRq* prot_q = nullptr;
+  // ... and I-DL's fresh request: a task that joins from sleep in an operation
+  // that moves no time (a wake-up) gets d - v of one virtual slice
+  FreshRequest fresh;
+  const bool fresh_check = selection_[Id::DL] && op_class_ == OpClass::placement && rq.clock_task == clock_before_;
   i128 prot_before = 0, prot_now = 0;
   for_each_entity(rq, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
@@ -296,6 +305,11 @@ void Checker::end_op() {
       }
     }
     if (entity_is_task(se) && se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
+    if (asleep_before_[i] && se.on_rq && !fresh.se && fresh_check) {
+      fresh.first = !ever_queued_[i];
+      if (fresh_request_offends(rq, se, fresh)) fresh.se = &se;
+    }
+    if (se.on_rq) ever_queued_[i] = true;
     if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > largest_queued) largest_queued = se.slice;
     const CfsRq* q = eevdf_queue_of(rq, se);
     const bool curr = q && q->curr == &se && se.on_rq;
@@ -364,6 +378,7 @@ void Checker::end_op() {
     check_queue(g.cfs_rq, group_avg);
   }
 
+  if (fresh.se) report_fresh_request(scope, fresh);
   if (mono_se) {
     if (mono_moved < 0)
       scope.report(Id::MONO, "update_curr",

@@ -137,6 +137,16 @@ void check_tree(const CheckScope& s);        // I-AUG
 void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KEY
 void check_lag(const CheckScope& s);         // I-LAG
 void check_deadline(const CheckScope& s);    // I-DL, I-SLICE
+// I-DL's fresh request: a task that joined from sleep (no relative deadline)
+// without time passing has d - v of one virtual slice of its own slice, or,
+// at its first enqueue under PLACE_DEADLINE_INITIAL, half of it.
+struct FreshRequest {
+  const SchedEntity* se = nullptr;  // the first offender
+  bool first = false;               // its first enqueue
+  i128 ahead = 0, vslice = 0;
+};
+bool fresh_request_offends(const Rq& rq, const SchedEntity& se, FreshRequest& out);
+void report_fresh_request(const CheckScope& s, const FreshRequest& f);
 void check_wake_cpu(const CheckScope& s);    // I-WAKECOUNT (root queue: the CPU as the wake-up choice sees it)
 // I-PLACE at a placement with the saved lag (Observer::on_placed); s.avg includes se.
 void check_placement(const CheckScope& s, const SchedEntity& se, s64 saved_lag);
@@ -333,6 +343,7 @@ class Checker final : public Observer {
 
   int op_index_ = -1;
   OpClass op_class_ = OpClass::running;
+  u64 clock_before_ = 0;  // rq_clock_task at begin_op
   u64 max_slice_seen_ = 0;
   std::vector<Violation> violations_;
   // Per-task state, set up when a task first appears (adopt_new_tasks()), not
@@ -355,6 +366,8 @@ class Checker final : public Observer {
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
   std::array<bool, kMaxEntities> delayed_before_;   // I-DELAY
+  std::array<bool, kMaxEntities> asleep_before_;    // I-DL: a task off every queue, no relative deadline, at begin_op
+  std::array<bool, kMaxEntities> ever_queued_;      // I-DL: a task queued at the end of some operation
   std::array<i128, kMaxEntities> lag_at_delay_;     // I-DELAY: w·clamp(V - v) when the entity was delayed
   // I-PROT between picks: the protected run left (w·(end - v)) at the end of the
   // last operation, while the entity was curr (prot_known_), and whether a real

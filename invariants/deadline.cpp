@@ -154,4 +154,32 @@ void check_deadline(const CheckScope& s) {
   if (slice_group) report_group_slice(s, *slice_group, slice_expected);
 }
 
+// I-DL's fresh request. EEVDF issues a new request when a task joins: its
+// deadline is one virtual slice of its own slice after its vruntime; a new
+// task's first request is half of it under PLACE_DEADLINE_INITIAL (v6.6's fork
+// placement is redone by wake_up_new_task(): either is accepted at the first
+// enqueue). A task carrying a relative deadline (a change, not a sleep) is not
+// judged here; nor an RT task, a task still delayed, or a task created in the
+// operation itself.
+bool fresh_request_offends(const Rq& rq, const SchedEntity& se, FreshRequest& out) {
+  if (se.sched_delayed || rq.task_of(se).policy == Policy::fifo) return false;
+  const Profile& profile = rq.profile();
+  LoadWeight lw = eevdf_load_of(rq, se);  // a copy: calc_delta_fair() may fill in inv_weight
+  const i128 vslice = calc_delta_fair(se.slice, lw, profile.behaviour.calc_delta, null_observer());
+  const i128 ahead = vruntime_diff(se.deadline, se.vruntime);
+  if (ahead == vslice) return false;
+  if (out.first && profile.feat(Feature::PLACE_DEADLINE_INITIAL) && ahead == vslice / 2) return false;
+  out.ahead = ahead;
+  out.vslice = vslice;
+  return true;
+}
+
+void report_fresh_request(const CheckScope& s, const FreshRequest& f) {
+  s.report(Id::DL, "place_entity (fresh request)",
+           fmt::format("{} joined from sleep with d - v = {}; a fresh request is one virtual slice, {} (slice {} ns){}",
+                       entity_name(s.rq, f.se), format_i128(f.ahead), format_i128(f.vslice), f.se->slice,
+                       f.first ? fmt::format(", or {} at a new task's first enqueue", format_i128(f.vslice / 2)) : ""),
+           {f.se});
+}
+
 }  // namespace eevdf::inv
