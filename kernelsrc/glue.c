@@ -16,7 +16,19 @@
 /* Field names that changed between the versions the extractor handles:
  * 6.12's cfs_rq->nr_running is 6.18's nr_queued, idle_h_nr_running is
  * h_nr_idle, and the key base zero_vruntime (6.12.y) is min_vruntime in 6.18. */
-#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+/* 7.0 renamed the fair class's wakeup_preempt hook (704069649b5b): it returns
+ * at once for a wakee of another class, so core.c's call of it for a higher
+ * class's wakee changes nothing and is left out, as before. */
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+#define KB_WAKEUP_PREEMPT_FAIR wakeup_preempt_fair
+#else
+#define KB_WAKEUP_PREEMPT_FAIR check_preempt_wakeup_fair
+#endif
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+#define KB_NR_QUEUED(q) ((q)->nr_queued)
+#define KB_H_NR_IDLE(q) ((q)->h_nr_idle)
+#define KB_KEY_BASE(q) ((q)->zero_vruntime)
+#elif EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
 #define KB_NR_QUEUED(q) ((q)->nr_queued)
 #define KB_H_NR_IDLE(q) ((q)->h_nr_idle)
 #define KB_KEY_BASE(q) ((q)->min_vruntime)
@@ -24,6 +36,15 @@
 #define KB_NR_QUEUED(q) ((q)->nr_running)
 #define KB_H_NR_IDLE(q) ((q)->idle_h_nr_running)
 #define KB_KEY_BASE(q) ((q)->zero_vruntime)
+#endif
+/* 7.0 renamed the queue's sums: avg_vruntime is sum_w_vruntime, avg_load is
+ * sum_weight (dcbc9d3f0e59, 4ff674fa986c) */
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+#define KB_SUM_W_VRUNTIME(q) ((q)->sum_w_vruntime)
+#define KB_SUM_WEIGHT(q) ((q)->sum_weight)
+#else
+#define KB_SUM_W_VRUNTIME(q) ((q)->avg_vruntime)
+#define KB_SUM_WEIGHT(q) ((q)->avg_load)
 #endif
 
 unsigned int sysctl_sched_features;
@@ -111,6 +132,11 @@ void resched_curr(struct rq *rq) {
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
 void resched_curr_lazy(struct rq *rq) { resched_curr(rq); }  /* preemption model "full" */
 #endif
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+/* need_resched() of current (7.0's task_tick_fair() asks it for a queued,
+ * hrtick, tick: the glue's ticks are never queued) */
+bool need_resched(void) { return kb_rq.curr->need_resched; }
+#endif
 void update_rq_clock(struct rq *rq) { rq->clock_update_flags |= RQCF_UPDATED; /* the scenario sets the clock */ }
 void rq_clock_skip_update(struct rq *rq) { (void)rq; }
 struct rq *cpu_rq(int cpu) { (void)cpu; return &kb_rq; }
@@ -123,7 +149,7 @@ void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags) {
   if (rq->curr == &kb_idle_task)
     resched_curr(rq);
   else if (!kb_is_rt(rq->curr))
-    check_preempt_wakeup_fair(rq, p, flags);
+    KB_WAKEUP_PREEMPT_FAIR(rq, p, flags);
 }
 
 static struct task_struct *kb_task(int id) { return id >= 0 && id < kb_nr_tasks ? &kb_tasks[id] : 0; }
@@ -587,8 +613,8 @@ static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
   o->idle_nr_running = q->idle_nr_running;  /* gone in 6.18 (not compared) */
   o->h_nr_delayed = q->h_nr_delayed;
 #endif
-  o->avg_vruntime = q->avg_vruntime;
-  o->avg_load = q->avg_load;
+  o->avg_vruntime = KB_SUM_W_VRUNTIME(q);
+  o->avg_load = KB_SUM_WEIGHT(q);
   o->zero_vruntime = KB_KEY_BASE(q);  /* the model's CfsRq::zero_vruntime holds either key base */
   o->root = kb_node_id(q->tasks_timeline.rb_root.rb_node);
   o->leftmost = kb_node_id(q->tasks_timeline.rb_leftmost);
@@ -650,7 +676,7 @@ void kb_debug_read_load(int queue, long long *avg, unsigned long long *zero) {
   struct cfs_rq *q = queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue];
   struct cfs_rq saved = *q;
   (void)avg_vruntime(q);
-  *avg = q->avg_vruntime;
+  *avg = KB_SUM_W_VRUNTIME(q);
   *zero = KB_KEY_BASE(q);
   *q = saved;
 }
@@ -660,7 +686,7 @@ void kb_debug_read_load(int queue, long long *avg, unsigned long long *zero) {
 void kb_debug_read_store(int queue, long long avg, unsigned long long zero) {
   struct cfs_rq *q = queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue];
   if (kb_crashed) return;
-  q->avg_vruntime = avg;
+  KB_SUM_W_VRUNTIME(q) = avg;
   KB_KEY_BASE(q) = zero;
 }
 

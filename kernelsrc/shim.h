@@ -54,6 +54,12 @@ typedef int64_t s64;
 #define __rcu
 #define __init
 #define __must_hold(x)
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+/* 7.0's context analysis annotations (compiler-context-analysis.h): no checking here */
+#define __returns_ctx_lock(x)
+#define __acquires(x)
+#define __releases(x)
+#endif
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
@@ -166,6 +172,9 @@ struct sched_entity {
   u64 deadline;
   u64 min_vruntime;
   u64 min_slice;
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  u64 max_slice;  /* 7.0: the max_slice augment (6e3c0a4e1ad1) */
+#endif
   struct list_head group_node;
   unsigned char on_rq;
   unsigned char sched_delayed;
@@ -175,7 +184,10 @@ struct sched_entity {
   u64 sum_exec_runtime;
   u64 prev_sum_exec_runtime;
   u64 vruntime;
-#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  s64 vlag;  /* 7.0: vlag and vprot apart (80390ead2080) */
+  u64 vprot;
+#elif EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
   union {  /* 6.18: vlag off the CPU, vprot while curr (protect_slice()) */
     s64 vlag;
     u64 vprot;
@@ -197,7 +209,15 @@ struct sched_entity {
 
 struct cfs_rq {
   struct load_weight load;
-#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  unsigned int nr_queued;
+  unsigned int h_nr_queued;
+  unsigned int h_nr_runnable;
+  unsigned int h_nr_idle;
+  s64 sum_w_vruntime;  /* 7.0: avg_vruntime, avg_load renamed (dcbc9d3f0e59, 4ff674fa986c) */
+  u64 sum_weight;
+  u64 zero_vruntime;   /* the key base again since 79f3f9bedd14 */
+#elif EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
   unsigned int nr_queued;
   unsigned int h_nr_queued;
   unsigned int h_nr_runnable;
@@ -344,6 +364,9 @@ void resched_curr(struct rq *rq);
  * like the model, runs preemption model "full" (docs/model.md), where it is
  * resched_curr() */
 void resched_curr_lazy(struct rq *rq);
+#endif
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+bool need_resched(void);  /* 7.0's task_tick_fair(): TIF_NEED_RESCHED of current */
 #endif
 void update_rq_clock(struct rq *rq);
 void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags);
