@@ -24,6 +24,14 @@
 #else
 #define KB_WAKEUP_PREEMPT_FAIR check_preempt_wakeup_fair
 #endif
+/* 7.0's pick_task_fair() takes the rq_flags (for the newidle balance of
+ * pick_next_task_fair() only; core.c's class loop passes them, the pick
+ * itself does not read them) */
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+#define KB_PICK_TASK_FAIR(rq) pick_task_fair((rq), NULL)
+#else
+#define KB_PICK_TASK_FAIR(rq) pick_task_fair(rq)
+#endif
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
 #define KB_NR_QUEUED(q) ((q)->nr_queued)
 #define KB_H_NR_IDLE(q) ((q)->h_nr_idle)
@@ -136,6 +144,8 @@ void resched_curr_lazy(struct rq *rq) { resched_curr(rq); }  /* preemption model
 /* need_resched() of current (7.0's task_tick_fair() asks it for a queued,
  * hrtick, tick: the glue's ticks are never queued) */
 bool need_resched(void) { return kb_rq.curr->need_resched; }
+void __BUILD_BUG_vruntime_cmp(void) { eevdf_kernel_warn(__FILE__, __LINE__, "BUG: vruntime_cmp() operator"); }
+void __BUILD_BUG_vruntime_op(void) { eevdf_kernel_warn(__FILE__, __LINE__, "BUG: vruntime_op() operator"); }
 #endif
 void update_rq_clock(struct rq *rq) { rq->clock_update_flags |= RQCF_UPDATED; /* the scenario sets the clock */ }
 void rq_clock_skip_update(struct rq *rq) { (void)rq; }
@@ -144,7 +154,10 @@ int task_cpu(const struct task_struct *p) { (void)p; return 0; }
 int test_tsk_need_resched(struct task_struct *p) { return p->need_resched; }
 unsigned int num_online_cpus(void) { return kb_online_cpus; }
 
-/* core.c wakeup_preempt() of a fair task: the fair class above idle, below an RT curr */
+/* core.c wakeup_preempt() of a fair task: the fair class above idle, below an RT curr.
+ * 7.0 tests rq->next_class instead of the donor's class; the two differ only
+ * from a higher class's wake-up (which set need_resched) to the next
+ * __schedule(), where the fair hook returns before it changes anything. */
 void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags) {
   if (rq->curr == &kb_idle_task)
     resched_curr(rq);
@@ -328,7 +341,7 @@ static void kb_switch_to_next(void) {
     next = pick_next_task_fair(&kb_rq, prev, &rf);
     if (!next && !kb_is_rt(prev)) put_prev_task_fair(&kb_rq, prev, &kb_idle_task);
   } else {
-    next = pick_task_fair(&kb_rq);
+    next = KB_PICK_TASK_FAIR(&kb_rq);
     if (next) set_next_task_fair(&kb_rq, next, true);
   }
   kb_picking = 0;
@@ -466,7 +479,11 @@ void kb_tick_after(unsigned long long ns) {
   if (!kb_crashed && kb_need_resched()) kb_switch_to_next();
 }
 
-/* The sched_change pattern of set_user_nice(), __sched_setscheduler() and sched_move_task(). */
+/* The sched_change pattern of set_user_nice(), __sched_setscheduler() and sched_move_task().
+ * 7.0 wraps it in sched_change_begin()/sched_change_end(), the same calls in
+ * the same order; its end calls prio_changed() for all three with the prio
+ * the task had, and prio_changed_fair() returns for an unchanged prio, so only
+ * set_user_nice() calls it here. */
 struct kb_change { int queued, running; };
 static struct kb_change kb_change_begin(struct task_struct *p, int flags) {
   struct kb_change c = { task_on_rq_queued(p), kb_is_curr(p) };
@@ -593,6 +610,16 @@ static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e)
   e->prev_sum_exec_runtime = se->prev_sum_exec_runtime;
   e->vruntime = se->vruntime;
   e->vlag = se->vlag;
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  e->vprot = se->vprot;
+  e->max_slice = se->max_slice;
+#elif EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+  e->vprot = se->vprot;  /* 6.18's union: vlag's bits */
+  e->max_slice = 0;
+#else
+  e->vprot = 0;  /* 6.12 has no vprot: its RUN_TO_PARITY stash is vlag itself */
+  e->max_slice = 0;
+#endif
   e->slice = se->slice;
   e->depth = se->depth;
   e->queue = kb_queue_id(se->cfs_rq);
