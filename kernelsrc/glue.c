@@ -572,6 +572,11 @@ void kb_move_task(int id, int group) {
   task_change_group_fair(p);
   kb_change_end(p, c, flags);
   if (c.running) resched_curr(&kb_rq);
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  /* 7.0's sched_move_task() asks the wake-up preemption for a task that is
+   * queued but not running (6.18's does not) */
+  else if (c.queued) wakeup_preempt(&kb_rq, p, 0);
+#endif
 }
 
 /* ---- the state, for the C++ side ---- */
