@@ -46,7 +46,7 @@ CONFIG_ON = ["CONFIG_64BIT", "CONFIG_FAIR_GROUP_SCHED", "CONFIG_CGROUP_SCHED", "
 # extraction).  Version differences live here only.
 ROOTS_COMMON = [
     "enqueue_task_fair", "dequeue_task_fair", "pick_next_task_fair", "put_prev_task_fair",
-    "set_next_task_fair", "task_tick_fair", "yield_task_fair", "check_preempt_wakeup_fair",
+    "set_next_task_fair", "task_tick_fair", "yield_task_fair",
     "reweight_task_fair", "task_fork_fair", "prio_changed_fair", "switched_from_fair",
     "switched_to_fair", "update_curr_fair", "avg_vruntime", "entity_eligible",
     "init_cfs_rq", "init_tg_cfs_entry", "sched_group_set_shares", "sched_group_set_idle",
@@ -54,10 +54,13 @@ ROOTS_COMMON = [
 ]
 VERSIONS = {
     # (major, minor): extra roots, roots that version lacks
-    (6, 12): {"extra": ["pick_task_fair"], "lacks": []},
+    (6, 12): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": []},
     # 6.18: the scheduler has no !CONFIG_SMP code left; shim_smp.h cuts PELT,
     # util_est and the newidle balance off where 6.12's own stubs did
-    (6, 18): {"extra": ["pick_task_fair"], "lacks": [], "shim": "shim_smp.h"},
+    (6, 18): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": [], "shim": "shim_smp.h"},
+    # 7.0: SMP-only as 6.18; check_preempt_wakeup_fair() is wakeup_preempt_fair()
+    # (704069649b5b)
+    (7, 0): {"extra": ["pick_task_fair", "wakeup_preempt_fair"], "lacks": [], "shim": "shim_smp.h"},
 }
 
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
@@ -289,6 +292,11 @@ def split_items(lines, fname):
     return items
 
 
+# The arguments of an annotation after a declarator: __printf(1, 2), or, since
+# 7.0's context analysis, one nested call: __must_hold(__rq_lockp(rq)).
+ANNOTATION_ARGS = r"(?:\([^()]*(?:\([^()]*\)[^()]*)*\))"
+
+
 def classify(text, line, fname):
     body = text.strip()
     head = body.split("{", 1)[0]
@@ -298,7 +306,7 @@ def classify(text, line, fname):
         names = re.findall(r"(\w+)\s*\(", flat_head)
         name = names[0] if names else None
         # skip attribute-like leading macros: the declarator is the last name before the parameter list
-        m2 = re.search(r"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:\w+\s*(?:\([^()]*\))?\s*)*$", flat_head.strip())
+        m2 = re.search(r"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:\w+\s*" + ANNOTATION_ARGS + r"?\s*)*$", flat_head.strip())
         if m2:
             name = m2.group(1)
         return {"kind": "function", "name": name, "line": line, "text": text}
@@ -309,8 +317,8 @@ def classify(text, line, fname):
     if m and m.group(1) in DECLARATION_MACROS:
         args = [a.strip() for a in m.group(2).split(",")]
         return {"kind": "variable", "name": args[DECLARATION_MACROS[m.group(1)]], "line": line, "text": text}
-    if "(" in flat_head and re.search(r"\)\s*(?:__\w+\s*(?:\([^()]*\))?\s*)*;\s*$", body) and "=" not in flat_head:
-        m = re.search(r"(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*(?:__\w+\s*(?:\([^()]*\))?\s*)*;\s*$", body)
+    if "(" in flat_head and re.search(r"\)\s*(?:__\w+\s*" + ANNOTATION_ARGS + r"?\s*)*;\s*$", body) and "=" not in flat_head:
+        m = re.search(r"(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*(?:__\w+\s*" + ANNOTATION_ARGS + r"?\s*)*;\s*$", body)
         return {"kind": "prototype", "name": m.group(1) if m else None, "line": line, "text": text}
     decl = body.split("=", 1)[0]
     names = re.findall(r"\b(\w+)\b(?:\s*\[[^\]]*\])*\s*$", decl.rstrip(";").strip())

@@ -16,7 +16,27 @@
 /* Field names that changed between the versions the extractor handles:
  * 6.12's cfs_rq->nr_running is 6.18's nr_queued, idle_h_nr_running is
  * h_nr_idle, and the key base zero_vruntime (6.12.y) is min_vruntime in 6.18. */
-#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+/* 7.0 renamed the fair class's wakeup_preempt hook (704069649b5b): it returns
+ * at once for a wakee of another class, so core.c's call of it for a higher
+ * class's wakee changes nothing and is left out, as before. */
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+#define KB_WAKEUP_PREEMPT_FAIR wakeup_preempt_fair
+#else
+#define KB_WAKEUP_PREEMPT_FAIR check_preempt_wakeup_fair
+#endif
+/* 7.0's pick_task_fair() takes the rq_flags (for the newidle balance of
+ * pick_next_task_fair() only; core.c's class loop passes them, the pick
+ * itself does not read them) */
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+#define KB_PICK_TASK_FAIR(rq) pick_task_fair((rq), NULL)
+#else
+#define KB_PICK_TASK_FAIR(rq) pick_task_fair(rq)
+#endif
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+#define KB_NR_QUEUED(q) ((q)->nr_queued)
+#define KB_H_NR_IDLE(q) ((q)->h_nr_idle)
+#define KB_KEY_BASE(q) ((q)->zero_vruntime)
+#elif EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
 #define KB_NR_QUEUED(q) ((q)->nr_queued)
 #define KB_H_NR_IDLE(q) ((q)->h_nr_idle)
 #define KB_KEY_BASE(q) ((q)->min_vruntime)
@@ -24,6 +44,15 @@
 #define KB_NR_QUEUED(q) ((q)->nr_running)
 #define KB_H_NR_IDLE(q) ((q)->idle_h_nr_running)
 #define KB_KEY_BASE(q) ((q)->zero_vruntime)
+#endif
+/* 7.0 renamed the queue's sums: avg_vruntime is sum_w_vruntime, avg_load is
+ * sum_weight (dcbc9d3f0e59, 4ff674fa986c) */
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+#define KB_SUM_W_VRUNTIME(q) ((q)->sum_w_vruntime)
+#define KB_SUM_WEIGHT(q) ((q)->sum_weight)
+#else
+#define KB_SUM_W_VRUNTIME(q) ((q)->avg_vruntime)
+#define KB_SUM_WEIGHT(q) ((q)->avg_load)
 #endif
 
 unsigned int sysctl_sched_features;
@@ -111,6 +140,13 @@ void resched_curr(struct rq *rq) {
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
 void resched_curr_lazy(struct rq *rq) { resched_curr(rq); }  /* preemption model "full" */
 #endif
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+/* need_resched() of current (7.0's task_tick_fair() asks it for a queued,
+ * hrtick, tick: the glue's ticks are never queued) */
+bool need_resched(void) { return kb_rq.curr->need_resched; }
+void __BUILD_BUG_vruntime_cmp(void) { eevdf_kernel_warn(__FILE__, __LINE__, "BUG: vruntime_cmp() operator"); }
+void __BUILD_BUG_vruntime_op(void) { eevdf_kernel_warn(__FILE__, __LINE__, "BUG: vruntime_op() operator"); }
+#endif
 void update_rq_clock(struct rq *rq) { rq->clock_update_flags |= RQCF_UPDATED; /* the scenario sets the clock */ }
 void rq_clock_skip_update(struct rq *rq) { (void)rq; }
 struct rq *cpu_rq(int cpu) { (void)cpu; return &kb_rq; }
@@ -118,12 +154,15 @@ int task_cpu(const struct task_struct *p) { (void)p; return 0; }
 int test_tsk_need_resched(struct task_struct *p) { return p->need_resched; }
 unsigned int num_online_cpus(void) { return kb_online_cpus; }
 
-/* core.c wakeup_preempt() of a fair task: the fair class above idle, below an RT curr */
+/* core.c wakeup_preempt() of a fair task: the fair class above idle, below an RT curr.
+ * 7.0 tests rq->next_class instead of the donor's class; the two differ only
+ * from a higher class's wake-up (which set need_resched) to the next
+ * __schedule(), where the fair hook returns before it changes anything. */
 void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags) {
   if (rq->curr == &kb_idle_task)
     resched_curr(rq);
   else if (!kb_is_rt(rq->curr))
-    check_preempt_wakeup_fair(rq, p, flags);
+    KB_WAKEUP_PREEMPT_FAIR(rq, p, flags);
 }
 
 static struct task_struct *kb_task(int id) { return id >= 0 && id < kb_nr_tasks ? &kb_tasks[id] : 0; }
@@ -302,7 +341,7 @@ static void kb_switch_to_next(void) {
     next = pick_next_task_fair(&kb_rq, prev, &rf);
     if (!next && !kb_is_rt(prev)) put_prev_task_fair(&kb_rq, prev, &kb_idle_task);
   } else {
-    next = pick_task_fair(&kb_rq);
+    next = KB_PICK_TASK_FAIR(&kb_rq);
     if (next) set_next_task_fair(&kb_rq, next, true);
   }
   kb_picking = 0;
@@ -440,7 +479,11 @@ void kb_tick_after(unsigned long long ns) {
   if (!kb_crashed && kb_need_resched()) kb_switch_to_next();
 }
 
-/* The sched_change pattern of set_user_nice(), __sched_setscheduler() and sched_move_task(). */
+/* The sched_change pattern of set_user_nice(), __sched_setscheduler() and sched_move_task().
+ * 7.0 wraps it in sched_change_begin()/sched_change_end(), the same calls in
+ * the same order; its end calls prio_changed() for all three with the prio
+ * the task had, and prio_changed_fair() returns for an unchanged prio, so only
+ * set_user_nice() calls it here. */
 struct kb_change { int queued, running; };
 static struct kb_change kb_change_begin(struct task_struct *p, int flags) {
   struct kb_change c = { task_on_rq_queued(p), kb_is_curr(p) };
@@ -529,6 +572,11 @@ void kb_move_task(int id, int group) {
   task_change_group_fair(p);
   kb_change_end(p, c, flags);
   if (c.running) resched_curr(&kb_rq);
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  /* 7.0's sched_move_task() asks the wake-up preemption for a task that is
+   * queued but not running (6.18's does not) */
+  else if (c.queued) wakeup_preempt(&kb_rq, p, 0);
+#endif
 }
 
 /* ---- the state, for the C++ side ---- */
@@ -567,6 +615,16 @@ static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e)
   e->prev_sum_exec_runtime = se->prev_sum_exec_runtime;
   e->vruntime = se->vruntime;
   e->vlag = se->vlag;
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  e->vprot = se->vprot;
+  e->max_slice = se->max_slice;
+#elif EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+  e->vprot = se->vprot;  /* 6.18's union: vlag's bits */
+  e->max_slice = 0;
+#else
+  e->vprot = 0;  /* 6.12 has no vprot: its RUN_TO_PARITY stash is vlag itself */
+  e->max_slice = 0;
+#endif
   e->slice = se->slice;
   e->depth = se->depth;
   e->queue = kb_queue_id(se->cfs_rq);
@@ -587,8 +645,8 @@ static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
   o->idle_nr_running = q->idle_nr_running;  /* gone in 6.18 (not compared) */
   o->h_nr_delayed = q->h_nr_delayed;
 #endif
-  o->avg_vruntime = q->avg_vruntime;
-  o->avg_load = q->avg_load;
+  o->avg_vruntime = KB_SUM_W_VRUNTIME(q);
+  o->avg_load = KB_SUM_WEIGHT(q);
   o->zero_vruntime = KB_KEY_BASE(q);  /* the model's CfsRq::zero_vruntime holds either key base */
   o->root = kb_node_id(q->tasks_timeline.rb_root.rb_node);
   o->leftmost = kb_node_id(q->tasks_timeline.rb_leftmost);
@@ -651,7 +709,7 @@ void kb_debug_read_load(int queue, long long *avg, unsigned long long *zero) {
   struct cfs_rq *q = queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue];
   struct cfs_rq saved = *q;
   (void)avg_vruntime(q);
-  *avg = q->avg_vruntime;
+  *avg = KB_SUM_W_VRUNTIME(q);
   *zero = KB_KEY_BASE(q);
   *q = saved;
 }
@@ -661,7 +719,7 @@ void kb_debug_read_load(int queue, long long *avg, unsigned long long *zero) {
 void kb_debug_read_store(int queue, long long avg, unsigned long long zero) {
   struct cfs_rq *q = queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue];
   if (kb_crashed) return;
-  q->avg_vruntime = avg;
+  KB_SUM_W_VRUNTIME(q) = avg;
   KB_KEY_BASE(q) = zero;
 }
 

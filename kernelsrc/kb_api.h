@@ -29,6 +29,9 @@ struct kb_entity {
   unsigned long long weight, deadline, min_vruntime, min_slice, exec_start, sum_exec_runtime,
       prev_sum_exec_runtime, vruntime, slice;
   long long vlag;
+  /* 7.0: vprot apart from vlag (up to 6.18 the same storage: vlag's bits) and
+   * the max_slice augment (0 on a tree without it) */
+  unsigned long long vprot, max_slice;
   unsigned int inv_weight;
   int on_rq, sched_delayed, rel_deadline, custom_slice, depth;
   int queue;  /* -1 root queue, g: group g's queue */

@@ -368,7 +368,8 @@ void KernelBackend::refresh() {
     se.vruntime = e.vruntime;
     se.vprot_aliases_vlag = aliases;
     se.vlag = e.vlag;
-    if (aliases) se.vprot = as_u64(e.vlag);
+    se.vprot = aliases ? as_u64(e.vlag) : e.vprot;
+    se.max_slice = e.max_slice;
     se.slice = e.slice;
     se.depth = e.depth;
     se.cfs_rq = &rq.group_queue(e.queue);

@@ -54,6 +54,13 @@ typedef int64_t s64;
 #define __rcu
 #define __init
 #define __must_hold(x)
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+/* 7.0's context analysis annotations (compiler-context-analysis.h): no checking here */
+#define __returns_ctx_lock(x)
+#define __acquires(x)
+#define __releases(x)
+#define fallthrough __attribute__((__fallthrough__))
+#endif
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
@@ -166,6 +173,9 @@ struct sched_entity {
   u64 deadline;
   u64 min_vruntime;
   u64 min_slice;
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  u64 max_slice;  /* 7.0: the max_slice augment (6e3c0a4e1ad1) */
+#endif
   struct list_head group_node;
   unsigned char on_rq;
   unsigned char sched_delayed;
@@ -175,7 +185,10 @@ struct sched_entity {
   u64 sum_exec_runtime;
   u64 prev_sum_exec_runtime;
   u64 vruntime;
-#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  s64 vlag;  /* 7.0: vlag and vprot apart (80390ead2080) */
+  u64 vprot;
+#elif EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
   union {  /* 6.18: vlag off the CPU, vprot while curr (protect_slice()) */
     s64 vlag;
     u64 vprot;
@@ -197,7 +210,15 @@ struct sched_entity {
 
 struct cfs_rq {
   struct load_weight load;
-#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  unsigned int nr_queued;
+  unsigned int h_nr_queued;
+  unsigned int h_nr_runnable;
+  unsigned int h_nr_idle;
+  s64 sum_w_vruntime;  /* 7.0: avg_vruntime, avg_load renamed (dcbc9d3f0e59, 4ff674fa986c) */
+  u64 sum_weight;
+  u64 zero_vruntime;   /* the key base again since 79f3f9bedd14 */
+#elif EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
   unsigned int nr_queued;
   unsigned int h_nr_queued;
   unsigned int h_nr_runnable;
@@ -264,6 +285,9 @@ struct rq {
 #if EEVDF_SHIM_SMP
   struct list_head cfs_tasks;
   struct root_domain *rd;
+#endif
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+  raw_spinlock_t __lock;  /* named by 7.0's lock annotations (__rq_lockp()); never taken */
 #endif
 };
 
@@ -344,6 +368,14 @@ void resched_curr(struct rq *rq);
  * like the model, runs preemption model "full" (docs/model.md), where it is
  * resched_curr() */
 void resched_curr_lazy(struct rq *rq);
+#endif
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+/* 7.0's vruntime_cmp()/vruntime_op() call these for an unknown operator, a link
+ * error in the kernel; the glue defines them (a BUG warning) so that a build
+ * without optimisation, which keeps the dead branch, still links */
+void __BUILD_BUG_vruntime_cmp(void);
+void __BUILD_BUG_vruntime_op(void);
+bool need_resched(void);  /* 7.0's task_tick_fair(): TIF_NEED_RESCHED of current */
 #endif
 void update_rq_clock(struct rq *rq);
 void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags);

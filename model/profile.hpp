@@ -170,6 +170,10 @@ struct Behaviour {
   bool protect_only_first = true;
   // reweight_entity() keeps curr's protection relative to v (ff38424030f9).
   bool reweight_keeps_vprot = true;
+  // sched_move_task() of 7.0.0 ends with wakeup_preempt(rq, p, 0) for a task that
+  // is queued but not running (read in 7.0.0's core.c; 6.18.0's has no such call).
+  // Only the v7.0 profile sets it: the later profiles' sources were not re-read for it.
+  bool move_wakeup_preempts = false;
   // check_preempt_wakeup_fair() of v6.12: NEXT_BUDDY passes over a
   // sched_delayed wakee (493afbd187c4, 6.12.y); v6.12.0 and v6.6 make any
   // wakee the buddy. (The v6.18 and later functions always test it.)

@@ -468,7 +468,9 @@ Refusal Rq::set_policy(int id, Policy policy) {
 }
 
 // sched_move_task() (v7.1): the sched_change guard (DEQUEUE_SAVE | DEQUEUE_MOVE)
-// around sched_change_group(); a running task is rescheduled. A TASK_NEW task
+// around sched_change_group(); a running task is rescheduled, and in v7.0
+// (move_wakeup_preempts) a queued one that does not run goes through
+// wakeup_preempt(p, 0). A TASK_NEW task
 // only changes its group (task_change_group_fair() skips it; wake_up_new_task()
 // sets its queue).
 Refusal Rq::move_task(int id, int group) {
@@ -481,11 +483,15 @@ Refusal Rq::move_task(int id, int group) {
   if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (p->group == group) return Refusal::none;
   const bool running = curr >= 0 && &tasks[static_cast<std::size_t>(curr)] == p;
+  const bool queued = p->on_rq;
   sched_change(*p, dequeue_flags::SAVE | dequeue_flags::MOVE | dequeue_flags::NOCLOCK, [&] {
     p->group = group;  // sched_change_group()
     set_task_rq(*p);
   });
-  if (running) resched_curr();
+  if (running)
+    resched_curr();
+  else if (queued && profile_.behaviour.move_wakeup_preempts)
+    wakeup_preempt(*p, 0);  // v7.0: a queued task that does not run is a wake-up
   return Refusal::none;
 }
 

@@ -62,6 +62,11 @@ struct Cmp {
     num(where, "vruntime", a.vruntime, b.vruntime);
     num(where, "deadline", a.deadline, b.deadline);
     num(where, "vlag", a.vlag, b.vlag);
+    // vprot apart from vlag (v7.0 on, 80390ead2080): compared while the entity is its queue's curr,
+    // where protect_slice() reads it (in v6.18 it is vlag's storage, compared above; v6.12 has none,
+    // its parity stash is vlag)
+    if (!a.vprot_aliases_vlag && !m.profile().behaviour.parity_in_vlag && a.cfs_rq && a.cfs_rq->curr == &a)
+      num(where, "vprot", a.vprot, b.vprot);
     num(where, "slice", a.slice, b.slice);
     num(where, "weight", a.load.weight, b.load.weight);
     num(where, "on_rq", a.on_rq, b.on_rq);
@@ -76,6 +81,8 @@ struct Cmp {
     if (in_tree) {
       num(where, "min_vruntime (augment)", a.min_vruntime, b.min_vruntime);
       num(where, "min_slice (augment)", a.min_slice, b.min_slice);
+      // the max_slice augment (v7.0 on, 6e3c0a4e1ad1; a tree without it hands back 0)
+      if (m.profile().behaviour.augment_has_max_slice) num(where, "max_slice (augment)", a.max_slice, b.max_slice);
       ptr(where, "rb_parent", a.rb_parent, b.rb_parent);
       ptr(where, "rb_left", a.rb_left, b.rb_left);
       ptr(where, "rb_right", a.rb_right, b.rb_right);

@@ -14,6 +14,7 @@
 #include "scenario/executor.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "scenario/scenario_print.hpp"
+#include "support/kernel_tree.hpp"
 #include "support/run_scenario.hpp"
 #include "support/scenario_text.hpp"
 
@@ -176,6 +177,9 @@ TEST(ExpectQueueValues, KernelBackendAgrees) {
                            "expect queue web.h_nr_runnable == 1\nexpect queue root.next == none\n"
                            "expect field web.eligible == 1\n";
   for (Backend b : {Backend::kernel, Backend::lockstep}) {
+    // lockstep compares the v6.12.118 profile with the tree: only a 6.12 tree
+    // is that kernel (on 7.0.0 it diverges at `run 1ms`, vlag, as it should)
+    if (b == Backend::lockstep && !test::kernel_tree_is("6.12.")) continue;
     const ExecResult r = run(text, b);
     EXPECT_TRUE(r.ok()) << (r.expectation_failures.empty() ? r.error : r.expectation_failures.front());
   }

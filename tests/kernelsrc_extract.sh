@@ -62,6 +62,9 @@ expect_error glue-callee "$work/noglue" "kernelsrc/glue.c: .*() (called by the b
 # empty 6.18 tree is refused for its hooks, not for its version
 make_tree "$work/empty618" 6 18
 expect_error no-hook-618 "$work/empty618" "hook .*() not found (kernel 6.18.0)"
+# and so is 7.0 (its own root list: wakeup_preempt_fair())
+make_tree "$work/empty70" 7 0
+expect_error no-hook-70 "$work/empty70" "hook .*() not found (kernel 7.0.0)"
 # --print-version (CMake's configure step) names the tree it cannot read
 out=$(python3 "$extract" --print-version --src "$work/nothing-here" 2>&1)
 if [ $? -eq 0 ] || ! grep -q "no such kernel tree" <<<"$out"; then
@@ -70,4 +73,5 @@ else
   echo "ok   print-version: $out"
 fi
 [ "$(python3 "$extract" --print-version --src "$work/empty618")" = 6.18.0 ] || { echo "FAIL print-version 6.18.0"; fail=1; }
+[ "$(python3 "$extract" --print-version --src "$work/empty70")" = 7.0.0 ] || { echo "FAIL print-version 7.0.0"; fail=1; }
 exit $fail

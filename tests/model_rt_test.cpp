@@ -189,7 +189,7 @@ TEST(KernelRt, SameOnTheKernelsOwnCodeAndInLockstep) {
 
 // Random sequences with RT tasks and ticks without a preemption point (which
 // no byte format has): on the tree's profile (v6.12.118 on 6.12.y, v6.18 on
-// 6.18.0) the model and the kernel's own code agree in lockstep, and no profile reschedules a lone fair entity at a tick (rule 5).
+// 6.18.0, v7.0 on 7.0.0) the model and the kernel's own code agree in lockstep, and no profile reschedules a lone fair entity at a tick (rule 5).
 scn::Scenario random_rt_scenario(std::mt19937& rng, const char* profile) {
   scn::Scenario s;
   s.profile = profile;
@@ -237,9 +237,10 @@ TEST(KernelRt, RandomSequencesAgreeInLockstepAndKeepRule5) {
       const scn::ExecResult r = scn::execute(s, prof, o);
       for (const auto& v : r.violations)
         EXPECT_NE(v.where, "entity_tick / update_curr (lone entity)") << p << ": " << v.what;
-      // lockstep with the profile of the tree this build has: v6.12.118 on 6.12.y, v6.18 on 6.18.0
+      // lockstep with the profile of the tree this build has: v6.12.118 on 6.12.y, v6.18 on 6.18.0, v7.0 on 7.0.0
       if (!(std::string(p) == "v6.12.118" && test::kernel_tree_is("6.12.")) &&
-          !(std::string(p) == "v6.18" && test::kernel_tree_is("6.18.0")))
+          !(std::string(p) == "v6.18" && test::kernel_tree_is("6.18.0")) &&
+          !(std::string(p) == "v7.0" && test::kernel_tree_is("7.0.0")))
         continue;
       o.backend = scn::Backend::lockstep;
       const scn::ExecResult l = scn::execute(s, prof, o);
