@@ -106,7 +106,6 @@ Profile v7_0() {
   b.fork_clears_rel_deadline = false;  // 3da56dc063cd, v7.1-rc2
   b.pick = PickRule::v6_19;            // 78cde54ea5f0 (buddy only when protecting), v7.1-rc1
   b.wakeup_pick = WakeupPick::pick_eevdf;  // ac8e69e69363, v7.1-rc2
-  b.move_wakeup_preempts = true;           // 7.0.0's sched_move_task() (lockstep against 7.0.0)
   return p;
 }
 
@@ -128,7 +127,7 @@ Profile v6_18() {
   b.vprot_aliases_vlag = true;              // 80390ead2080 came in v7.0
   b.protect_only_first = false;             // bcd74b2ffdd0 came in v7.0
   b.reweight_keeps_vprot = false;           // ff38424030f9 came in v7.0
-  b.move_wakeup_preempts = false;           // 6.18.0's sched_move_task() reschedules a running task only
+  b.move_wakeup_preempts = false;           // e34881c84c25 came in v7.0 (6.18.0 reschedules a running task only)
   b.pick = PickRule::v6_14;                 // e837456fdca8 (buddy inside __pick_eevdf) came in v6.19
   b.wakeup_preempt = WakeupPreempt::v6_18;  // e837456fdca8 / 15257cc2f905 came in v6.19
   p.known.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // the RFC is against wakeup_preempt_fair()

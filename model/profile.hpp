@@ -170,10 +170,12 @@ struct Behaviour {
   bool protect_only_first = true;
   // reweight_entity() keeps curr's protection relative to v (ff38424030f9).
   bool reweight_keeps_vprot = true;
-  // sched_move_task() of 7.0.0 ends with wakeup_preempt(rq, p, 0) for a task that
-  // is queued but not running (read in 7.0.0's core.c; 6.18.0's has no such call).
-  // Only the v7.0 profile sets it: the later profiles' sources were not re-read for it.
-  bool move_wakeup_preempts = false;
+  // sched_move_task() ends with wakeup_preempt(rq, p, 0) for a task that is
+  // queued but not running: e34881c84c25 "sched: Re-evaluate scheduling when
+  // migrating queued tasks out of throttled cgroups" (tip 2026-02-03, v7.0-rc1),
+  // read in 7.0.0's core.c (6.18.0's has no such call). v7.1 .. v7.3 are taken
+  // to keep it: no tree of them was at hand, no revert is in the tip archive.
+  bool move_wakeup_preempts = true;
   // check_preempt_wakeup_fair() of v6.12: NEXT_BUDDY passes over a
   // sched_delayed wakee (493afbd187c4, 6.12.y); v6.12.0 and v6.6 make any
   // wakee the buddy. (The v6.18 and later functions always test it.)

@@ -468,7 +468,7 @@ Refusal Rq::set_policy(int id, Policy policy) {
 }
 
 // sched_move_task() (v7.1): the sched_change guard (DEQUEUE_SAVE | DEQUEUE_MOVE)
-// around sched_change_group(); a running task is rescheduled, and in v7.0
+// around sched_change_group(); a running task is rescheduled, and since v7.0
 // (move_wakeup_preempts) a queued one that does not run goes through
 // wakeup_preempt(p, 0). A TASK_NEW task
 // only changes its group (task_change_group_fair() skips it; wake_up_new_task()
@@ -491,7 +491,7 @@ Refusal Rq::move_task(int id, int group) {
   if (running)
     resched_curr();
   else if (queued && profile_.behaviour.move_wakeup_preempts)
-    wakeup_preempt(*p, 0);  // v7.0: a queued task that does not run is a wake-up
+    wakeup_preempt(*p, 0);  // e34881c84c25 (v7.0): a queued task that does not run is a wake-up
   return Refusal::none;
 }
 
