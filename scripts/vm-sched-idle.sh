@@ -10,7 +10,7 @@
 #
 #   scripts/vm-sched-idle.sh [--seconds 30] [--no-delay-dequeue] [--sis-util]
 #                            [--seed 1] [--spin-us 450] [--sleep-us 8000] [--x-nice 19]
-#                            [--x-slice-us 500] [--hogs 1]
+#                            [--x-slice-us 500] [--w-slice-us 100] [--hogs 1]
 #                            [--accel tcg|kvm] [--out DIR]
 #                            [--cache DIR] [--timeout S]
 #
@@ -22,7 +22,7 @@
 # the kernel, /dev/kvm with --accel kvm).
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-seconds=30 dd=1 sisutil=0 seed=1 spin_us=450 sleep_us=8000 xnice=19 xslice_us=500 hogs=1 accel=tcg out="$here/build/vm/sched-idle" cache="${EEVDF_VM_CACHE:-$here/build/vm}"
+seconds=30 dd=1 sisutil=0 seed=1 spin_us=450 sleep_us=8000 xnice=19 xslice_us=500 wslice_us=100 hogs=1 accel=tcg out="$here/build/vm/sched-idle" cache="${EEVDF_VM_CACHE:-$here/build/vm}"
 timeout=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,6 +35,7 @@ while [ $# -gt 0 ]; do
     --x-nice) xnice="$2"; shift 2 ;;
     --hogs) hogs="$2"; shift 2 ;;
     --x-slice-us) xslice_us="$2"; shift 2 ;;
+    --w-slice-us) wslice_us="$2"; shift 2 ;;
     --accel) accel="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --cache) cache="$2"; shift 2 ;;
@@ -82,7 +83,7 @@ cp "$prog" "$stage/init"
 rm -f "$out/results.jsonl" "$out/console.log"
 # no isolcpus: CPU 1 must stay in CPU 0's scheduling domains (the wake-up scan)
 append="console=ttyS0 loglevel=4 sched_verbose irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
-append="$append sip.seconds=$seconds sip.dd=$dd sip.sisutil=$sisutil sip.seed=$seed sip.spin_us=$spin_us sip.sleep_us=$sleep_us sip.xnice=$xnice sip.hogs=$hogs sip.xslice_us=$xslice_us"
+append="$append sip.seconds=$seconds sip.dd=$dd sip.sisutil=$sisutil sip.seed=$seed sip.spin_us=$spin_us sip.sleep_us=$sleep_us sip.xnice=$xnice sip.hogs=$hogs sip.xslice_us=$xslice_us sip.wslice_us=$wslice_us"
 uptime > "$out/host-load"  # TCG timing depends on the host: its load before and after
 start=$(date +%s)
 timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -smp 2,sockets=1,cores=2,threads=1 \
