@@ -11,9 +11,14 @@
 #   scripts/vm-sched-idle.sh [--seconds 30] [--no-delay-dequeue] [--sis-util]
 #                            [--seed 1] [--spin-us 450] [--sleep-us 8000] [--x-nice 19]
 #                            [--x-slice-us 500] [--w-slice-us 100] [--hogs 1]
+#                            [--mode timer|pipe]
 #                            [--accel tcg|kvm] [--out DIR]
 #                            [--cache DIR] [--timeout S]
 #
+# --mode timer: W sleeps on CPU 0 and its timer wakes it there (prev = target =
+# 0): select_idle_cpu() decides. --mode pipe: W blocks on CPU 1 and N writes to
+# its pipe from CPU 0 (WF_SYNC, target 0, prev 1): select_idle_sibling()'s
+# check of prev (idle or sched_idle_cpu(prev)) decides; SIS_UTIL plays no part.
 # --sis-util keeps the SIS_UTIL feature (default on in the kernel; by default
 # this script writes NO_SIS_UTIL, see the notes page docs/notes/vm-sched-idle-f9.md).
 # Exit codes: 0 the boot ran to its end (DIR/results.jsonl has the counts);
@@ -22,7 +27,7 @@
 # the kernel, /dev/kvm with --accel kvm).
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-seconds=30 dd=1 sisutil=0 seed=1 spin_us=450 sleep_us=8000 xnice=19 xslice_us=500 wslice_us=100 hogs=1 accel=tcg out="$here/build/vm/sched-idle" cache="${EEVDF_VM_CACHE:-$here/build/vm}"
+seconds=30 dd=1 sisutil=0 seed=1 spin_us=450 sleep_us=8000 xnice=19 xslice_us=500 wslice_us=100 hogs=1 mode=timer accel=tcg out="$here/build/vm/sched-idle" cache="${EEVDF_VM_CACHE:-$here/build/vm}"
 timeout=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
     --hogs) hogs="$2"; shift 2 ;;
     --x-slice-us) xslice_us="$2"; shift 2 ;;
     --w-slice-us) wslice_us="$2"; shift 2 ;;
+    --mode) mode="$2"; shift 2 ;;
     --accel) accel="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --cache) cache="$2"; shift 2 ;;
@@ -44,6 +50,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$accel" in tcg|kvm) ;; *) echo "vm-sched-idle: --accel tcg or kvm" >&2; exit 2 ;; esac
+case "$mode" in timer) modenum=0 ;; pipe) modenum=1 ;; *) echo "vm-sched-idle: --mode timer or pipe" >&2; exit 2 ;; esac
 [ -n "$timeout" ] || timeout=$((seconds + 240))
 skip() { echo "vm-sched-idle: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
@@ -83,7 +90,7 @@ cp "$prog" "$stage/init"
 rm -f "$out/results.jsonl" "$out/console.log"
 # no isolcpus: CPU 1 must stay in CPU 0's scheduling domains (the wake-up scan)
 append="console=ttyS0 loglevel=4 sched_verbose irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
-append="$append sip.seconds=$seconds sip.dd=$dd sip.sisutil=$sisutil sip.seed=$seed sip.spin_us=$spin_us sip.sleep_us=$sleep_us sip.xnice=$xnice sip.hogs=$hogs sip.xslice_us=$xslice_us sip.wslice_us=$wslice_us"
+append="$append sip.seconds=$seconds sip.dd=$dd sip.sisutil=$sisutil sip.seed=$seed sip.spin_us=$spin_us sip.sleep_us=$sleep_us sip.xnice=$xnice sip.hogs=$hogs sip.xslice_us=$xslice_us sip.wslice_us=$wslice_us sip.mode=$modenum"
 uptime > "$out/host-load"  # TCG timing depends on the host: its load before and after
 start=$(date +%s)
 timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -smp 2,sockets=1,cores=2,threads=1 \

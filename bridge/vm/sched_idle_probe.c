@@ -126,7 +126,8 @@ struct shared {
   long long w_deadline[MAX_W];  /* the timer's expiry (absolute) */
   long long w_woke[MAX_W];      /* when W ran again */
   int w_cpu[MAX_W];             /* sched_getcpu() then */
-  volatile long w_not_on_0;     /* W was not on CPU 0 when it armed the timer */
+  volatile long w_not_on_0;     /* W was not on its prev CPU (0, or 1 in the pipe mode) before it blocked */
+  volatile long w_armed;        /* pipe mode: W is about to block in read() for the n-th time */
   volatile int x_setattr_errno, w_setattr_errno;
 };
 
@@ -255,6 +256,7 @@ int main(void) {
   const long xnice = param(cmdline, "sip.xnice=", 0);
   const long xslice_us = param(cmdline, "sip.xslice_us=", 0);
   const long wslice_us = param(cmdline, "sip.wslice_us=", 0);
+  const long mode = param(cmdline, "sip.mode=", 0); /* 0 timer (select_idle_cpu), 1 pipe (the prev check) */
   long hogs = param(cmdline, "sip.hogs=", 1);
   if (hogs < 1) hogs = 1;
   if (hogs > 16) hogs = 16;
@@ -262,8 +264,8 @@ int main(void) {
   read_line("/proc/sys/kernel/osrelease", rel, sizeof rel);
   clean(rel);
   emit("{\"type\":\"hello\",\"release\":\"%s\",\"ncpus\":%ld,\"seconds\":%ld,\"dd\":%ld,\"sisutil\":%ld,\"seed\":%ld,"
-       "\"spin_us\":%ld,\"sleep_us\":%ld,\"wmin_us\":%ld,\"wmax_us\":%ld,\"tight_us\":%ld,\"xnice\":%ld,\"hogs\":%ld,\"xslice_us\":%ld,\"wslice_us\":%ld}",
-       rel, sysconf(_SC_NPROCESSORS_ONLN), seconds, dd, sisutil, seed, spin_us, sleep_us, wmin_us, wmax_us, tight_us, xnice, hogs, xslice_us, wslice_us);
+       "\"spin_us\":%ld,\"sleep_us\":%ld,\"wmin_us\":%ld,\"wmax_us\":%ld,\"tight_us\":%ld,\"xnice\":%ld,\"hogs\":%ld,\"xslice_us\":%ld,\"wslice_us\":%ld,\"mode\":\"%s\"}",
+       rel, sysconf(_SC_NPROCESSORS_ONLN), seconds, dd, sisutil, seed, spin_us, sleep_us, wmin_us, wmax_us, tight_us, xnice, hogs, xslice_us, wslice_us, mode == 1 ? "pipe" : "timer");
 
   const char *feat = "/sys/kernel/debug/sched/features";
   int e1 = dd ? 0 : write_str(feat, "NO_DELAY_DEQUEUE");
@@ -309,9 +311,30 @@ int main(void) {
   set_cpus(1);
   pid_t kids[20];
   int nk = 0;
-  /* N */
+  int pw[2] = {-1, -1};
+  if (mode == 1 && pipe(pw)) {
+    emit("{\"type\":\"error\",\"what\":\"pipe\",\"errno\":%d}", errno);
+    reboot(RB_POWER_OFF);
+  }
+  const long long t0 = now_ns() + 300000000LL, t_end = t0 + seconds * 1000000000LL;
+  /* N; in the pipe mode also W's waker: once W is armed (about to block in
+   * read() on CPU 1), N spins a pseudo-random 0.5-5 ms more and writes a byte.
+   * The write wakes W right there, on CPU 0, with WF_SYNC: the CPU choice
+   * happens inside write(), at the recorded time. */
   if ((kids[nk++] = fork()) == 0) {
     set_cpus(1);
+    if (mode != 1) spin_forever();
+    rng = 0xD1B54A32D192ED03ULL ^ (unsigned long long)seed;
+    for (int i = 0; i < 8; i++) xorshift();
+    const char c = 0;
+    for (long i = 0; i < MAX_W && now_ns() < t_end; i++) {
+      while (__atomic_load_n(&s->w_armed, __ATOMIC_ACQUIRE) <= i)
+        if (now_ns() >= t_end + 100000000LL) spin_forever();
+      const long span = wmax_us - wmin_us + 1;
+      spin_until(now_ns() + (wmin_us + (long long)(xorshift() % (unsigned long long)span)) * 1000LL);
+      s->w_deadline[i] = now_ns();
+      if (write(pw[1], &c, 1) != 1) break;
+    }
     spin_forever();
   }
   /* H (sip.hogs= of them) */
@@ -323,7 +346,6 @@ int main(void) {
       spin_forever();
     }
   usleep(100000);
-  const long long t0 = now_ns() + 200000000LL, t_end = t0 + seconds * 1000000000LL;
   /* X */
   if ((kids[nk++] = fork()) == 0) {
     set_cpus(2);
@@ -353,7 +375,18 @@ int main(void) {
     for (int i = 0; i < 8; i++) xorshift();
     set_cpus(1);
     while (now_ns() < t0) usleep(1000);
-    for (long i = 0; i < MAX_W && now_ns() < t_end; i++) {
+    for (long i = 0; mode == 1 && i < MAX_W && now_ns() < t_end; i++) {
+      set_cpus(2); /* now on CPU 1: prev = 1; N's write on CPU 0 wakes it */
+      set_cpus(3);
+      if (sched_getcpu() != 1) s->w_not_on_0++;
+      char c;
+      __atomic_store_n(&s->w_armed, i + 1, __ATOMIC_RELEASE);
+      if (read(pw[0], &c, 1) != 1) break;
+      s->w_woke[i] = now_ns();
+      s->w_cpu[i] = sched_getcpu();
+      __atomic_store_n(&s->w_n, i + 1, __ATOMIC_RELEASE);
+    }
+    for (long i = 0; mode != 1 && i < MAX_W && now_ns() < t_end; i++) {
       set_cpus(1); /* now on CPU 0: its timer is armed there, prev = 0 */
       set_cpus(3);
       if (sched_getcpu() != 0) s->w_not_on_0++;
@@ -432,7 +465,7 @@ int main(void) {
     x_sleep += s->x_wake[i] - s->x_block[i];
     if (i > 0) x_spin += s->x_block[i] - s->x_wake[i - 1];
   }
-  emit("{\"type\":\"run\",\"w_wakes\":%ld,\"w_not_on_cpu0_before_sleep\":%ld,\"w_mean_wake_latency_us\":%lld,"
+  emit("{\"type\":\"run\",\"w_wakes\":%ld,\"w_not_on_prev_before_sleep\":%ld,\"w_mean_wake_latency_us\":%lld,"
        "\"w_max_wake_latency_us\":%lld,\"x_cycles\":%ld,\"x_mean_run_us\":%lld,\"x_mean_blocked_us\":%lld,"
        "\"unclassified\":%ld,\"other_cpu\":%ld,\"tight\":%ld}",
        wn, s->w_not_on_0, wn ? lat_sum / wn / 1000 : 0, lat_max / 1000, xn, xn > 1 ? x_spin / (xn - 1) / 1000 : 0,
