@@ -1,5 +1,6 @@
 /* eevdf-check: /init of a QEMU boot that measures docs/findings.md F9 on the
- * booted kernel (scripts/vm-sched-idle.sh boots it).
+ * booted kernel (scripts/vm-sched-idle.sh boots it; results and commands in
+ * docs/notes/vm-sched-idle-f9.md).
  *
  * F9: sched_idle_rq() compares rq->nr_running with the root queue's count of
  * SCHED_IDLE tasks; a normal task that blocked with negative lag stays queued
@@ -9,26 +10,38 @@
  *
  * The tasks (2 CPUs, one LLC):
  *   N  a normal spinner pinned to CPU 0 (CPU 0 is never idle nor idle-only);
- *   H  a SCHED_IDLE spinner pinned to CPU 1;
- *   X  a normal task pinned to CPU 1: spin sip.spin_us (wall clock), record the
- *      time, nanosleep sip.sleep_us, record the time. It out-runs the weight-3
- *      H, so it blocks with a small negative lag: with DELAY_DEQUEUE its entity
- *      stays on CPU 1's queue until CPU 1's next pick;
- *   W  a normal task: pin itself to {0} (so it is on CPU 0), allow {0,1},
- *      sleep until an absolute CLOCK_MONOTONIC deadline drawn from
- *      [sip.wmin_us, sip.wmax_us] (xorshift, seed sip.seed), then record
- *      sched_getcpu(). Its timer fires on CPU 0 (prev = target = 0, CPU 0
- *      busy), so select_idle_sibling() scans the LLC (select_idle_cpu()) and
- *      takes CPU 1 only if CPU 1 is idle or sched_idle_cpu(1).
+ *   H  sip.hogs= SCHED_IDLE spinners pinned to CPU 1 (default 1);
+ *   X  a normal task pinned to CPU 1, nice sip.xnice=, slice sip.xslice_us=
+ *      (sched_setattr's sched_runtime; 0: the default): spin sip.spin_us
+ *      (wall clock), record the time, nanosleep sip.sleep_us, record the time.
+ *      When it blocks with negative lag (it ran ahead of the weight-3 H), its
+ *      entity stays on CPU 1's queue, delayed, until CPU 1's next pick;
+ *   W  a normal task (slice sip.wslice_us=), in one of two modes (sip.mode=):
+ *      0, timer: pin itself to {0} (so it is on CPU 0), allow {0,1}, sleep
+ *      until an absolute CLOCK_MONOTONIC deadline drawn from [sip.wmin_us,
+ *      sip.wmax_us] (xorshift, seed sip.seed), then record sched_getcpu().
+ *      Its timer fires on CPU 0 (prev = target = 0, CPU 0 busy), so
+ *      select_idle_sibling() scans the LLC (select_idle_cpu()) and takes CPU 1
+ *      only if CPU 1 is idle or sched_idle_cpu(1);
+ *      1, pipe: pin itself to {1} (prev = 1), allow {0,1}, block in read() on
+ *      a pipe; N writes a byte from CPU 0 a pseudo-random time later (WF_SYNC:
+ *      target 0), so select_idle_sibling() returns prev only if CPU 1 is idle
+ *      or sched_idle_cpu(1); the choice happens inside write(), whose time is
+ *      recorded as the "deadline".
  * X's block/wake times and W's wakes go to MAP_SHARED memory mapped before
- * the forks; after sip.seconds every task is killed and each W wake is
- * classified by X's state at W's deadline (the timer's expiry; timer slack is
- * 1 ns): X running, or X blocked for less than 0.5, 1, 2, 3 ms or longer.
+ * the forks. After sip.seconds each W wake is classified by X's state at the
+ * deadline (timer slack is 1 ns): X running, or X blocked for < 0.5, 0.5-1,
+ * 1-1.5, 1.5-2, 2-3, 3-4, 4-6, >= 6 ms; "tight" counts only the wakes that ran
+ * within sip.tight_us of the deadline with X in the same state at both ends.
+ * Then, X still cycling, sip.diag= reads of /sys/kernel/debug/sched/debug
+ * count CPU 1's delayed entities and F9's state (see the diagnostic below);
+ * they come last because that reader can crash 6.12.118 (K2).
  *
  * sip.dd=0 writes NO_DELAY_DEQUEUE to /sys/kernel/debug/sched/features (the
  * control), sip.sisutil=0 writes NO_SIS_UTIL (SIS_UTIL can cut the scan to
  * nothing when the LLC is busy). JSON lines on the second serial port
- * (/dev/ttyS1): hello, features, topology, table, done.
+ * (/dev/ttyS1): hello, features, topology, setattr, task, run, table, diag,
+ * done.
  *
  * Built static by scripts/vm-sched-idle.sh: gcc -static -O2.
  */
