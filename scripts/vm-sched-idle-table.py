@@ -26,14 +26,25 @@ def table(title, tables, diags, runs):
     for r in runs:
         print(f"- {r}")
     print()
-    print("| X at W's deadline | all: CPU0 | all: CPU1 | all: CPU0 share | tight: CPU0 | tight: CPU1 | tight: CPU0 share |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for c, v in tables.items():
-        print(f"| {c} | {v[0]} | {v[1]} | {pct(v[0], v[1])} | {v[2]} | {v[3]} | {pct(v[2], v[3])} |")
-    blocked = [sum(v[i] for c, v in tables.items() if c != "x_running") for i in range(4)]
-    print(f"| **X blocked, any age** | {blocked[0]} | {blocked[1]} | {pct(blocked[0], blocked[1])} | "
-          f"{blocked[2]} | {blocked[3]} | {pct(blocked[2], blocked[3])} |")
-    print()
+    three = any(v[4] or v[5] for v in tables.values())
+    if three:  # the target mode: CPU 2 is the idle CPU the scan finds
+        print("| X at W's deadline | all: CPU0 | all: CPU1 | all: CPU2 | all: CPU2 share | tight: CPU0 | tight: CPU1 | tight: CPU2 | tight: CPU2 share |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for c, v in tables.items():
+            print(f"| {c} | {v[0]} | {v[1]} | {v[4]} | {pct(v[4], v[0] + v[1])} | {v[2]} | {v[3]} | {v[5]} | {pct(v[5], v[2] + v[3])} |")
+        blocked = [sum(v[i] for c, v in tables.items() if c != "x_running") for i in range(6)]
+        print(f"| **X blocked, any age** | {blocked[0]} | {blocked[1]} | {blocked[4]} | {pct(blocked[4], blocked[0] + blocked[1])} | "
+              f"{blocked[2]} | {blocked[3]} | {blocked[5]} | {pct(blocked[5], blocked[2] + blocked[3])} |")
+        print()
+    else:
+        print("| X at W's deadline | all: CPU0 | all: CPU1 | all: CPU0 share | tight: CPU0 | tight: CPU1 | tight: CPU0 share |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for c, v in tables.items():
+            print(f"| {c} | {v[0]} | {v[1]} | {pct(v[0], v[1])} | {v[2]} | {v[3]} | {pct(v[2], v[3])} |")
+        blocked = [sum(v[i] for c, v in tables.items() if c != "x_running") for i in range(4)]
+        print(f"| **X blocked, any age** | {blocked[0]} | {blocked[1]} | {pct(blocked[0], blocked[1])} | "
+              f"{blocked[2]} | {blocked[3]} | {pct(blocked[2], blocked[3])} |")
+        print()
     if diags:
         print("| X at the read (diagnostic) | reads | h_nr_delayed=1 | sched_idle_cpu(1) true | F9 state: delayed task + only SCHED_IDLE runnable, sched_idle_cpu(1) false |")
         print("|---|---:|---:|---:|---:|")
@@ -55,11 +66,12 @@ def main():
         t, dg = {}, {}
         for r in rows:
             if r.get("type") == "table":
-                t[r["class"]] = [r["cpu0"], r["cpu1"], r["tight_cpu0"], r["tight_cpu1"]]
+                t[r["class"]] = [r["cpu0"], r["cpu1"], r["tight_cpu0"], r["tight_cpu1"],
+                                 r.get("cpu2", 0), r.get("tight_cpu2", 0)]
             if r.get("type") == "diag":
                 dg[r["class"]] = [r["reads"], r["h_nr_delayed_1"], r["idle_only"], r.get("f9_state", 0)]
         for k, v in t.items():
-            tot_t[k] = [a + b for a, b in zip(tot_t.get(k, [0] * 4), v)]
+            tot_t[k] = [a + b for a, b in zip(tot_t.get(k, [0] * 6), v)]
         for k, v in dg.items():
             tot_d[k] = [a + b for a, b in zip(tot_d.get(k, [0] * 4), v)]
         desc = (f"{d}: dd={hello.get('dd')} sisutil={hello.get('sisutil')} seed={hello.get('seed')} "

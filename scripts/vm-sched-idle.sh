@@ -11,7 +11,7 @@
 #   scripts/vm-sched-idle.sh [--seconds 30] [--no-delay-dequeue] [--sis-util]
 #                            [--seed 1] [--spin-us 450] [--sleep-us 8000] [--x-nice 19]
 #                            [--x-slice-us 500] [--w-slice-us 100] [--hogs 1]
-#                            [--mode timer|pipe]
+#                            [--mode timer|pipe|target]
 #                            [--accel tcg|kvm] [--out DIR]
 #                            [--cache DIR] [--timeout S]
 #
@@ -19,6 +19,9 @@
 # 0): select_idle_cpu() decides. --mode pipe: W blocks on CPU 1 and N writes to
 # its pipe from CPU 0 (WF_SYNC, target 0, prev 1): select_idle_sibling()'s
 # check of prev (idle or sched_idle_cpu(prev)) decides; SIS_UTIL plays no part.
+# --mode target: 3 CPUs, CPU 2 idle; W sleeps on CPU 1 and its timer fires
+# there (prev = target = 1): W stays if sched_idle_cpu(1), else the LLC scan
+# (which SIS_UTIL allows while CPU 2 is idle) should find CPU 2.
 # --sis-util keeps the SIS_UTIL feature (default on in the kernel; by default
 # this script writes NO_SIS_UTIL, see the notes page docs/notes/vm-sched-idle-f9.md).
 # Exit codes: 0 the boot ran to its end (DIR/results.jsonl has the counts);
@@ -50,7 +53,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$accel" in tcg|kvm) ;; *) echo "vm-sched-idle: --accel tcg or kvm" >&2; exit 2 ;; esac
-case "$mode" in timer) modenum=0 ;; pipe) modenum=1 ;; *) echo "vm-sched-idle: --mode timer or pipe" >&2; exit 2 ;; esac
+case "$mode" in timer) modenum=0 ncpus=2 ;; pipe) modenum=1 ncpus=2 ;; target) modenum=2 ncpus=3 ;;
+  *) echo "vm-sched-idle: --mode timer, pipe or target" >&2; exit 2 ;; esac
 [ -n "$timeout" ] || timeout=$((seconds + 240))
 skip() { echo "vm-sched-idle: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
@@ -93,7 +97,7 @@ append="console=ttyS0 loglevel=4 sched_verbose irqaffinity=0 noautogroup panic=-
 append="$append sip.seconds=$seconds sip.dd=$dd sip.sisutil=$sisutil sip.seed=$seed sip.spin_us=$spin_us sip.sleep_us=$sleep_us sip.xnice=$xnice sip.hogs=$hogs sip.xslice_us=$xslice_us sip.wslice_us=$wslice_us sip.mode=$modenum"
 uptime > "$out/host-load"  # TCG timing depends on the host: its load before and after
 start=$(date +%s)
-timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -smp 2,sockets=1,cores=2,threads=1 \
+timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -smp $ncpus,sockets=1,cores=$ncpus,threads=1 \
   -m 512M -display none -no-reboot -nic none \
   -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
   -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1

@@ -27,7 +27,11 @@
  *      a pipe; N writes a byte from CPU 0 a pseudo-random time later (WF_SYNC:
  *      target 0), so select_idle_sibling() returns prev only if CPU 1 is idle
  *      or sched_idle_cpu(1); the choice happens inside write(), whose time is
- *      recorded as the "deadline".
+ *      recorded as the "deadline";
+ *      2, target (3 CPUs, CPU 2 left idle): as 0 but at home on CPU 1 and
+ *      allowed {0,1,2}: the timer fires on CPU 1 (prev = target = 1), which
+ *      select_idle_sibling() keeps if sched_idle_cpu(1), else it scans the LLC
+ *      and finds CPU 2 idle.
  * X's block/wake times and W's wakes go to MAP_SHARED memory mapped before
  * the forks. After sip.seconds each W wake is classified by X's state at the
  * deadline (timer slack is 1 ns): X running, or X blocked for < 0.5, 0.5-1,
@@ -269,7 +273,12 @@ int main(void) {
   const long xnice = param(cmdline, "sip.xnice=", 0);
   const long xslice_us = param(cmdline, "sip.xslice_us=", 0);
   const long wslice_us = param(cmdline, "sip.wslice_us=", 0);
-  const long mode = param(cmdline, "sip.mode=", 0); /* 0 timer (select_idle_cpu), 1 pipe (the prev check) */
+  /* 0 timer (select_idle_cpu), 1 pipe (the prev check), 2 target (3 CPUs: the target check, then the scan) */
+  const long mode = param(cmdline, "sip.mode=", 0);
+  if (mode == 2 && sysconf(_SC_NPROCESSORS_ONLN) < 3) {
+    emit("{\"type\":\"error\",\"what\":\"mode target needs 3 CPUs\"}");
+    reboot(RB_POWER_OFF);
+  }
   long hogs = param(cmdline, "sip.hogs=", 1);
   if (hogs < 1) hogs = 1;
   if (hogs > 16) hogs = 16;
@@ -278,7 +287,7 @@ int main(void) {
   clean(rel);
   emit("{\"type\":\"hello\",\"release\":\"%s\",\"ncpus\":%ld,\"seconds\":%ld,\"dd\":%ld,\"sisutil\":%ld,\"seed\":%ld,"
        "\"spin_us\":%ld,\"sleep_us\":%ld,\"wmin_us\":%ld,\"wmax_us\":%ld,\"tight_us\":%ld,\"xnice\":%ld,\"hogs\":%ld,\"xslice_us\":%ld,\"wslice_us\":%ld,\"mode\":\"%s\"}",
-       rel, sysconf(_SC_NPROCESSORS_ONLN), seconds, dd, sisutil, seed, spin_us, sleep_us, wmin_us, wmax_us, tight_us, xnice, hogs, xslice_us, wslice_us, mode == 1 ? "pipe" : "timer");
+       rel, sysconf(_SC_NPROCESSORS_ONLN), seconds, dd, sisutil, seed, spin_us, sleep_us, wmin_us, wmax_us, tight_us, xnice, hogs, xslice_us, wslice_us, mode == 1 ? "pipe" : mode == 2 ? "target" : "timer");
 
   const char *feat = "/sys/kernel/debug/sched/features";
   int e1 = dd ? 0 : write_str(feat, "NO_DELAY_DEQUEUE");
@@ -400,9 +409,12 @@ int main(void) {
       __atomic_store_n(&s->w_n, i + 1, __ATOMIC_RELEASE);
     }
     for (long i = 0; mode != 1 && i < MAX_W && now_ns() < t_end; i++) {
-      set_cpus(1); /* now on CPU 0: its timer is armed there, prev = 0 */
-      set_cpus(3);
-      if (sched_getcpu() != 0) s->w_not_on_0++;
+      /* timer: on CPU 0, timer armed there, prev = target = 0; target: on
+       * CPU 1 (3 CPUs, CPU 2 idle), prev = target = 1 */
+      const int home = mode == 2 ? 1 : 0;
+      set_cpus(1 << home);
+      set_cpus(mode == 2 ? 7 : 3);
+      if (sched_getcpu() != home) s->w_not_on_0++;
       const long span = wmax_us - wmin_us + 1;
       const long long d = now_ns() + (wmin_us + (long long)(xorshift() % (unsigned long long)span)) * 1000LL;
       const struct timespec ts = {d / 1000000000LL, d % 1000000000LL};
@@ -450,7 +462,7 @@ int main(void) {
   /* all: by X's state at W's deadline; tight: only the wakes that ran within
    * tight_us of the deadline, X in the same state (same cycle, running or
    * blocked) at both ends: the wake-up's CPU choice lies between the two */
-  long count[NCLASS][2] = {{0}}, tight[NCLASS][2] = {{0}}, other_cpu = 0, unknown = 0, n_tight = 0;
+  long count[NCLASS][3] = {{0}}, tight[NCLASS][3] = {{0}}, other_cpu = 0, unknown = 0, n_tight = 0;
   long long lat_sum = 0, lat_max = 0;
   for (long i = 0; i < wn; i++) {
     const long long lat = s->w_woke[i] - s->w_deadline[i];
@@ -463,7 +475,7 @@ int main(void) {
       unknown++;
       continue;
     }
-    if (s->w_cpu[i] != 0 && s->w_cpu[i] != 1) {
+    if (s->w_cpu[i] < 0 || s->w_cpu[i] > 2) {
       other_cpu++;
       continue;
     }
@@ -485,8 +497,8 @@ int main(void) {
        xn ? x_sleep / xn / 1000 : 0, unknown, other_cpu, n_tight);
   for (int c = 0; c < NCLASS; c++)
     emit("{\"type\":\"table\",\"dd\":%ld,\"sisutil\":%ld,\"class\":\"%s\",\"cpu0\":%ld,\"cpu1\":%ld,"
-         "\"tight_cpu0\":%ld,\"tight_cpu1\":%ld}",
-         dd, sisutil, class_name[c], count[c][0], count[c][1], tight[c][0], tight[c][1]);
+         "\"tight_cpu0\":%ld,\"tight_cpu1\":%ld,\"cpu2\":%ld,\"tight_cpu2\":%ld}",
+         dd, sisutil, class_name[c], count[c][0], count[c][1], tight[c][0], tight[c][1], count[c][2], tight[c][2]);
 
   /* diagnostic: is X's entity delayed on CPU 1 while X sleeps? Per read:
    * h_nr_delayed; sched_idle_cpu(1)'s own test (rq nr_running ==
