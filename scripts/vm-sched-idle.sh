@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # docs/findings.md F9 on the booted kernel: boots Debian's 6.12.118 cloud kernel
-# in QEMU (2 CPUs in one socket, so one LLC; TCG by default, as
-# scripts/vm-debug-read.sh) with bridge/vm/sched_idle_probe.c as /init. A normal
+# in QEMU (2 CPUs in one socket, so one LLC, 3 with --mode target; TCG by
+# default, as scripts/vm-debug-read.sh; --accel kvm did not work on the machine
+# where this was written, nested KVM) with bridge/vm/sched_idle_probe.c as
+# /init. Results and commands: docs/notes/vm-sched-idle-f9.md. A normal
 # spinner on CPU 0, a SCHED_IDLE spinner and a normal spin/sleep task X on CPU 1,
 # and a task W that sleeps on CPU 0 and may wake on either CPU; each of W's wakes
 # is counted by the CPU it got and X's state at that time (see the C file).
