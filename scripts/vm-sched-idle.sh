@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# docs/findings.md F9 on the booted kernel: boots Debian's 6.12.118 cloud kernel
+# in QEMU (2 CPUs in one socket, so one LLC, 3 with --mode target; TCG by
+# default, as scripts/vm-debug-read.sh; --accel kvm did not work on the machine
+# where this was written, nested KVM) with bridge/vm/sched_idle_probe.c as
+# /init. Results and commands: docs/notes/vm-sched-idle-f9.md. A normal
+# spinner on CPU 0, a SCHED_IDLE spinner and a normal spin/sleep task X on CPU 1,
+# and a task W that sleeps on CPU 0 and may wake on either CPU; each of W's wakes
+# is counted by the CPU it got and X's state at that time (see the C file).
+# F9 predicts: while X has just blocked (its entity delayed), W stays on CPU 0;
+# with --no-delay-dequeue (the control) W takes CPU 1 whenever X is blocked.
+#
+#   scripts/vm-sched-idle.sh [--seconds 30] [--no-delay-dequeue] [--sis-util]
+#                            [--seed 1] [--spin-us 450] [--sleep-us 8000] [--x-nice 19]
+#                            [--x-slice-us 500] [--w-slice-us 100] [--hogs 1]
+#                            [--mode timer|pipe|target]
+#                            [--accel tcg|kvm] [--out DIR]
+#                            [--cache DIR] [--timeout S]
+#
+# --mode timer: W sleeps on CPU 0 and its timer wakes it there (prev = target =
+# 0): select_idle_cpu() decides. --mode pipe: W blocks on CPU 1 and N writes to
+# its pipe from CPU 0 (WF_SYNC, target 0, prev 1): select_idle_sibling()'s
+# check of prev (idle or sched_idle_cpu(prev)) decides; SIS_UTIL plays no part.
+# --mode target: 3 CPUs, CPU 2 idle; W sleeps on CPU 1 and its timer fires
+# there (prev = target = 1): W stays if sched_idle_cpu(1), else the LLC scan
+# (which SIS_UTIL allows while CPU 2 is idle) should find CPU 2.
+# --sis-util keeps the SIS_UTIL feature (default on in the kernel; by default
+# this script writes NO_SIS_UTIL, see the notes page docs/notes/vm-sched-idle-f9.md).
+# Exit codes: 0 the boot ran to its end (DIR/results.jsonl has the counts);
+# 3 the kernel panicked (DIR/console.log); 4 no end within the timeout; 5 the
+# program stopped early; 2 bad usage; 77 a piece is missing (QEMU, gcc, cpio,
+# the kernel, /dev/kvm with --accel kvm).
+set -uo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+seconds=30 dd=1 sisutil=0 seed=1 spin_us=450 sleep_us=8000 xnice=19 xslice_us=500 wslice_us=100 hogs=1 mode=timer accel=tcg out="$here/build/vm/sched-idle" cache="${EEVDF_VM_CACHE:-$here/build/vm}"
+timeout=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --no-delay-dequeue) dd=0; shift ;;
+    --sis-util) sisutil=1; shift ;;
+    --seed) seed="$2"; shift 2 ;;
+    --spin-us) spin_us="$2"; shift 2 ;;
+    --sleep-us) sleep_us="$2"; shift 2 ;;
+    --x-nice) xnice="$2"; shift 2 ;;
+    --hogs) hogs="$2"; shift 2 ;;
+    --x-slice-us) xslice_us="$2"; shift 2 ;;
+    --w-slice-us) wslice_us="$2"; shift 2 ;;
+    --mode) mode="$2"; shift 2 ;;
+    --accel) accel="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --cache) cache="$2"; shift 2 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    *) echo "vm-sched-idle: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+case "$accel" in tcg|kvm) ;; *) echo "vm-sched-idle: --accel tcg or kvm" >&2; exit 2 ;; esac
+case "$mode" in timer) modenum=0 ncpus=2 ;; pipe) modenum=1 ncpus=2 ;; target) modenum=2 ncpus=3 ;;
+  *) echo "vm-sched-idle: --mode timer, pipe or target" >&2; exit 2 ;; esac
+[ -n "$timeout" ] || timeout=$((seconds + 240))
+skip() { echo "vm-sched-idle: SKIP: $*" >&2; exit 77; }
+qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
+command -v "$qemu" >/dev/null || skip "$qemu is missing (scripts/setup.sh --with-vm)"
+command -v gcc >/dev/null || skip "gcc is missing"
+command -v cpio >/dev/null || skip "cpio is missing"
+if [ "$accel" = kvm ]; then
+  [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "/dev/kvm is not usable (--accel tcg works without it)"
+  accel_args=(-accel kvm -cpu host)
+else
+  accel_args=(-accel tcg,thread=multi -cpu max)
+fi
+kver="6.12.118+deb12-cloud-amd64"
+kpkg="linux-image-$kver-unsigned"
+kernel="$cache/kernel/boot/vmlinuz-$kver"
+mkdir -p "$cache" "$out" || exit 2
+if [ ! -f "$kernel" ]; then  # as scripts/vm-run.sh: the Debian package, unpacked in the cache
+  deb=$(ls "$cache"/${kpkg}_*.deb 2>/dev/null | head -1)
+  if [ -z "$deb" ]; then
+    (cd "$cache" && apt-get download "$kpkg" >/dev/null 2>"$cache/apt-download.log") ||
+      skip "the kernel package $kpkg could not be fetched ($cache/apt-download.log); scripts/setup.sh --with-vm"
+    deb=$(ls "$cache"/${kpkg}_*.deb | head -1)
+  fi
+  rm -rf "$cache/kernel"
+  dpkg-deb -x "$deb" "$cache/kernel" || skip "dpkg-deb -x $deb failed"
+  [ -f "$kernel" ] || skip "$deb has no boot/vmlinuz-$kver"
+fi
+prog="$cache/eevdf-sched-idle-probe"
+if [ ! -x "$prog" ] || [ "$here/bridge/vm/sched_idle_probe.c" -nt "$prog" ]; then
+  gcc -static -O2 -Wall -Wextra -o "$prog.tmp" "$here/bridge/vm/sched_idle_probe.c" || skip "the static program does not build"
+  mv "$prog.tmp" "$prog"
+fi
+stage=$(mktemp -d "$cache/initramfs-si.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+cp "$prog" "$stage/init"
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$out/initramfs.cpio") || exit 2
+rm -f "$out/results.jsonl" "$out/console.log"
+# no isolcpus: CPU 1 must stay in CPU 0's scheduling domains (the wake-up scan)
+append="console=ttyS0 loglevel=4 sched_verbose irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
+append="$append sip.seconds=$seconds sip.dd=$dd sip.sisutil=$sisutil sip.seed=$seed sip.spin_us=$spin_us sip.sleep_us=$sleep_us sip.xnice=$xnice sip.hogs=$hogs sip.xslice_us=$xslice_us sip.wslice_us=$wslice_us sip.mode=$modenum"
+uptime > "$out/host-load"  # TCG timing depends on the host: its load before and after
+start=$(date +%s)
+timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -smp $ncpus,sockets=1,cores=$ncpus,threads=1 \
+  -m 512M -display none -no-reboot -nic none \
+  -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
+  -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
+rc=$?
+secs=$(( $(date +%s) - start ))
+uptime >> "$out/host-load"
+cat "$out/results.jsonl" 2>/dev/null
+if grep -qE "Kernel panic|BUG: kernel NULL pointer" "$out/console.log" 2>/dev/null; then
+  echo "vm-sched-idle: the kernel crashed after ${secs}s:" >&2
+  grep -E -A12 "BUG: kernel NULL pointer|Oops|Kernel panic" "$out/console.log" | head -40 >&2
+  exit 3
+fi
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "vm-sched-idle: no end within ${timeout}s" >&2; exit 4; fi
+grep -q '"type":"done"' "$out/results.jsonl" 2>/dev/null || { echo "vm-sched-idle: stopped early (QEMU exit $rc)" >&2; exit 5; }
+echo "vm-sched-idle: ran in ${secs}s ($accel)" >&2
+exit 0
