@@ -1436,3 +1436,42 @@ TEST(Catalogue, PlaceCleanTwinRealWakeup) {
 
 }  // namespace
 }  // namespace eevdf
+
+// ===========================================================================
+// I-DL's fresh request
+// ===========================================================================
+
+namespace eevdf {
+namespace {
+
+// The sleeper wakes, but its deadline comes out a third of a slice ahead, as a
+// wake-up that kept an old relative deadline would leave it (within one
+// virtual slice: the bound of I-DL alone holds).
+TEST(Catalogue, DeadlineFreshRequestFiresOnAShortenedRequest) {
+  Harness h;
+  h.with_sleeper();
+  const int s = h.sleeper;
+  h.op(OpClass::placement, [&] {
+    EXPECT_EQ(h.rq.wake(s, false), Refusal::none);
+    SchedEntity& se = h.se(s);
+    dequeue_entity_rb(h.cfs(), se);
+    se.deadline = se.vruntime + (se.deadline - se.vruntime) / 3;
+    enqueue_entity_rb(h.cfs(), se);
+  });
+  const inv::Violation* v = find_violation(h.checker, Id::DL);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, "place_entity (fresh request)");
+}
+
+// Clean twin: the real wake-up issues one virtual slice.
+TEST(Catalogue, DeadlineFreshRequestCleanTwin) {
+  Harness h;
+  h.with_sleeper();
+  const int s = h.sleeper;
+  h.wake(s);
+  EXPECT_FALSE(has_violation(h.checker, Id::DL)) << listing(h.checker);
+  EXPECT_EQ(h.se(s).deadline - h.se(s).vruntime, h.se(s).slice);  // nice 0: the virtual slice is the slice
+}
+
+}  // namespace
+}  // namespace eevdf
