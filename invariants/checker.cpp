@@ -229,14 +229,14 @@ void Checker::begin_op(int op_index, OpClass cls) {
     was_curr_[i] = false;
     queue_before_[i] = t.se.cfs_rq;
     prot_known_[i] = false;
-    asleep_before_[i] = !t.se.on_rq && !t.se.rel_deadline;
+    asleep_before_[i] = !t.se.on_rq;
   }
   for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
     was_curr_[i] = is_curr(*rq_, se);
     queue_before_[i] = se.cfs_rq;
-    asleep_before_[i] = entity_is_task(se) && !se.on_rq && !se.rel_deadline;
+    asleep_before_[i] = entity_is_task(se) && !se.on_rq;
   });
 }
 

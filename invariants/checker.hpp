@@ -366,7 +366,7 @@ class Checker final : public Observer {
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
   std::array<bool, kMaxEntities> delayed_before_;   // I-DELAY
-  std::array<bool, kMaxEntities> asleep_before_;    // I-DL: a task off every queue, no relative deadline, at begin_op
+  std::array<bool, kMaxEntities> asleep_before_;    // I-DL: a task off every queue at begin_op
   std::array<bool, kMaxEntities> ever_queued_;      // I-DL: a task queued at the end of some operation
   std::array<i128, kMaxEntities> lag_at_delay_;     // I-DELAY: w·clamp(V - v) when the entity was delayed
   // I-PROT between picks: the protected run left (w·(end - v)) at the end of the
