@@ -158,9 +158,10 @@ void check_deadline(const CheckScope& s) {
 // deadline is one virtual slice of its own slice after its vruntime; a new
 // task's first request is half of it under PLACE_DEADLINE_INITIAL (v6.6's fork
 // placement is redone by wake_up_new_task(): either is accepted at the first
-// enqueue). A task carrying a relative deadline (a change, not a sleep) is not
-// judged here; nor an RT task, a task still delayed, or a task created in the
-// operation itself.
+// enqueue). A sleeping task carries no relative deadline (only a change
+// dequeues without DEQUEUE_SLEEP, and it enqueues again in the same
+// operation), so one that does (B01: a fork copying it) is judged as well. Not
+// judged: an RT task, a task still delayed, a task created in the operation.
 bool fresh_request_offends(const Rq& rq, const SchedEntity& se, FreshRequest& out) {
   if (se.sched_delayed || rq.task_of(se).policy == Policy::fifo) return false;
   const Profile& profile = rq.profile();

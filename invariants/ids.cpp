@@ -128,8 +128,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "2^32/w). Tolerated finding F7: a reweight whose lag\n"
      "entity_lag() clamped leaves the deadline unclamped (--no-tolerance reports it). A\n"
      "deadline set from a stale relative deadline, or pushed forward repeatedly without\n"
-     "vruntime following, fails it. Fresh request: a task that was off every queue without a\n"
-     "relative deadline and joins in an operation that moves no time (a wake-up) has d - v =\n"
+     "vruntime following, fails it. Fresh request: a task that was off every queue (asleep; no\n"
+     "relative deadline survives a sleep) and joins in an operation that moves no time (a\n"
+     "wake-up) has d - v =\n"
      "calc_delta_fair(its own slice) exactly, or half of it at its first enqueue under\n"
      "PLACE_DEADLINE_INITIAL (a task created in the same operation, an RT task and a delayed one\n"
      "are not judged). Reported at site \"place_entity (fresh request)\"."},
