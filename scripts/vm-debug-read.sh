@@ -34,33 +34,17 @@ done
 [ -n "$timeout" ] || timeout=$((seconds + 240))
 skip() { echo "vm-debug-read: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
-command -v "$qemu" >/dev/null || skip "$qemu is missing (scripts/setup.sh --with-vm)"
-command -v gcc >/dev/null || skip "gcc is missing"
-command -v cpio >/dev/null || skip "cpio is missing"
+. "$here/scripts/vm-lib.sh"
+vm_require_tools "$qemu"
 kver="6.12.118+deb12-cloud-amd64"
-kpkg="linux-image-$kver-unsigned"
-kernel="$cache/kernel/boot/vmlinuz-$kver"
 mkdir -p "$cache" "$out" || exit 2
-if [ ! -f "$kernel" ]; then  # as scripts/vm-run.sh: the Debian package, unpacked in the cache
-  deb=$(ls "$cache"/${kpkg}_*.deb 2>/dev/null | head -1)
-  if [ -z "$deb" ]; then
-    (cd "$cache" && apt-get download "$kpkg" >/dev/null 2>"$cache/apt-download.log") ||
-      skip "the kernel package $kpkg could not be fetched ($cache/apt-download.log); scripts/setup.sh --with-vm"
-    deb=$(ls "$cache"/${kpkg}_*.deb | head -1)
-  fi
-  rm -rf "$cache/kernel"
-  dpkg-deb -x "$deb" "$cache/kernel" || skip "dpkg-deb -x $deb failed"
-  [ -f "$kernel" ] || skip "$deb has no boot/vmlinuz-$kver"
-fi
+kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77  # as scripts/vm-run.sh
 prog="$cache/eevdf-debug-read-stress"
-if [ ! -x "$prog" ] || [ "$here/bridge/vm/debug_read_stress.c" -nt "$prog" ]; then
-  gcc -static -O2 -Wall -Wextra -o "$prog.tmp" "$here/bridge/vm/debug_read_stress.c" || skip "the static program does not build"
-  mv "$prog.tmp" "$prog"
-fi
+vm_static_program "$here/bridge/vm/debug_read_stress.c" "$prog"
 stage=$(mktemp -d "$cache/initramfs-dr.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 cp "$prog" "$stage/init"
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$out/initramfs.cpio") || exit 2
+vm_initramfs "$stage" "$out/initramfs.cpio" || exit 2
 rm -f "$out/results.jsonl" "$out/console.log"
 append="console=ttyS0 loglevel=4 isolcpus=1 irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
 append="$append dr.seconds=$seconds dr.pairs=$pairs dr.nice=$nice dr.read=$read dr.checks=$checks"

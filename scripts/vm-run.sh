@@ -17,7 +17,6 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 plan="" out="" cache="${EEVDF_VM_CACHE:-$here/build/vm}" timeout=120
 # EEVDF_VM_KERNEL: another Debian cloud kernel (e.g. 6.12.107+deb12-cloud-amd64), fetched the same way
 kernel_ver="${EEVDF_VM_KERNEL:-6.12.118+deb12-cloud-amd64}"
-kernel_pkg="linux-image-${kernel_ver}-unsigned"
 append_extra="${EEVDF_VM_APPEND:-}"
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"  # another binary, or a missing one to see the skip
 
@@ -37,40 +36,23 @@ done
 }
 
 skip() { echo "vm-run: SKIP: $*" >&2; mkdir -p "$out"; echo skipped > "$out/outcome"; exit 77; }
-command -v "$qemu" >/dev/null || skip "$qemu is missing (apt-get install qemu-system-x86, or scripts/setup.sh --with-vm)"
-command -v gcc >/dev/null || skip "gcc is missing (apt-get install gcc libc6-dev)"
-command -v cpio >/dev/null || skip "cpio is missing (apt-get install cpio, or scripts/setup.sh --with-vm)"
+. "$here/scripts/vm-lib.sh"
+vm_require_tools "$qemu"
 
 mkdir -p "$cache" "$out" || exit 2
 kdir="$cache/kernel"
 [ "$kernel_ver" = "6.12.118+deb12-cloud-amd64" ] || kdir="$cache/kernel-$kernel_ver"
-kernel="$kdir/boot/vmlinuz-$kernel_ver"
-if [ ! -f "$kernel" ]; then
-  # a Debian package, unpacked in the cache (not installed into /boot)
-  deb=$(ls "$cache"/${kernel_pkg}_*.deb 2>/dev/null | head -1)
-  if [ -z "$deb" ]; then
-    (cd "$cache" && apt-get download "$kernel_pkg" >/dev/null 2>"$cache/apt-download.log") ||
-      skip "the kernel package $kernel_pkg could not be fetched with apt-get download ($cache/apt-download.log); scripts/setup.sh --with-vm fetches it"
-    deb=$(ls "$cache"/${kernel_pkg}_*.deb | head -1)
-  fi
-  rm -rf "$kdir"
-  dpkg-deb -x "$deb" "$kdir" || skip "dpkg-deb -x $deb failed"
-  [ -f "$kernel" ] || skip "$deb has no boot/vmlinuz-$kernel_ver"
-fi
+kernel=$(vm_fetch_kernel "$cache" "$kdir" "$kernel_ver") || exit 77
 
 driver="$cache/eevdf-vm-driver"
-if [ ! -x "$driver" ] || [ "$here/bridge/vm/driver.c" -nt "$driver" ]; then
-  gcc -static -O2 -Wall -Wextra -o "$driver.tmp" "$here/bridge/vm/driver.c" 2>"$cache/driver-build.log" ||
-    { cat "$cache/driver-build.log" >&2; skip "the static driver does not build (gcc -static needs libc6-dev)"; }
-  mv "$driver.tmp" "$driver"
-fi
+vm_static_program "$here/bridge/vm/driver.c" "$driver"
 
 # the initramfs: /init (the driver) and /plan, nothing else
 stage=$(mktemp -d "$cache/initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 cp "$driver" "$stage/init"
 cp "$plan" "$stage/plan"
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$out/initramfs.cpio") || exit 2
+vm_initramfs "$stage" "$out/initramfs.cpio" || exit 2
 
 rm -f "$out/results.jsonl" "$out/console.log"
 # isolcpus=1: no load balancing onto CPU 1, unbound kernel threads and init stay

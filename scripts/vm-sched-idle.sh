@@ -60,9 +60,8 @@ case "$mode" in timer) modenum=0 ncpus=2 ;; pipe) modenum=1 ncpus=2 ;; target) m
 [ -n "$timeout" ] || timeout=$((seconds + 240))
 skip() { echo "vm-sched-idle: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
-command -v "$qemu" >/dev/null || skip "$qemu is missing (scripts/setup.sh --with-vm)"
-command -v gcc >/dev/null || skip "gcc is missing"
-command -v cpio >/dev/null || skip "cpio is missing"
+. "$here/scripts/vm-lib.sh"
+vm_require_tools "$qemu"
 if [ "$accel" = kvm ]; then
   [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "/dev/kvm is not usable (--accel tcg works without it)"
   accel_args=(-accel kvm -cpu host)
@@ -70,29 +69,14 @@ else
   accel_args=(-accel tcg,thread=multi -cpu max)
 fi
 kver="6.12.118+deb12-cloud-amd64"
-kpkg="linux-image-$kver-unsigned"
-kernel="$cache/kernel/boot/vmlinuz-$kver"
 mkdir -p "$cache" "$out" || exit 2
-if [ ! -f "$kernel" ]; then  # as scripts/vm-run.sh: the Debian package, unpacked in the cache
-  deb=$(ls "$cache"/${kpkg}_*.deb 2>/dev/null | head -1)
-  if [ -z "$deb" ]; then
-    (cd "$cache" && apt-get download "$kpkg" >/dev/null 2>"$cache/apt-download.log") ||
-      skip "the kernel package $kpkg could not be fetched ($cache/apt-download.log); scripts/setup.sh --with-vm"
-    deb=$(ls "$cache"/${kpkg}_*.deb | head -1)
-  fi
-  rm -rf "$cache/kernel"
-  dpkg-deb -x "$deb" "$cache/kernel" || skip "dpkg-deb -x $deb failed"
-  [ -f "$kernel" ] || skip "$deb has no boot/vmlinuz-$kver"
-fi
+kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77  # as scripts/vm-run.sh
 prog="$cache/eevdf-sched-idle-probe"
-if [ ! -x "$prog" ] || [ "$here/bridge/vm/sched_idle_probe.c" -nt "$prog" ]; then
-  gcc -static -O2 -Wall -Wextra -o "$prog.tmp" "$here/bridge/vm/sched_idle_probe.c" || skip "the static program does not build"
-  mv "$prog.tmp" "$prog"
-fi
+vm_static_program "$here/bridge/vm/sched_idle_probe.c" "$prog"
 stage=$(mktemp -d "$cache/initramfs-si.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 cp "$prog" "$stage/init"
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$out/initramfs.cpio") || exit 2
+vm_initramfs "$stage" "$out/initramfs.cpio" || exit 2
 rm -f "$out/results.jsonl" "$out/console.log"
 # no isolcpus: CPU 1 must stay in CPU 0's scheduling domains (the wake-up scan)
 append="console=ttyS0 loglevel=4 sched_verbose irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"

@@ -1,0 +1,45 @@
+# Sourced by the scripts that boot Debian's cloud kernel in QEMU (vm-run.sh,
+# vm-debug-read.sh, vm-sched-idle.sh): the pieces they share. The caller
+# defines skip() (prints why and exits 77) before calling these.
+
+# vm_require_tools QEMU: QEMU, gcc and cpio are on PATH.
+vm_require_tools() {
+  command -v "$1" >/dev/null || skip "$1 is missing (apt-get install qemu-system-x86, or scripts/setup.sh --with-vm)"
+  command -v gcc >/dev/null || skip "gcc is missing (apt-get install gcc libc6-dev)"
+  command -v cpio >/dev/null || skip "cpio is missing (apt-get install cpio, or scripts/setup.sh --with-vm)"
+}
+
+# vm_fetch_kernel CACHE KDIR VERSION: the Debian package
+# linux-image-VERSION-unsigned, fetched with apt-get download into CACHE and
+# unpacked into KDIR (not installed into /boot), once. Prints the vmlinuz path.
+vm_fetch_kernel() {
+  local cache="$1" kdir="$2" ver="$3"
+  local pkg="linux-image-$ver-unsigned" kernel="$2/boot/vmlinuz-$3" deb
+  if [ ! -f "$kernel" ]; then
+    deb=$(ls "$cache"/${pkg}_*.deb 2>/dev/null | head -1)
+    if [ -z "$deb" ]; then
+      (cd "$cache" && apt-get download "$pkg" >/dev/null 2>"$cache/apt-download.log") ||
+        skip "the kernel package $pkg could not be fetched with apt-get download ($cache/apt-download.log); scripts/setup.sh --with-vm fetches it"
+      deb=$(ls "$cache"/${pkg}_*.deb | head -1)
+    fi
+    rm -rf "$kdir"
+    dpkg-deb -x "$deb" "$kdir" >&2 || skip "dpkg-deb -x $deb failed"
+    [ -f "$kernel" ] || skip "$deb has no boot/vmlinuz-$ver"
+  fi
+  echo "$kernel"
+}
+
+# vm_static_program SRC OUT: OUT is SRC built with gcc -static, rebuilt when SRC is newer.
+vm_static_program() {
+  local src="$1" prog="$2"
+  if [ ! -x "$prog" ] || [ "$src" -nt "$prog" ]; then
+    gcc -static -O2 -Wall -Wextra -o "$prog.tmp" "$src" 2>"$prog.build.log" ||
+      { cat "$prog.build.log" >&2; skip "$(basename "$src") does not build statically (gcc -static needs libc6-dev)"; }
+    mv "$prog.tmp" "$prog"
+  fi
+}
+
+# vm_initramfs STAGE OUT.cpio: the files of the directory STAGE as a newc archive.
+vm_initramfs() {
+  (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$2")
+}
