@@ -29,10 +29,15 @@ vm_fetch_kernel() {
   echo "$kernel"
 }
 
-# vm_static_program SRC OUT: OUT is SRC built with gcc -static, rebuilt when SRC is newer.
+# vm_static_program SRC OUT: OUT is SRC built with gcc -static, rebuilt when SRC
+# or a header beside it (bridge/vm/probe_common.h) is newer.
 vm_static_program() {
-  local src="$1" prog="$2"
-  if [ ! -x "$prog" ] || [ "$src" -nt "$prog" ]; then
+  local src="$1" prog="$2" stale=0 h
+  [ -x "$prog" ] && [ ! "$src" -nt "$prog" ] || stale=1
+  for h in "$(dirname "$src")"/*.h; do
+    [ -f "$h" ] && [ "$h" -nt "$prog" ] && stale=1
+  done
+  if [ $stale -eq 1 ]; then
     gcc -static -O2 -Wall -Wextra -o "$prog.tmp" "$src" 2>"$prog.build.log" ||
       { cat "$prog.build.log" >&2; skip "$(basename "$src") does not build statically (gcc -static needs libc6-dev)"; }
     mv "$prog.tmp" "$prog"

@@ -42,25 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int out = 1;
-
-static void emit(const char *fmt, ...) {
-  char buf[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if (n > (int)sizeof buf - 2) n = (int)sizeof buf - 2;
-  buf[n++] = '\n';
-  if (write(out, buf, (size_t)n) < 0) { /* nothing to do */ }
-}
-
-static long long now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "probe_common.h"
 
 static void pin(int cpu) {
   cpu_set_t set;
@@ -69,33 +51,7 @@ static void pin(int cpu) {
   sched_setaffinity(0, sizeof set, &set);
 }
 
-static long param(const char *cmdline, const char *key, long fallback) {
-  const char *p = strstr(cmdline, key);
-  return p ? strtol(p + strlen(key), NULL, 10) : fallback;
-}
 
-static char *dbg;
-static size_t dbg_cap = 1 << 20;
-
-/* the whole file; its length or -1 */
-static ssize_t read_debug(void) {
-  int fd = open("/sys/kernel/debug/sched/debug", O_RDONLY);
-  if (fd < 0) return -1;
-  size_t len = 0;
-  for (;;) {
-    if (len + 65536 > dbg_cap) {
-      dbg_cap *= 2;
-      dbg = realloc(dbg, dbg_cap + 1);
-      if (!dbg) return -1;
-    }
-    ssize_t n = read(fd, dbg + len, 65536);
-    if (n <= 0) break;
-    len += (size_t)n;
-  }
-  close(fd);
-  dbg[len] = 0;
-  return (ssize_t)len;
-}
 
 /* The E/N column of task `pid` in CPU 1's runnable-task list, 0 if absent. */
 static char eligible_of(const char *text, pid_t pid) {

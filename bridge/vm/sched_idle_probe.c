@@ -70,25 +70,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int out = 1;
-
-static void emit(const char *fmt, ...) {
-  char buf[8192];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if (n > (int)sizeof buf - 2) n = (int)sizeof buf - 2;
-  buf[n++] = '\n';
-  if (write(out, buf, (size_t)n) < 0) { /* nothing to do */ }
-}
-
-static long long now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "probe_common.h"
 
 static int set_cpus(int mask) {
   cpu_set_t set;
@@ -98,10 +80,6 @@ static int set_cpus(int mask) {
   return sched_setaffinity(0, sizeof set, &set);
 }
 
-static long param(const char *cmdline, const char *key, long fallback) {
-  const char *p = strstr(cmdline, key);
-  return p ? strtol(p + strlen(key), NULL, 10) : fallback;
-}
 
 /* a small file's first line (no newline), "" if absent */
 static void read_line(const char *path, char *buf, size_t cap) {
@@ -204,28 +182,8 @@ static int classify(const struct shared *s, long n, long long t, long *cycle) {
 /* the diagnostic phase (after the measurement, X still cycling): CPU 1's
  * root cfs_rq as /sys/kernel/debug/sched/debug prints it. That file's reader
  * runs avg_vruntime() without CPU 1's lock on 6.12.118 (docs/findings.md K2),
- * so it is read only after the counts are taken, sip.diag= times. */
-static char *dbg;
-static size_t dbg_cap = 1 << 20;
-
-static ssize_t read_debug(void) {
-  int fd = open("/sys/kernel/debug/sched/debug", O_RDONLY);
-  if (fd < 0) return -1;
-  size_t len = 0;
-  for (;;) {
-    if (len + 65536 > dbg_cap) {
-      dbg_cap *= 2;
-      dbg = realloc(dbg, dbg_cap + 1);
-      if (!dbg) return -1;
-    }
-    ssize_t n = read(fd, dbg + len, 65536);
-    if (n <= 0) break;
-    len += (size_t)n;
-  }
-  close(fd);
-  dbg[len] = 0;
-  return (ssize_t)len;
-}
+ * so it is read only after the counts are taken, sip.diag= times
+ * (read_debug(), probe_common.h). */
 
 /* ".nr_running : N" of the cpu#1 section (rq->nr_running), -1 if absent */
 static long cpu1_rq_nr_running(const char *text) {
