@@ -137,8 +137,9 @@ void check_tree(const CheckScope& s);        // I-AUG
 void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KEY
 void check_lag(const CheckScope& s);         // I-LAG
 void check_deadline(const CheckScope& s);    // I-DL, I-SLICE
-// I-DL's fresh request: a task that joined from sleep without time passing has d - v of one virtual slice of its own slice, or,
-// at its first enqueue under PLACE_DEADLINE_INITIAL, half of it.
+// I-DL's fresh request: a task that joined from sleep without time passing has
+// d - v of one virtual slice of its own slice, or, at its first enqueue under
+// PLACE_DEADLINE_INITIAL, half of it.
 struct FreshRequest {
   const SchedEntity* se = nullptr;  // the first offender
   bool first = false;               // its first enqueue

@@ -9,6 +9,10 @@
 // the waker when the waker is the one task that can run there.
 #include <fmt/format.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "invariants/checker.hpp"
 #include "model/wake_cpu.hpp"
 
@@ -54,8 +58,12 @@ void check_wake_cpu(const CheckScope& s) {
                        rq.nr_running, rq.cfs.h_nr_idle, runnable, runnable_idle, delayed,
                        a_delayed ? " (" + a_delayed->name + ")" : std::string{});
   };
-  std::vector<const SchedEntity*> who;
-  if (a_delayed) who.push_back(&a_delayed->se);
+  // the report names the first delayed task; built only when there is one to make
+  const auto report = [&](const char* where, std::string what) {
+    std::vector<const SchedEntity*> who;
+    if (a_delayed) who.push_back(&a_delayed->se);
+    s.report(Id::WAKECOUNT, where, std::move(what), std::move(who));
+  };
   const bool idle = nothing_runs && runnable == 0;
   // An idle CPU with a reschedule pending is between an enqueue and its
   // schedule(), whose pick dequeues every delayed entity (a delayed task moved
@@ -64,10 +72,9 @@ void check_wake_cpu(const CheckScope& s) {
   // still counted is caught.
   const bool about_to_pick = nothing_runs && rq.need_resched;
   if (idle_cpu(rq) != idle && !about_to_pick) {
-    s.report(Id::WAKECOUNT, "idle_cpu",
-             fmt::format("CPU {} is {}idle for the wake-up choice but {}: {}", rq.cpu, idle_cpu(rq) ? "" : "not ",
-                         idle ? "nothing can run there" : "a task can run there", counts()),
-             who);
+    report("idle_cpu", fmt::format("CPU {} is {}idle for the wake-up choice but {}: {}", rq.cpu,
+                                   idle_cpu(rq) ? "" : "not ", idle ? "nothing can run there" : "a task can run there",
+                                   counts()));
     return;
   }
   const bool only_idle = runnable > 0 && runnable == runnable_idle;
@@ -75,12 +82,10 @@ void check_wake_cpu(const CheckScope& s) {
   const bool f9 = s.checker.tolerates_f9() && delayed > 0 &&
                   sched_idle_rq(rq) == (runnable + delayed == runnable_idle + delayed_idle);
   if (sched_idle_rq(rq) != only_idle && !f9) {
-    s.report(Id::WAKECOUNT, "sched_idle_rq",
-             fmt::format("sched_idle_cpu({}) = {}, but {}: {}", rq.cpu, sched_idle_rq(rq),
-                         only_idle ? "every task that can run there is SCHED_IDLE"
-                                   : "not every task that can run there is SCHED_IDLE",
-                         counts()),
-             who);
+    report("sched_idle_rq", fmt::format("sched_idle_cpu({}) = {}, but {}: {}", rq.cpu, sched_idle_rq(rq),
+                                        only_idle ? "every task that can run there is SCHED_IDLE"
+                                                  : "not every task that can run there is SCHED_IDLE",
+                                        counts()));
     return;
   }
   // the WF_SYNC clause is asked of a busy waker's CPU: the running task wakes another
@@ -88,13 +93,11 @@ void check_wake_cpu(const CheckScope& s) {
   const bool only_waker = runnable == 1;
   if (wake_affine_idle_sync(rq) != only_waker) {
     const Task* waker = rq.task(rq.running());
-    s.report(Id::WAKECOUNT, "wake_affine_idle",
-             fmt::format("a WF_SYNC wake-up by {} on CPU {} {} the waker's CPU, but {}: {}",
-                         waker ? waker->name : "?", rq.cpu, wake_affine_idle_sync(rq) ? "takes" : "does not take",
-                         only_waker ? "the waker is the only task that can run there"
-                                    : "other tasks can run there",
-                         counts()),
-             who);
+    report("wake_affine_idle",
+           fmt::format("a WF_SYNC wake-up by {} on CPU {} {} the waker's CPU, but {}: {}", waker ? waker->name : "?",
+                       rq.cpu, wake_affine_idle_sync(rq) ? "takes" : "does not take",
+                       only_waker ? "the waker is the only task that can run there" : "other tasks can run there",
+                       counts()));
   }
 }
 

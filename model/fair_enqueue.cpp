@@ -32,13 +32,12 @@ bool place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   u64 vslice = calc_delta_fair(se.slice, se, cfs_rq);
   s64 lag = 0;
   bool update_zero = false;
-  bool lag_placed = false;
 
   // v7.3-rc1 flat runqueue: rq->cfs.h_nr_queued, less the task itself with ENQUEUE_QUEUED
   unsigned nr_queued = cfs_rq.nr_queued;
   if (flat_runqueue(cfs_rq)) nr_queued = cfs_rq.h_nr_queued - ((flags & enqueue_flags::QUEUED) ? 1 : 0);
-  if (profile.feat(Feature::PLACE_LAG) && nr_queued) lag_placed = true;
-  if (profile.feat(Feature::PLACE_LAG) && nr_queued && se.vlag) {
+  const bool lag_placed = profile.feat(Feature::PLACE_LAG) && nr_queued;  // against other entities
+  if (lag_placed && se.vlag) {
     const SchedEntity* curr = cfs_rq.curr;
     lag = se.vlag;
     s64 load = as_s64(cfs_rq.sum_weight);
