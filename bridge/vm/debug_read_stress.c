@@ -99,23 +99,9 @@ static void pingpong(int rd, int wr, int first) {
 }
 
 int main(void) {
-  mkdir("/proc", 0755);
-  mkdir("/sys", 0755);
-  mkdir("/dev", 0755);
-  mount("proc", "/proc", "proc", 0, NULL);
-  mount("sysfs", "/sys", "sysfs", 0, NULL);
-  mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
-  mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-  int fd = open("/dev/ttyS1", O_WRONLY | O_NOCTTY);
-  if (fd >= 0) out = fd;
+  char cmdline[4096];
+  probe_init(cmdline, sizeof cmdline);
   dbg = malloc(dbg_cap + 1);
-
-  char cmdline[4096] = {0};
-  int cfd = open("/proc/cmdline", O_RDONLY);
-  if (cfd >= 0) {
-    if (read(cfd, cmdline, sizeof cmdline - 1) < 0) cmdline[0] = 0;
-    close(cfd);
-  }
   const long seconds = param(cmdline, "dr.seconds=", 60);
   const long pairs = param(cmdline, "dr.pairs=", 2);
   const long nice_spin = param(cmdline, "dr.nice=", 0);

@@ -10,11 +10,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 /* where emit() writes: stdout until the probe opens the second serial port */
 static int out = 1;
+
+/* As /init: mount /proc, /sys, /dev and debugfs, send emit() to the second
+ * serial port (/dev/ttyS1; stdout if it cannot be opened), and read the kernel
+ * command line into cmdline (empty if unreadable). */
+static void probe_init(char *cmdline, size_t cap) {
+  mkdir("/proc", 0755);
+  mkdir("/sys", 0755);
+  mkdir("/dev", 0755);
+  mount("proc", "/proc", "proc", 0, NULL);
+  mount("sysfs", "/sys", "sysfs", 0, NULL);
+  mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+  mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+  int fd = open("/dev/ttyS1", O_WRONLY | O_NOCTTY);
+  if (fd >= 0) out = fd;
+  cmdline[0] = 0;
+  int cfd = open("/proc/cmdline", O_RDONLY);
+  if (cfd < 0) return;
+  ssize_t n = read(cfd, cmdline, cap - 1);
+  cmdline[n > 0 ? n : 0] = 0;
+  close(cfd);
+}
 
 /* one line (a newline is added), cut at 8 KiB */
 static void emit(const char *fmt, ...) {

@@ -206,18 +206,8 @@ static long cpu1_field(const char *text, const char *key) {
 }
 
 int main(void) {
-  mkdir("/proc", 0755);
-  mkdir("/sys", 0755);
-  mkdir("/dev", 0755);
-  mount("proc", "/proc", "proc", 0, NULL);
-  mount("sysfs", "/sys", "sysfs", 0, NULL);
-  mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
-  mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-  int fd = open("/dev/ttyS1", O_WRONLY | O_NOCTTY);
-  if (fd >= 0) out = fd;
-
-  char cmdline[4096] = {0};
-  read_line("/proc/cmdline", cmdline, sizeof cmdline);
+  char cmdline[4096];
+  probe_init(cmdline, sizeof cmdline);
   const long seconds = param(cmdline, "sip.seconds=", 30);
   const long dd = param(cmdline, "sip.dd=", 1);
   const long sisutil = param(cmdline, "sip.sisutil=", 0);
