@@ -74,13 +74,13 @@ inline bool deadline_offends(Checker& checker, const SchedEntity& se, u64 quantu
   const u64 vslice = checker.bounds(se, quantum, flat).vslice;
   const s64 ahead = vruntime_diff(se.deadline, se.vruntime);
   const Checker::RescaledDeadline* rescaled = checker.rescaled_deadline(se);
-  // the common case in 64 bits: no reweight record, 0 <= ahead <= vslice + 2
+  // the common case in 64 bits: no reweight record, 0 < ahead <= vslice + 2
   if (!rescaled) {
-    if (ahead >= 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2)) return false;
+    if (ahead > 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2)) return false;
   } else if (rescaled->clamped && f7) {
     return false;  // finding F7, docs/findings.md
   }
-  const i128 below = rescaled ? -2 : 0;  // two truncations toward zero
+  const i128 below = rescaled ? -2 : 1;  // two truncations toward zero
   const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
   if (ahead >= below && ahead <= above) return false;
   out = {ahead, below, vslice, rescaled};

@@ -113,11 +113,12 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "changes by vlag·(w' - w)."},
     {"I-DL",
      "every queued entity's deadline lies after its vruntime and at most one virtual slice ahead",
-     "0 <= d - v <= calc_delta_fair(max_slice) + 2 for every queued entity, with max_slice the\n"
+     "0 < d - v <= calc_delta_fair(max_slice) + 2 for every queued entity, with max_slice the\n"
      "largest slice ever queued on this cfs_rq (a slice change keeps the old request until it\n"
-     "expires). Rounding: reweight truncates the relative deadline (d - v)·w/w' toward zero, so\n"
-     "a deadline 1 ns ahead can become d == v (hence >= 0), and the two truncations of the\n"
-     "queued path lose at most 2 ns. On profiles with the inverse-weight __calc_delta (v7.0 and\n"
+     "expires). d - v > 0: a request is issued ahead of v and one whose service is complete\n"
+     "(v >= d) is renewed by the update_curr() that completed it (update_deadline()), so no\n"
+     "queued entity is left at d == v. Rounding: the two truncations of a queued reweight lose\n"
+     "at most 2 ns (below). On profiles with the inverse-weight __calc_delta (v7.0 and\n"
      "older) the wmult table exceeds 2^32/w by up to 9.3e-9 relative, which a reweight's\n"
      "rescaling keeps: the bound there is one virtual slice + 2^-26 of it + 1 ns (the same\n"
      "allowance applies to I-LAG's bound). A queued reweight rescales d - V and V - v apart, so\n"

@@ -645,6 +645,17 @@ TEST(Catalogue, DlFiresOnDeadlineBeforeVruntime) {
   EXPECT_TRUE(has_violation(h.checker, Id::DL)) << listing(h.checker);
 }
 
+// A completed request left in place: v reached d and no new request was issued
+// (update_deadline() renewing only past the deadline, not at it).
+TEST(Catalogue, DlFiresOnCompletedRequestNotRenewed) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::running, [&] { h.se(h.c).deadline = h.se(h.c).vruntime; });
+  const inv::Violation* v = find_violation(h.checker, Id::DL);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_NE(v->what.find("expected at least 1"), std::string::npos) << v->what;
+}
+
 TEST(Catalogue, DlCleanTwin) {
   Harness h;
   h.busy();
