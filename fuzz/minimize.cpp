@@ -23,6 +23,7 @@ const inv::Violation* same_finding(const Scenario& candidate, const ExecResult& 
 bool same_op(const Op& a, const Op& b) {
   return a.kind == b.kind && a.task == b.task && a.child == b.child && a.value == b.value && a.policy == b.policy &&
          a.sync == b.sync && a.racing == b.racing && a.slice == b.slice && a.group == b.group && a.parent == b.parent && a.cpu == b.cpu &&
+         a.from == b.from &&
          a.nopreempt == b.nopreempt;
 }
 
@@ -176,6 +177,7 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
         case OpKind::wake:
           attempt(i, [](Op& o) { o.sync = false; });
           attempt(i, [](Op& o) { o.cpu = -1; });  // the task's own CPU (a byte input's cpu=0 on one runqueue)
+          attempt(i, [](Op& o) { o.from = -1; });  // made from the task's own CPU
           break;
         case OpKind::fork:
           attempt(i, [](Op& o) { o.racing = false; });

@@ -350,14 +350,15 @@ class ForkCmd final : public RcCommand {
   bool racing_;
 };
 
-// wake NAME [sync]: only of a task not known to be awake; skipped unless new or sleeping.
+// wake NAME [sync] [cpu=N | from=N]: only of a task not known to be awake; skipped unless new or sleeping.
 class WakeCmd final : public RcCommand {
  public:
   explicit WakeCmd(const RcModel& m)
       : RcCommand(m),
         task_(*rc::gen::elementOf(names_where(m, wakeable))),
         sync_(*gen_sync()),
-        cpu_(runqueues_of(m) > 1 ? *rc::gen::inRange(-1, static_cast<int>(runqueues_of(m))) : -1) {}
+        cpu_(runqueues_of(m) > 1 ? *rc::gen::inRange(-1, static_cast<int>(runqueues_of(m))) : -1),
+        from_(cpu_ < 0 && runqueues_of(m) > 1 ? *rc::gen::inRange(-1, static_cast<int>(runqueues_of(m))) : -1) {}
   void checkPreconditions(const RcModel& m) const override {
     const auto* t = m.find(task_);
     const bool ok = t && wakeable(*t);
@@ -371,18 +372,22 @@ class WakeCmd final : public RcCommand {
     Op op = make_op(OpKind::wake, task_);
     op.sync = sync_;
     op.cpu = cpu_;
+    op.from = from_;
     return op;
   }
   std::optional<Op> resolve(const RcSystem& sut) const override {
     const Task* t = sut.task(task_);
     if (!t || (t->state != TaskState::new_ && t->state != TaskState::sleeping)) return std::nullopt;
+    // a choice the model cannot make (WA_WEIGHT's loads, an RT task's class) is skipped like a wake of an awake task
+    if (sut.sys.wake_choice_refusal(t->se.task_id, sync_, cpu_, from_) != Refusal::none) return std::nullopt;
     return shown_op();
   }
 
  private:
   std::string task_;
   bool sync_;
-  int cpu_;  // select_task_rq()'s answer; -1: the task's CPU
+  int cpu_;   // select_task_rq()'s answer; -1: the model's choice (model/wake_cpu.hpp)
+  int from_;  // without cpu=: the CPU the wake-up is made from; -1: the task's own
 };
 
 // migrate NAME CPU (runqueues > 1): the load balancer moves a queued task;

@@ -13,7 +13,8 @@ namespace {
 constexpr std::array<const char*, kFeatureCount> kFeatureNames = {
     "PLACE_LAG",   "PLACE_DEADLINE_INITIAL", "PLACE_REL_DEADLINE", "RUN_TO_PARITY",
     "PREEMPT_SHORT", "NEXT_BUDDY",          "PICK_BUDDY",         "DELAY_DEQUEUE",
-    "DELAY_ZERO",  "PARANOID_AVG",           "WAKEUP_PREEMPTION",
+    "DELAY_ZERO",  "PARANOID_AVG",           "WAKEUP_PREEMPTION",  "WA_IDLE",
+    "WA_WEIGHT",   "WA_BIAS",                "SIS_UTIL",
     "RFC_SAME_PRIO_NO_WAKEUP_PREEMPT",  // RFC, not in any released kernel
 };
 

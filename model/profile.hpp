@@ -27,6 +27,12 @@ enum class Feature : std::uint8_t {
   DELAY_ZERO,
   PARANOID_AVG,
   WAKEUP_PREEMPTION,
+  // The wake-up CPU choice (select_task_rq_fair(), model/wake_cpu.hpp): on in
+  // every profile, as features.h has them (SIS_UTIL since v5.19).
+  WA_IDLE,
+  WA_WEIGHT,
+  WA_BIAS,
+  SIS_UTIL,
   // Not in any released kernel: the RFC "no wakeup preemption between
   // same-priority SCHED_NORMAL tasks" as a what-if switch (docs/bridges.md).
   // Off in every profile.

@@ -45,6 +45,11 @@ const char* refusal_text(Refusal r) {
       return "a task that has not exited is in the group (cgroup rmdir: -EBUSY; move it out or let it exit first)";
     case Refusal::group_has_children:
       return "the group has a child group (cgroup rmdir: -EBUSY; remove the child first)";
+    case Refusal::wake_affine_weight:
+      return "the wake-up CPU choice reaches wake_affine_weight(), which compares PELT loads the model does not "
+             "keep: name the CPU (cpu=N), or turn WA_WEIGHT off (features NO_WA_WEIGHT)";
+    case Refusal::rt_wake_cpu:
+      return "the wake-up CPU choice of a SCHED_FIFO task (select_task_rq_rt()) is not modelled: name the CPU (cpu=N)";
   }
   return "?";
 }

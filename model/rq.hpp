@@ -42,6 +42,8 @@ enum class Refusal : std::uint8_t {
   rt_policy_change,         // sched_setscheduler() to SCHED_FIFO: switching classes is not modelled
   group_has_tasks,          // cgroup rmdir of a group with a task in it: -EBUSY
   group_has_children,       // cgroup rmdir of a group with a child group: -EBUSY
+  wake_affine_weight,       // a wake-up CPU choice that WA_WEIGHT's PELT loads decide (model/wake_cpu.hpp)
+  rt_wake_cpu,              // a wake-up CPU choice for a SCHED_FIFO task (select_task_rq_rt(): not modelled)
 };
 const char* refusal_text(Refusal r);
 
@@ -175,6 +177,9 @@ class Rq {
   // modelled: an RT task's sched_entity is never touched.
   std::vector<int> rt_queue;
   int rt_curr = -1;
+  // The idle task's record_wakee() memory: a wake-up made while this CPU idles
+  // (from an interrupt) has the idle task as `current` (model/wake_cpu.hpp).
+  WakeeState idle_wakee;
   // The task on the CPU whatever its class, -1 = idle.
   int running() const { return rt_curr >= 0 ? rt_curr : curr; }
   bool need_resched = false;

@@ -151,6 +151,16 @@ enum class TaskState : std::uint8_t {
   dead,
 };
 
+// What select_task_rq_fair() remembers of a task's wake-ups (model/wake_cpu.hpp):
+// record_wakee() counts, in the waker, how often it wakes another task than
+// the one it woke last, halving the count once a second; wake_wide() reads
+// the waker's and the wakee's counts.
+struct WakeeState {
+  unsigned flips = 0;  // p->wakee_flips
+  u64 decay_ts = 0;    // p->wakee_flip_decay_ts (jiffies; 0, as init_task's, until the first decay)
+  int last = -1;       // p->last_wakee: a task id, or -1 for none
+};
+
 struct Task {
   std::string name;
   SchedEntity se;
@@ -161,6 +171,10 @@ struct Task {
   bool on_rq = false;  // p->on_rq: queued in the class (includes delayed; an RT task: on the RT queue)
   int group = -1;      // p->sched_task_group: -1 = the root task group
   int cpu = 0;         // task_cpu(p): the runqueue the task belongs to
+  WakeeState wakee;    // as a waker (record_wakee()) and as a wakee (wake_wide())
+  // p->recent_used_cpu: wake_up_new_task() sets it to the task's CPU, each
+  // select_idle_sibling() that gets past the target and prev tests to prev
+  int recent_used_cpu = -1;
 };
 
 // Enqueue / dequeue / wake flags (kernel/sched/sched.h); values are the model's own.

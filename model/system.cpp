@@ -2,6 +2,8 @@
 // the load balancer's migration of one task, newest mainline (v7.2).
 #include "model/system.hpp"
 
+#include "model/wake_cpu.hpp"
+
 #include <string_view>
 
 #include "model/fair.hpp"
@@ -112,9 +114,28 @@ bool System::oops() const {
 // wake_up_new_task(); a sleeping task moved by set_task_cpu() (only PELT in
 // migrate_task_rq_fair(): its saved vlag is all the EEVDF state it carries)
 // is activated with WF_MIGRATED / ENQUEUE_MIGRATED.
-Refusal System::wake(int id, bool sync, int cpu) {
+bool System::chooses_wake_cpu(int id, int cpu) const {
+  const Task* p = rq_of(id).task(id);
+  return p && cpu < 0 && size() > 1 && !p->on_rq && p->state == TaskState::sleeping;
+}
+
+Refusal System::wake_choice_refusal(int id, bool sync, int cpu, int from) const {
+  if (!chooses_wake_cpu(id, cpu)) return Refusal::none;
+  const Task& p = *rq_of(id).task(id);
+  if (from >= static_cast<int>(size())) return Refusal::bad_argument;
+  if (oops()) return Refusal::kernel_oopsed;
+  if (p.policy == Policy::fifo) return Refusal::rt_wake_cpu;
+  return wake_cpu_refusal(*this, id, from < 0 ? p.cpu : from, sync);
+}
+
+Refusal System::wake(int id, bool sync, int cpu, int from) {
   Rq& src = rq_of(id);
   Task* p = src.task(id);
+  if (p && p->state == TaskState::new_) p->recent_used_cpu = p->cpu;  // wake_up_new_task(), before select_task_rq()
+  if (chooses_wake_cpu(id, cpu)) {
+    if (const Refusal r = wake_choice_refusal(id, sync, cpu, from); r != Refusal::none) return r;
+    select_task_rq_fair_wake(*this, id, from < 0 ? p->cpu : from, sync, cpu);
+  }
   if (!p || cpu < 0 || p->on_rq || p->state == TaskState::dead || p->state == TaskState::running ||
       cpu == p->cpu)
     return src.wake(id, sync);

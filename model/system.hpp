@@ -45,8 +45,17 @@ class System {
   bool oops() const;
 
   // try_to_wake_up() / wake_up_new_task() with select_task_rq() answering
-  // `cpu` (-1: the task's own CPU).
-  Refusal wake(int task, bool sync, int cpu);
+  // `cpu`. With cpu -1 on several runqueues a sleeping fair task's CPU is
+  // chosen by select_task_rq_fair() (model/wake_cpu.hpp), the wake-up made
+  // from CPU `from` (-1: the task's own, as a timer that fires where the task
+  // slept); a new task starts on the CPU it was created on (fork balancing is
+  // not modelled); one runqueue, or a task still queued (ttwu_runnable()),
+  // does not choose.
+  Refusal wake(int task, bool sync, int cpu, int from = -1);
+  // Whether wake() chooses the CPU, and whether that choice would be refused
+  // (Refusal::none if it would not, or if wake() does not choose); changes nothing.
+  bool chooses_wake_cpu(int task, int cpu) const;
+  Refusal wake_choice_refusal(int task, bool sync, int cpu, int from) const;
   // The load balancer moving task to `cpu`: detach_task() + attach_task()
   // for a queued task; only set_task_cpu() for a sleeping or new one.
   Refusal migrate(int task, int cpu);

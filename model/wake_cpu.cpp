@@ -1,5 +1,9 @@
 #include "model/wake_cpu.hpp"
 
+#include <climits>
+
+#include "model/system.hpp"
+
 namespace eevdf {
 
 bool idle_cpu(const Rq& rq) { return rq.running() < 0 && rq.nr_running == 0; }
@@ -13,6 +17,152 @@ bool wake_affine_idle_sync(const Rq& this_rq) {
   // cfs_h_nr_delayed(): h_nr_queued - h_nr_runnable (6.12.y keeps h_nr_delayed itself, equal to it)
   const unsigned delayed = this_rq.cfs.h_nr_queued - this_rq.cfs.h_nr_runnable;
   return this_rq.nr_running - delayed == 1;
+}
+
+namespace {
+
+// available_idle_cpu() || sched_idle_cpu(): the test select_idle_sibling() makes
+// of every candidate (__select_idle_cpu() also asks the core-scheduling cookie,
+// which matches without core scheduling).
+bool idle_for_wakeup(const Rq& rq) { return available_idle_cpu(rq) || sched_idle_rq(rq); }
+
+// jiffies: INITIAL_JIFFIES ((unsigned long)(unsigned int)(-300 * HZ)) plus the ticks elapsed.
+u64 jiffies_now(const Rq& rq) {
+  const unsigned hz = rq.profile().tunables.hz;
+  const u64 initial = static_cast<u64>(static_cast<std::uint32_t>(0u - 300u * hz));
+  return initial + rq.clock_task / rq.profile().tick_nsec();
+}
+
+// time_after(a, b): b - a as a signed long is negative.
+bool time_after(u64 a, u64 b) { return static_cast<std::int64_t>(b - a) < 0; }
+
+// record_wakee(): the waker's memory, on a copy.
+void record_wakee(WakeeState& current, int wakee, u64 jiffies, unsigned hz) {
+  if (time_after(jiffies, current.decay_ts + hz)) {
+    current.flips >>= 1;
+    current.decay_ts = jiffies;
+  }
+  if (current.last != wakee) {
+    current.last = wakee;
+    ++current.flips;
+  }
+}
+
+// wake_wide(): a waker of many (flips of at least llc_size, and llc_size times
+// the other side's) spreads its wakees instead of pulling them to its cache.
+bool wake_wide(const WakeeState& current, const WakeeState& wakee, unsigned llc_size) {
+  unsigned master = current.flips, slave = wakee.flips;
+  if (master < slave) std::swap(master, slave);
+  const u64 factor = llc_size;
+  return !(slave < factor || master < static_cast<u64>(slave) * factor);
+}
+
+constexpr int kNoCpu = -1;  // nr_cpumask_bits: no answer
+
+// wake_affine_idle(): an idle waking CPU (a wake-up from an interrupt) takes the
+// wakee unless prev is idle too; a WF_SYNC waker alone on its CPU gives it away;
+// an idle prev keeps it. Every CPU shares the cache.
+int wake_affine_idle(const System& sys, int this_cpu, int prev_cpu, bool sync) {
+  const Rq& this_rq = sys.rq(static_cast<unsigned>(this_cpu));
+  const Rq& prev_rq = sys.rq(static_cast<unsigned>(prev_cpu));
+  if (available_idle_cpu(this_rq)) return available_idle_cpu(prev_rq) ? prev_cpu : this_cpu;
+  if (sync && wake_affine_idle_sync(this_rq)) return this_cpu;
+  if (available_idle_cpu(prev_rq)) return prev_cpu;
+  return kNoCpu;
+}
+
+// select_idle_cpu() on the last-level cache: from target + 1 round to target,
+// the first CPU idle for a wake-up, within SIS_UTIL's budget (nr_idle_scan).
+// sd_llc_shared->nr_idle_scan as allocated (kzalloc): only the load balancer's
+// update_idle_cpu_scan() writes it, and the model runs no periodic balance.
+constexpr int kNrIdleScan = 0;
+
+int select_idle_cpu(const System& sys, int target) {
+  long nr = INT_MAX;
+  if (sys.rq(0).profile().feat(Feature::SIS_UTIL)) {
+    nr = static_cast<long>(kNrIdleScan) + 1;
+    if (nr == 1) return kNoCpu;
+  }
+  const int n = static_cast<int>(sys.size());
+  for (int k = 1; k <= n; ++k) {
+    const int cpu = (target + k) % n;
+    if (--nr <= 0) return kNoCpu;
+    if (idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu)))) return cpu;
+  }
+  return kNoCpu;
+}
+
+// select_idle_sibling(): target, then prev, then the recently used CPU if idle
+// for a wake-up, else the scan, else target. (The per-CPU kthread clause
+// needs a kthread as `current`: the model has none, and the idle task wakes
+// from an interrupt, not in task context.) `recent` is p->recent_used_cpu,
+// updated as the kernel does.
+int select_idle_sibling(const System& sys, int& recent, int prev, int target) {
+  const auto idle = [&](int cpu) { return idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu))); };
+  if (idle(target)) return target;
+  if (prev != target && idle(prev)) return prev;
+  const int recent_used_cpu = recent;
+  recent = prev;
+  if (recent_used_cpu != prev && recent_used_cpu != target && recent_used_cpu >= 0 &&
+      recent_used_cpu < static_cast<int>(sys.size()) && idle(recent_used_cpu))
+    return recent_used_cpu;
+  const int i = select_idle_cpu(sys, target);
+  return i != kNoCpu ? i : target;
+}
+
+// The choice on the state as it is: the waker's record_wakee() memory and the
+// wakee's recent_used_cpu as they would become, and the CPU.
+struct Choice {
+  Refusal refusal = Refusal::none;
+  WakeeState current;
+  int recent = -1;
+  int cpu = -1;
+};
+
+Choice choose(const System& sys, int id, int from, bool sync) {
+  Choice c;
+  const Rq& this_rq = sys.rq(static_cast<unsigned>(from));
+  const Task& p = *this_rq.task(id);
+  const Profile& profile = this_rq.profile();
+  const int waker = this_rq.running();
+  c.current = waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee;
+  const int cpu = from, prev_cpu = p.cpu;
+  record_wakee(c.current, id, jiffies_now(this_rq), profile.tunables.hz);
+  // want_affine: the waking CPU is always one the task may run on (a modelled CPU)
+  const bool want_affine = !wake_wide(c.current, p.wakee, profile.tunables.ncpus);
+  int new_cpu = prev_cpu;
+  // for_each_domain(): the last-level cache domain has SD_WAKE_AFFINE and spans
+  // both CPUs; no domain has SD_BALANCE_WAKE, so without want_affine the loop
+  // stops there too and the fast path follows with prev_cpu
+  if (want_affine && cpu != prev_cpu) {  // wake_affine()
+    int target = kNoCpu;
+    if (profile.feat(Feature::WA_IDLE)) target = wake_affine_idle(sys, cpu, prev_cpu, sync);
+    if (profile.feat(Feature::WA_WEIGHT) && target == kNoCpu) {
+      c.refusal = Refusal::wake_affine_weight;
+      return c;
+    }
+    new_cpu = target == cpu ? cpu : prev_cpu;
+  }
+  c.recent = p.recent_used_cpu;
+  c.cpu = select_idle_sibling(sys, c.recent, prev_cpu, new_cpu);
+  return c;
+}
+
+}  // namespace
+
+Refusal wake_cpu_refusal(const System& sys, int id, int from, bool sync) {
+  return choose(sys, id, from, sync).refusal;
+}
+
+Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& chosen) {
+  const Choice c = choose(sys, id, from, sync);
+  if (c.refusal != Refusal::none) return c.refusal;
+  Rq& this_rq = sys.rq(static_cast<unsigned>(from));
+  const int waker = this_rq.running();
+  (waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee) = c.current;
+  this_rq.task(id)->recent_used_cpu = c.recent;
+  chosen = c.cpu;
+  return Refusal::none;
 }
 
 }  // namespace eevdf

@@ -1,13 +1,17 @@
-// The wake-up CPU choice's view of one CPU (fair.c, select_task_rq_fair() and
-// the tests it makes; issue 26): the counters each test reads, exactly as the
-// profile's kernel reads them. Only the tests that read the fair class's
-// counters are modelled; the choice itself (wake_affine_weight(), which needs
-// PELT, and select_idle_sibling()'s scan) is not: a `wake` names its CPU.
+// The wake-up CPU choice (fair.c, select_task_rq_fair() and the tests it
+// makes; issue 26): the counters each test reads, exactly as the profile's
+// kernel reads them, and the choice itself for a wake-up (WF_TTWU) as far as
+// those counters decide it. Not modelled: wake_affine_weight() (WA_WEIGHT
+// compares PELT loads, which the model does not keep; a choice that reaches
+// it is refused), fork and exec balancing (the slow path), energy-aware
+// placement, SMT siblings and clusters, core scheduling.
 #pragma once
 
 #include "model/rq.hpp"
 
 namespace eevdf {
+
+class System;
 
 // idle_cpu() (core.c): the CPU runs its idle task and has nothing queued
 // (rq->nr_running == 0). Not modelled: rq->ttwu_pending (no remote wake-up
@@ -25,5 +29,24 @@ bool sched_idle_rq(const Rq& rq);
 // rq->nr_running - cfs_h_nr_delayed(rq) == 1, the delayed (sleeping) tasks
 // left out (Behaviour::sync_affine_counts_delayed).
 bool wake_affine_idle_sync(const Rq& this_rq);
+
+// select_task_rq_fair() for the wake-up of sleeping fair task p from CPU
+// `from` (smp_processor_id(); `current` is the task running there, or the
+// idle task of an idle CPU, which wakes from an interrupt), with WF_SYNC when
+// `sync`, as 6.12.118 through 7.0.0 have it (the functions read in those trees
+// are the same; the profiles differ only in wake_affine_idle()'s sync count).
+// The topology: every online CPU (the profile's `cpus`) shares one last-level
+// cache and no SMT siblings; the task may run on the modelled CPUs
+// (p->cpus_ptr), so sd_llc_size is `cpus` and select_idle_cpu() scans the
+// modelled ones. sd_llc_shared->nr_idle_scan, which only the load balancer's
+// update_idle_cpu_scan() writes, keeps its allocated 0: the model runs no
+// periodic balance, so with SIS_UTIL the scan stops before its first CPU.
+// On success `chosen` is the CPU and record_wakee()'s and
+// select_idle_sibling()'s memory is updated as the kernel's; a choice that
+// reaches wake_affine_weight() is refused (Refusal::wake_affine_weight) and
+// changes nothing.
+Refusal select_task_rq_fair_wake(System& sys, int task, int from, bool sync, int& chosen);
+// What select_task_rq_fair_wake() would answer, without changing anything.
+Refusal wake_cpu_refusal(const System& sys, int task, int from, bool sync);
 
 }  // namespace eevdf

@@ -213,7 +213,12 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
       case OpKind::wake:
         op.task = pick(a[0]);
         op.sync = (a[1] & 1) != 0;
+        // bit 1: cpu= from bits 2..7; else those bits give from= (the value nrq: the task's own CPU)
         if (header == 2 && (a[1] & 2) != 0) op.cpu = static_cast<int>((a[1] >> 2) % nrq);
+        if (header == 2 && (a[1] & 2) == 0 && nrq > 1) {
+          const int from = static_cast<int>((a[1] >> 2) % (nrq + 1));
+          op.from = from == static_cast<int>(nrq) ? -1 : from;
+        }
         break;
       case OpKind::migrate:
         op.task = pick(a[0]);
@@ -425,8 +430,10 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         else return refuse(where + "fork needs an existing parent and the child T<n> in creation order");
         break;
       case OpKind::wake:
-        ok = task_arg(op.task, a[0]) && op.cpu < nrq;
-        a[1] = static_cast<std::uint8_t>((op.sync ? 1 : 0) | (op.cpu >= 0 ? 2 | (op.cpu << 2) : 0));
+        ok = task_arg(op.task, a[0]) && op.cpu < nrq && op.from < nrq;  // one runqueue: from= changes nothing
+        a[1] = static_cast<std::uint8_t>((op.sync ? 1 : 0) | (op.cpu >= 0   ? 2 | (op.cpu << 2)
+                                                               : nrq > 1     ? (op.from >= 0 ? op.from : nrq) << 2
+                                                                             : 0));
         break;
       case OpKind::migrate:
         ok = task_arg(op.task, a[0]) && op.cpu >= 0 && op.cpu < nrq;

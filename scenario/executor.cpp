@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 #include <fmt/format.h>
 
 #include "model/bugs.hpp"
@@ -167,7 +168,7 @@ struct ModelTarget {
   int fork_task(int parent, std::string_view child, bool racing) {
     return sys.rq_of(parent).fork_task(parent, child, racing);
   }
-  Refusal wake(int id, bool sync, int cpu) { return sys.wake(id, sync, cpu); }
+  Refusal wake(int id, bool sync, int cpu, int from) { return sys.wake(id, sync, cpu, from); }
   Refusal sleep(int id) { return sys.rq_of(id).sleep(id); }
   Refusal yield(int id) { return sys.rq_of(id).yield(id); }
   Refusal exit_task(int id) { return sys.rq_of(id).exit_task(id); }
@@ -226,7 +227,14 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
       if (slot_task) slot_task->push_back(task);
       break;
     }
-    case OpKind::wake: refusal = t.wake(id, op.sync, op.cpu); break;
+    case OpKind::wake:
+      // the model chooses a CPU for a wake-up without cpu= (model/wake_cpu.hpp); the
+      // kernel backend is handed the model's answer (the lockstep loop)
+      if constexpr (std::is_same_v<Target, ModelTarget>)
+        refusal = t.wake(id, op.sync, op.cpu, op.from);
+      else
+        refusal = t.wake(id, op.sync, op.cpu);
+      break;
     case OpKind::sleep: refusal = t.sleep(id); break;
     case OpKind::run: t.run(op.duration_ns()); break;
     case OpKind::tick:
@@ -286,7 +294,8 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
     case OpKind::slice:
     case OpKind::exit:
     case OpKind::move: return own;
-    case OpKind::wake:
+    case OpKind::wake:  // without cpu= on several CPUs the model chooses: any CPU
+      return op.cpu < 0 && sys.size() > 1 ? all : own | target;
     case OpKind::migrate: return own | target;
     case OpKind::expect_curr:
     case OpKind::expect_field:
@@ -408,7 +417,13 @@ ExecResult Executor::run(const Scenario& s) {
     const std::uint32_t touched = sys.size() > 1 && sweep_period > 1 ? cpus_touched(sys, op, id) : ~std::uint32_t{0};
     if (lockstep) {
       const Refusal model_refusal = apply_op(model_target, op, id, nullptr);
-      refusal = apply_op(*kernel, op, id, nullptr);
+      if (op.kind == OpKind::wake && op.cpu < 0 && sys.size() > 1 && model_refusal == Refusal::none && id >= 0) {
+        Op chosen = op;  // select_task_rq()'s answer, as the model chose it
+        chosen.cpu = sys.rq(0).tasks[static_cast<std::size_t>(id)].cpu;
+        refusal = apply_op(*kernel, chosen, id, nullptr);
+      } else {
+        refusal = apply_op(*kernel, op, id, nullptr);
+      }
       if (model_refusal != refusal && !r.divergence) {
         r.divergence = Divergence{index, "refusal", refusal_text(model_refusal), refusal_text(refusal)};
       }

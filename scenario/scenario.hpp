@@ -79,6 +79,9 @@ struct Op {
   // migrate, the CPU of expect curr, expect queue and debug_read. -1 = not given (the
   // task's own CPU; CPU 0 for expect curr, expect queue and debug_read).
   int cpu = -1;
+  // wake without cpu= on several CPUs: the CPU the wake-up is made from
+  // (select_task_rq_fair()'s smp_processor_id()); -1 = the task's own.
+  int from = -1;
 
   int nice_level() const { return static_cast<int>(value); }   // create (nice=), nice: -20..19
   u64 duration_ns() const { return static_cast<u64>(value); }  // run, run_notick, tick_after: the time to run

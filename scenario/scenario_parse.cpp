@@ -817,7 +817,7 @@ class Parser {
     } else if (kw == "wake") {
       op.kind = OpKind::wake;
       if (!task_ref(1, op.task, "'wake'")) return;
-      // wake NAME [sync] [cpu=N], in this order
+      // wake NAME [sync] [cpu=N | from=N], in this order
       std::size_t i = 2;
       if (tok(i) == "sync") {
         op.sync = true;
@@ -826,11 +826,16 @@ class Parser {
       if (tok(i).substr(0, 4) == "cpu=") {
         if (!cpu_value(tok(i).substr(4), col(i) + 4, op.cpu, "'cpu='")) return;
         ++i;
+      } else if (tok(i).substr(0, 5) == "from=") {
+        if (!cpu_value(tok(i).substr(5), col(i) + 5, op.from, "'from='")) return;
+        ++i;
       }
       if (has(i)) {
-        fail(col(i), std::string(op.sync || op.cpu >= 0 ? "expected 'cpu=N' or end of line after 'sync', "
-                                                         : "expected 'sync', 'cpu=N' or end of line after the task "
-                                                           "name, ") +
+        const bool placed = op.cpu >= 0 || op.from >= 0;
+        fail(col(i), std::string(placed    ? "expected end of line after '" + std::string(op.cpu >= 0 ? "cpu" : "from") +
+                                                 "=N' (cpu= names the CPU, from= where the wake-up is made: one of them), "
+                                 : op.sync ? "expected 'cpu=N', 'from=N' or end of line after 'sync', "
+                                           : "expected 'sync', 'cpu=N', 'from=N' or end of line after the task name, ") +
                          found(i));
         return;
       }

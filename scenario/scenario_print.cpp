@@ -135,7 +135,8 @@ std::string print_op(const Op& op) {
     }
     case OpKind::fork: return "fork " + op.task + " -> " + op.child + (op.racing ? " racing" : "");
     case OpKind::wake:
-      return "wake " + op.task + (op.sync ? " sync" : "") + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
+      return "wake " + op.task + (op.sync ? " sync" : "") + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "") +
+             (op.cpu < 0 && op.from >= 0 ? " from=" + std::to_string(op.from) : "");
     case OpKind::debug_read: {
       // the root queue is written out when something follows (a group may be called 'racing')
       const std::string rest = (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "") + (op.racing ? " racing" : "");

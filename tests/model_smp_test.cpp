@@ -165,7 +165,15 @@ TEST(Smp, ParseErrors) {
   EXPECT_EQ(parse_error("runqueues 2\ntask A\nwake A cpu=x\n"),
             "t.scn:3:12: error: expected a CPU between 0 and 1 after 'cpu=' (runqueues 2), found 'x'");
   EXPECT_EQ(parse_error("runqueues 2\ntask A\nwake A cpu=1 sync\n"),
-            "t.scn:3:14: error: expected 'cpu=N' or end of line after 'sync', found 'sync'");
+            "t.scn:3:14: error: expected end of line after 'cpu=N' (cpu= names the CPU, from= where the wake-up is "
+            "made: one of them), found 'sync'");
+  EXPECT_EQ(parse_error("runqueues 2\ntask A\nwake A cpu=1 from=0\n"),
+            "t.scn:3:14: error: expected end of line after 'cpu=N' (cpu= names the CPU, from= where the wake-up is "
+            "made: one of them), found 'from=0'");
+  EXPECT_EQ(parse_error("runqueues 2\ntask A\nwake A sync from=2\n"),
+            "t.scn:3:18: error: expected a CPU between 0 and 1 after 'from=' (runqueues 2), found '2'");
+  EXPECT_EQ(parse_error("runqueues 2\ntask A\nwake A sync now\n"),
+            "t.scn:3:13: error: expected 'cpu=N', 'from=N' or end of line after 'sync', found 'now'");
   EXPECT_EQ(parse_error("runqueues 2\ntask A\nmigrate A\n"),
             "t.scn:3:10: error: expected a CPU after the task name (migrate NAME CPU), found end of line");
   EXPECT_EQ(parse_error("runqueues 2\ntask A\nmigrate A 2\n"),
