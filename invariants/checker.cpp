@@ -226,6 +226,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
     // w·vlag at the EEVDF weight, as end_op() measures it (h_load on the flat runqueue)
     lag_at_delay_[i] = static_cast<i128>(t.se.vlag) * static_cast<i128>(eevdf_load_of(*rq_, t.se).weight);
     vruntime_before_[i] = t.se.vruntime;
+    weight_before_[i] = t.se.load.weight;
     was_curr_[i] = false;
     queue_before_[i] = t.se.cfs_rq;
     prot_known_[i] = false;
@@ -234,6 +235,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
   for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
+    weight_before_[i] = se.load.weight;
     was_curr_[i] = is_curr(*rq_, se);
     queue_before_[i] = se.cfs_rq;
     asleep_before_[i] = entity_is_task(se) && !se.on_rq;
@@ -298,6 +300,16 @@ void Checker::end_op() {
   i128 prot_before = 0, prot_now = 0;
   for_each_entity(rq, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
+    // Without events (the kernel backend) a queued entity whose weight changed in
+    // this operation was rescaled by reweight_entity(): its deadline gets the
+    // record on_reweight_end() gives on the model, from the state (the drift of
+    // an earlier record carried; whether entity_lag() clamped is not known)
+    if (!events_ && se.on_rq && se.load.weight != weight_before_[i] && weight_before_[i] != 0) {
+      const RescaledDeadline& r = rescaled_deadline_[i];
+      rescaled_deadline_[i] = {true,          false, false, se.deadline,
+                               rescaled_deadline_excess(r.set ? r.excess : 0, weight_before_[i], se.load.weight),
+                               se.deadline - se.vruntime};
+    }
     if (rescaled_deadline_[i].set) {
       if (const RescaledDeadline* r = rescaled_deadline(se)) {
         RescaledDeadline& w = rescaled_deadline_[i];

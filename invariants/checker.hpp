@@ -362,6 +362,7 @@ class Checker final : public Observer {
   std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_;  // I-DL after reweight_entity()
   const RescaledDeadline* rescaled_deadline_if_current(const SchedEntity& se, const RescaledDeadline& r) const;
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
+  std::array<u64, kMaxEntities> weight_before_;     // I-DL without events: a reweight seen in the state
   s64 mono_moved_ = 0;  // I-MONO: what the entity being reweighted had moved before the reweight
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
