@@ -48,6 +48,10 @@ const char* refusal_text(Refusal r) {
     case Refusal::wake_affine_weight:
       return "the wake-up CPU choice reaches wake_affine_weight(), which compares PELT loads the model does not "
              "keep: name the CPU (cpu=N), or turn WA_WEIGHT off (features NO_WA_WEIGHT)";
+    case Refusal::sis_util_scan:
+      return "the wake-up CPU choice depends on select_idle_cpu()'s SIS_UTIL budget (nr_idle_scan, which the load "
+             "balancer computes from PELT utilization the model does not keep): name the CPU (cpu=N), or turn "
+             "SIS_UTIL off (features NO_SIS_UTIL)";
     case Refusal::rt_wake_cpu:
       return "the wake-up CPU choice of a SCHED_FIFO task (select_task_rq_rt()) is not modelled: name the CPU (cpu=N)";
   }

@@ -44,6 +44,7 @@ enum class Refusal : std::uint8_t {
   group_has_children,       // cgroup rmdir of a group with a child group: -EBUSY
   wake_affine_weight,       // a wake-up CPU choice that WA_WEIGHT's PELT loads decide (model/wake_cpu.hpp)
   rt_wake_cpu,              // a wake-up CPU choice for a SCHED_FIFO task (select_task_rq_rt(): not modelled)
+  sis_util_scan,            // a wake-up CPU choice that SIS_UTIL's scan budget decides (model/wake_cpu.hpp)
 };
 const char* refusal_text(Refusal r);
 

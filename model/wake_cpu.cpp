@@ -1,7 +1,5 @@
 #include "model/wake_cpu.hpp"
 
-#include <climits>
-
 #include "model/system.hpp"
 
 namespace eevdf {
@@ -72,22 +70,19 @@ int wake_affine_idle(const System& sys, int this_cpu, int prev_cpu, bool sync) {
 }
 
 // select_idle_cpu() on the last-level cache: from target + 1 round to target,
-// the first CPU idle for a wake-up, within SIS_UTIL's budget (nr_idle_scan).
-// sd_llc_shared->nr_idle_scan as allocated (kzalloc): only the load balancer's
-// update_idle_cpu_scan() writes it, and the model runs no periodic balance.
-constexpr int kNrIdleScan = 0;
+// the first CPU idle for a wake-up. With SIS_UTIL the scan stops after
+// sd_llc_shared->nr_idle_scan CPUs, a budget only the load balancer's
+// update_idle_cpu_scan() writes, from the LLC's PELT utilization: the model
+// does not have it. The answer is known when no CPU of the scan is idle (the
+// same for every budget); else it is kUnknownCpu.
+constexpr int kUnknownCpu = -2;
 
 int select_idle_cpu(const System& sys, int target) {
-  long nr = INT_MAX;
-  if (sys.rq(0).profile().feat(Feature::SIS_UTIL)) {
-    nr = static_cast<long>(kNrIdleScan) + 1;
-    if (nr == 1) return kNoCpu;
-  }
   const int n = static_cast<int>(sys.size());
   for (int k = 1; k <= n; ++k) {
     const int cpu = (target + k) % n;
-    if (--nr <= 0) return kNoCpu;
-    if (idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu)))) return cpu;
+    if (idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu))))
+      return sys.rq(0).profile().feat(Feature::SIS_UTIL) ? kUnknownCpu : cpu;
   }
   return kNoCpu;
 }
@@ -96,7 +91,7 @@ int select_idle_cpu(const System& sys, int target) {
 // for a wake-up, else the scan, else target. (The per-CPU kthread clause
 // needs a kthread as `current`: the model has none, and the idle task wakes
 // from an interrupt, not in task context.) `recent` is p->recent_used_cpu,
-// updated as the kernel does.
+// updated as the kernel does. kUnknownCpu: the scan's budget decides.
 int select_idle_sibling(const System& sys, int& recent, int prev, int target) {
   const auto idle = [&](int cpu) { return idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu))); };
   if (idle(target)) return target;
@@ -107,7 +102,7 @@ int select_idle_sibling(const System& sys, int& recent, int prev, int target) {
       recent_used_cpu < static_cast<int>(sys.size()) && idle(recent_used_cpu))
     return recent_used_cpu;
   const int i = select_idle_cpu(sys, target);
-  return i != kNoCpu ? i : target;
+  return i == kNoCpu ? target : i;
 }
 
 // The choice on the state as it is: the waker's record_wakee() memory and the
@@ -145,6 +140,7 @@ Choice choose(const System& sys, int id, int from, bool sync) {
   }
   c.recent = p.recent_used_cpu;
   c.cpu = select_idle_sibling(sys, c.recent, prev_cpu, new_cpu);
+  if (c.cpu == kUnknownCpu) c.refusal = Refusal::sis_util_scan;
   return c;
 }
 

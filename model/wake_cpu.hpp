@@ -3,7 +3,7 @@
 // kernel reads them, and the choice itself for a wake-up (WF_TTWU) as far as
 // those counters decide it. Not modelled: wake_affine_weight() (WA_WEIGHT
 // compares PELT loads, which the model does not keep; a choice that reaches
-// it is refused), fork and exec balancing (the slow path), energy-aware
+// it is refused, as is one that SIS_UTIL's scan budget decides), fork and exec balancing (the slow path), energy-aware
 // placement, SMT siblings and clusters, core scheduling.
 #pragma once
 
@@ -38,13 +38,15 @@ bool wake_affine_idle_sync(const Rq& this_rq);
 // The topology: every online CPU (the profile's `cpus`) shares one last-level
 // cache and no SMT siblings; the task may run on the modelled CPUs
 // (p->cpus_ptr), so sd_llc_size is `cpus` and select_idle_cpu() scans the
-// modelled ones. sd_llc_shared->nr_idle_scan, which only the load balancer's
-// update_idle_cpu_scan() writes, keeps its allocated 0: the model runs no
-// periodic balance, so with SIS_UTIL the scan stops before its first CPU.
+// modelled ones. With SIS_UTIL the scan's budget, sd_llc_shared->nr_idle_scan,
+// is what the load balancer's update_idle_cpu_scan() last computed from the
+// LLC's PELT utilization, which the model does not keep: a choice it decides
+// (an idle CPU in the scan) is refused (Refusal::sis_util_scan); one it cannot
+// change (no idle CPU to find) is answered.
 // On success `chosen` is the CPU and record_wakee()'s and
 // select_idle_sibling()'s memory is updated as the kernel's; a choice that
-// reaches wake_affine_weight() is refused (Refusal::wake_affine_weight) and
-// changes nothing.
+// reaches wake_affine_weight() (Refusal::wake_affine_weight) or that SIS_UTIL's
+// budget decides (Refusal::sis_util_scan) is refused and changes nothing.
 Refusal select_task_rq_fair_wake(System& sys, int task, int from, bool sync, int& chosen);
 // What select_task_rq_fair_wake() would answer, without changing anything.
 Refusal wake_cpu_refusal(const System& sys, int task, int from, bool sync);

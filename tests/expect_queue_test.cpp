@@ -153,11 +153,12 @@ TEST(ExpectQueueValues, KeyBaseNameFollowsTheProfile) {
 // The next buddy: A, which slept with lag (delayed, then dequeued at B's
 // pick), wakes with a deadline before B's and preempts it; under NEXT_BUDDY
 // wakeup_preempt_fair() makes it the buddy. On a CPU of several, cpu= reads
-// that CPU's queue (CPU 1: empty).
+// that CPU's queue (CPU 1: empty). A is woken on CPU 0 by name (cpu=0): left to
+// the model, the idle CPU 1 makes its choice depend on SIS_UTIL's budget.
 TEST(ExpectQueueValues, NextBuddyAndCpu) {
   const std::string text =
       "profile mainline\nfeatures NEXT_BUDDY\nrunqueues 2\ntask A\ntask B\nwake A\nwake B\nrun 1ms\nsleep A\n"
-      "run 2ms\nwake A\nexpect queue root.next == A\nexpect queue root.need_resched == 1\n"
+      "run 2ms\nwake A cpu=0\nexpect queue root.next == A\nexpect queue root.need_resched == 1\n"
       "expect queue root.nr_queued == 0 cpu=1\nexpect queue root.next == none cpu=1\n";
   const ExecResult r = run(text);
   EXPECT_TRUE(r.ok()) << (r.expectation_failures.empty() ? r.error : r.expectation_failures.front());
