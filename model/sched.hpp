@@ -156,7 +156,7 @@ enum class TaskState : std::uint8_t {
 // the one it woke last, halving the count once a second; wake_wide() reads
 // the waker's and the wakee's counts.
 struct WakeeState {
-  unsigned flips = 0;  // p->wakee_flips
+  std::uint32_t flips = 0;  // p->wakee_flips (unsigned int)
   u64 decay_ts = 0;    // p->wakee_flip_decay_ts (jiffies; 0, as init_task's, until the first decay)
   int last = -1;       // p->last_wakee: a task id, or -1 for none
 };

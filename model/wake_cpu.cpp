@@ -1,5 +1,8 @@
 #include "model/wake_cpu.hpp"
 
+#include <cstdint>
+#include <utility>
+
 #include "model/system.hpp"
 
 namespace eevdf {
@@ -48,11 +51,12 @@ void record_wakee(WakeeState& current, int wakee, u64 jiffies, unsigned hz) {
 
 // wake_wide(): a waker of many (flips of at least llc_size, and llc_size times
 // the other side's) spreads its wakees instead of pulling them to its cache.
+// The kernel's arithmetic is unsigned int: slave * factor wraps modulo 2^32.
 bool wake_wide(const WakeeState& current, const WakeeState& wakee, unsigned llc_size) {
-  unsigned master = current.flips, slave = wakee.flips;
+  std::uint32_t master = current.flips, slave = wakee.flips;
   if (master < slave) std::swap(master, slave);
-  const u64 factor = llc_size;
-  return !(slave < factor || master < static_cast<u64>(slave) * factor);
+  const std::uint32_t factor = llc_size;
+  return !(slave < factor || master < static_cast<std::uint32_t>(slave * factor));
 }
 
 constexpr int kNoCpu = -1;  // nr_cpumask_bits: no answer

@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "model/profile.hpp"
+#include "model/system.hpp"
 #include "support/run_scenario.hpp"
 
 namespace eevdf {
@@ -90,6 +92,66 @@ TEST(WakeCpu, RecentlyUsedIdleCpuIsTaken) {
       "migrate B 1\nexpect field B.cpu == 1\n"
       "wake C cpu=1\nrun 1ms\nexpect curr C cpu=1\nexpect curr idle cpu=0\n"
       "wake B\nexpect field B.cpu == 0\n"));
+}
+
+// wake_wide(): with sd_llc_size = 8 (online CPUs), a waker whose flips reach 8
+// times the wakee's (at least 8) spreads: no wake_affine(), so WA_WEIGHT is
+// never asked and the fast path keeps prev. record_wakee() counts this wake-up
+// first (a new wakee: +1; its halving once a second is kept out by the decay
+// time set to now). Both CPUs busy, so without the wide rule the choice
+// would need WA_WEIGHT. The counts are set by hand (white box).
+// The waker C (CPU 1) wakes B (slept on CPU 0, CPU 0 busy with A) with the
+// counts given; the refusal (or none) and C's memory afterwards.
+struct WideCase {
+  Refusal refusal;
+  WakeeState waker;
+  int b_cpu;
+};
+WideCase wake_with_flips(std::uint32_t waker_flips, std::uint32_t wakee_flips, bool decayed_now) {
+  System sys(*profile_by_name("mainline"), 2);
+  Rq& rq0 = sys.rq(0);
+  const int a = rq0.create_task("A", 0, Policy::normal, 0);
+  const int b = rq0.create_task("B", 0, Policy::normal, 0);
+  const int c = rq0.create_task("C", 0, Policy::normal, 0);
+  EXPECT_EQ(sys.wake(b, false, -1), Refusal::none);
+  sys.run(1'000'000);
+  EXPECT_EQ(rq0.sleep(b), Refusal::none);
+  EXPECT_EQ(sys.wake(a, false, -1), Refusal::none);
+  EXPECT_EQ(sys.wake(c, false, 1), Refusal::none);
+  sys.run(1'000'000);
+  EXPECT_EQ(sys.rq(0).curr, a);
+  EXPECT_EQ(sys.rq(1).curr, c);
+  Task& tc = rq0.tasks[static_cast<std::size_t>(c)];
+  tc.wakee.flips = waker_flips;
+  // INITIAL_JIFFIES at HZ 1000 (2^32 - 300000) + 2 ms: the last decay now, or
+  // (0, as init_task's) more than a second ago
+  if (decayed_now) tc.wakee.decay_ts = 4294667296u + 2u;
+  rq0.tasks[static_cast<std::size_t>(b)].wakee.flips = wakee_flips;
+  const Refusal r = sys.wake(b, false, -1, 1);
+  return {r, tc.wakee, rq0.tasks[static_cast<std::size_t>(b)].cpu};
+}
+
+// wake_wide(): with sd_llc_size = 8 (online CPUs), a waker whose flips reach 8
+// times the wakee's (at least 8) spreads: no wake_affine(), so WA_WEIGHT is
+// never asked and the fast path keeps prev (both CPUs are busy: without the
+// wide rule the choice would need WA_WEIGHT). record_wakee() counts this
+// wake-up first (a new wakee: +1). The counts are set by hand (white box).
+TEST(WakeCpu, WakeWideSkipsWakeAffine) {
+  const WideCase wide = wake_with_flips(63, 8, true);  // 63 + 1 = 64 = 8 x 8
+  EXPECT_EQ(wide.refusal, Refusal::none);
+  EXPECT_EQ(wide.b_cpu, 0);
+  EXPECT_EQ(wide.waker.flips, 64u);
+  EXPECT_EQ(wide.waker.last, 1);  // B
+  const WideCase narrow = wake_with_flips(62, 8, true);  // 63 < 64
+  EXPECT_EQ(narrow.refusal, Refusal::wake_affine_weight);
+  EXPECT_EQ(narrow.waker.flips, 62u);  // a refusal changes nothing
+}
+
+// record_wakee() halves the waker's count once more than a second (HZ jiffies)
+// has passed since its last decay: 127 becomes 63, + 1 = 64 < 16 x 8.
+TEST(WakeCpu, RecordWakeeDecaysOnceASecond) {
+  EXPECT_EQ(wake_with_flips(127, 16, true).refusal, Refusal::none);  // 128 = 16 x 8: wide
+  EXPECT_EQ(wake_with_flips(127, 16, false).refusal, Refusal::wake_affine_weight);
 }
 
 // A SCHED_FIFO task's choice is select_task_rq_rt()'s, not modelled: refused
