@@ -316,6 +316,14 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
 }
 }  // namespace
 
+Op op_for_kernel(const System& model, const Op& op, int id, Refusal model_refusal) {
+  if (op.kind != OpKind::wake || op.cpu >= 0 || model.size() <= 1 || model_refusal != Refusal::none || id < 0)
+    return op;
+  Op chosen = op;  // select_task_rq()'s answer, as the model chose it
+  chosen.cpu = model.rq(0).tasks[static_cast<std::size_t>(id)].cpu;
+  return chosen;
+}
+
 Refusal apply_operation(System& sys, const Op& op, int id) {
   ModelTarget t{sys};
   return apply_op(t, op, id, nullptr);
@@ -417,13 +425,7 @@ ExecResult Executor::run(const Scenario& s) {
     const std::uint32_t touched = sys.size() > 1 && sweep_period > 1 ? cpus_touched(sys, op, id) : ~std::uint32_t{0};
     if (lockstep) {
       const Refusal model_refusal = apply_op(model_target, op, id, nullptr);
-      if (op.kind == OpKind::wake && op.cpu < 0 && sys.size() > 1 && model_refusal == Refusal::none && id >= 0) {
-        Op chosen = op;  // select_task_rq()'s answer, as the model chose it
-        chosen.cpu = sys.rq(0).tasks[static_cast<std::size_t>(id)].cpu;
-        refusal = apply_op(*kernel, chosen, id, nullptr);
-      } else {
-        refusal = apply_op(*kernel, op, id, nullptr);
-      }
+      refusal = apply_op(*kernel, op_for_kernel(sys, op, id, model_refusal), id, nullptr);
       if (model_refusal != refusal && !r.divergence) {
         r.divergence = Divergence{index, "refusal", refusal_text(model_refusal), refusal_text(refusal)};
       }
