@@ -726,7 +726,8 @@ void RcSystem::perform(const Op& op) {
   Refusal refusal = apply_operation(sys, op, id);  // as scn::Executor does
   std::optional<Divergence> divergence;
   if (kernel) {
-    const Refusal kernel_refusal = apply_operation(*kernel, op_for_kernel(sys, op, id, refusal), id);
+    const std::optional<Op> kernel_op = op_for_kernel(sys, op, id, refusal);
+    const Refusal kernel_refusal = kernel_op ? apply_operation(*kernel, *kernel_op, id) : refusal;
     // once the modelled kernel has crashed (a NULL pick), the state after it is
     // not the kernel's: the executor's lockstep stops there too
     if (kernel_refusal != refusal)

@@ -316,9 +316,13 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
 }
 }  // namespace
 
-Op op_for_kernel(const System& model, const Op& op, int id, Refusal model_refusal) {
-  if (op.kind != OpKind::wake || op.cpu >= 0 || model.size() <= 1 || model_refusal != Refusal::none || id < 0)
-    return op;
+std::optional<Op> op_for_kernel(const System& model, const Op& op, int id, Refusal model_refusal) {
+  if (op.kind != OpKind::wake || op.cpu >= 0 || model.size() <= 1 || id < 0) return op;
+  // a choice the model could not make (it keeps no PELT, no RT placement): not asked of the kernel either
+  if (model_refusal == Refusal::wake_affine_weight || model_refusal == Refusal::sis_util_scan ||
+      model_refusal == Refusal::rt_wake_cpu)
+    return std::nullopt;
+  if (model_refusal != Refusal::none) return op;
   Op chosen = op;  // select_task_rq()'s answer, as the model chose it
   chosen.cpu = model.rq(0).tasks[static_cast<std::size_t>(id)].cpu;
   return chosen;
@@ -425,7 +429,8 @@ ExecResult Executor::run(const Scenario& s) {
     const std::uint32_t touched = sys.size() > 1 && sweep_period > 1 ? cpus_touched(sys, op, id) : ~std::uint32_t{0};
     if (lockstep) {
       const Refusal model_refusal = apply_op(model_target, op, id, nullptr);
-      refusal = apply_op(*kernel, op_for_kernel(sys, op, id, model_refusal), id, nullptr);
+      const std::optional<Op> kernel_op = op_for_kernel(sys, op, id, model_refusal);
+      refusal = kernel_op ? apply_op(*kernel, *kernel_op, id, nullptr) : model_refusal;
       if (model_refusal != refusal && !r.divergence) {
         r.divergence = Divergence{index, "refusal", refusal_text(model_refusal), refusal_text(refusal)};
       }

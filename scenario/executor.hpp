@@ -139,8 +139,10 @@ std::optional<int> group_id(const Rq& rq, const std::string& name);
 Refusal apply_operation(System& sys, const Op& op, int id);
 // Lockstep: the operation as the kernel backend performs it after the model:
 // a wake-up without cpu= on several CPUs names the CPU the model chose
-// (model/wake_cpu.hpp; the kernel backend does not choose).
-Op op_for_kernel(const System& model, const Op& op, int id, Refusal model_refusal);
+// (model/wake_cpu.hpp; the kernel backend does not choose), and is not
+// performed at all (nullopt: the model's refusal stands for both) when the
+// model refused to choose.
+std::optional<Op> op_for_kernel(const System& model, const Op& op, int id, Refusal model_refusal);
 Refusal apply_operation(kernelsrc::KernelBackend& kernel, const Op& op, int id);
 
 // Runs s on profile. The expectations of s are evaluated.
