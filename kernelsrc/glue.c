@@ -6,8 +6,11 @@
  * EEVDF_KERNEL_VERSION_CODE or a fact of version.h: wake_up_new_task, ttwu_runnable /
  * ttwu_do_activate, __schedule with try_to_block_task, sched_tick,
  * set_user_nice, __sched_setscheduler, sched_move_task), with the clock the
- * scenario sets.  One CPU.  Every identifier of the tree that this file uses
- * is a root of the extraction.
+ * scenario sets.  One CPU, or several (runqueues N) on a tree with the SMP
+ * code (6.18 on): set_task_cpu() with the tree's migrate_task_rq_fair(), a
+ * wake-up on another CPU (WF_MIGRATED), the load balancer's detach_task() +
+ * attach_task().  Every identifier of the tree that this file uses is a root
+ * of the extraction.
  */
 #include <setjmp.h>
 

@@ -8,6 +8,8 @@
 
 namespace eevdf::kernelsrc {
 
+static_assert(KB_MAX_CPUS == kMaxRunqueues, "the glue keeps a struct rq for every CPU the model can have");
+
 namespace {
 std::atomic<bool> g_alive{false};
 
