@@ -706,7 +706,7 @@ RcSystem::RcSystem(std::shared_ptr<const RcSetup> s)
       checkers(checkers_for(sys, setup->backend)),
       checker(*checkers.front()) {
   executed.reserve(128);
-  if (setup->backend == Backend::lockstep) kernel = std::make_unique<kernelsrc::KernelBackend>(setup->profile);
+  if (setup->backend == Backend::lockstep) kernel = std::make_unique<kernelsrc::KernelBackend>(setup->profile, setup->runqueues);
 }
 
 std::string RcSystem::curr_name() const { return curr_name(0); }

@@ -82,7 +82,11 @@ LIBC = {"memset", "setjmp", "longjmp"}
 # one.  pick_eevdf(): a NULL answer inside a pick is the kernel's crash (the
 # caller, pick_next_entity(), dereferences it); the glue stops the pick there
 # instead of faulting.
-INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf"}
+# calc_group_shares() (SMP trees only; 6.12 built !CONFIG_SMP has none): the
+# glue tells the tree's function which queue asks, so that tg->load_avg, the
+# PELT sum that shim_smp.h stands in for, can be the group's load on the other
+# CPUs (the model's stand-in, docs/model.md).
+INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf", "calc_group_shares": "kb_tree_calc_group_shares"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}

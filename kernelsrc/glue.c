@@ -6,8 +6,11 @@
  * EEVDF_KERNEL_VERSION_CODE or a fact of version.h: wake_up_new_task, ttwu_runnable /
  * ttwu_do_activate, __schedule with try_to_block_task, sched_tick,
  * set_user_nice, __sched_setscheduler, sched_move_task), with the clock the
- * scenario sets.  One CPU.  Every identifier of the tree that this file uses
- * is a root of the extraction.
+ * scenario sets.  One CPU, or several (runqueues N) on a tree with the SMP
+ * code (6.18 on): set_task_cpu() with the tree's migrate_task_rq_fair(), a
+ * wake-up on another CPU (WF_MIGRATED), the load balancer's detach_task() +
+ * attach_task().  Every identifier of the tree that this file uses is a root
+ * of the extraction.
  */
 #include <setjmp.h>
 
@@ -58,20 +61,25 @@
 unsigned int sysctl_sched_features;
 struct task_group root_task_group;
 
-static struct rq kb_rq;
+/* One struct rq, idle task and set of counters a CPU (runqueues N: CPUs 0 ..
+ * N-1; a tree built !CONFIG_SMP has one).  Task groups have one entity and
+ * one queue a CPU: tg->se[cpu], tg->cfs_rq[cpu]. */
+static struct rq kb_rqs[KB_MAX_CPUS];
+static struct task_struct kb_idle_tasks[KB_MAX_CPUS];
+unsigned int eevdf_nr_possible_cpus = 1;  /* for_each_possible_cpu() (kernelsrc/shim.h) */
+#define kb_nr_cpus eevdf_nr_possible_cpus
 static struct task_struct kb_tasks[KB_MAX_TASKS];
 static int kb_nr_tasks;
-static struct task_struct kb_idle_task;
 #if EEVDF_SHIM_SMP
 static struct root_domain kb_rd;  /* add_nr_running()'s overload flag; read by no code the backend runs */
 #endif
 static struct task_group kb_groups[KB_MAX_GROUPS];
-static struct sched_entity kb_group_se[KB_MAX_GROUPS];
-static struct cfs_rq kb_group_cfs_rq[KB_MAX_GROUPS];
-static struct sched_entity *kb_group_se_ptr[KB_MAX_GROUPS][1];
-static struct cfs_rq *kb_group_cfs_rq_ptr[KB_MAX_GROUPS][1];
-static struct sched_entity *kb_root_se_ptr[1];
-static struct cfs_rq *kb_root_cfs_rq_ptr[1];
+static struct sched_entity kb_group_se[KB_MAX_GROUPS][KB_MAX_CPUS];
+static struct cfs_rq kb_group_cfs_rq[KB_MAX_GROUPS][KB_MAX_CPUS];
+static struct sched_entity *kb_group_se_ptr[KB_MAX_GROUPS][KB_MAX_CPUS];
+static struct cfs_rq *kb_group_cfs_rq_ptr[KB_MAX_GROUPS][KB_MAX_CPUS];
+static struct sched_entity *kb_root_se_ptr[KB_MAX_CPUS];
+static struct cfs_rq *kb_root_cfs_rq_ptr[KB_MAX_CPUS];
 static int kb_nr_groups;
 static unsigned int kb_online_cpus = 1;
 u64 eevdf_tick_nsec;
@@ -81,9 +89,26 @@ static kb_warn_fn kb_warn_cb;
 static void *kb_warn_ctx;
 /* A NULL from pick_eevdf() during a pick is the kernel's NULL dereference in
  * pick_next_entity(): the pick is abandoned (longjmp back to kb_switch_to_next())
- * and the backend stays crashed. */
+ * and the backend stays crashed (every CPU: the kernel is dead). */
 static int kb_picking, kb_crashed;
 static jmp_buf kb_pick_env;
+
+/* Per CPU, not kernel state: the counts the checker reads (as the model's Rq)
+ * and the RT class's one list of that CPU (below). */
+struct kb_cpu {
+  unsigned long long charged_ticks;  /* Rq::charged_ticks */
+  unsigned long long last_tick, longest_tick_gap;  /* Rq::last_tick, Rq::longest_tick_gap */
+  unsigned long long resched_calls, fair_tick_rescheds;  /* Rq::resched_calls, fair_tick_rescheds (I-PROT rule 5) */
+  int rt_queue[KB_MAX_TASKS];
+  int rt_nr;
+};
+static struct kb_cpu kb_cpus[KB_MAX_CPUS];
+/* smp_processor_id(): the CPU whose code the glue runs now */
+static int kb_this_cpu;
+
+static int kb_cpu_of(const struct rq *rq) { return (int)(rq - kb_rqs); }
+static struct rq *kb_rq_at(int cpu) { kb_this_cpu = cpu; return &kb_rqs[cpu]; }
+static struct task_struct *kb_idle_of(const struct rq *rq) { return &kb_idle_tasks[kb_cpu_of(rq)]; }
 
 const struct sched_class fair_sched_class = {
   .put_prev_task = put_prev_task_fair,
@@ -109,15 +134,46 @@ static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq) {
 
 int kb_oopsed(void) { return kb_crashed; }
 
+#if EEVDF_SHIM_SMP
+/* calc_group_shares(), interposed (kernelsrc/extract.py renames the tree's
+ * definition to kb_tree_calc_group_shares): the tree's function, told which
+ * queue asks.  PELT is cut off (kernelsrc/shim_smp.h), so the tree reads
+ * cfs_rq->avg.load_avg = 0 and cfs_rq->tg_load_avg_contrib = 0, and
+ * tg_weight = tg->load_avg + load.  The PELT stand-in of the model
+ * (docs/model.md: a queue's load average is its scale_load_down(load.weight),
+ * which is also its contribution to tg->load_avg) gives tg_weight = the
+ * group's load on the other CPUs + load; so tg->load_avg, read while this
+ * queue asks, is the group's load on the other CPUs (kb_tg_load_avg()).  On
+ * one CPU that is 0: the group entity gets tg->shares, as before. */
+static const struct cfs_rq *kb_shares_queue;
+static long calc_group_shares(struct cfs_rq *cfs_rq) {
+  const struct cfs_rq *saved = kb_shares_queue;
+  kb_shares_queue = cfs_rq;
+  long shares = kb_tree_calc_group_shares(cfs_rq);
+  kb_shares_queue = saved;
+  return shares;
+}
+
+long kb_tg_load_avg(const atomic_long_t *v) {
+  for (int g = 0; g < kb_nr_groups; g++) {
+    const struct task_group *tg = &kb_groups[g];
+    if (v != &tg->load_avg) continue;
+    long sum = 0;
+    for (unsigned int c = 0; c < kb_nr_cpus; c++)
+      if (tg->cfs_rq[c] != kb_shares_queue) sum += (long)scale_load_down(tg->cfs_rq[c]->load.weight);
+    return sum;
+  }
+  return v->counter;
+}
+#endif
+
 /* ---- another class on the CPU (issue 21 part 4) ----
  * SCHED_FIFO tasks of one priority: a struct task_struct whose sched_class is
- * not the fair class, on a FIFO list (rq->rt's one priority list; the head
- * runs), counted in rq->nr_running with add_nr_running()/sub_nr_running() as
+ * not the fair class, on a FIFO list per CPU (rq->rt's one priority list; the
+ * head runs), counted in rq->nr_running with add_nr_running()/sub_nr_running() as
  * enqueue_task_rt()/dequeue_task_rt() do. Not the kernel's rt.c: its two hooks
  * that put_prev_set_next_task() calls are ours and do nothing (the RT class's
  * own accounting, update_curr_rt(), is not modelled, as in the model). */
-static int kb_rt_queue[KB_MAX_TASKS];
-static int kb_rt_nr;
 static void kb_put_prev_task_rt(struct rq *rq, struct task_struct *p, struct task_struct *next) {
   (void)rq; (void)p; (void)next;
 }
@@ -131,11 +187,9 @@ static const struct sched_class kb_rt_sched_class = {
 static int kb_is_rt(const struct task_struct *p) { return p->sched_class == &kb_rt_sched_class; }
 
 /* ---- core.c services the fair class calls ---- */
-/* counted for the checker (the model's Rq::resched_calls, fair_tick_rescheds): I-PROT rule 5 */
-static unsigned long long kb_resched_calls, kb_fair_tick_rescheds;
 void resched_curr(struct rq *rq) {
   rq->curr->need_resched = 1;
-  ++kb_resched_calls;
+  ++kb_cpus[kb_cpu_of(rq)].resched_calls;
 }
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
 void resched_curr_lazy(struct rq *rq) { resched_curr(rq); }  /* preemption model "full" */
@@ -143,14 +197,14 @@ void resched_curr_lazy(struct rq *rq) { resched_curr(rq); }  /* preemption model
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
 /* need_resched() of current (7.0's task_tick_fair() asks it for a queued,
  * hrtick, tick: the glue's ticks are never queued) */
-bool need_resched(void) { return kb_rq.curr->need_resched; }
+bool need_resched(void) { return kb_rqs[kb_this_cpu].curr->need_resched; }
 void __BUILD_BUG_vruntime_cmp(void) { eevdf_kernel_warn(__FILE__, __LINE__, "BUG: vruntime_cmp() operator"); }
 void __BUILD_BUG_vruntime_op(void) { eevdf_kernel_warn(__FILE__, __LINE__, "BUG: vruntime_op() operator"); }
 #endif
 void update_rq_clock(struct rq *rq) { rq->clock_update_flags |= RQCF_UPDATED; /* the scenario sets the clock */ }
 void rq_clock_skip_update(struct rq *rq) { (void)rq; }
-struct rq *cpu_rq(int cpu) { (void)cpu; return &kb_rq; }
-int task_cpu(const struct task_struct *p) { (void)p; return 0; }
+struct rq *cpu_rq(int cpu) { return &kb_rqs[cpu]; }
+int task_cpu(const struct task_struct *p) { return p->cpu; }
 int test_tsk_need_resched(struct task_struct *p) { return p->need_resched; }
 unsigned int num_online_cpus(void) { return kb_online_cpus; }
 
@@ -159,14 +213,36 @@ unsigned int num_online_cpus(void) { return kb_online_cpus; }
  * from a higher class's wake-up (which set need_resched) to the next
  * __schedule(), where the fair hook returns before it changes anything. */
 void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags) {
-  if (rq->curr == &kb_idle_task)
+  if (rq->curr == kb_idle_of(rq))
     resched_curr(rq);
   else if (!kb_is_rt(rq->curr))
     KB_WAKEUP_PREEMPT_FAIR(rq, p, flags);
 }
 
 static struct task_struct *kb_task(int id) { return id >= 0 && id < kb_nr_tasks ? &kb_tasks[id] : 0; }
-static int kb_is_curr(struct task_struct *p) { return kb_rq.curr == p; }
+/* task_rq(p), and the CPU's code runs from now on */
+static struct rq *kb_rq_of(const struct task_struct *p) { return kb_rq_at(p->cpu); }
+static int kb_is_curr(struct task_struct *p) { return kb_rqs[p->cpu].curr == p; }
+
+/* __set_task_cpu(): set_task_rq() against the CPU's queues, then task_cpu(p) */
+static void kb_set_task_cpu_only(struct task_struct *p, int cpu) {
+  set_task_rq(p, (unsigned int)cpu);
+  p->cpu = cpu;
+}
+
+#if EEVDF_SHIM_SMP
+/* core.c set_task_cpu(): the class's migrate_task_rq() hook for a task that
+ * changes CPU (the fair class's migrate_task_rq_fair(): PELT only, and
+ * se->avg), nr_migrations, then __set_task_cpu().  The RT class has no
+ * migrate_task_rq hook. */
+static void kb_set_task_cpu(struct task_struct *p, int cpu) {
+  if (p->cpu != cpu) {
+    if (!kb_is_rt(p)) migrate_task_rq_fair(p, cpu);
+    p->se.nr_migrations++;
+  }
+  kb_set_task_cpu_only(p, cpu);
+}
+#endif
 
 /* core.c set_load_weight() */
 static void kb_set_load_weight(struct task_struct *p, bool update_load) {
@@ -180,7 +256,7 @@ static void kb_set_load_weight(struct task_struct *p, bool update_load) {
     lw.inv_weight = sched_prio_to_wmult[prio];
   }
   if (update_load)
-    reweight_task_fair(task_rq(p), p, &lw);
+    reweight_task_fair(kb_rq_of(p), p, &lw);
   else
     p->se.load = lw;
 }
@@ -198,17 +274,13 @@ static void kb_setparam_fair(struct task_struct *p, unsigned int policy, u64 run
 }
 
 /* ---- set-up ---- */
-static unsigned long long kb_charged_ticks;  /* counted for the checker, as the model's Rq::charged_ticks */
-static unsigned long long kb_last_tick, kb_longest_tick_gap;  /* and Rq::last_tick, Rq::longest_tick_gap */
+int kb_smp(void) { return EEVDF_SHIM_SMP; }
 
 void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
-  memset(&kb_rq, 0, sizeof kb_rq);
-  kb_charged_ticks = 0;
-  kb_last_tick = kb_longest_tick_gap = 0;
-  kb_resched_calls = kb_fair_tick_rescheds = 0;
-  kb_rt_nr = 0;
+  memset(kb_rqs, 0, sizeof kb_rqs);
+  memset(kb_cpus, 0, sizeof kb_cpus);
   memset(kb_tasks, 0, sizeof kb_tasks);
-  memset(&kb_idle_task, 0, sizeof kb_idle_task);
+  memset(kb_idle_tasks, 0, sizeof kb_idle_tasks);
   memset(kb_groups, 0, sizeof kb_groups);
   memset(kb_group_se, 0, sizeof kb_group_se);
   memset(kb_group_cfs_rq, 0, sizeof kb_group_cfs_rq);
@@ -216,40 +288,50 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   kb_nr_tasks = 0;
   kb_nr_groups = 0;
   kb_picking = kb_crashed = 0;
+  kb_this_cpu = 0;
   kb_warn_cb = warn;
   kb_warn_ctx = ctx;
+  kb_nr_cpus = cfg->nr_cpus >= 1 && cfg->nr_cpus <= KB_MAX_CPUS && EEVDF_SHIM_SMP ? cfg->nr_cpus : 1;
   sysctl_sched_features = cfg->features;
   kb_online_cpus = cfg->ncpus;
   kb_tick_nsec = cfg->tick_nsec;
   normalized_sysctl_sched_base_slice = cfg->normalized_base_slice;
   update_sysctl();
-  kb_root_se_ptr[0] = 0;
-  kb_root_cfs_rq_ptr[0] = &kb_rq.cfs;
   root_task_group.se = kb_root_se_ptr;
   root_task_group.cfs_rq = kb_root_cfs_rq_ptr;
   root_task_group.shares = ROOT_TASK_GROUP_LOAD;
-  init_cfs_rq(&kb_rq.cfs);
-  kb_rq.cfs.rq = &kb_rq;
-  kb_rq.cfs.tg = &root_task_group;
-  INIT_LIST_HEAD(&kb_rq.leaf_cfs_rq_list);
 #if EEVDF_SHIM_SMP
   memset(&kb_rd, 0, sizeof kb_rd);
-  kb_rq.rd = &kb_rd;
-  INIT_LIST_HEAD(&kb_rq.cfs_tasks);
 #endif
-  kb_rq.tmp_alone_branch = &kb_rq.leaf_cfs_rq_list;
-  kb_idle_task.sched_class = 0;
-  kb_rq.curr = kb_rq.donor = kb_rq.idle = &kb_idle_task;
-  kb_rq.clock_update_flags = RQCF_UPDATED;  /* update_rq_clock() at every entry: the clock is the scenario's */
+  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+    struct rq *rq = &kb_rqs[c];
+    kb_root_se_ptr[c] = 0;
+    kb_root_cfs_rq_ptr[c] = &rq->cfs;
+    rq->cpu = (int)c;
+    init_cfs_rq(&rq->cfs);
+    rq->cfs.rq = rq;
+    rq->cfs.tg = &root_task_group;
+    INIT_LIST_HEAD(&rq->leaf_cfs_rq_list);
+#if EEVDF_SHIM_SMP
+    rq->rd = &kb_rd;
+    INIT_LIST_HEAD(&rq->cfs_tasks);
+#endif
+    rq->tmp_alone_branch = &rq->leaf_cfs_rq_list;
+    kb_idle_tasks[c].sched_class = 0;
+    kb_idle_tasks[c].cpu = (int)c;
+    rq->curr = rq->donor = rq->idle = &kb_idle_tasks[c];
+    rq->clock_update_flags = RQCF_UPDATED;  /* update_rq_clock() at every entry: the clock is the scenario's */
+  }
 }
 
 unsigned long long kb_base_slice(void) { return sysctl_sched_base_slice; }
 
-/* core.c __sched_fork() + sched_fork() for a fresh task (no parent to copy) */
+/* core.c __sched_fork() + sched_fork() for a fresh task (no parent to copy), on CPU 0 */
 int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
   if (kb_nr_tasks >= KB_MAX_TASKS || group >= kb_nr_groups) return -1;
   struct task_struct *p = &kb_tasks[kb_nr_tasks];
   memset(p, 0, sizeof *p);
+  kb_rq_at(0);
   if (policy == SCHED_FIFO) {  /* an RT task: nice 0, no fair hook (sched_fork(): no task_fork) */
     if (nice != 0 || slice != 0 || group >= 0) return -1;
     p->sched_class = &kb_rt_sched_class;
@@ -259,7 +341,7 @@ int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
     p->sched_task_group = &root_task_group;
     p->se.slice = sysctl_sched_base_slice;  /* __sched_fork() */
     INIT_LIST_HEAD(&p->se.group_node);
-    set_task_rq(p, 0);
+    kb_set_task_cpu_only(p, 0);
     kb_set_load_weight(p, false);
     p->__state = KB_TASK_NEW;
     return kb_nr_tasks++;
@@ -270,7 +352,7 @@ int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
   p->sched_task_group = group < 0 ? &root_task_group : &kb_groups[group];
   p->se.slice = sysctl_sched_base_slice;
   INIT_LIST_HEAD(&p->se.group_node);
-  set_task_rq(p, 0);
+  kb_set_task_cpu_only(p, 0);
   p->policy = (unsigned)policy;  /* the policy a new task starts with: its weight depends on it */
   kb_set_load_weight(p, false);
   kb_setparam_fair(p, (unsigned)policy, slice);
@@ -279,10 +361,12 @@ int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
   return kb_nr_tasks++;
 }
 
-/* copy_process() by the running task: dup_task_struct(), then sched_fork() */
+/* copy_process() by the running task: dup_task_struct(), then sched_fork()
+ * (the child's CPU is the parent's: __set_task_cpu(p, smp_processor_id())) */
 int kb_fork_task(int parent, int copy_races_sched_change) {
   struct task_struct *pp = kb_task(parent);
   if (!pp || !kb_is_curr(pp) || kb_nr_tasks >= KB_MAX_TASKS) return -1;
+  kb_rq_of(pp);
   struct task_struct *p = &kb_tasks[kb_nr_tasks];
   *p = *pp;
   if (copy_races_sched_change && sched_feat(PLACE_REL_DEADLINE)) p->se.rel_deadline = 1;
@@ -310,173 +394,256 @@ int kb_fork_task(int parent, int copy_races_sched_change) {
     p->se.slice = sysctl_sched_base_slice;
     p->sched_reset_on_fork = 0;
   }
-  set_task_rq(p, 0);
+  kb_set_task_cpu_only(p, pp->cpu);
   task_fork_fair(p);
   return kb_nr_tasks++;
 }
 
-/* core.c __schedule(): pick_next_task() and the switch */
-static void kb_switch_to_next(void) {
-  struct task_struct *prev = kb_rq.curr;
+/* core.c __schedule() on a CPU: pick_next_task() and the switch */
+static void kb_switch_to_next(struct rq *rq) {
+  struct task_struct *idle = kb_idle_of(rq);
+  struct task_struct *prev = rq->curr;
   struct task_struct *next;
+  struct kb_cpu *cpu = &kb_cpus[kb_cpu_of(rq)];
   struct rq_flags rf;
   if (kb_crashed) return;
+  kb_this_cpu = kb_cpu_of(rq);
   kb_picking = 1;
   if (setjmp(kb_pick_env)) {  /* pick_eevdf() returned NULL: the kernel crashed here */
     kb_picking = 0;
     return;
   }
-  if (kb_rt_nr) {
+  if (cpu->rt_nr) {
     /* __pick_next_task(): rq->nr_running != rq->cfs.h_nr_queued, the class loop;
      * pick_task_rt() gives the head of the list, then put_prev_set_next_task():
      * put_prev_task_fair() for a fair prev */
-    next = &kb_tasks[kb_rt_queue[0]];
-    if (prev != &kb_idle_task)
-      put_prev_set_next_task(&kb_rq, prev, next);
+    next = &kb_tasks[cpu->rt_queue[0]];
+    if (prev != idle)
+      put_prev_set_next_task(rq, prev, next);
     else
-      kb_set_next_task_rt(&kb_rq, next, true);
-  } else if (prev != &kb_idle_task) {
+      kb_set_next_task_rt(rq, next, true);
+  } else if (prev != idle) {
     /* a fair prev: the fast path; an RT prev (blocked): the class loop reaches
      * pick_next_task_fair(), whose `simple` path calls put_prev_set_next_task() */
-    next = pick_next_task_fair(&kb_rq, prev, &rf);
-    if (!next && !kb_is_rt(prev)) put_prev_task_fair(&kb_rq, prev, &kb_idle_task);
+    next = pick_next_task_fair(rq, prev, &rf);
+    if (!next && !kb_is_rt(prev)) put_prev_task_fair(rq, prev, idle);
   } else {
-    next = KB_PICK_TASK_FAIR(&kb_rq);
-    if (next) set_next_task_fair(&kb_rq, next, true);
+    next = KB_PICK_TASK_FAIR(rq);
+    if (next) set_next_task_fair(rq, next, true);
   }
   kb_picking = 0;
   /* 6.12 __schedule(): clear_tsk_need_resched(prev) after the pick, so a
    * resched_curr() inside the pick (update_curr() reaching the deadline) is
    * cleared with it */
   prev->need_resched = 0;
-  kb_rq.curr = kb_rq.donor = next ? next : &kb_idle_task;
+  rq->curr = rq->donor = next ? next : idle;
 }
 
-void kb_schedule(void) { kb_switch_to_next(); }
+void kb_schedule(int cpu) { kb_switch_to_next(kb_rq_at(cpu)); }
 
-/* wake_up_new_task() (new) or try_to_wake_up() (ttwu_runnable / ttwu_do_activate) */
-int kb_wake(int id, int sync, int initial_flag) {
+/* An RT task becomes runnable on its CPU: activate_task(): enqueue_task_rt()
+ * at the tail, add_nr_running(); then wakeup_preempt(): the RT class is above
+ * fair and idle (no fair wakeup_preempt call), and wakeup_preempt_rt() leaves
+ * an RT curr of the same priority alone */
+static void kb_wake_rt(struct task_struct *p, int id) {
+  struct rq *rq = kb_rq_of(p);
+  struct kb_cpu *cpu = &kb_cpus[p->cpu];
+  p->__state = KB_TASK_RUNNING;
+  cpu->rt_queue[cpu->rt_nr++] = id;
+  p->on_rq = TASK_ON_RQ_QUEUED;
+  add_nr_running(rq, 1);
+  if (!kb_is_rt(rq->curr)) resched_curr(rq);
+}
+
+/* wake_up_new_task() (new) or try_to_wake_up() (ttwu_runnable / ttwu_do_activate).
+ * cpu: select_task_rq()'s answer (-1: the task's own CPU); a task still
+ * queued (delayed) is woken by ttwu_runnable() where it is, before
+ * select_task_rq() runs. */
+int kb_wake(int id, int sync, int initial_flag, int cpu) {
   struct task_struct *p = kb_task(id);
   if (!p) return -1;
+  if (cpu < 0 || (unsigned int)cpu >= kb_nr_cpus || p->on_rq) cpu = p->cpu;
+  int migrated = 0;
+  if (cpu != p->cpu) {
+#if EEVDF_SHIM_SMP
+    if (p->__state == KB_TASK_NEW) {
+      kb_set_task_cpu_only(p, cpu);  /* wake_up_new_task(): __set_task_cpu() */
+    } else {
+      kb_set_task_cpu(p, cpu);  /* try_to_wake_up(): WF_MIGRATED, set_task_cpu() */
+      migrated = 1;
+    }
+#else
+    return -1;  /* one CPU: kb_nr_cpus is 1 */
+#endif
+  }
+  struct rq *rq = kb_rq_of(p);
   if (kb_is_rt(p)) {
-    /* activate_task(): enqueue_task_rt() at the tail, add_nr_running(); then
-     * wakeup_preempt(): the RT class is above fair and idle (no fair
-     * wakeup_preempt call), and wakeup_preempt_rt() leaves an RT curr of the
-     * same priority alone */
-    p->__state = KB_TASK_RUNNING;
-    kb_rt_queue[kb_rt_nr++] = id;
-    p->on_rq = TASK_ON_RQ_QUEUED;
-    add_nr_running(&kb_rq, 1);
-    if (!kb_is_rt(kb_rq.curr)) resched_curr(&kb_rq);
+    kb_wake_rt(p, id);
     return 0;
   }
   if (p->__state == KB_TASK_NEW) {
     p->__state = KB_TASK_RUNNING;
-    enqueue_task_fair(&kb_rq, p, ENQUEUE_NOCLOCK | (initial_flag ? ENQUEUE_INITIAL : 0));
+    enqueue_task_fair(rq, p, ENQUEUE_NOCLOCK | (initial_flag ? ENQUEUE_INITIAL : 0));
     p->on_rq = TASK_ON_RQ_QUEUED;
-    wakeup_preempt(&kb_rq, p, WF_FORK);
+    wakeup_preempt(rq, p, WF_FORK);
     return 0;
   }
   int wake_flags = WF_TTWU | (sync ? WF_SYNC : 0);
   if (p->on_rq) {
-    if (p->se.sched_delayed) enqueue_task_fair(&kb_rq, p, ENQUEUE_NOCLOCK | ENQUEUE_DELAYED);
-    if (!kb_is_curr(p)) wakeup_preempt(&kb_rq, p, wake_flags);
+    if (p->se.sched_delayed) enqueue_task_fair(rq, p, ENQUEUE_NOCLOCK | ENQUEUE_DELAYED);
+    if (!kb_is_curr(p)) wakeup_preempt(rq, p, wake_flags);
   } else {
+    int en_flags = ENQUEUE_WAKEUP | ENQUEUE_NOCLOCK;
     if (kb_online_cpus > 1) wake_flags |= WF_RQ_SELECTED;
-    enqueue_task_fair(&kb_rq, p, ENQUEUE_WAKEUP | ENQUEUE_NOCLOCK);
+#if EEVDF_SHIM_SMP
+    if (migrated) {  /* ttwu_do_activate(): WF_MIGRATED adds ENQUEUE_MIGRATED */
+      wake_flags |= WF_MIGRATED;
+      en_flags |= ENQUEUE_MIGRATED;
+    }
+#endif
+    enqueue_task_fair(rq, p, en_flags);
     p->on_rq = TASK_ON_RQ_QUEUED;
-    wakeup_preempt(&kb_rq, p, wake_flags);
+    wakeup_preempt(rq, p, wake_flags);
   }
   p->__state = KB_TASK_RUNNING;
   return 0;
 }
 
+#if EEVDF_SHIM_SMP
+/* The load balancer moving a queued task (fair.c detach_task() + attach_task(),
+ * core.c deactivate_task()/activate_task()): dequeue on the source with
+ * DEQUEUE_NOCLOCK while p->on_rq is TASK_ON_RQ_MIGRATING, set_task_cpu(),
+ * enqueue on the destination with ENQUEUE_NOCLOCK | ENQUEUE_MIGRATED
+ * (task_on_rq_migrating()), p->on_rq back to TASK_ON_RQ_QUEUED, then
+ * wakeup_preempt(rq, p, 0).  A task that is not queued only changes CPU
+ * (set_task_cpu(); __set_task_cpu() for a new one). */
+int kb_migrate(int id, int cpu) {
+  struct task_struct *p = kb_task(id);
+  if (!p || cpu < 0 || (unsigned int)cpu >= kb_nr_cpus || kb_crashed) return -1;
+  if (p->cpu == cpu) return 0;
+  if (!p->on_rq) {
+    if (p->__state == KB_TASK_NEW)
+      kb_set_task_cpu_only(p, cpu);
+    else
+      kb_set_task_cpu(p, cpu);
+    return 0;
+  }
+  struct rq *src = kb_rq_of(p);
+  p->on_rq = TASK_ON_RQ_MIGRATING;
+  dequeue_task_fair(src, p, DEQUEUE_NOCLOCK);
+  kb_set_task_cpu(p, cpu);
+  struct rq *dst = kb_rq_of(p);
+  enqueue_task_fair(dst, p, ENQUEUE_NOCLOCK | ENQUEUE_MIGRATED);
+  p->on_rq = TASK_ON_RQ_QUEUED;
+  wakeup_preempt(dst, p, 0);
+  return 0;
+}
+#else
+int kb_migrate(int id, int cpu) { (void)id; (void)cpu; return -1; }
+#endif
+
 /* __schedule() of a blocking current task: try_to_block_task() */
 void kb_sleep(int id, int special) {
   struct task_struct *p = kb_task(id);
+  struct rq *rq = kb_rq_of(p);
+  struct kb_cpu *cpu = &kb_cpus[p->cpu];
   p->__state = special ? KB_TASK_DEAD : KB_TASK_SLEEPING;
   if (kb_is_rt(p)) {  /* dequeue_task_rt(), sub_nr_running() */
-    for (int i = 0; i < kb_rt_nr; i++)
-      if (kb_rt_queue[i] == id) {
-        for (int j = i + 1; j < kb_rt_nr; j++) kb_rt_queue[j - 1] = kb_rt_queue[j];
-        kb_rt_nr--;
-        sub_nr_running(&kb_rq, 1);
+    for (int i = 0; i < cpu->rt_nr; i++)
+      if (cpu->rt_queue[i] == id) {
+        for (int j = i + 1; j < cpu->rt_nr; j++) cpu->rt_queue[j - 1] = cpu->rt_queue[j];
+        cpu->rt_nr--;
+        sub_nr_running(rq, 1);
         break;
       }
     p->on_rq = 0;
-    kb_switch_to_next();
+    kb_switch_to_next(rq);
     return;
   }
   int flags = DEQUEUE_SLEEP | DEQUEUE_NOCLOCK | (special ? DEQUEUE_SPECIAL : 0);
-  if (dequeue_task_fair(&kb_rq, p, flags)) __block_task(&kb_rq, p);
-  kb_switch_to_next();
+  if (dequeue_task_fair(rq, p, flags)) __block_task(rq, p);
+  kb_switch_to_next(rq);
 }
 
 /* do_task_dead() is kb_sleep(id, 1); then finish_task_switch() of a dead, still delayed task */
 void kb_exit_delayed(int id) {
   struct task_struct *p = kb_task(id);
-  if (p->se.sched_delayed) dequeue_entities(&kb_rq, &p->se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+  if (p->se.sched_delayed) dequeue_entities(kb_rq_of(p), &p->se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
 }
 
-void kb_yield(void) {
-  yield_task_fair(&kb_rq);
-  kb_switch_to_next();
+/* sys_sched_yield() by the running task id, on its CPU */
+void kb_yield(int id) {
+  struct rq *rq = kb_rq_of(kb_task(id));
+  yield_task_fair(rq);
+  kb_switch_to_next(rq);
 }
 
 /* sched_tick(): the class's task_tick, then a pending reschedule at the tick's return */
-static void kb_do_tick(void) {
-  int fair = kb_rq.curr != &kb_idle_task && !kb_is_rt(kb_rq.curr);  /* task_tick_rt(): nothing modelled */
-  if (fair && kb_rq.clock_task > kb_rq.curr->se.exec_start) ++kb_charged_ticks;
-  if (kb_rq.clock_task - kb_last_tick > kb_longest_tick_gap) kb_longest_tick_gap = kb_rq.clock_task - kb_last_tick;
-  kb_last_tick = kb_rq.clock_task;
+static void kb_do_tick(struct rq *rq) {
+  struct kb_cpu *cpu = &kb_cpus[kb_cpu_of(rq)];
+  int fair = rq->curr != kb_idle_of(rq) && !kb_is_rt(rq->curr);  /* task_tick_rt(): nothing modelled */
+  if (fair && rq->clock_task > rq->curr->se.exec_start) ++cpu->charged_ticks;
+  if (rq->clock_task - cpu->last_tick > cpu->longest_tick_gap) cpu->longest_tick_gap = rq->clock_task - cpu->last_tick;
+  cpu->last_tick = rq->clock_task;
   if (fair) {
-    unsigned long long before = kb_resched_calls;
-    task_tick_fair(&kb_rq, kb_rq.curr, 0);
-    if (kb_resched_calls != before) ++kb_fair_tick_rescheds;
+    unsigned long long before = cpu->resched_calls;
+    task_tick_fair(rq, rq->curr, 0);
+    if (cpu->resched_calls != before) ++cpu->fair_tick_rescheds;
   }
 }
 
-static int kb_need_resched(void) { return kb_rq.curr->need_resched; }
+static int kb_need_resched(const struct rq *rq) { return rq->curr->need_resched; }
 
-void kb_run(unsigned long long ns) {
+/* what a CPU does first when time passes: a pending reschedule, or an idle CPU with work */
+static void kb_schedule_pending(struct rq *rq) {
+  if (kb_need_resched(rq) || (rq->curr == kb_idle_of(rq) && (KB_NR_QUEUED(&rq->cfs) || kb_cpus[kb_cpu_of(rq)].rt_nr)))
+    kb_switch_to_next(rq);
+}
+
+/* One CPU's time: its clock advances by ns, with a sched_tick() at every
+ * TICK_NSEC boundary (several CPUs: the C++ side steps them, CPU 0 first,
+ * one tick period at a time, as the model's System::run) */
+void kb_run(int c, unsigned long long ns) {
+  struct rq *rq = kb_rq_at(c);
   if (kb_crashed) return;
-  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && (KB_NR_QUEUED(&kb_rq.cfs) || kb_rt_nr))) kb_switch_to_next();
-  u64 end = kb_rq.clock_task + ns;
+  kb_schedule_pending(rq);
+  u64 end = rq->clock_task + ns;
   while (!kb_crashed) {
-    u64 next_tick = (kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
+    u64 next_tick = (rq->clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
     if (next_tick > end) {
-      kb_rq.clock = kb_rq.clock_task = end;
+      rq->clock = rq->clock_task = end;
       break;
     }
-    kb_rq.clock = kb_rq.clock_task = next_tick;
-    kb_do_tick();
-    if (kb_need_resched()) kb_switch_to_next();
+    rq->clock = rq->clock_task = next_tick;
+    kb_do_tick(rq);
+    if (kb_need_resched(rq)) kb_switch_to_next(rq);
   }
 }
 
-void kb_tick(void) { kb_run((kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec - kb_rq.clock_task); }
-
 /* sched_tick() at the next boundary with preemption disabled: nothing honoured */
-void kb_tick_nopreempt(void) {
+void kb_tick_nopreempt(int c) {
+  struct rq *rq = kb_rq_at(c);
   if (kb_crashed) return;
-  kb_rq.clock = kb_rq.clock_task = (kb_rq.clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
-  kb_do_tick();
+  rq->clock = rq->clock_task = (rq->clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
+  kb_do_tick(rq);
 }
 
 /* Off the tick grid: the clock advances by ns with no tick (a nohz_full CPU),
  * or by ns and then one sched_tick(); a pending reschedule first, as kb_run(). */
-void kb_run_notick(unsigned long long ns) {
+void kb_run_notick(int c, unsigned long long ns) {
+  struct rq *rq = kb_rq_at(c);
   if (kb_crashed) return;
-  if (kb_need_resched() || (kb_rq.curr == &kb_idle_task && (KB_NR_QUEUED(&kb_rq.cfs) || kb_rt_nr))) kb_switch_to_next();
+  kb_schedule_pending(rq);
   if (kb_crashed) return;
-  kb_rq.clock = kb_rq.clock_task = kb_rq.clock_task + ns;
+  rq->clock = rq->clock_task = rq->clock_task + ns;
 }
 
-void kb_tick_after(unsigned long long ns) {
-  kb_run_notick(ns);
+void kb_tick_after(int c, unsigned long long ns) {
+  struct rq *rq = kb_rq_at(c);
+  kb_run_notick(c, ns);
   if (kb_crashed) return;
-  kb_do_tick();
-  if (!kb_crashed && kb_need_resched()) kb_switch_to_next();
+  kb_do_tick(rq);
+  if (!kb_crashed && kb_need_resched(rq)) kb_switch_to_next(rq);
 }
 
 /* The sched_change pattern of set_user_nice(), __sched_setscheduler() and sched_move_task().
@@ -486,14 +653,16 @@ void kb_tick_after(unsigned long long ns) {
  * set_user_nice() calls it here. */
 struct kb_change { int queued, running; };
 static struct kb_change kb_change_begin(struct task_struct *p, int flags) {
+  struct rq *rq = kb_rq_of(p);
   struct kb_change c = { task_on_rq_queued(p), kb_is_curr(p) };
-  if (c.queued) dequeue_task_fair(&kb_rq, p, flags);
-  if (c.running) put_prev_task_fair(&kb_rq, p, p);
+  if (c.queued) dequeue_task_fair(rq, p, flags);
+  if (c.running) put_prev_task_fair(rq, p, p);
   return c;
 }
 static void kb_change_end(struct task_struct *p, struct kb_change c, int flags) {
-  if (c.queued) enqueue_task_fair(&kb_rq, p, flags);
-  if (c.running) set_next_task_fair(&kb_rq, p, false);
+  struct rq *rq = kb_rq_of(p);
+  if (c.queued) enqueue_task_fair(rq, p, flags);
+  if (c.running) set_next_task_fair(rq, p, false);
 }
 
 /* set_user_nice() */
@@ -505,7 +674,7 @@ void kb_set_nice(int id, int nice) {
   int old_prio = p->prio;
   p->prio = p->normal_prio = p->static_prio;
   kb_change_end(p, c, ENQUEUE_RESTORE | ENQUEUE_NOCLOCK);
-  prio_changed_fair(&kb_rq, p, old_prio);
+  prio_changed_fair(kb_rq_of(p), p, old_prio);
 }
 
 /* __sched_setscheduler() between fair policies, sched_setattr() runtime */
@@ -519,6 +688,8 @@ void kb_set_params(int id, int policy, unsigned long long runtime) {
 }
 
 /* ---- task groups: sched_create_group() + sched_online_group(), cpu.shares, cpu.idle, moves ---- */
+/* alloc_fair_sched_group(): init_tg_cfs_entry() on every possible CPU, below
+ * the parent's entity of that CPU; then the cpu.shares write (every CPU) */
 int kb_create_group(int parent, unsigned long long shares) {
   if (kb_nr_groups >= KB_MAX_GROUPS || parent >= kb_nr_groups) return -1;
   int g = kb_nr_groups++;
@@ -528,9 +699,12 @@ int kb_create_group(int parent, unsigned long long shares) {
   tg->shares = NICE_0_LOAD;  /* alloc_fair_sched_group() */
   tg->se = kb_group_se_ptr[g];
   tg->cfs_rq = kb_group_cfs_rq_ptr[g];
-  init_cfs_rq(&kb_group_cfs_rq[g]);
-  init_tg_cfs_entry(tg, &kb_group_cfs_rq[g], &kb_group_se[g], 0, ptg->se[0]);
-  INIT_LIST_HEAD(&kb_group_se[g].group_node);
+  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+    kb_rq_at((int)c);
+    init_cfs_rq(&kb_group_cfs_rq[g][c]);
+    init_tg_cfs_entry(tg, &kb_group_cfs_rq[g][c], &kb_group_se[g][c], (int)c, ptg->se[c]);
+    INIT_LIST_HEAD(&kb_group_se[g][c].group_node);
+  }
   return sched_group_set_shares(tg, scale_load(shares)) == 0 ? g : -1;
 }
 
@@ -544,8 +718,8 @@ int kb_set_group_idle(int g, int idle) { return sched_group_set_idle(&kb_groups[
  * unlinks tg from the task-group lists (ours are not kept), and
  * cpu_cgroup_css_free() → sched_destroy_group() → (RCU) sched_unregister_group()
  * → the tree's unregister_fair_sched_group(): a delayed group entity is dequeued
- * (DEQUEUE_SLEEP | DEQUEUE_DELAYED), the leaf list let go.  The grace periods in
- * between: one thread, nothing runs.  The slot is not reused. */
+ * (DEQUEUE_SLEEP | DEQUEUE_DELAYED) on every possible CPU, the leaf list let go.
+ * The grace periods in between: one thread, nothing runs.  The slot is not reused. */
 void kb_destroy_group(int g) {
   if (kb_crashed || g < 0 || g >= kb_nr_groups) return;
   unregister_fair_sched_group(&kb_groups[g]);
@@ -558,31 +732,34 @@ void kb_write_base_slice_ns(unsigned long long ns) {
   sysctl_sched_base_slice = (unsigned int)ns;
 }
 
-/* sched_move_task() */
+/* sched_move_task(), on the task's CPU */
 void kb_move_task(int id, int group) {
   struct task_struct *p = kb_task(id);
   int flags = DEQUEUE_SAVE | DEQUEUE_MOVE | DEQUEUE_NOCLOCK;
   if (p->__state == KB_TASK_NEW) {  /* not yet on a queue: only its group changes */
     p->sched_task_group = group < 0 ? &root_task_group : &kb_groups[group];
-    set_task_rq(p, 0);
+    set_task_rq(p, (unsigned int)p->cpu);
     return;
   }
+  struct rq *rq = kb_rq_of(p);
   struct kb_change c = kb_change_begin(p, flags);
   p->sched_task_group = group < 0 ? &root_task_group : &kb_groups[group];
   task_change_group_fair(p);
   kb_change_end(p, c, flags);
-  if (c.running) resched_curr(&kb_rq);
+  if (c.running) resched_curr(rq);
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
   /* 7.0's sched_move_task() asks the wake-up preemption for a task that is
    * queued but not running (6.18's does not) */
-  else if (c.queued) wakeup_preempt(&kb_rq, p, 0);
+  else if (c.queued) wakeup_preempt(rq, p, 0);
 #endif
 }
 
 /* ---- the state, for the C++ side ---- */
 static int kb_entity_id(const struct sched_entity *se) {
   if (!se) return -1;
-  if (se >= kb_group_se && se < kb_group_se + kb_nr_groups) return KB_MAX_TASKS + (int)(se - kb_group_se);
+  const struct sched_entity *first = &kb_group_se[0][0];
+  if (se >= first && se < first + (size_t)kb_nr_groups * KB_MAX_CPUS)
+    return KB_MAX_TASKS + (int)((se - first) / KB_MAX_CPUS);
   const struct task_struct *p = container_of(se, struct task_struct, se);
   if (p >= kb_tasks && p < kb_tasks + kb_nr_tasks) return (int)(p - kb_tasks);
   return -2;
@@ -592,11 +769,12 @@ static int kb_node_id(const struct rb_node *n) {
   return n ? kb_entity_id(rb_entry(n, struct sched_entity, run_node)) : -1;
 }
 
+/* -1: a CPU's root queue; g: group g's queue (of whichever CPU) */
 static int kb_queue_id(const struct cfs_rq *q) {
   if (!q) return -2;
-  if (q == &kb_rq.cfs) return -1;
-  for (int g = 0; g < kb_nr_groups; g++)
-    if (q == &kb_group_cfs_rq[g]) return g;
+  if (q == &q->rq->cfs) return -1;
+  const struct cfs_rq *first = &kb_group_cfs_rq[0][0];
+  if (q >= first && q < first + (size_t)kb_nr_groups * KB_MAX_CPUS) return (int)((q - first) / KB_MAX_CPUS);
   return -3;
 }
 
@@ -658,19 +836,7 @@ static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
 void kb_export(struct kb_state *s) {
   s->nr_tasks = kb_nr_tasks;
   s->nr_groups = kb_nr_groups;
-  s->clock_task = kb_rq.clock_task;
-  s->charged_ticks = kb_charged_ticks;
-  s->last_tick = kb_last_tick;
-  s->longest_tick_gap = kb_longest_tick_gap;
-  s->curr = kb_rq.curr == &kb_idle_task || kb_is_rt(kb_rq.curr) ? -1 : kb_entity_id(&kb_rq.curr->se);
-  s->rt_curr = kb_is_rt(kb_rq.curr) ? kb_entity_id(&kb_rq.curr->se) : -1;
-  s->rt_nr_running = kb_rt_nr;
-  for (int i = 0; i < kb_rt_nr; i++) s->rt_queue[i] = kb_rt_queue[i];
-  s->resched_calls = kb_resched_calls;
-  s->fair_tick_rescheds = kb_fair_tick_rescheds;
-  s->need_resched = kb_need_resched();
-  s->nr_running = kb_rq.nr_running;
-  s->sched_idle_rq = sched_idle_rq(&kb_rq);
+  s->nr_cpus = (int)kb_nr_cpus;
   s->base_slice = sysctl_sched_base_slice;
   for (int i = 0; i < kb_nr_tasks; i++) {
     kb_export_entity(&kb_tasks[i].se, &s->task_se[i]);
@@ -678,19 +844,46 @@ void kb_export(struct kb_state *s) {
     s->task_state[i] = (int)kb_tasks[i].__state;
     s->task_group[i] = kb_tasks[i].sched_task_group == &root_task_group
                            ? -1 : (int)(kb_tasks[i].sched_task_group - kb_groups);
+    s->task_cpu[i] = kb_tasks[i].cpu;
   }
-  kb_export_queue(&kb_rq.cfs, &s->root);
   for (int g = 0; g < kb_nr_groups; g++) {
-    kb_export_entity(&kb_group_se[g], &s->group_se[g]);
-    kb_export_queue(&kb_group_cfs_rq[g], &s->group_q[g]);
     s->group_shares[g] = kb_groups[g].shares;
     s->group_idle[g] = kb_groups[g].idle;
   }
+  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+    struct rq *rq = &kb_rqs[c];
+    const struct kb_cpu *cpu = &kb_cpus[c];
+    struct kb_cpu_state *o = &s->cpu[c];
+    const struct task_struct *idle = &kb_idle_tasks[c];
+    o->clock_task = rq->clock_task;
+    o->charged_ticks = cpu->charged_ticks;
+    o->last_tick = cpu->last_tick;
+    o->longest_tick_gap = cpu->longest_tick_gap;
+    o->curr = rq->curr == idle || kb_is_rt(rq->curr) ? -1 : kb_entity_id(&rq->curr->se);
+    o->rt_curr = kb_is_rt(rq->curr) ? kb_entity_id(&rq->curr->se) : -1;
+    o->rt_nr_running = cpu->rt_nr;
+    for (int i = 0; i < cpu->rt_nr; i++) o->rt_queue[i] = cpu->rt_queue[i];
+    o->resched_calls = cpu->resched_calls;
+    o->fair_tick_rescheds = cpu->fair_tick_rescheds;
+    o->need_resched = kb_need_resched(rq);
+    o->nr_running = rq->nr_running;
+    o->sched_idle_rq = sched_idle_rq(rq);
+    kb_export_queue(&rq->cfs, &o->root);
+    for (int g = 0; g < kb_nr_groups; g++) {
+      kb_export_entity(&kb_group_se[g][c], &o->group_se[g]);
+      kb_export_queue(&kb_group_cfs_rq[g][c], &o->group_q[g]);
+    }
+  }
+}
+
+static struct cfs_rq *kb_queue(int cpu, int queue) {
+  return queue < 0 ? &kb_rqs[cpu].cfs : &kb_group_cfs_rq[queue][cpu];
 }
 
 /* avg_vruntime() of a queue, as the kernel computes it (6.12.118: it also re-bases zero_vruntime) */
-unsigned long long kb_avg_vruntime(int queue) {
-  return avg_vruntime(queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue]);
+unsigned long long kb_avg_vruntime(int cpu, int queue) {
+  kb_rq_at(cpu);
+  return avg_vruntime(kb_queue(cpu, queue));
 }
 
 /* ---- the sched debugfs reader: debug.c print_cfs_rq() ---- */
@@ -699,15 +892,16 @@ unsigned long long kb_avg_vruntime(int queue) {
 int kb_debug_reader_unlocked(void) { return EEVDF_DEBUG_READ_UNLOCKED && EEVDF_AVG_VRUNTIME_STORES; }
 
 /* the reader alone: its avg_vruntime() call, whatever it writes */
-void kb_debug_read(int queue) {
-  if (!kb_crashed) (void)kb_avg_vruntime(queue);
+void kb_debug_read(int cpu, int queue) {
+  if (!kb_crashed) (void)kb_avg_vruntime(cpu, queue);
 }
 
 /* the reader's loads and arithmetic: the tree's avg_vruntime() on the queue,
  * its two results handed back, the queue restored (the stores come later) */
-void kb_debug_read_load(int queue, long long *avg, unsigned long long *zero) {
-  struct cfs_rq *q = queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue];
+void kb_debug_read_load(int cpu, int queue, long long *avg, unsigned long long *zero) {
+  struct cfs_rq *q = kb_queue(cpu, queue);
   struct cfs_rq saved = *q;
+  kb_rq_at(cpu);
   (void)avg_vruntime(q);
   *avg = KB_SUM_W_VRUNTIME(q);
   *zero = KB_KEY_BASE(q);
@@ -716,8 +910,8 @@ void kb_debug_read_load(int queue, long long *avg, unsigned long long *zero) {
 
 /* the reader's stores, after the operation it raced: whatever that operation
  * wrote to the two fields is lost */
-void kb_debug_read_store(int queue, long long avg, unsigned long long zero) {
-  struct cfs_rq *q = queue < 0 ? &kb_rq.cfs : &kb_group_cfs_rq[queue];
+void kb_debug_read_store(int cpu, int queue, long long avg, unsigned long long zero) {
+  struct cfs_rq *q = kb_queue(cpu, queue);
   if (kb_crashed) return;
   KB_SUM_W_VRUNTIME(q) = avg;
   KB_KEY_BASE(q) = zero;

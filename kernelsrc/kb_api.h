@@ -1,7 +1,8 @@
 /* eevdf-check kernel backend: the C interface between our core.c side
  * (kernelsrc/glue.c, compiled with the kernel's fair.c code) and the C++
  * backend (kernelsrc/kernel_backend.cpp).  Plain data only: the C++ side never
- * sees a kernel structure.  One CPU, one instance per process.
+ * sees a kernel structure.  Up to KB_MAX_CPUS CPUs (one on a tree built
+ * !CONFIG_SMP, kb_smp() == 0), one instance per process.
  */
 #ifndef EEVDF_KB_API_H
 #define EEVDF_KB_API_H
@@ -12,6 +13,7 @@ extern "C" {
 
 #define KB_MAX_TASKS 512
 #define KB_MAX_GROUPS 32
+#define KB_MAX_CPUS 8  /* the model's kMaxRunqueues */
 /* task->__state as the glue uses it */
 #define KB_TASK_RUNNING 0
 #define KB_TASK_SLEEPING 1
@@ -23,6 +25,7 @@ struct kb_config {
   unsigned int ncpus;     /* num_online_cpus() for the base-slice factor */
   unsigned long long tick_nsec;  /* TICK_NSEC of the scenario's CONFIG_HZ */
   unsigned long long normalized_base_slice;
+  unsigned int nr_cpus;   /* runqueues: CPUs with a struct rq each (1 on a !CONFIG_SMP tree) */
 };
 
 struct kb_entity {
@@ -46,24 +49,31 @@ struct kb_queue {
   int root, leftmost, curr, next, idle;
 };
 
-struct kb_state {
-  int nr_tasks, nr_groups, curr, need_resched;
+/* one CPU's struct rq, its queues and entities of every group (tg->se[cpu], tg->cfs_rq[cpu]) */
+struct kb_cpu_state {
+  int curr, need_resched;
   unsigned int nr_running;
-  unsigned long long clock_task, base_slice;
+  unsigned long long clock_task;
   unsigned long long charged_ticks;  /* ticks that found curr with time to charge (as the model's Rq) */
   unsigned long long last_tick, longest_tick_gap;  /* as the model's Rq (the lag bounds' quantum) */
   /* another class: the RT task on the CPU (-1 none; curr is then -1), the RT list in FIFO order */
   int rt_curr, rt_nr_running;
   int rt_queue[KB_MAX_TASKS];
   unsigned long long resched_calls, fair_tick_rescheds;  /* as the model's Rq (I-PROT rule 5) */
-  struct kb_entity task_se[KB_MAX_TASKS];
-  int task_on_rq[KB_MAX_TASKS], task_state[KB_MAX_TASKS], task_group[KB_MAX_TASKS];
   struct kb_queue root;
   struct kb_entity group_se[KB_MAX_GROUPS];
   struct kb_queue group_q[KB_MAX_GROUPS];
+  int sched_idle_rq;  /* the tree's own sched_idle_rq(rq) (the wake-up choice's SCHED_IDLE-only test) */
+};
+
+struct kb_state {
+  int nr_tasks, nr_groups, nr_cpus;
+  unsigned long long base_slice;
+  struct kb_entity task_se[KB_MAX_TASKS];
+  int task_on_rq[KB_MAX_TASKS], task_state[KB_MAX_TASKS], task_group[KB_MAX_TASKS], task_cpu[KB_MAX_TASKS];
   unsigned long long group_shares[KB_MAX_GROUPS];
   int group_idle[KB_MAX_GROUPS];
-  int sched_idle_rq;  /* the tree's own sched_idle_rq(rq) (the wake-up choice's SCHED_IDLE-only test) */
+  struct kb_cpu_state cpu[KB_MAX_CPUS];
 };
 
 typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *cond);
@@ -76,16 +86,25 @@ extern const int kb_feature_defaults[];
 const char *kb_kernel_version(void);
 int kb_create_task(int nice, int policy, unsigned long long slice, int group);  /* policy 1: SCHED_FIFO */
 int kb_fork_task(int parent, int copy_races_sched_change);
-int kb_wake(int id, int sync, int initial_flag);
+/* cpu: select_task_rq()'s answer, -1 the task's own CPU (set_task_cpu() and
+ * WF_MIGRATED when it differs; a queued, delayed task is woken where it is) */
+int kb_wake(int id, int sync, int initial_flag, int cpu);
+/* the load balancer's detach_task() + attach_task() of a queued task (only
+ * set_task_cpu() for one that is not queued); -1 on a !CONFIG_SMP tree */
+int kb_migrate(int id, int cpu);
+/* 1 when the tree has the SMP code (migrate_task_rq_fair(), per-CPU groups) */
+int kb_smp(void);
 void kb_sleep(int id, int special);
 void kb_exit_delayed(int id);
-void kb_schedule(void);
-void kb_yield(void);
-void kb_run(unsigned long long ns);
-void kb_tick(void);
-void kb_tick_nopreempt(void);  /* sched_tick() at the next boundary, no reschedule honoured */
-void kb_run_notick(unsigned long long ns);  /* the clock advances, no tick */
-void kb_tick_after(unsigned long long ns);  /* the clock advances by ns, then one sched_tick() */
+/* per CPU: __schedule(); the clock advances by ns with a tick at every
+ * boundary; one sched_tick() at the next boundary, no reschedule honoured;
+ * the clock advances with no tick; the clock advances, then one sched_tick() */
+void kb_schedule(int cpu);
+void kb_yield(int id);  /* sys_sched_yield() by the running task id */
+void kb_run(int cpu, unsigned long long ns);
+void kb_tick_nopreempt(int cpu);
+void kb_run_notick(int cpu, unsigned long long ns);
+void kb_tick_after(int cpu, unsigned long long ns);
 void kb_set_nice(int id, int nice);
 void kb_set_params(int id, int policy, unsigned long long runtime);
 int kb_create_group(int parent, unsigned long long shares);
@@ -98,7 +117,7 @@ void kb_destroy_group(int g);
 /* a debugfs write of sched/base_slice_ns: sysctl_sched_base_slice = ns */
 void kb_write_base_slice_ns(unsigned long long ns);
 void kb_export(struct kb_state *s);
-unsigned long long kb_avg_vruntime(int queue);
+unsigned long long kb_avg_vruntime(int cpu, int queue);
 /* The sched debugfs reader, print_cfs_rq(): whether the tree's print_cfs_rq()
  * calls avg_vruntime() after it has dropped the rq lock (read from
  * kernel/sched/debug.c at build time); the reader alone (avg_vruntime() of
@@ -107,9 +126,9 @@ unsigned long long kb_avg_vruntime(int queue);
  * wrote (cfs_rq->avg_vruntime, ->zero_vruntime) and restores the queue as it
  * was; store writes them, after the operation the reader raced. */
 int kb_debug_reader_unlocked(void);
-void kb_debug_read(int queue);
-void kb_debug_read_load(int queue, long long *avg_vruntime, unsigned long long *zero_vruntime);
-void kb_debug_read_store(int queue, long long avg_vruntime, unsigned long long zero_vruntime);
+void kb_debug_read(int cpu, int queue);
+void kb_debug_read_load(int cpu, int queue, long long *avg_vruntime, unsigned long long *zero_vruntime);
+void kb_debug_read_store(int cpu, int queue, long long avg_vruntime, unsigned long long zero_vruntime);
 /* 1 once a pick found no entity (pick_eevdf() returned NULL inside
  * pick_next_entity(), which dereferences it): the kernel has crashed, every
  * entry point is a no-op from then on */

@@ -8,6 +8,8 @@
 
 namespace eevdf::kernelsrc {
 
+static_assert(KB_MAX_CPUS == kMaxRunqueues, "the glue keeps a struct rq for every CPU the model can have");
+
 namespace {
 std::atomic<bool> g_alive{false};
 
@@ -51,20 +53,28 @@ bool available() { return true; }
 bool debug_reader_unlocked() { return kb_debug_reader_unlocked() != 0; }
 std::string kernel_version() { return kb_kernel_version(); }
 
+bool smp() { return kb_smp() != 0; }
+
 std::string refusal(const Profile& profile, unsigned runqueues) {
   (void)profile;
-  if (runqueues > 1) return "the kernel backend runs one CPU (runqueues 1); several runqueues are not built yet";
+  if (runqueues > 1 && !smp())
+    return "the kernel backend runs one CPU (runqueues 1) on Linux " + kernel_version() +
+           ": this tree is built !CONFIG_SMP (its fair.c has no migration code: no set_task_cpu(), no "
+           "migrate_task_rq_fair(), one group entity a group); several runqueues need a 6.18 or later tree";
+  if (runqueues > KB_MAX_CPUS) return "the kernel backend runs at most " + std::to_string(KB_MAX_CPUS) + " CPUs";
   return {};
 }
 
-KernelBackend::KernelBackend(const Profile& profile) : profile_(profile) {
+KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues) : profile_(profile) {
+  if (!refusal(profile, runqueues).empty()) throw std::runtime_error("kernel backend: " + refusal(profile, runqueues));
   if (g_alive.exchange(true)) throw std::runtime_error("kernel backend: one instance at a time");
-  mirror_ = std::make_unique<System>(profile_, 1);
+  mirror_ = std::make_unique<System>(profile_, runqueues < 1 ? 1 : runqueues);
   kb_config cfg{};
   cfg.features = features_of(profile_);
   cfg.ncpus = profile_.tunables.ncpus;
   cfg.tick_nsec = profile_.tick_nsec();
   cfg.normalized_base_slice = profile_.tunables.normalized_base_slice;
+  cfg.nr_cpus = mirror_->size();
   kb_init(&cfg, on_warn, &warnings_);
   refresh();
 }
@@ -78,6 +88,7 @@ std::vector<KernelWarning> KernelBackend::take_warnings() {
 }
 
 Task* KernelBackend::task(int id) { return mirror_->rq(0).task(id); }
+Rq& KernelBackend::rq_of(int id) { return mirror_->rq_of(id); }
 
 int KernelBackend::create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns, int group) {
   Rq& rq = mirror_->rq(0);
@@ -98,7 +109,7 @@ int KernelBackend::create_task(std::string_view name, int nice, Policy policy, u
 int KernelBackend::fork_task(int parent, std::string_view child_name, bool racing) {
   Rq& rq = mirror_->rq(0);
   const Task* p = task(parent);
-  if (!p || parent != rq.curr || rq.tasks.size() >= kMaxTasks) return -1;
+  if (!p || parent != rq_of(parent).curr || rq.tasks.size() >= kMaxTasks) return -1;
   const int id = kb_fork_task(parent, racing ? 1 : 0);
   if (id < 0) return -1;
   Task child = *p;
@@ -111,14 +122,19 @@ int KernelBackend::fork_task(int parent, std::string_view child_name, bool racin
   return id;
 }
 
+// try_to_wake_up() / wake_up_new_task() with select_task_rq() answering `cpu`
+// (-1: the task's own CPU), refused as System::wake() refuses: a task still
+// queued (delayed) is woken on its own CPU whatever `cpu` says.
 Refusal KernelBackend::wake(int id, bool sync, int cpu) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
-  if (cpu > 0) return Refusal::bad_argument;
+  const bool elsewhere = cpu >= 0 && !p->on_rq && p->state != TaskState::dead && p->state != TaskState::running &&
+                         cpu != p->cpu;
+  if (elsewhere && static_cast<unsigned>(cpu) >= mirror_->size()) return Refusal::bad_argument;
   if (p->state == TaskState::dead) return Refusal::task_dead;
   if (p->state == TaskState::running) return Refusal::task_already_awake;
-  kb_wake(id, sync ? 1 : 0, profile_.behaviour.place_at_fork ? 0 : 1);
+  kb_wake(id, sync ? 1 : 0, profile_.behaviour.place_at_fork ? 0 : 1, elsewhere ? cpu : -1);
   refresh();
   return Refusal::none;
 }
@@ -126,7 +142,7 @@ Refusal KernelBackend::wake(int id, bool sync, int cpu) {
 Refusal KernelBackend::sleep(int id) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
-  if (id != mirror_->rq(0).running()) return Refusal::task_not_running_on_cpu;
+  if (id != rq_of(id).running()) return Refusal::task_not_running_on_cpu;
   kb_sleep(id, 0);
   refresh();
   return Refusal::none;
@@ -135,7 +151,7 @@ Refusal KernelBackend::sleep(int id) {
 Refusal KernelBackend::exit_task(int id) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
-  if (id != mirror_->rq(0).running()) return Refusal::task_not_running_on_cpu;
+  if (id != rq_of(id).running()) return Refusal::task_not_running_on_cpu;
   kb_sleep(id, 1);
   kb_exit_delayed(id);
   refresh();
@@ -146,8 +162,8 @@ Refusal KernelBackend::yield(int id) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (!task(id)) return Refusal::no_such_task;
   if (task(id)->policy == Policy::fifo) return Refusal::rt_task;
-  if (id != mirror_->rq(0).curr) return Refusal::task_not_running_on_cpu;
-  kb_yield();
+  if (id != rq_of(id).curr) return Refusal::task_not_running_on_cpu;
+  kb_yield(id);
   refresh();
   return Refusal::none;
 }
@@ -193,15 +209,20 @@ Refusal KernelBackend::set_slice(int id, u64 slice_ns) {
   return Refusal::none;
 }
 
-// One CPU: a migration can only name the task's own CPU, which the load
-// balancer's path (System::migrate) treats as nothing to do.
+// The load balancer's detach_task() + attach_task() (kb_migrate()), refused as
+// System::migrate() refuses: the running task, an RT task, a dead one; the
+// task's own CPU is nothing to do; a task that is not queued only changes CPU.
 Refusal KernelBackend::migrate(int id, int cpu) {
   const Task* p = task(id);
   if (!p) return Refusal::no_such_task;
-  if (cpu != 0) return Refusal::bad_argument;
+  if (cpu < 0 || static_cast<unsigned>(cpu) >= mirror_->size()) return Refusal::bad_argument;
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (p->state == TaskState::dead) return Refusal::task_dead;
   if (p->policy == Policy::fifo) return Refusal::rt_task;
-  if (mirror_->rq(0).curr == id) return Refusal::task_on_cpu;
+  if (rq_of(id).curr == id) return Refusal::task_on_cpu;
+  if (cpu == p->cpu) return Refusal::none;
+  if (kb_migrate(id, cpu) != 0) return Refusal::bad_argument;
+  refresh();
   return Refusal::none;
 }
 
@@ -214,13 +235,16 @@ int KernelBackend::create_group(std::string_view name, int parent, u64 shares) {
   TaskGroup& tg = rq.task_groups.emplace_back();
   tg.name = std::string(name);
   tg.parent = parent;
-  TaskGroupCpu& gc = rq.groups.emplace_back();
-  gc.cfs_rq.rq = &rq;
-  gc.cfs_rq.group_id = id;
-  gc.se.group_id = id;
-  gc.se.my_q = &gc.cfs_rq;
-  tg.se.push_back(&gc.se);
-  tg.cfs_rq.push_back(&gc.cfs_rq);
+  for (unsigned c = 0; c < mirror_->size(); ++c) {  // tg->se[c], tg->cfs_rq[c]
+    Rq& crq = mirror_->rq(c);
+    TaskGroupCpu& gc = crq.groups.emplace_back();
+    gc.cfs_rq.rq = &crq;
+    gc.cfs_rq.group_id = id;
+    gc.se.group_id = id;
+    gc.se.my_q = &gc.cfs_rq;
+    tg.se.push_back(&gc.se);
+    tg.cfs_rq.push_back(&gc.cfs_rq);
+  }
   const int g = kb_create_group(parent, shares);
   refresh();
   return g;
@@ -250,7 +274,9 @@ Refusal KernelBackend::move_task(int id, int group) {
   const Rq& rq = mirror_->rq(0);
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
-  if (group >= 0 && static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
+  if (group >= 0 && (static_cast<std::size_t>(group) >= rq.task_groups.size() ||
+                     rq.task_groups[static_cast<std::size_t>(group)].destroyed))
+    return Refusal::no_such_group;
   if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (p->group == group) return Refusal::none;
   kb_move_task(id, group);
@@ -272,7 +298,7 @@ Refusal KernelBackend::destroy_group(int group) {
   for (const TaskGroup& child : rq.task_groups)
     if (child.parent == group && !child.destroyed) return Refusal::group_has_children;
   kb_destroy_group(group);
-  rq.task_groups[static_cast<std::size_t>(group)].destroyed = true;
+  rq.task_groups[static_cast<std::size_t>(group)].destroyed = true;  // shared by every CPU
   refresh();
   return Refusal::none;
 }
@@ -288,45 +314,66 @@ Refusal KernelBackend::write_base_slice_ns(u64 ns) {
   return r;
 }
 
+// Time on every CPU as the model's System advances it (model/system.cpp): one
+// CPU runs the whole stretch; several run in steps that end at the tick
+// boundaries, CPU 0, 1, .. in each step.
 void KernelBackend::run(u64 ns) {
-  kb_run(ns);
+  const unsigned n = mirror_->size();
+  if (n == 1) {
+    kb_run(0, ns);
+    refresh();
+    return;
+  }
+  const u64 tick = profile_.tick_nsec();
+  u64 now = mirror_->rq(0).clock_task;
+  const u64 end = now + ns;
+  for (;;) {
+    const u64 next_tick = (now / tick + 1) * tick;
+    const u64 step_end = next_tick > end ? end : next_tick;
+    for (unsigned c = 0; c < n; ++c) kb_run(static_cast<int>(c), step_end - now);
+    now = step_end;
+    if (now == end) break;
+  }
   refresh();
 }
 void KernelBackend::tick() {
-  kb_tick();
-  refresh();
+  const u64 tick = profile_.tick_nsec();
+  const u64 now = mirror_->rq(0).clock_task;
+  run((now / tick + 1) * tick - now);
 }
 void KernelBackend::tick_nopreempt() {
-  kb_tick_nopreempt();
+  for (unsigned c = 0; c < mirror_->size(); ++c) kb_tick_nopreempt(static_cast<int>(c));
   refresh();
 }
 Refusal KernelBackend::run_notick(u64 ns) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
-  if (!mirror_->rq(0).tick_stoppable()) return Refusal::tick_needed;  // rq->cfs.h_nr_queued > 1
-  kb_run_notick(ns);
+  for (unsigned c = 0; c < mirror_->size(); ++c)  // rq->cfs.h_nr_queued > 1 on any CPU
+    if (!mirror_->rq(c).tick_stoppable()) return Refusal::tick_needed;
+  for (unsigned c = 0; c < mirror_->size(); ++c) kb_run_notick(static_cast<int>(c), ns);
   refresh();
   return Refusal::none;
 }
 void KernelBackend::tick_after(u64 ns) {
-  kb_tick_after(ns);
+  for (unsigned c = 0; c < mirror_->size(); ++c) kb_tick_after(static_cast<int>(c), ns);
   refresh();
 }
 void KernelBackend::schedule() {
-  kb_schedule();
+  for (unsigned c = 0; c < mirror_->size(); ++c) kb_schedule(static_cast<int>(c));
   refresh();
 }
 
 Refusal KernelBackend::debug_read(int cpu, int group, bool racing) {
   const Rq& rq = mirror_->rq(0);
-  if (cpu > 0) return Refusal::bad_argument;
+  if (cpu < 0) cpu = 0;
+  if (static_cast<unsigned>(cpu) >= mirror_->size()) return Refusal::bad_argument;
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (group >= 0 && static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
   if (racing && debug_reader_unlocked()) {
-    PendingRead p{group, 0, 0};
-    kb_debug_read_load(group, &p.avg_vruntime, &p.zero_vruntime);
+    PendingRead p{cpu, group, 0, 0};
+    kb_debug_read_load(cpu, group, &p.avg_vruntime, &p.zero_vruntime);
     pending_reads_.push_back(p);
   } else {
-    kb_debug_read(group);
+    kb_debug_read(cpu, group);
   }
   refresh();
   return Refusal::none;
@@ -335,24 +382,26 @@ Refusal KernelBackend::debug_read(int cpu, int group, bool racing) {
 void KernelBackend::store_debug_reads(std::size_t n) {
   if (n > pending_reads_.size()) n = pending_reads_.size();
   for (std::size_t i = 0; i < n; ++i)
-    kb_debug_read_store(pending_reads_[i].queue, pending_reads_[i].avg_vruntime, pending_reads_[i].zero_vruntime);
+    kb_debug_read_store(pending_reads_[i].cpu, pending_reads_[i].queue, pending_reads_[i].avg_vruntime,
+                        pending_reads_[i].zero_vruntime);
   pending_reads_.erase(pending_reads_.begin(), pending_reads_.begin() + static_cast<long>(n));
   if (n) refresh();
 }
 
 // The kernel's state into the mirror: every entity's fields, every queue's
-// sums and counts, the trees' shape (parent, children, colour, root, leftmost).
+// sums and counts, the trees' shape (parent, children, colour, root, leftmost),
+// on every CPU.
 void KernelBackend::refresh() {
   static kb_state s;  // large: one per process, as the backend
   kb_export(&s);
-  Rq& rq = mirror_->rq(0);
   const bool aliases = profile_.behaviour.vprot_aliases_vlag;
-  auto entity = [&](int id) -> SchedEntity* {
+  // an entity id of the export (task id, or KB_MAX_TASKS + group) on CPU c
+  auto entity = [&](Rq& rq, int id) -> SchedEntity* {
     if (id < 0) return nullptr;
     if (id < KB_MAX_TASKS) return &rq.tasks[static_cast<std::size_t>(id)].se;
     return &rq.groups[static_cast<std::size_t>(id - KB_MAX_TASKS)].se;
   };
-  auto copy_entity = [&](const kb_entity& e, SchedEntity& se) {
+  auto copy_entity = [&](Rq& rq, const kb_entity& e, SchedEntity& se) {
     se.load.weight = e.weight;
     se.load.inv_weight = e.inv_weight;
     se.deadline = e.deadline;
@@ -374,12 +423,12 @@ void KernelBackend::refresh() {
     se.depth = e.depth;
     se.cfs_rq = &rq.group_queue(e.queue);
     se.parent = se.cfs_rq->group_id < 0 ? nullptr : &rq.groups[static_cast<std::size_t>(se.cfs_rq->group_id)].se;
-    se.rb_parent = entity(e.rb_parent);
-    se.rb_left = entity(e.rb_left);
-    se.rb_right = entity(e.rb_right);
+    se.rb_parent = entity(rq, e.rb_parent);
+    se.rb_left = entity(rq, e.rb_left);
+    se.rb_right = entity(rq, e.rb_right);
     se.rb_red = e.rb_red != 0;
   };
-  auto copy_queue = [&](const kb_queue& q, CfsRq& c) {
+  auto copy_queue = [&](Rq& rq, const kb_queue& q, CfsRq& c) {
     c.load.weight = q.weight;
     c.load.inv_weight = q.inv_weight;
     c.nr_queued = q.nr_running;
@@ -389,41 +438,51 @@ void KernelBackend::refresh() {
     c.sum_w_vruntime = q.avg_vruntime;
     c.sum_weight = q.avg_load;
     c.zero_vruntime = q.zero_vruntime;
-    c.tasks_timeline.assign(entity(q.root), entity(q.leftmost));
-    c.curr = entity(q.curr);
-    c.next = entity(q.next);
+    c.tasks_timeline.assign(entity(rq, q.root), entity(rq, q.leftmost));
+    c.curr = entity(rq, q.curr);
+    c.next = entity(rq, q.next);
     c.idle = q.idle;
     c.rq = &rq;
   };
+  Rq& rq0 = mirror_->rq(0);
   for (int g = 0; g < s.nr_groups; ++g) {
-    copy_entity(s.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
-    copy_queue(s.group_q[g], rq.groups[static_cast<std::size_t>(g)].cfs_rq);
-    rq.task_groups[static_cast<std::size_t>(g)].shares = s.group_shares[g];
-    rq.task_groups[static_cast<std::size_t>(g)].idle = s.group_idle[g] != 0;
+    rq0.task_groups[static_cast<std::size_t>(g)].shares = s.group_shares[g];
+    rq0.task_groups[static_cast<std::size_t>(g)].idle = s.group_idle[g] != 0;
   }
   for (int i = 0; i < s.nr_tasks; ++i) {
-    Task& t = rq.tasks[static_cast<std::size_t>(i)];
-    copy_entity(s.task_se[i], t.se);
+    Task& t = rq0.tasks[static_cast<std::size_t>(i)];
+    t.cpu = s.task_cpu[i];
+    copy_entity(mirror_->rq(static_cast<unsigned>(t.cpu)), s.task_se[i], t.se);
     t.on_rq = s.task_on_rq[i] != 0;
     t.state = state_of(s.task_state[i]);
     t.group = s.task_group[i];
   }
-  copy_queue(s.root, rq.cfs);
-  rq.clock_task = s.clock_task;
-  rq.charged_ticks = s.charged_ticks;
-  rq.last_tick = s.last_tick;
-  rq.longest_tick_gap = s.longest_tick_gap;
-  rq.curr = s.curr;
-  rq.rt_curr = s.rt_curr;
-  rq.rt_queue.assign(s.rt_queue, s.rt_queue + s.rt_nr_running);
-  rq.resched_calls = s.resched_calls;
-  rq.fair_tick_rescheds = s.fair_tick_rescheds;
-  rq.need_resched = s.need_resched != 0;
-  rq.nr_running = s.nr_running;
-  sched_idle_rq_ = s.sched_idle_rq != 0;
-  // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops)
-  rq.oops = kb_oopsed() != 0;
-  if (rq.oops && !crash_reported_) {
+  const bool oops = kb_oopsed() != 0;
+  for (int c = 0; c < s.nr_cpus; ++c) {
+    Rq& rq = mirror_->rq(static_cast<unsigned>(c));
+    const kb_cpu_state& k = s.cpu[c];
+    for (int g = 0; g < s.nr_groups; ++g) {
+      copy_entity(rq, k.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
+      copy_queue(rq, k.group_q[g], rq.groups[static_cast<std::size_t>(g)].cfs_rq);
+    }
+    copy_queue(rq, k.root, rq.cfs);
+    rq.clock_task = k.clock_task;
+    rq.charged_ticks = k.charged_ticks;
+    rq.last_tick = k.last_tick;
+    rq.longest_tick_gap = k.longest_tick_gap;
+    rq.curr = k.curr;
+    rq.rt_curr = k.rt_curr;
+    rq.rt_queue.assign(k.rt_queue, k.rt_queue + k.rt_nr_running);
+    rq.resched_calls = k.resched_calls;
+    rq.fair_tick_rescheds = k.fair_tick_rescheds;
+    rq.need_resched = k.need_resched != 0;
+    rq.nr_running = k.nr_running;
+    // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops): every CPU stops
+    rq.oops = oops;
+  }
+  sched_idle_rq_.clear();
+  for (int c = 0; c < s.nr_cpus; ++c) sched_idle_rq_.push_back(s.cpu[c].sched_idle_rq != 0);
+  if (oops && !crash_reported_) {
     crash_reported_ = true;
     warnings_.push_back({"kernel/sched/fair.c", 0,
                          "pick_eevdf() returned NULL with entities queued; pick_next_entity() dereferences it", true});

@@ -2,8 +2,9 @@
 // by name from a tree at build time; kernelsrc/glue.c is our core.c side),
 // driven through the same entry points as the model's System, and handing
 // its state back in the model's types (a mirror System) so that every
-// invariant runs on the kernel's own state. One CPU; one instance at a time
-// in a process (the kernel code keeps its state in globals).
+// invariant runs on the kernel's own state. One CPU, or several (runqueues N)
+// on a tree with the SMP code (6.18 on); one instance at a time in a process
+// (the kernel code keeps its state in globals).
 #pragma once
 
 #include <memory>
@@ -20,8 +21,12 @@ namespace eevdf::kernelsrc {
 bool available();
 // The tree's kernel version ("6.12.118"), or why there is none.
 std::string kernel_version();
-// Empty when the backend can run `profile` with `runqueues` CPUs, else why not.
+// Empty when the backend can run `profile` with `runqueues` CPUs, else why not
+// (several need a tree with the SMP code: smp()).
 std::string refusal(const Profile& profile, unsigned runqueues);
+// Whether this build's tree has the migration code (set_task_cpu() with
+// migrate_task_rq_fair(), a group entity a CPU): 6.18 and later, not 6.12 built !CONFIG_SMP.
+bool smp();
 
 struct KernelWarning {
   std::string file;
@@ -36,8 +41,9 @@ bool debug_reader_unlocked();
 
 class KernelBackend {
  public:
-  // Throws std::runtime_error when another instance is alive or the backend is absent.
-  explicit KernelBackend(const Profile& profile);
+  // Throws std::runtime_error when another instance is alive, the backend is
+  // absent or refuses `runqueues` (refusal()).
+  explicit KernelBackend(const Profile& profile, unsigned runqueues = 1);
   ~KernelBackend();
   KernelBackend(const KernelBackend&) = delete;
   KernelBackend& operator=(const KernelBackend&) = delete;
@@ -66,7 +72,7 @@ class KernelBackend {
   void tick_after(u64 ns);
   void schedule();
   // The sched debugfs reader (System::debug_read()): print_cfs_rq()'s
-  // avg_vruntime() of CPU 0's queue of `group` (-1: the root queue), through
+  // avg_vruntime() of CPU `cpu`'s queue of `group` (-1: the root queue), through
   // the tree's own avg_vruntime(). `racing` when the tree's reader runs
   // without the rq lock (debug_reader_unlocked()): the loads and arithmetic
   // now, the two stores at store_debug_reads(); otherwise the reader alone, now.
@@ -77,25 +83,27 @@ class KernelBackend {
   // The kernel's state in the model's types, brought up to date after every entry point.
   System& state() { return *mirror_; }
   const System& state() const { return *mirror_; }
-  // The tree's own sched_idle_rq() of CPU 0 after the last entry point (model/wake_cpu.hpp).
-  bool sched_idle_rq() const { return sched_idle_rq_; }
+  // The tree's own sched_idle_rq() of CPU `cpu` after the last entry point (model/wake_cpu.hpp).
+  bool sched_idle_rq(unsigned cpu = 0) const { return cpu < sched_idle_rq_.size() && sched_idle_rq_[cpu]; }
   // Kernel warnings (SCHED_WARN_ON, WARN_ON_ONCE) since the last call.
   std::vector<KernelWarning> take_warnings();
 
  private:
   void refresh();
   Task* task(int id);
+  Rq& rq_of(int id);  // the mirror's runqueue of the task's CPU
   Profile profile_;
   std::unique_ptr<System> mirror_;
   std::vector<KernelWarning> warnings_;
   struct PendingRead {
+    int cpu;
     int queue;
     long long avg_vruntime;
     unsigned long long zero_vruntime;
   };
   std::vector<PendingRead> pending_reads_;
   bool crash_reported_ = false;
-  bool sched_idle_rq_ = false;
+  std::vector<bool> sched_idle_rq_;  // by CPU
 };
 
 }  // namespace eevdf::kernelsrc

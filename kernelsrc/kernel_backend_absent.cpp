@@ -9,14 +9,16 @@ namespace eevdf::kernelsrc {
 bool available() { return false; }
 std::string kernel_version() { return "none (no kernel tree at build time: cmake -DEEVDF_KERNEL_SRC=DIR)"; }
 std::string refusal(const Profile&, unsigned) { return "this build has no kernel backend"; }
+bool smp() { return false; }
 bool debug_reader_unlocked() { return false; }
 
-KernelBackend::KernelBackend(const Profile& profile) : profile_(profile) {
+KernelBackend::KernelBackend(const Profile& profile, unsigned) : profile_(profile) {
   throw std::runtime_error("this build has no kernel backend (cmake -DEEVDF_KERNEL_SRC=DIR)");
 }
 KernelBackend::~KernelBackend() = default;
 std::vector<KernelWarning> KernelBackend::take_warnings() { return {}; }
 Task* KernelBackend::task(int) { return nullptr; }
+Rq& KernelBackend::rq_of(int) { return mirror_->rq(0); }
 int KernelBackend::create_task(std::string_view, int, Policy, u64, int) { return -1; }
 int KernelBackend::fork_task(int, std::string_view, bool) { return -1; }
 Refusal KernelBackend::wake(int, bool, int) { return Refusal::bad_argument; }

@@ -115,7 +115,7 @@ static inline void list_del_rcu(struct list_head *e) { e->next->prev = e->prev; 
 /* ---- rbtree: the tree's own lib/rbtree.c and headers, compiled as they are ---- */
 #include <linux/rbtree_augmented.h>
 
-/* ---- locking, RCU, per-CPU: one thread, one CPU ---- */
+/* ---- locking, RCU, per-CPU: one thread; every CPU's struct rq in one process ---- */
 struct rq_flags { int unused; };
 #define lockdep_assert_held(l) do { } while (0)
 #define lockdep_assert_rq_held(rq) do { (void)(rq); } while (0)
@@ -126,7 +126,9 @@ struct rq_flags { int unused; };
 #define mutex_lock(m) do { } while (0)
 #define mutex_unlock(m) do { } while (0)
 #define DEFINE_MUTEX(m) int m
-#define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < 1; (cpu)++)
+/* the CPUs of the scenario (runqueues N; 1 on a tree built !CONFIG_SMP), set by the glue */
+extern unsigned int eevdf_nr_possible_cpus;
+#define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < (int)eevdf_nr_possible_cpus; (cpu)++)
 #define atomic_inc(p) do { } while (0)
 #define static_branch_unlikely(k) 0
 

@@ -3,7 +3,9 @@
  * conditional, so PELT, util_est, misfit/overutilized tracking and the
  * newidle balance are compiled in).  Up to 6.12 the tree's own !CONFIG_SMP
  * stubs cut them off; here each is a stand-in that does what that stub did,
- * i.e. what one CPU with no load tracking does.  Included by shim.h when
+ * i.e. what one CPU with no load tracking does (on several CPUs too: the
+ * migration path itself, set_task_cpu() with migrate_task_rq_fair(), is the
+ * tree's; only its PELT part falls away here).  Included by shim.h when
  * version.h says EEVDF_SHIM_SMP; kernelsrc/extract.py reads this file's
  * names as provided for the versions whose VERSIONS entry names it.
  *
@@ -11,7 +13,9 @@
  * creation and never written), so calc_group_shares() (the tree's, kept)
  * computes load = scale_load_down(cfs_rq->load.weight), tg_weight = load, and
  * a group entity with load gets exactly tg->shares: the model's stand-in on
- * one CPU (docs/model.md, "PELT stand-in").
+ * one CPU (docs/model.md, "PELT stand-in").  On several CPUs tg->load_avg is
+ * the model's stand-in, the group's load on the other CPUs (atomic_long_read()
+ * below), so that tg_weight is the group's load on every CPU.
  */
 #ifndef EEVDF_KERNELSRC_SHIM_SMP_H
 #define EEVDF_KERNELSRC_SHIM_SMP_H
@@ -57,9 +61,12 @@ static inline void post_init_entity_util_avg(struct task_struct *p) { (void)p; }
 static inline u32 get_pelt_divider(struct sched_avg *avg) { (void)avg; return 1; }
 
 static inline void update_idle_rq_clock_pelt(struct rq *rq) { (void)rq; }
-/* tg->load_avg (an atomic sum over the CPUs' contributions): 0, as above */
+/* tg->load_avg (an atomic sum over the CPUs' contributions), read only by
+ * calc_group_shares(): the model's PELT stand-in, the group's load on the CPUs
+ * other than the asking queue's (kernelsrc/glue.c, kb_tg_load_avg(); 0 on one CPU) */
 typedef struct { long counter; } atomic_long_t;
-#define atomic_long_read(v) READ_ONCE((v)->counter)
+long kb_tg_load_avg(const atomic_long_t *v);
+#define atomic_long_read(v) kb_tg_load_avg(v)
 /* the removed-load lock of init_cfs_rq(): one thread */
 #define raw_spin_lock_init(l) do { (void)(l); } while (0)
 typedef struct { int unused; } raw_spinlock_t;

@@ -356,7 +356,7 @@ ExecResult Executor::run(const Scenario& s) {
       r.error = why;
       return r;
     }
-    kernel = std::make_unique<kernelsrc::KernelBackend>(profile_);
+    kernel = std::make_unique<kernelsrc::KernelBackend>(profile_, s.runqueues);
   }
   System model_sys(profile_, s.runqueues);
   ModelTarget model_target{model_sys};

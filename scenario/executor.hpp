@@ -47,7 +47,7 @@ struct Divergence {
   std::string model;   // the model's value
   std::string kernel;  // the kernel's value
 };
-// The first difference between the model's state and the kernel's (one CPU), or nullopt.
+// The first difference between the model's state and the kernel's (every CPU), or nullopt.
 std::optional<Divergence> first_difference(const System& model, const System& kernel);
 // The same against the kernel backend, and then the answers of the tests the
 // wake-up CPU choice makes (model/wake_cpu.hpp) against the tree's own functions.

@@ -110,49 +110,84 @@ struct Cmp {
 
 }  // namespace
 
+// With several runqueues every CPU is compared (tasks first: they are shared,
+// with their CPU; then each CPU's runqueue, its group entities and queues),
+// and a field of a CPU is named with it ("cpu 1: runqueue: curr (the pick)").
 std::optional<Divergence> first_difference(const System& model, const System& kernel) {
-  const Rq& m = model.rq(0);
-  const Rq& k = kernel.rq(0);
-  Cmp c{m, k, std::nullopt};
+  const Rq& m0 = model.rq(0);
+  const Rq& k0 = kernel.rq(0);
   static const std::string none;
-  const Cmp::Where runqueue{"runqueue", none};
-  c.num(runqueue, "tasks", m.tasks.size(), k.tasks.size());
-  c.num(runqueue, "groups", m.task_groups.size(), k.task_groups.size());
-  if (c.d) return c.d;
-  const std::string mc = m.curr >= 0 ? m.tasks[static_cast<std::size_t>(m.curr)].name : "idle";
-  const std::string kc = k.curr >= 0 ? k.tasks[static_cast<std::size_t>(k.curr)].name : "idle";
-  if (mc != kc) return Divergence{-1, "runqueue: curr (the pick)", mc, kc};
-  // another class on the CPU: the RT task running and the RT list (FIFO order)
-  const std::string mr = m.rt_curr >= 0 ? m.tasks[static_cast<std::size_t>(m.rt_curr)].name : "none";
-  const std::string kr = k.rt_curr >= 0 ? k.tasks[static_cast<std::size_t>(k.rt_curr)].name : "none";
-  if (mr != kr) return Divergence{-1, "runqueue: the RT task on the CPU", mr, kr};
-  if (m.rt_queue != k.rt_queue) return Divergence{-1, "runqueue: the RT list", std::to_string(m.rt_queue.size()),
-                                                  std::to_string(k.rt_queue.size())};
-  c.num(runqueue, "clock_task", m.clock_task, k.clock_task);
-  c.num(runqueue, "need_resched", m.need_resched, k.need_resched);
-  c.num(runqueue, "nr_running", m.nr_running, k.nr_running);
-  c.num(runqueue, "fair ticks that rescheduled", m.fair_tick_rescheds, k.fair_tick_rescheds);
-  for (std::size_t i = 0; i < m.tasks.size() && !c.d; ++i) {
-    const Task& a = m.tasks[i];
-    const Task& b = k.tasks[i];
-    const Cmp::Where where{"task", a.name};
-    c.num(where, "p->on_rq", a.on_rq, b.on_rq);
-    c.num(where, "group", a.group, b.group);
-    c.entity(where, a.se, b.se);
+  {
+    Cmp c{m0, k0, std::nullopt};
+    const Cmp::Where runqueue{"runqueue", none};
+    c.num(runqueue, "CPUs", model.size(), kernel.size());
+    c.num(runqueue, "tasks", m0.tasks.size(), k0.tasks.size());
+    c.num(runqueue, "groups", m0.task_groups.size(), k0.task_groups.size());
+    if (c.d) return c.d;
   }
-  for (std::size_t g = 0; g < m.groups.size() && !c.d; ++g) {
-    c.entity(Cmp::Where{"group", m.task_groups[g].name}, m.groups[g].se, k.groups[g].se);
-    c.queue(m.groups[g].cfs_rq, k.groups[g].cfs_rq);
+  const bool several = model.size() > 1;
+  auto on_cpu = [&](unsigned cpu, std::optional<Divergence> d) {
+    if (d && several) d->field = fmt::format("cpu {}: {}", cpu, d->field);
+    return d;
+  };
+  for (unsigned cpu = 0; cpu < model.size(); ++cpu) {
+    const Rq& m = model.rq(cpu);
+    const Rq& k = kernel.rq(cpu);
+    Cmp c{m, k, std::nullopt};
+    const Cmp::Where runqueue{"runqueue", none};
+    const std::string mc = m.curr >= 0 ? m.tasks[static_cast<std::size_t>(m.curr)].name : "idle";
+    const std::string kc = k.curr >= 0 ? k.tasks[static_cast<std::size_t>(k.curr)].name : "idle";
+    if (mc != kc) return on_cpu(cpu, Divergence{-1, "runqueue: curr (the pick)", mc, kc});
+    // another class on the CPU: the RT task running and the RT list (FIFO order)
+    const std::string mr = m.rt_curr >= 0 ? m.tasks[static_cast<std::size_t>(m.rt_curr)].name : "none";
+    const std::string kr = k.rt_curr >= 0 ? k.tasks[static_cast<std::size_t>(k.rt_curr)].name : "none";
+    if (mr != kr) return on_cpu(cpu, Divergence{-1, "runqueue: the RT task on the CPU", mr, kr});
+    if (m.rt_queue != k.rt_queue)
+      return on_cpu(cpu, Divergence{-1, "runqueue: the RT list", std::to_string(m.rt_queue.size()),
+                                    std::to_string(k.rt_queue.size())});
+    c.num(runqueue, "clock_task", m.clock_task, k.clock_task);
+    c.num(runqueue, "need_resched", m.need_resched, k.need_resched);
+    c.num(runqueue, "nr_running", m.nr_running, k.nr_running);
+    c.num(runqueue, "fair ticks that rescheduled", m.fair_tick_rescheds, k.fair_tick_rescheds);
+    if (c.d) return on_cpu(cpu, c.d);
   }
-  if (!c.d) c.queue(m.cfs, k.cfs);
-  return c.d;
+  {
+    Cmp c{m0, k0, std::nullopt};
+    for (std::size_t i = 0; i < m0.tasks.size() && !c.d; ++i) {
+      const Task& a = m0.tasks[i];
+      const Task& b = k0.tasks[i];
+      const Cmp::Where where{"task", a.name};
+      if (several) c.num(where, "cpu", a.cpu, b.cpu);
+      c.num(where, "p->on_rq", a.on_rq, b.on_rq);
+      c.num(where, "group", a.group, b.group);
+      c.entity(where, a.se, b.se);
+    }
+    if (c.d) return c.d;
+  }
+  for (unsigned cpu = 0; cpu < model.size(); ++cpu) {
+    const Rq& m = model.rq(cpu);
+    const Rq& k = kernel.rq(cpu);
+    Cmp c{m, k, std::nullopt};
+    for (std::size_t g = 0; g < m.groups.size() && !c.d; ++g) {
+      c.entity(Cmp::Where{"group", m.task_groups[g].name}, m.groups[g].se, k.groups[g].se);
+      c.queue(m.groups[g].cfs_rq, k.groups[g].cfs_rq);
+    }
+    if (!c.d) c.queue(m.cfs, k.cfs);
+    if (c.d) return on_cpu(cpu, c.d);
+  }
+  return std::nullopt;
 }
 
 std::optional<Divergence> first_difference(const System& model, const kernelsrc::KernelBackend& kernel) {
   if (auto d = first_difference(model, kernel.state())) return d;
-  const bool m = sched_idle_rq(model.rq(0));
-  if (m != kernel.sched_idle_rq())
-    return Divergence{-1, "runqueue: sched_idle_rq()", m ? "true" : "false", kernel.sched_idle_rq() ? "true" : "false"};
+  for (unsigned cpu = 0; cpu < model.size(); ++cpu) {
+    const bool m = sched_idle_rq(model.rq(cpu));
+    const bool k = kernel.sched_idle_rq(cpu);
+    if (m != k)
+      return Divergence{-1, model.size() > 1 ? fmt::format("cpu {}: runqueue: sched_idle_rq()", cpu)
+                                             : std::string("runqueue: sched_idle_rq()"),
+                        m ? "true" : "false", k ? "true" : "false"};
+  }
   return std::nullopt;
 }
 
