@@ -737,6 +737,7 @@ void RcSystem::perform(const Op& op) {
   }
   if (sys.size() > 1) inv::share_between_cpus(sys, checkers);  // as scn::Executor does
   for (auto& c : checkers) c->end_op();
+  if (sys.size() > 1) inv::share_delay_records(sys, checkers);
   std::vector<inv::Violation> violations;
   for (const auto& c : checkers) violations.insert(violations.end(), c->violations().begin(), c->violations().end());
 

@@ -223,8 +223,9 @@ void Checker::begin_op(int op_index, OpClass cls) {
     if (t.cpu == rq_->cpu) continue;
     const std::size_t i = entity_slot(t.se);
     delayed_before_[i] = t.se.sched_delayed;
-    // w·vlag at the EEVDF weight, as end_op() measures it (h_load on the flat runqueue)
-    lag_at_delay_[i] = static_cast<i128>(t.se.vlag) * static_cast<i128>(eevdf_load_of(*rq_, t.se).weight);
+    // a delayed one's lag at its delay is the one its CPU's checker took
+    // (share_delay_records(), after the last operation); se->vlag holds it only
+    // from v7.1 on (059258b0d424)
     vruntime_before_[i] = t.se.vruntime;
     weight_before_[i] = t.se.load.weight;
     was_curr_[i] = false;
@@ -844,6 +845,20 @@ void Checker::share_task_record(const SchedEntity& se, Checker& other) const {
   other.vprot_stale_[i] = vprot_stale_[i];
 }
 
+void Checker::share_delay_record(const SchedEntity& se, Checker& other) const {
+  const std::size_t i = entity_slot(se);
+  other.lag_at_delay_[i] = lag_at_delay_[i];
+}
+
+void share_delay_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
+  for (const Task& t : sys.tasks) {
+    if (!t.se.sched_delayed || t.cpu < 0 || static_cast<std::size_t>(t.cpu) >= checkers.size()) continue;
+    const Checker& owner = *checkers[static_cast<std::size_t>(t.cpu)];
+    for (const auto& c : checkers)
+      if (c.get() != &owner) owner.share_delay_record(t.se, *c);
+  }
+}
+
 void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
   for (const Task& t : sys.tasks) {
     if (t.cpu < 0 || static_cast<std::size_t>(t.cpu) >= checkers.size()) continue;
@@ -868,7 +883,10 @@ bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checke
   const auto is_touched = [touched](std::size_t c) { return c < 32 && (touched >> c & 1u) != 0; };
   for (std::size_t c = 0; c < checkers.size(); ++c)
     if (sweep || is_touched(c)) checkers[c]->end_op();
-  if (sweep) return true;
+  if (sweep) {
+    share_delay_records(sys, checkers);
+    return true;
+  }
   // a finding is reported only after every queue was checked at this operation
   // (and, with keep_going, at every later one: once violated, always a full sweep)
   bool found = false;
@@ -878,6 +896,7 @@ bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checke
       if (found) checkers[c]->end_op();
       else checkers[c]->end_op_untouched();
     }
+  share_delay_records(sys, checkers);
   return found;
 }
 

@@ -282,6 +282,8 @@ class Checker final : public Observer {
   u64 rescaled_deadline_excess(u64 prior_excess, u64 old_weight, u64 new_weight) const;
   // What this checker recorded of task se (its own CPU's checker) becomes other's too.
   void share_task_record(const SchedEntity& se, Checker& other) const;
+  // ... and its lag at the delay of a delayed task (share_delay_records()).
+  void share_delay_record(const SchedEntity& se, Checker& other) const;
   // The entities of each queue of this CPU, listed at the start of end_op().
   const QueueIndex& queues() const { return queues_; }
 
@@ -425,6 +427,12 @@ class Checker final : public Observer {
 // rounding its deadline carries, a stale vprot), so that a task migrating in
 // the next operation arrives with it.
 void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
+
+// Several runqueues, after the checkers' end_op(): every delayed task's lag at
+// its delay, as its own CPU's checker took it, becomes every checker's, so
+// that the checker of a CPU it moves to while delayed (a `migrate`) judges its
+// requeue or final dequeue against it (I-DELAY). end_ops_touched() calls it.
+void share_delay_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
 
 // Several runqueues, after an operation that acted on the CPUs in `touched`
 // (bit c: CPU c; the caller derives it from the operation itself, not from the
