@@ -2,11 +2,10 @@
 // the load balancer's migration of one task, newest mainline (v7.2).
 #include "model/system.hpp"
 
-#include "model/wake_cpu.hpp"
-
 #include <string_view>
 
 #include "model/fair.hpp"
+#include "model/wake_cpu.hpp"
 
 namespace eevdf {
 
