@@ -33,7 +33,7 @@ scn::ExecResult run(const std::string& header, const std::string& body) {
 // select_idle_cpu() would find the idle CPU 1 if SIS_UTIL's budget
 // (nr_idle_scan, from the load balancer's PELT sums) allows one CPU: the model
 // does not know it, and refuses, with the reason.
-TEST(WakeCpu, SisUtilBudgetDecisionIsRefused) {
+TEST(WakeCpuChoice, SisUtilBudgetDecisionIsRefused) {
   const scn::ExecResult r = run("", "wake B\n");
   EXPECT_NE(r.error.find("cannot wake B: the wake-up CPU choice depends on select_idle_cpu()'s SIS_UTIL budget"),
             std::string::npos)
@@ -41,13 +41,13 @@ TEST(WakeCpu, SisUtilBudgetDecisionIsRefused) {
 }
 
 // Without SIS_UTIL the scan is unlimited and starts at target + 1: CPU 1.
-TEST(WakeCpu, BusyPrevWithoutSisUtilScansToTheIdleCpu) {
+TEST(WakeCpuChoice, BusyPrevWithoutSisUtilScansToTheIdleCpu) {
   expect_ok(run("features NO_SIS_UTIL\n", "wake B\nexpect field B.cpu == 1\nrun 1ms\nexpect curr B cpu=1\n"));
 }
 
 // From idle CPU 1 (an interrupt there): wake_affine_idle() takes the waking
 // CPU (idle, prev is not), and select_idle_sibling() keeps the idle target.
-TEST(WakeCpu, FromAnIdleCpuPullsTheWakee) {
+TEST(WakeCpuChoice, FromAnIdleCpuPullsTheWakee) {
   expect_ok(run("", "wake B from=1\nexpect field B.cpu == 1\n"));
 }
 
@@ -56,7 +56,7 @@ TEST(WakeCpu, FromAnIdleCpuPullsTheWakee) {
 // which the model does not keep: the wake-up is refused, with the reason.
 const std::string kBothBusy = "task C\nwake C cpu=1\nrun 1ms\nexpect curr C cpu=1\n";
 
-TEST(WakeCpu, WaWeightDecisionIsRefused) {
+TEST(WakeCpuChoice, WaWeightDecisionIsRefused) {
   const scn::ExecResult r = run("", kBothBusy + "wake B from=1\n");
   EXPECT_NE(r.error.find("cannot wake B: the wake-up CPU choice reaches wake_affine_weight()"), std::string::npos)
       << r.error;
@@ -64,27 +64,27 @@ TEST(WakeCpu, WaWeightDecisionIsRefused) {
 
 // With SIS_UTIL and no idle CPU to find, every budget gives the same answer:
 // select_idle_sibling() keeps the target, B's own CPU 0.
-TEST(WakeCpu, SisUtilWithNothingIdleKeepsTheTarget) {
+TEST(WakeCpuChoice, SisUtilWithNothingIdleKeepsTheTarget) {
   expect_ok(run("", kBothBusy + "wake B\nexpect field B.cpu == 0\n"));
 }
 
 // NO_WA_WEIGHT: wake_affine() answers prev_cpu; CPU 0 is busy, recent_used_cpu
 // is prev, the scan has no budget: CPU 0.
-TEST(WakeCpu, WithoutWaWeightAffineKeepsPrev) {
+TEST(WakeCpuChoice, WithoutWaWeightAffineKeepsPrev) {
   expect_ok(run("features NO_WA_WEIGHT\n", kBothBusy + "wake B from=1\nexpect field B.cpu == 0\n"));
 }
 
 // WF_SYNC from CPU 1, where the waker C runs alone: wake_affine_idle()'s sync
 // clause takes CPU 1 before WA_WEIGHT is asked, and select_idle_sibling() finds
 // no idle CPU: B joins C on CPU 1.
-TEST(WakeCpu, SyncWakerAloneTakesTheWakee) {
+TEST(WakeCpuChoice, SyncWakerAloneTakesTheWakee) {
   expect_ok(run("", kBothBusy + "wake B sync from=1\nexpect field B.cpu == 1\n"));
 }
 
 // recent_used_cpu: B sleeps on CPU 0, the balancer moves it to CPU 1 (prev 1),
 // C runs on CPU 1 and CPU 0 idles: target and prev are busy, the recently used
 // CPU 0 is idle and is taken (and recent_used_cpu becomes 1).
-TEST(WakeCpu, RecentlyUsedIdleCpuIsTaken) {
+TEST(WakeCpuChoice, RecentlyUsedIdleCpuIsTaken) {
   expect_ok(test::run_scenario_text(
       "runqueues 2\n"
       "task B\ntask C\n"
@@ -136,7 +136,7 @@ WideCase wake_with_flips(std::uint32_t waker_flips, std::uint32_t wakee_flips, b
 // never asked and the fast path keeps prev (both CPUs are busy: without the
 // wide rule the choice would need WA_WEIGHT). record_wakee() counts this
 // wake-up first (a new wakee: +1). The counts are set by hand (white box).
-TEST(WakeCpu, WakeWideSkipsWakeAffine) {
+TEST(WakeCpuChoice, WakeWideSkipsWakeAffine) {
   const WideCase wide = wake_with_flips(63, 8, true);  // 63 + 1 = 64 = 8 x 8
   EXPECT_EQ(wide.refusal, Refusal::none);
   EXPECT_EQ(wide.b_cpu, 0);
@@ -149,14 +149,14 @@ TEST(WakeCpu, WakeWideSkipsWakeAffine) {
 
 // record_wakee() halves the waker's count once more than a second (HZ jiffies)
 // has passed since its last decay: 127 becomes 63, + 1 = 64 < 16 x 8.
-TEST(WakeCpu, RecordWakeeDecaysOnceASecond) {
+TEST(WakeCpuChoice, RecordWakeeDecaysOnceASecond) {
   EXPECT_EQ(wake_with_flips(127, 16, true).refusal, Refusal::none);  // 128 = 16 x 8: wide
   EXPECT_EQ(wake_with_flips(127, 16, false).refusal, Refusal::wake_affine_weight);
 }
 
 // A SCHED_FIFO task's choice is select_task_rq_rt()'s, not modelled: refused
 // without cpu=, forced with it.
-TEST(WakeCpu, RtTaskNeedsItsCpuNamed) {
+TEST(WakeCpuChoice, RtTaskNeedsItsCpuNamed) {
   const std::string start =
       "runqueues 2\ntask R policy=fifo\nwake R\nrun 1ms\nexpect curr R cpu=0\nsleep R\n";
   const scn::ExecResult r = test::run_scenario_text(start + "wake R\n");
@@ -165,7 +165,7 @@ TEST(WakeCpu, RtTaskNeedsItsCpuNamed) {
 }
 
 // One runqueue: nothing to choose, from= changes nothing.
-TEST(WakeCpu, OneRunqueueDoesNotChoose) {
+TEST(WakeCpuChoice, OneRunqueueDoesNotChoose) {
   expect_ok(test::run_scenario_text(
       "task B\nwake B\nrun 1ms\nsleep B\nwake B from=0\nexpect field B.cpu == 0\nrun 1ms\nexpect curr B\n"));
 }
