@@ -227,7 +227,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
     // (share_delay_records(), after the last operation); se->vlag holds it only
     // from v7.1 on (059258b0d424)
     vruntime_before_[i] = t.se.vruntime;
-    weight_before_[i] = t.se.load.weight;
+    if (!events_) weight_before_[i] = t.se.load.weight;
     was_curr_[i] = false;
     queue_before_[i] = t.se.cfs_rq;
     prot_known_[i] = false;
@@ -236,7 +236,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
   for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
-    weight_before_[i] = se.load.weight;
+    if (!events_) weight_before_[i] = se.load.weight;  // end_op()'s reweight record without events
     was_curr_[i] = is_curr(*rq_, se);
     queue_before_[i] = se.cfs_rq;
     asleep_before_[i] = entity_is_task(se) && !se.on_rq;

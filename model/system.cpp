@@ -118,13 +118,19 @@ bool System::chooses_wake_cpu(int id, int cpu) const {
   return p && cpu < 0 && size() > 1 && !p->on_rq && p->state == TaskState::sleeping;
 }
 
-Refusal System::wake_choice_refusal(int id, bool sync, int cpu, int from) const {
-  if (!chooses_wake_cpu(id, cpu)) return Refusal::none;
-  const Task& p = *rq_of(id).task(id);
+// What stops a choice before select_task_rq_fair() is asked: a bad waking
+// CPU, a crashed kernel, an RT task (select_task_rq_rt()).
+Refusal System::wake_choice_blocked(int id, int from) const {
   if (from >= static_cast<int>(size())) return Refusal::bad_argument;
   if (oops()) return Refusal::kernel_oopsed;
-  if (p.policy == Policy::fifo) return Refusal::rt_wake_cpu;
-  return wake_cpu_refusal(*this, id, from < 0 ? p.cpu : from, sync);
+  if (rq_of(id).task(id)->policy == Policy::fifo) return Refusal::rt_wake_cpu;
+  return Refusal::none;
+}
+
+Refusal System::wake_choice_refusal(int id, bool sync, int cpu, int from) const {
+  if (!chooses_wake_cpu(id, cpu)) return Refusal::none;
+  if (const Refusal r = wake_choice_blocked(id, from); r != Refusal::none) return r;
+  return wake_cpu_refusal(*this, id, from < 0 ? rq_of(id).task(id)->cpu : from, sync);
 }
 
 Refusal System::wake(int id, bool sync, int cpu, int from) {
@@ -132,8 +138,9 @@ Refusal System::wake(int id, bool sync, int cpu, int from) {
   Task* p = src.task(id);
   if (p && p->state == TaskState::new_) p->recent_used_cpu = p->cpu;  // wake_up_new_task(), before select_task_rq()
   if (chooses_wake_cpu(id, cpu)) {
-    if (const Refusal r = wake_choice_refusal(id, sync, cpu, from); r != Refusal::none) return r;
-    select_task_rq_fair_wake(*this, id, from < 0 ? p->cpu : from, sync, cpu);
+    if (const Refusal r = wake_choice_blocked(id, from); r != Refusal::none) return r;
+    if (const Refusal r = select_task_rq_fair_wake(*this, id, from < 0 ? p->cpu : from, sync, cpu); r != Refusal::none)
+      return r;
   }
   if (!p || cpu < 0 || p->on_rq || p->state == TaskState::dead || p->state == TaskState::running ||
       cpu == p->cpu)

@@ -56,6 +56,11 @@ class System {
   // (Refusal::none if it would not, or if wake() does not choose); changes nothing.
   bool chooses_wake_cpu(int task, int cpu) const;
   Refusal wake_choice_refusal(int task, bool sync, int cpu, int from) const;
+
+ private:
+  Refusal wake_choice_blocked(int task, int from) const;
+
+ public:
   // The load balancer moving task to `cpu`: detach_task() + attach_task()
   // for a queued task; only set_task_cpu() for a sleeping or new one.
   Refusal migrate(int task, int cpu);

@@ -135,13 +135,16 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
     const Rq& k = kernel.rq(cpu);
     Cmp c{m, k, std::nullopt};
     const Cmp::Where runqueue{"runqueue", none};
-    const std::string mc = m.curr >= 0 ? m.tasks[static_cast<std::size_t>(m.curr)].name : "idle";
-    const std::string kc = k.curr >= 0 ? k.tasks[static_cast<std::size_t>(k.curr)].name : "idle";
-    if (mc != kc) return on_cpu(cpu, Divergence{-1, "runqueue: curr (the pick)", mc, kc});
+    // the task tables agree (compared above): a task is the same index on both sides
+    const auto name = [](const Rq& r, int t, const char* nobody) {
+      return t >= 0 ? r.tasks[static_cast<std::size_t>(t)].name : std::string(nobody);
+    };
+    if (m.curr != k.curr)
+      return on_cpu(cpu, Divergence{-1, "runqueue: curr (the pick)", name(m, m.curr, "idle"), name(k, k.curr, "idle")});
     // another class on the CPU: the RT task running and the RT list (FIFO order)
-    const std::string mr = m.rt_curr >= 0 ? m.tasks[static_cast<std::size_t>(m.rt_curr)].name : "none";
-    const std::string kr = k.rt_curr >= 0 ? k.tasks[static_cast<std::size_t>(k.rt_curr)].name : "none";
-    if (mr != kr) return on_cpu(cpu, Divergence{-1, "runqueue: the RT task on the CPU", mr, kr});
+    if (m.rt_curr != k.rt_curr)
+      return on_cpu(cpu, Divergence{-1, "runqueue: the RT task on the CPU", name(m, m.rt_curr, "none"),
+                                    name(k, k.rt_curr, "none")});
     if (m.rt_queue != k.rt_queue)
       return on_cpu(cpu, Divergence{-1, "runqueue: the RT list", std::to_string(m.rt_queue.size()),
                                     std::to_string(k.rt_queue.size())});
