@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# bench/kernel-mutants.py on input it cannot use: each gives a clear error
+# naming the reason and exits 2 before anything is configured or built.
+# Usage: kernel_mutants_input.sh KERNEL_MUTANTS_PY
+set -uo pipefail
+script=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail=0
+expect_error() {  # name, pattern, args...
+  local name=$1 pattern=$2 out rc
+  shift 2
+  out=$(python3 "$script" --out "$work/out-$name" "$@" 2>&1)
+  rc=$?
+  if [ $rc -ne 2 ] || ! grep -q -- "$pattern" <<<"$out" || [ -e "$work/out-$name/build" ]; then
+    echo "FAIL $name: exit $rc, output: $out"
+    fail=1
+  else
+    echo "ok   $name: $out"
+  fi
+}
+make_tree() {  # dir, version, patchlevel
+  mkdir -p "$1/kernel/sched" "$1/lib" "$1/include/linux"
+  printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = 0\n' "$2" "$3" > "$1/Makefile"
+  for f in kernel/sched/fair.c kernel/sched/core.c kernel/sched/sched.h kernel/sched/features.h kernel/sched/debug.c \
+           lib/rbtree.c include/linux/rbtree.h include/linux/rbtree_augmented.h include/linux/rbtree_types.h; do
+    : > "$1/$f"
+  done
+}
+expect_error no-tree "no such kernel tree" --tree "$work/nothing-here"
+make_tree "$work/t618" 6 18
+expect_error other-version "Linux 6.18.0, but the mutants are written for 6.12" --tree "$work/t618"
+make_tree "$work/t612" 6 12
+expect_error no-function "K01: function avg_vruntime_sub() not found" --tree "$work/t612"
+# the function is there, its anchor is not
+printf 'static void\navg_vruntime_sub(struct cfs_rq *cfs_rq, struct sched_entity *se)\n{\n\t/* cfs_rq->avg_load -= weight; */\n}\n' \
+  > "$work/t612/kernel/sched/fair.c"
+expect_error no-anchor "K01: 'cfs_rq->avg_load -= weight;' occurs 0 times in the code of avg_vruntime_sub()" --tree "$work/t612" --only K01
+expect_error bad-config "unknown configuration 'smp'" --tree "$work/t612" --configs smp
+expect_error bad-only "no mutant K99" --tree "$work/t612" --only K99
+echo '{"tree": "6.12", "mutants": [{"id": "K01"}]}' > "$work/bad.json"
+expect_error bad-spec "mutant 1 has no 'function'" --tree "$work/t612" --mutants "$work/bad.json"
+exit $fail
