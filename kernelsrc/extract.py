@@ -86,7 +86,8 @@ LIBC = {"memset", "setjmp", "longjmp"}
 # glue tells the tree's function which queue asks, so that tg->load_avg, the
 # PELT sum that shim_smp.h stands in for, can be the group's load on the other
 # CPUs (the model's stand-in, docs/model.md).
-INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf", "calc_group_shares": "kb_tree_calc_group_shares"}
+INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf", "calc_group_shares": "kb_tree_calc_group_shares",
+              "place_entity": "kb_tree_place_entity", "enqueue_entity": "kb_tree_enqueue_entity"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}

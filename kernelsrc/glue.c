@@ -87,6 +87,13 @@ unsigned long jiffies;
 #define kb_tick_nsec eevdf_tick_nsec
 static kb_warn_fn kb_warn_cb;
 static void *kb_warn_ctx;
+/* events of the tree's own functions (kb_api.h), and what enqueue_entity()'s
+ * wrapper notes of the place_entity() inside it */
+static kb_event_fn kb_event_cb;
+static void *kb_event_ctx;
+static struct sched_entity *kb_enqueuing;
+static int kb_lag_placed;
+static long long kb_placed_lag;
 /* A NULL from pick_eevdf() during a pick is the kernel's NULL dereference in
  * pick_next_entity(): the pick is abandoned (longjmp back to kb_switch_to_next())
  * and the backend stays crashed (every CPU: the kernel is dead). */
@@ -123,12 +130,17 @@ void eevdf_kernel_warn(const char *file, int line, const char *cond) {
  * to kb_tree_pick_eevdf): the tree's function, and a crash where the kernel
  * crashes.  A NULL answer is harmless in check_preempt_wakeup_fair() (compared
  * with the wakee) and fatal in pick_next_entity() (se->sched_delayed). */
+static void kb_emit(int kind, const struct cfs_rq *cfs_rq, const struct sched_entity *se, long long saved_lag);
 static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq) {
   struct sched_entity *se = kb_tree_pick_eevdf(cfs_rq);
   if (!se && kb_picking) {
     kb_crashed = 1;
     longjmp(kb_pick_env, 1);
   }
+  /* a schedule's pick (kb_picking): the answer with slice protection, as the
+   * model's on_pick(protect = true, PickCaller::schedule); 6.12's wake-up
+   * decision also calls pick_eevdf() and sends nothing */
+  if (se && kb_picking) kb_emit(KB_EVENT_PICK, cfs_rq, se, 0);
   return se;
 }
 
@@ -291,6 +303,10 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   kb_this_cpu = 0;
   kb_warn_cb = warn;
   kb_warn_ctx = ctx;
+  kb_event_cb = NULL;
+  kb_event_ctx = NULL;
+  kb_enqueuing = NULL;
+  kb_lag_placed = 0;
   kb_nr_cpus = cfg->nr_cpus >= 1 && cfg->nr_cpus <= KB_MAX_CPUS && EEVDF_SHIM_SMP ? cfg->nr_cpus : 1;
   sysctl_sched_features = cfg->features;
   kb_online_cpus = cfg->ncpus;
@@ -776,6 +792,43 @@ static int kb_queue_id(const struct cfs_rq *q) {
   const struct cfs_rq *first = &kb_group_cfs_rq[0][0];
   if (q >= first && q < first + (size_t)kb_nr_groups * KB_MAX_CPUS) return (int)((q - first) / KB_MAX_CPUS);
   return -3;
+}
+
+/* ---- events of the tree's own functions (kb_api.h) ---- */
+void kb_set_event_handler(kb_event_fn fn, void *ctx) {
+  kb_event_cb = fn;
+  kb_event_ctx = ctx;
+}
+static void kb_emit(int kind, const struct cfs_rq *cfs_rq, const struct sched_entity *se, long long saved_lag) {
+  struct kb_event e = {kind, kb_cpu_of(cfs_rq->rq), kb_queue_id(cfs_rq), kb_entity_id(se), saved_lag};
+  if (kb_event_cb) kb_event_cb(kb_event_ctx, &e);
+}
+
+/* place_entity() and enqueue_entity(), interposed (kernelsrc/extract.py renames
+ * the tree's definitions to kb_tree_*): the tree's functions. place_entity()
+ * uses the saved lag when PLACE_LAG is on and the queue holds other entities
+ * (the tree's own condition, read at its entry; with se->vlag = 0 the
+ * placement is V, the same statement); the event is sent when
+ * enqueue_entity() returns, the entity then counted in V, as the model's
+ * on_placed(). A placement outside an enqueue (7.0's reweight_entity()
+ * re-places with place_entity()) sends none, as in the model. */
+static void place_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
+  const int lag_placed = sched_feat(PLACE_LAG) && KB_NR_QUEUED(cfs_rq);
+  const long long lag = se->vlag;
+  kb_tree_place_entity(cfs_rq, se, flags);
+  if (se == kb_enqueuing) {
+    kb_lag_placed = lag_placed;
+    kb_placed_lag = lag;
+  }
+}
+static void enqueue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
+  struct sched_entity *outer = kb_enqueuing;
+  kb_enqueuing = se;
+  kb_lag_placed = 0;
+  kb_tree_enqueue_entity(cfs_rq, se, flags);
+  kb_enqueuing = outer;
+  if (kb_lag_placed) kb_emit(KB_EVENT_PLACED, cfs_rq, se, kb_placed_lag);
+  kb_lag_placed = 0;
 }
 
 static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e) {

@@ -78,6 +78,24 @@ struct kb_state {
 
 typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *cond);
 
+/* Events of the tree's own functions, seen at their boundaries (the glue wraps
+ * them: kernelsrc/extract.py INTERPOSED), for the invariants that judge a
+ * moment inside an operation rather than its end (docs/kernel-backend.md,
+ * "Events from the tree's own functions"). The handler runs while the kernel's
+ * state is the one the event describes. */
+#define KB_EVENT_PLACED 1  /* enqueue_entity() returned, having placed entity with its lag (PLACE_LAG, others queued) */
+#define KB_EVENT_PICK 2    /* pick_eevdf() answered entity in a schedule's pick (not NULL) */
+struct kb_event {
+  int kind;
+  int cpu;
+  int queue;   /* as kb_entity.queue: -1 the CPU's root queue, g group g's */
+  int entity;  /* task id, or KB_MAX_TASKS + group */
+  long long saved_lag;  /* KB_EVENT_PLACED: se->vlag as place_entity() found it */
+};
+typedef void (*kb_event_fn)(void *ctx, const struct kb_event *e);
+/* NULL: no events (the default after kb_init()) */
+void kb_set_event_handler(kb_event_fn fn, void *ctx);
+
 void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx);
 unsigned long long kb_base_slice(void);
 /* features.h entry names in order, NULL-terminated (the tree's own list) */

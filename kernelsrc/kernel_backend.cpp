@@ -76,7 +76,25 @@ KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues) : profi
   cfg.normalized_base_slice = profile_.tunables.normalized_base_slice;
   cfg.nr_cpus = mirror_->size();
   kb_init(&cfg, on_warn, &warnings_);
+  kb_set_event_handler(&KernelBackend::on_event, this);
   refresh();
+}
+
+void KernelBackend::on_event(void* self, const kb_event* e) {
+  auto& kb = *static_cast<KernelBackend*>(self);
+  if (e->cpu < 0 || static_cast<unsigned>(e->cpu) >= kb.mirror_->size() || e->entity < 0 || e->queue < -1) return;
+  Rq& rq = kb.mirror_->rq(static_cast<unsigned>(e->cpu));
+  Observer& obs = rq.obs();
+  if (&obs == &null_observer()) return;
+  kb.refresh();
+  CfsRq& q = rq.group_queue(e->queue);
+  SchedEntity& se = e->entity < KB_MAX_TASKS ? kb.mirror_->rq(0).tasks[static_cast<std::size_t>(e->entity)].se
+                                             : rq.groups[static_cast<std::size_t>(e->entity - KB_MAX_TASKS)].se;
+  switch (e->kind) {
+    case KB_EVENT_PLACED: obs.on_placed(q, se, e->saved_lag); break;
+    case KB_EVENT_PICK: obs.on_pick(q, &se, true, PickCaller::schedule); break;
+    default: break;
+  }
 }
 
 KernelBackend::~KernelBackend() { g_alive = false; }

@@ -15,6 +15,8 @@
 #include "model/profile.hpp"
 #include "model/system.hpp"
 
+struct kb_event;
+
 namespace eevdf::kernelsrc {
 
 // True when this build has the kernel backend (a tree was found at build time).
@@ -90,6 +92,11 @@ class KernelBackend {
 
  private:
   void refresh();
+  // An event of the tree's own functions (kb_api.h): the mirror is refreshed
+  // to the moment of the event and its runqueue's observer told, as the
+  // model's functions tell it (on_placed(), on_pick()). Nothing when no
+  // observer listens (lockstep's kernel side).
+  static void on_event(void* self, const kb_event* e);
   Task* task(int id);
   Rq& rq_of(int id);  // the mirror's runqueue of the task's CPU
   Profile profile_;
