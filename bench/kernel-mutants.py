@@ -2,7 +2,7 @@
 """Kernel-tree mutation benchmark: plausible bugs planted in the kernel's own fair.c.
 
 bench/mutants.py plants bugs in the model. This script plants the same sixteen
-(bench/kernel-mutants.json) in a kernel tree's kernel/sched/fair.c, builds the
+(bench/kernel-mutants-MAJOR.MINOR.json: 6.12 and 7.0) in a kernel tree's kernel/sched/fair.c, builds the
 kernel backend from the mutated tree, and asks what a kernel developer with a
 buggy patch would get from this tool:
 
@@ -10,7 +10,9 @@ buggy patch would get from this tool:
     oracle alone, no model involved. A mutant is killed when the campaign
     reports an (invariant, site) pair that the unmutated tree's campaign, with
     the same seed and runs, does not report (a shipped tree has findings of its
-    own: docs/findings.md);
+    own: docs/findings.md), or does so in a second campaign that skips the
+    invariants of those findings (they end runs early and hide what a mutant
+    breaks in the same place: "unmasked");
   - lockstep against the model (`fuzz --lockstep`): killed at the first
     differing field.
 
@@ -40,8 +42,9 @@ sys.path.insert(0, os.path.join(ROOT, "kernelsrc"))
 import extract  # noqa: E402  (the extractor's tree reader and version parser)
 
 CONFIGS = {
-    "one": [],             # one CPU, task groups in every other run
-    "groups": ["--groups"],  # task groups in every run
+    "one": [],                                     # one CPU, task groups in every other run
+    "groups": ["--groups"],                        # task groups in every run
+    "groups2": ["--groups", "--runqueues", "2"],   # and two CPUs (a tree with the SMP code: 6.18 on)
 }
 # the racing debugfs reader is a documented finding of 6.12.118 (K2) that ends most runs early
 COMMON = ["--no-debug-read", "--time", "3600", "--seed", "1", "--jobs", "1", "--minimize-time", "1"]
@@ -118,21 +121,36 @@ def main():
     global MUTANTS_TREE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tree", default="/usr/src/linux-source-6.12.tar.xz", help="a kernel tree or linux-source tarball")
-    ap.add_argument("--profile", default="v6.12.118")
+    ap.add_argument("--profile", default=None, help="default: the mutant list's (v6.12.118 for 6.12, v7.0 for 7.0)")
     ap.add_argument("--runs", type=int, default=100000, help="runs of each invariant campaign")
     ap.add_argument("--lockstep-runs", type=int, default=20000, help="runs of each lockstep campaign (0: none)")
-    ap.add_argument("--configs", default="one,groups")
+    ap.add_argument("--configs", default=None, help=f"of {', '.join(CONFIGS)}; default: the mutant list's")
     ap.add_argument("--only", default="")
     ap.add_argument("--out", default=os.path.join(ROOT, "build-kernel-mutants"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="ninja -j")
-    ap.add_argument("--mutants", default=os.path.join(HERE, "kernel-mutants.json"))
+    ap.add_argument("--mutants", default=None, help="default: bench/kernel-mutants-MAJOR.MINOR.json of the tree")
     a = ap.parse_args()
-    configs = [c for c in a.configs.split(",") if c]
-    for c in configs:
-        if c not in CONFIGS:
+    for c in (a.configs or "").split(","):
+        if c and c not in CONFIGS:
             fail(f"--configs: unknown configuration '{c}' (known: {', '.join(CONFIGS)})")
     if a.runs <= 0 or a.lockstep_runs < 0:
         fail("--runs must be positive and --lockstep-runs not negative")
+
+    # the files the extractor reads, copied out of the tree
+    tree = os.path.join(a.out, "tree")
+    try:
+        files = extract.read_tree(a.tree, None)
+        version = extract.kernel_version(files["Makefile"])
+    except extract.ExtractError as e:
+        fail(str(e))
+    major_minor = f"{version[0]}.{version[1]}"
+    if a.mutants is None:
+        a.mutants = os.path.join(HERE, f"kernel-mutants-{major_minor}.json")
+        if not os.path.isfile(a.mutants):
+            known = sorted(re.sub(r"kernel-mutants-(.*)\.json", r"\1", f) for f in os.listdir(HERE)
+                           if re.fullmatch(r"kernel-mutants-.*\.json", f))
+            fail(f"{a.tree}: Linux {major_minor}.{version[2]}: no mutant list for it (bench/kernel-mutants-"
+                 f"{major_minor}.json; there are lists for {', '.join(known)})")
     try:
         with open(a.mutants) as f:
             spec = json.load(f)
@@ -142,24 +160,21 @@ def main():
             for key in ("id", "function", "what", "edits"):
                 if key not in m:
                     fail(f"{a.mutants}: mutant {i + 1} has no '{key}'")
+        profile = a.profile or spec["profile"]
+        configs = [c for c in (a.configs or ",".join(spec["configs"])).split(",") if c]
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
         fail(f"{a.mutants}: {e}")
+    for c in configs:
+        if c not in CONFIGS:
+            fail(f"{a.mutants}: unknown configuration '{c}' (known: {', '.join(CONFIGS)})")
+    if major_minor != MUTANTS_TREE:
+        fail(f"{a.tree}: Linux {major_minor}.{version[2]}, but the mutants of {a.mutants} are written for {MUTANTS_TREE}")
     only = [o for o in a.only.split(",") if o]
     for o in only:
         if o not in {m["id"] for m in mutants}:
             fail(f"--only: no mutant {o} in {a.mutants}")
     if only:
         mutants = [m for m in mutants if m["id"] in only]
-
-    # the files the extractor reads, copied out of the tree
-    tree = os.path.join(a.out, "tree")
-    try:
-        files = extract.read_tree(a.tree, None)
-        version = extract.kernel_version(files["Makefile"])
-    except extract.ExtractError as e:
-        fail(str(e))
-    if f"{version[0]}.{version[1]}" != MUTANTS_TREE:
-        fail(f"{a.tree}: Linux {version[0]}.{version[1]}.{version[2]}, but the mutants are written for {MUTANTS_TREE}")
     for rel, text in files.items():
         path = os.path.join(tree, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -187,11 +202,11 @@ def main():
         os.utime(tree)  # the extraction depends on the tree directory
         return run(["ninja", "-C", build, f"-j{a.jobs}", "eevdf-check"])
 
-    def campaign(label, config):
-        out = os.path.join(a.out, "findings", label, config)
+    def campaign(label, config, skip=()):
+        out = os.path.join(a.out, "findings", label, config + ("-unmasked" if skip else ""))
         run(["rm", "-rf", out])
-        r = run([binary, "fuzz", "--profile", a.profile, "--backend", "kernel", "--runs", str(a.runs),
-                 "--findings", out] + COMMON + CONFIGS[config])
+        r = run([binary, "fuzz", "--profile", profile, "--backend", "kernel", "--runs", str(a.runs),
+                 "--findings", out] + COMMON + CONFIGS[config] + (["--skip", ",".join(sorted(skip))] if skip else []))
         if r.returncode not in (0, 1):
             return None, r.stdout[-400:]
         return pairs_of(out), None
@@ -200,7 +215,7 @@ def main():
         if a.lockstep_runs == 0:
             return "-"
         out = os.path.join(a.out, "findings", label, "lockstep")
-        r = run([binary, "fuzz", "--profile", a.profile, "--lockstep", "--runs", str(a.lockstep_runs),
+        r = run([binary, "fuzz", "--profile", profile, "--lockstep", "--runs", str(a.lockstep_runs),
                  "--findings", out] + COMMON)
         m = re.search(r"^LOCKSTEP DIVERGENCE at operation (\d+) \((.*?)\): (.+?): model ", r.stdout, re.M)
         if m:
@@ -212,14 +227,27 @@ def main():
     b = set_fair(original)
     if b.returncode != 0:
         fail(f"the unmutated tree does not build:\n{b.stdout[-2000:]}")
-    baseline = {}
+    # Two campaigns a configuration. A run stops at its first violation, so the
+    # tree's own findings hide whatever a mutant breaks later in the same runs,
+    # and a mutant that breaks the same (invariant, site) cannot be told apart.
+    # The second campaign skips the invariants of the tree's own findings
+    # ("unmasked"); a mutant is killed by a pair new in either.
+    baseline, unmasked_skip, baseline_unmasked = {}, {}, {}
     for c in configs:
         pairs, err = campaign("baseline", c)
         if pairs is None:
             fail(f"the unmutated tree's campaign failed ({c}): {err}")
         baseline[c] = pairs
-        shown = ", ".join(sorted(p[0] for p in pairs)) or "none"
+        unmasked_skip[c] = {p[0] for p in pairs}
+        shown = ", ".join(sorted(unmasked_skip[c])) or "none"
         print(f"baseline {c}: {len(pairs)} (invariant, site) pair(s): {shown}")
+        if unmasked_skip[c]:
+            pairs, err = campaign("baseline", c, unmasked_skip[c])
+            if pairs is None:
+                fail(f"the unmutated tree's unmasked campaign failed ({c}): {err}")
+            baseline_unmasked[c] = pairs
+            shown = ", ".join(sorted({p[0] for p in pairs})) or "none"
+            print(f"baseline {c}, skipping them: {len(pairs)} pair(s): {shown}")
     base_lock = lockstep("baseline")
     print(f"baseline lockstep: {base_lock}")
     if a.lockstep_runs and base_lock != "agreed":
@@ -230,32 +258,38 @@ def main():
         for m in mutants:
             b = set_fair(mutated[m["id"]])
             if b.returncode != 0:
-                rows.append([m["id"], m.get("mirrors", ""), "-", "no-build", "", "", m["what"]])
+                rows.append([m["id"], m.get("mirrors", ""), "-", "no-build", "", "", "", m["what"]])
                 print(f"{m['id']}  does not build (counted apart): {m['what']}")
                 continue
             lock = lockstep(m["id"])
             for c in configs:
                 pairs, err = campaign(m["id"], c)
-                if pairs is None:
-                    state, new = "error", err.replace("\n", " ")[-120:]
+                unmasked = set()
+                if pairs is not None and unmasked_skip[c]:
+                    unmasked, err = campaign(m["id"], c, unmasked_skip[c])
+                if pairs is None or unmasked is None:
+                    state, new, new_unmasked = "error", err.replace("\n", " ")[-120:], ""
                 else:
-                    extra = sorted(pairs - baseline[c])
-                    state = "killed" if extra else "survived"
+                    extra = pairs - baseline[c]
+                    extra_unmasked = unmasked - baseline_unmasked.get(c, set())
+                    state = "killed" if extra or extra_unmasked else "survived"
                     new = " ".join(sorted({p[0] for p in extra}))
-                rows.append([m["id"], m.get("mirrors", ""), c, state, new, lock, m["what"]])
-                print(f"{m['id']}  {c:7} {state:8} {new:30} lockstep: {lock}")
+                    new_unmasked = " ".join(sorted({p[0] for p in extra_unmasked}))
+                rows.append([m["id"], m.get("mirrors", ""), c, state, new, new_unmasked, lock, m["what"]])
+                print(f"{m['id']}  {c:7} {state:8} {new:28} unmasked: {new_unmasked:24} lockstep: {lock}")
     finally:
         set_fair(original)  # leave the build as the unmutated tree
 
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["mutant", "mirrors", "config", "invariants", "new_invariants", "lockstep", "what"])
+        w.writerow(["mutant", "mirrors", "config", "result", "new_invariants", "new_invariants_unmasked", "lockstep",
+                    "what"])
         w.writerows(rows)
     judged = {r[0] for r in rows if r[3] in ("killed", "survived")}
     killed = {r[0] for r in rows if r[3] == "killed"}
-    diverged = {r[0] for r in rows if r[5].startswith("diverged")}
-    print(f"\nLinux {version[0]}.{version[1]}.{version[2]}, profile {a.profile}: "
+    diverged = {r[0] for r in rows if r[6].startswith("diverged")}
+    print(f"\nLinux {version[0]}.{version[1]}.{version[2]}, profile {profile}: "
           f"{len(killed)} of {len(judged)} mutants killed by the invariants on the kernel's own code "
           f"({a.runs} runs a configuration); {len(diverged)} of {len(judged)} diverge in lockstep "
           f"({a.lockstep_runs} runs); {os.path.join(a.out, 'results.csv')}")

@@ -29,7 +29,10 @@ make_tree() {  # dir, version, patchlevel
 }
 expect_error no-tree "no such kernel tree" --tree "$work/nothing-here"
 make_tree "$work/t618" 6 18
-expect_error other-version "Linux 6.18.0, but the mutants are written for 6.12" --tree "$work/t618"
+expect_error no-list "Linux 6.18.0: no mutant list for it (bench/kernel-mutants-6.18.json; there are lists for 6.12, 7.0)" \
+  --tree "$work/t618"
+expect_error other-version "but the mutants of .*kernel-mutants-6.12.json are written for 6.12" --tree "$work/t618" \
+  --mutants "$(dirname "$script")/kernel-mutants-6.12.json"
 make_tree "$work/t612" 6 12
 expect_error no-function "K01: function avg_vruntime_sub() not found" --tree "$work/t612"
 # the function is there, its anchor is not
@@ -38,6 +41,6 @@ printf 'static void\navg_vruntime_sub(struct cfs_rq *cfs_rq, struct sched_entity
 expect_error no-anchor "K01: 'cfs_rq->avg_load -= weight;' occurs 0 times in the code of avg_vruntime_sub()" --tree "$work/t612" --only K01
 expect_error bad-config "unknown configuration 'smp'" --tree "$work/t612" --configs smp
 expect_error bad-only "no mutant K99" --tree "$work/t612" --only K99
-echo '{"tree": "6.12", "mutants": [{"id": "K01"}]}' > "$work/bad.json"
+echo '{"tree": "6.12", "profile": "v6.12.118", "configs": ["one"], "mutants": [{"id": "K01"}]}' > "$work/bad.json"
 expect_error bad-spec "mutant 1 has no 'function'" --tree "$work/t612" --mutants "$work/bad.json"
 exit $fail
