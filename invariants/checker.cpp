@@ -850,6 +850,25 @@ void Checker::share_delay_record(const SchedEntity& se, Checker& other) const {
   other.lag_at_delay_[i] = lag_at_delay_[i];
 }
 
+namespace {
+void share_task_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
+  for (const Task& t : sys.tasks) {
+    if (t.cpu < 0 || static_cast<std::size_t>(t.cpu) >= checkers.size()) continue;
+    const Checker& owner = *checkers[static_cast<std::size_t>(t.cpu)];
+    for (const auto& c : checkers)
+      if (c.get() != &owner) owner.share_task_record(t.se, *c);
+  }
+}
+}  // namespace
+
+void share_end_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
+  share_delay_records(sys, checkers);
+  // without events (the kernel backend) end_op() itself makes a reweight's
+  // deadline record from the state: shared now, not only before the next
+  // operation's end, so that a task that migrates in it arrives with it
+  if (!checkers.empty() && !checkers.front()->has_events()) share_task_records(sys, checkers);
+}
+
 void share_delay_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
   for (const Task& t : sys.tasks) {
     if (!t.se.sched_delayed || t.cpu < 0 || static_cast<std::size_t>(t.cpu) >= checkers.size()) continue;
@@ -859,13 +878,9 @@ void share_delay_records(const System& sys, const std::vector<std::unique_ptr<Ch
   }
 }
 
+
 void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
-  for (const Task& t : sys.tasks) {
-    if (t.cpu < 0 || static_cast<std::size_t>(t.cpu) >= checkers.size()) continue;
-    const Checker& owner = *checkers[static_cast<std::size_t>(t.cpu)];
-    for (const auto& c : checkers)
-      if (c.get() != &owner) owner.share_task_record(t.se, *c);
-  }
+  share_task_records(sys, checkers);
   u64 max_slice = 0;
   for (const Task& t : sys.tasks)
     if (t.se.on_rq) max_slice = std::max(max_slice, t.se.slice);
@@ -884,7 +899,7 @@ bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checke
   for (std::size_t c = 0; c < checkers.size(); ++c)
     if (sweep || is_touched(c)) checkers[c]->end_op();
   if (sweep) {
-    share_delay_records(sys, checkers);
+    share_end_records(sys, checkers);
     return true;
   }
   // a finding is reported only after every queue was checked at this operation
@@ -896,7 +911,7 @@ bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checke
       if (found) checkers[c]->end_op();
       else checkers[c]->end_op_untouched();
     }
-  share_delay_records(sys, checkers);
+  share_end_records(sys, checkers);
   return found;
 }
 

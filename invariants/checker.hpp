@@ -330,6 +330,7 @@ class Checker final : public Observer {
   // The kernel backend hands back state but no events (no set_next_entity(), no
   // delay): the checks that need them are left out (docs/kernel-backend.md).
   void set_without_events() { events_ = false; }
+  bool has_events() const { return events_; }
 
   // I-FAIR: the largest |service - weighted share| / (max_slice + TICK_NSEC) seen.
   double fairness_worst_ratio() const { return fairness_.worst_ratio(); }
@@ -433,6 +434,11 @@ void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Che
 // that the checker of a CPU it moves to while delayed (a `migrate`) judges its
 // requeue or final dequeue against it (I-DELAY). end_ops_touched() calls it.
 void share_delay_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
+
+// Several runqueues, after the checkers' end_op(): share_delay_records(), and,
+// without events (the kernel backend), the task records of share_between_cpus()
+// again (end_op() makes a reweight's deadline record from the state there).
+void share_end_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
 
 // Several runqueues, after an operation that acted on the CPUs in `touched`
 // (bit c: CPU c; the caller derives it from the operation itself, not from the
