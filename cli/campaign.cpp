@@ -107,6 +107,10 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
   if (o.backend == scn::Backend::lockstep)
     std::cout << fmt::format("lockstep ({}, Linux {}): {} runs, {} operations, {} divergence(s)\n", profile.name,
                              kernelsrc::kernel_version(), r.runs, r.ops, r.divergences);
+  if (o.backend == scn::Backend::lockstep && o.runqueues > 1)
+    std::cout << fmt::format("wake-up CPU choices: {} compared with the tree's select_task_rq_fair(), {} refused by "
+                             "the model (asked of neither)\n",
+                             r.wake_choices_compared, r.wake_choices_refused);
   if (o.backend == scn::Backend::lockstep) return static_cast<int>(r.divergences);
   return static_cast<int>(r.findings.size());
 }

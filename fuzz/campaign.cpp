@@ -66,6 +66,7 @@ struct Shared {
   std::chrono::steady_clock::time_point start;
   bool debug_read;  // generate debug_read (byte format 6 without kBytesNoDebugRead)
   std::atomic<std::uint64_t> runs{0}, ops{0};
+  std::atomic<std::uint64_t> wake_choices_compared{0}, wake_choices_refused{0};
   StateCoverage coverage;  // shared by the workers (fuzz/coverage.hpp)
   std::mutex mutex;  // findings and output
   std::vector<CampaignFinding> findings;
@@ -112,6 +113,8 @@ void work(Shared& sh, unsigned job) {
     ++my_runs;
     sh.runs.fetch_add(1);
     sh.ops.fetch_add(static_cast<std::uint64_t>(r.executed + r.skipped));
+    sh.wake_choices_compared.fetch_add(static_cast<std::uint64_t>(r.wake_choices_compared));
+    sh.wake_choices_refused.fetch_add(static_cast<std::uint64_t>(r.wake_choices_refused));
     if (r.divergence) {  // lockstep: the first difference is a finding of its own; the campaign stops there
       std::lock_guard lock(sh.mutex);
       if (!sh.stop.exchange(true)) {
@@ -211,6 +214,8 @@ CampaignResult run_campaign(const Profile& profile, const CampaignOptions& o, Ca
   r.until_seconds = sh.until_seconds;
   r.until_runs = sh.until_runs;
   r.divergences = sh.divergences.load();
+  r.wake_choices_compared = sh.wake_choices_compared.load();
+  r.wake_choices_refused = sh.wake_choices_refused.load();
   return r;
 }
 

@@ -97,6 +97,7 @@ struct CampaignResult {
   double until_seconds = -1;  // when the --until invariant was first found (-1: not found)
   std::uint64_t until_runs = 0;
   unsigned divergences = 0;   // lockstep
+  std::uint64_t wake_choices_compared = 0, wake_choices_refused = 0;  // lockstep (scn::ExecResult)
 };
 
 CampaignResult run_campaign(const Profile& profile, const CampaignOptions& options, CampaignLog& log);

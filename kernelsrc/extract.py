@@ -380,8 +380,13 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
         sources[rel] = split_items(lines, rel)
     provided = shim_names(shim_text)
     if "shim" in VERSIONS[key]:
+        # its version conditionals resolved for this tree, as the glue's: a name
+        # the shim provides for one version only (core.c's available_idle_cpu()
+        # up to 6.18, the tree's sched.h one in 7.0) is taken from the tree in the other
         with open(os.path.join(shim_dir, VERSIONS[key]["shim"])) as f:
-            provided |= shim_names(f.read())
+            shim_smp = "\n".join(line for _, line in resolve_conditionals(
+                f.read(), "kernelsrc/" + VERSIONS[key]["shim"], workdir, cc, version_defines(version, key)))
+        provided |= shim_names(shim_smp)
     for rel in ("include/linux/rbtree.h", "include/linux/rbtree_augmented.h"):
         text = strip_comments(files[rel])
         provided |= shim_names(text)

@@ -177,6 +177,115 @@ long kb_tg_load_avg(const atomic_long_t *v) {
   }
   return v->counter;
 }
+
+/* ---- the wake-up CPU choice: topology.c's side (kernelsrc/shim_smp.h) ----
+ * The model's topology (model/wake_cpu.hpp): one last-level cache spanning
+ * the profile's online CPUs (`cpus`; at least the runqueues), one domain a
+ * CPU with the flags sd_init() gives an LLC domain that is not an SMT level
+ * (the balance flags of newidle, exec and fork, SD_WAKE_AFFINE, and the
+ * topology flag SD_SHARE_LLC; no SD_BALANCE_WAKE), imbalance_pct 117 (an
+ * SD_SHARE_LLC domain's); sd_llc_size the profile's `cpus` (the span's
+ * weight, wake_wide()'s factor), sd_llc_id and sd_share_id the span's first
+ * CPU; one sched_domain_shared for the LLC, allocated zeroed
+ * (has_idle_cores 0, no SMT) with nr_idle_scan set to the number of
+ * runqueues: SIS_UTIL's scan then visits every CPU the task may run on, so
+ * where the model answers (no CPU of the scan is idle for a wake-up, the
+ * same for every budget) the kernel's scan finds none either, and where one
+ * would be found the comparison shows it. */
+DEFINE_PER_CPU(struct sched_domain *, sd_llc);
+DEFINE_PER_CPU(int, sd_llc_size);
+DEFINE_PER_CPU(int, sd_llc_id);
+DEFINE_PER_CPU(int, sd_share_id);
+DEFINE_PER_CPU(struct sched_domain_shared *, sd_llc_shared);
+DEFINE_PER_CPU(struct sched_domain *, sd_asym_cpucapacity);
+DEFINE_PER_CPU(cpumask_var_t, select_rq_mask);
+typedef char kb_pcpu_slot_for_every_runqueue[KB_PCPU_NR == KB_MAX_CPUS ? 1 : -1];
+unsigned int kb_nr_cpumask_bits = 1;
+unsigned int kb_hz = 1000;
+static struct sched_domain kb_sd[KB_MAX_CPUS];
+static struct sched_domain_shared kb_sd_shared;
+static struct cpumask kb_cpus_allowed;  /* p->cpus_ptr of every task: the runqueues */
+static struct cpumask kb_idle_allowed[KB_MAX_CPUS];  /* an idle task's: its CPU */
+
+static void kb_init_topology(unsigned int online) {
+  unsigned int span = online > kb_nr_cpus ? online : kb_nr_cpus;
+  if (span > NR_CPUS) span = NR_CPUS;
+  kb_nr_cpumask_bits = span;
+  memset(&kb_cpus_allowed, 0, sizeof kb_cpus_allowed);
+  memset(kb_idle_allowed, 0, sizeof kb_idle_allowed);
+  memset(kb_sd, 0, sizeof kb_sd);
+  memset(&kb_sd_shared, 0, sizeof kb_sd_shared);
+  memset(select_rq_mask, 0, sizeof select_rq_mask);
+  kb_sd_shared.nr_idle_scan = (int)kb_nr_cpus;
+  for (unsigned int c = 0; c < kb_nr_cpus; c++) kb_cpumask_set_cpu(c, &kb_cpus_allowed);
+  for (unsigned int c = 0; c < KB_MAX_CPUS; c++) {
+    per_cpu(sd_llc, c) = 0;
+    per_cpu(sd_llc_shared, c) = 0;
+    per_cpu(sd_asym_cpucapacity, c) = 0;
+    per_cpu(sd_llc_size, c) = 1;
+    per_cpu(sd_llc_id, c) = (int)c;
+    per_cpu(sd_share_id, c) = (int)c;
+  }
+  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+    struct sched_domain *sd = &kb_sd[c];
+    for (unsigned int i = 0; i < span; i++) kb_cpumask_set_cpu(i, &sd->span);
+    sd->span_weight = span;
+    sd->flags = SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_SHARE_LLC;
+    sd->imbalance_pct = 117;
+    sd->shared = &kb_sd_shared;
+    kb_rqs[c].sd = sd;
+    kb_rqs[c].cpu_capacity = SCHED_CAPACITY_SCALE;
+    per_cpu(sd_llc, c) = sd;
+    per_cpu(sd_llc_size, c) = (int)online;
+    per_cpu(sd_llc_id, c) = 0;
+    per_cpu(sd_share_id, c) = 0;
+    per_cpu(sd_llc_shared, c) = &kb_sd_shared;
+    /* init_idle(): a per-CPU kernel thread bound to its CPU */
+    kb_cpumask_set_cpu(c, &kb_idle_allowed[c]);
+    kb_idle_tasks[c].flags = PF_IDLE | PF_KTHREAD;
+    kb_idle_tasks[c].nr_cpus_allowed = 1;
+    kb_idle_tasks[c].cpus_ptr = &kb_idle_allowed[c];
+  }
+}
+
+/* a task the scenario creates: it may run on every runqueue; no wake-up memory yet */
+static void kb_init_task_affinity(struct task_struct *p) {
+  p->flags = 0;
+  p->nr_cpus_allowed = (int)kb_nr_cpus;
+  p->cpus_ptr = &kb_cpus_allowed;
+  p->last_wakee = 0;
+  p->wakee_flips = 0;
+  p->wakee_flip_decay_ts = 0;
+  p->recent_used_cpu = -1;
+}
+
+/* core.c's side of the choice */
+int smp_processor_id(void) { return kb_this_cpu; }
+struct task_struct *kb_current(void) { return kb_rqs[kb_this_cpu].curr; }
+bool in_task(void) { return kb_current() != kb_rqs[kb_this_cpu].idle; }
+#if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(7, 0)
+/* syscalls.c idle_cpu() (6.18): the idle task runs, nothing is queued, no
+ * wake-up is pending (one thread: rq->ttwu_pending is never set) */
+int idle_cpu(int cpu) {
+  const struct rq *rq = cpu_rq(cpu);
+  if (rq->curr != rq->idle) return 0;
+  if (rq->nr_running) return 0;
+  if (rq->ttwu_pending) return 0;
+  return 1;
+}
+/* syscalls.c available_idle_cpu() (6.18): idle_cpu() and not a preempted
+ * vCPU (bare metal); 7.0 has it in sched.h, the tree's */
+int available_idle_cpu(int cpu) { return idle_cpu(cpu); }
+#endif
+bool cpus_share_cache(int this_cpu, int that_cpu) {
+  if (this_cpu == that_cpu) return true;
+  return per_cpu(sd_llc_id, this_cpu) == per_cpu(sd_llc_id, that_cpu);
+}
+bool cpus_share_resources(int this_cpu, int that_cpu) {
+  if (this_cpu == that_cpu) return true;
+  return per_cpu(sd_share_id, this_cpu) == per_cpu(sd_share_id, that_cpu);
+}
+
 #endif
 
 /* ---- another class on the CPU (issue 21 part 4) ----
@@ -338,6 +447,10 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
     rq->curr = rq->donor = rq->idle = &kb_idle_tasks[c];
     rq->clock_update_flags = RQCF_UPDATED;  /* update_rq_clock() at every entry: the clock is the scenario's */
   }
+#if EEVDF_SHIM_SMP
+  kb_hz = cfg->hz;
+  kb_init_topology(cfg->ncpus);
+#endif
 }
 
 unsigned long long kb_base_slice(void) { return sysctl_sched_base_slice; }
@@ -347,6 +460,9 @@ int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
   if (kb_nr_tasks >= KB_MAX_TASKS || group >= kb_nr_groups) return -1;
   struct task_struct *p = &kb_tasks[kb_nr_tasks];
   memset(p, 0, sizeof *p);
+#if EEVDF_SHIM_SMP
+  kb_init_task_affinity(p);
+#endif
   kb_rq_at(0);
   if (policy == SCHED_FIFO) {  /* an RT task: nice 0, no fair hook (sched_fork(): no task_fork) */
     if (nice != 0 || slice != 0 || group >= 0) return -1;
@@ -479,6 +595,9 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
   struct task_struct *p = kb_task(id);
   if (!p) return -1;
   if (cpu < 0 || (unsigned int)cpu >= kb_nr_cpus || p->on_rq) cpu = p->cpu;
+#if EEVDF_SHIM_SMP
+  if (p->__state == KB_TASK_NEW) p->recent_used_cpu = p->cpu;  /* wake_up_new_task(), before select_task_rq() */
+#endif
   int migrated = 0;
   if (cpu != p->cpu) {
 #if EEVDF_SHIM_SMP
@@ -526,6 +645,28 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
 }
 
 #if EEVDF_SHIM_SMP
+/* try_to_wake_up()'s select_task_rq() for sleeping fair task `id`, made on
+ * CPU `from` (smp_processor_id(); current is the task running there, or its
+ * idle task): WF_TTWU, with WF_SYNC for a sync wake-up; the class's
+ * select_task_rq_fair() (the tree's) when the task may run on more than one
+ * CPU, as core.c asks it (prev_cpu: p->wake_cpu, the task's CPU).  jiffies is
+ * the model's: INITIAL_JIFFIES plus the ticks elapsed on the waking CPU.
+ * Returns the CPU, or -1 for a task that is not chosen for (queued, new,
+ * running, dead, an RT task) or a bad `from`.  Changes record_wakee()'s and
+ * select_idle_sibling()'s memory, nothing else: kb_wake() performs it. */
+int kb_select_task_rq_wake(int id, int sync, int from) {
+  struct task_struct *p = kb_task(id);
+  if (!p || kb_crashed || from < 0 || (unsigned int)from >= kb_nr_cpus) return -1;
+  if (kb_is_rt(p) || p->on_rq || p->__state != KB_TASK_SLEEPING) return -1;
+  kb_this_cpu = from;
+  jiffies = (unsigned long)(unsigned int)(0u - 300u * kb_hz) + kb_rqs[from].clock_task / kb_tick_nsec;
+  int wake_flags = WF_TTWU | (sync ? WF_SYNC : 0);
+  if (p->nr_cpus_allowed > 1) return select_task_rq_fair(p, p->cpu, wake_flags);
+  return p->cpu;
+}
+#endif
+
+#if EEVDF_SHIM_SMP
 /* The load balancer moving a queued task (fair.c detach_task() + attach_task(),
  * core.c deactivate_task()/activate_task()): dequeue on the source with
  * DEQUEUE_NOCLOCK while p->on_rq is TASK_ON_RQ_MIGRATING, set_task_cpu(),
@@ -556,6 +697,7 @@ int kb_migrate(int id, int cpu) {
 }
 #else
 int kb_migrate(int id, int cpu) { (void)id; (void)cpu; return -1; }
+int kb_select_task_rq_wake(int id, int sync, int from) { (void)id; (void)sync; (void)from; return -1; }
 #endif
 
 /* __schedule() of a blocking current task: try_to_block_task() */
@@ -886,6 +1028,15 @@ static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
   o->idle = q->idle;
 }
 
+#if EEVDF_SHIM_SMP
+/* record_wakee()'s memory of a task (or an idle task) as a waker */
+static void kb_export_wakee(const struct task_struct *p, struct kb_wakee *w) {
+  w->last = p->last_wakee ? (int)(p->last_wakee - kb_tasks) : -1;
+  w->flips = p->wakee_flips;
+  w->decay_ts = p->wakee_flip_decay_ts;
+}
+#endif
+
 void kb_export(struct kb_state *s) {
   s->nr_tasks = kb_nr_tasks;
   s->nr_groups = kb_nr_groups;
@@ -898,6 +1049,15 @@ void kb_export(struct kb_state *s) {
     s->task_group[i] = kb_tasks[i].sched_task_group == &root_task_group
                            ? -1 : (int)(kb_tasks[i].sched_task_group - kb_groups);
     s->task_cpu[i] = kb_tasks[i].cpu;
+#if EEVDF_SHIM_SMP
+    kb_export_wakee(&kb_tasks[i], &s->task_wakee[i]);
+    s->task_recent_used_cpu[i] = kb_tasks[i].recent_used_cpu;
+#else
+    s->task_wakee[i].last = -1;
+    s->task_wakee[i].flips = 0;
+    s->task_wakee[i].decay_ts = 0;
+    s->task_recent_used_cpu[i] = -1;
+#endif
   }
   for (int g = 0; g < kb_nr_groups; g++) {
     s->group_shares[g] = kb_groups[g].shares;
@@ -921,6 +1081,13 @@ void kb_export(struct kb_state *s) {
     o->need_resched = kb_need_resched(rq);
     o->nr_running = rq->nr_running;
     o->sched_idle_rq = sched_idle_rq(rq);
+#if EEVDF_SHIM_SMP
+    kb_export_wakee(idle, &o->idle_wakee);
+#else
+    o->idle_wakee.last = -1;
+    o->idle_wakee.flips = 0;
+    o->idle_wakee.decay_ts = 0;
+#endif
     kb_export_queue(&rq->cfs, &o->root);
     for (int g = 0; g < kb_nr_groups; g++) {
       kb_export_entity(&kb_group_se[g][c], &o->group_se[g]);

@@ -26,6 +26,15 @@ struct kb_config {
   unsigned long long tick_nsec;  /* TICK_NSEC of the scenario's CONFIG_HZ */
   unsigned long long normalized_base_slice;
   unsigned int nr_cpus;   /* runqueues: CPUs with a struct rq each (1 on a !CONFIG_SMP tree) */
+  unsigned int hz;        /* CONFIG_HZ of the scenario: HZ and INITIAL_JIFFIES of record_wakee() */
+};
+
+/* record_wakee()'s memory of a waker (p->last_wakee as a task id, -1 none;
+ * p->wakee_flips; p->wakee_flip_decay_ts), as the model's WakeeState */
+struct kb_wakee {
+  int last;
+  unsigned int flips;
+  unsigned long long decay_ts;
 };
 
 struct kb_entity {
@@ -64,6 +73,7 @@ struct kb_cpu_state {
   struct kb_entity group_se[KB_MAX_GROUPS];
   struct kb_queue group_q[KB_MAX_GROUPS];
   int sched_idle_rq;  /* the tree's own sched_idle_rq(rq) (the wake-up choice's SCHED_IDLE-only test) */
+  struct kb_wakee idle_wakee;  /* the idle task's, as a waker (a wake-up made while the CPU idles) */
 };
 
 struct kb_state {
@@ -71,6 +81,8 @@ struct kb_state {
   unsigned long long base_slice;
   struct kb_entity task_se[KB_MAX_TASKS];
   int task_on_rq[KB_MAX_TASKS], task_state[KB_MAX_TASKS], task_group[KB_MAX_TASKS], task_cpu[KB_MAX_TASKS];
+  struct kb_wakee task_wakee[KB_MAX_TASKS];
+  int task_recent_used_cpu[KB_MAX_TASKS];  /* p->recent_used_cpu (-1 on a !CONFIG_SMP tree) */
   unsigned long long group_shares[KB_MAX_GROUPS];
   int group_idle[KB_MAX_GROUPS];
   struct kb_cpu_state cpu[KB_MAX_CPUS];
@@ -110,6 +122,13 @@ int kb_wake(int id, int sync, int initial_flag, int cpu);
 /* the load balancer's detach_task() + attach_task() of a queued task (only
  * set_task_cpu() for one that is not queued); -1 on a !CONFIG_SMP tree */
 int kb_migrate(int id, int cpu);
+/* try_to_wake_up()'s select_task_rq() for sleeping fair task id, made on CPU
+ * `from` (WF_TTWU, and WF_SYNC when sync): the tree's select_task_rq_fair().
+ * Returns the CPU (then kb_wake() performs the wake-up there), or -1 when the
+ * task is not chosen for (not sleeping, an RT task), `from` is bad or the
+ * tree is built !CONFIG_SMP.  Updates the waker's and the wakee's memory
+ * (record_wakee(), recent_used_cpu) as the kernel does. */
+int kb_select_task_rq_wake(int id, int sync, int from);
 /* 1 when the tree has the SMP code (migrate_task_rq_fair(), per-CPU groups) */
 int kb_smp(void);
 void kb_sleep(int id, int special);

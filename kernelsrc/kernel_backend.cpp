@@ -75,6 +75,7 @@ KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues) : profi
   cfg.tick_nsec = profile_.tick_nsec();
   cfg.normalized_base_slice = profile_.tunables.normalized_base_slice;
   cfg.nr_cpus = mirror_->size();
+  cfg.hz = profile_.tunables.hz;
   kb_init(&cfg, on_warn, &warnings_);
   kb_set_event_handler(&KernelBackend::on_event, this);
   refresh();
@@ -141,12 +142,19 @@ int KernelBackend::fork_task(int parent, std::string_view child_name, bool racin
 }
 
 // try_to_wake_up() / wake_up_new_task() with select_task_rq() answering `cpu`
-// (-1: the task's own CPU), refused as System::wake() refuses: a task still
+// (-1: the task's own CPU; kTreeChoosesCpu: the tree's select_task_rq_fair(),
+// made from CPU `from`), refused as System::wake() refuses: a task still
 // queued (delayed) is woken on its own CPU whatever `cpu` says.
-Refusal KernelBackend::wake(int id, bool sync, int cpu) {
+Refusal KernelBackend::wake(int id, bool sync, int cpu, int from) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
+  if (cpu == kTreeChoosesCpu) {
+    if (from >= static_cast<int>(mirror_->size())) return Refusal::bad_argument;
+    const bool chooses = mirror_->size() > 1 && !p->on_rq && p->state == TaskState::sleeping;
+    cpu = chooses ? kb_select_task_rq_wake(id, sync ? 1 : 0, from < 0 ? p->cpu : from) : -1;
+    wake_choice_ = WakeChoice{id, cpu};
+  }
   const bool elsewhere = cpu >= 0 && !p->on_rq && p->state != TaskState::dead && p->state != TaskState::running &&
                          cpu != p->cpu;
   if (elsewhere && static_cast<unsigned>(cpu) >= mirror_->size()) return Refusal::bad_argument;
@@ -474,6 +482,12 @@ void KernelBackend::refresh() {
     t.on_rq = s.task_on_rq[i] != 0;
     t.state = state_of(s.task_state[i]);
     t.group = s.task_group[i];
+    if (s.nr_cpus > 1) {  // select_task_rq_fair()'s memory (a tree built !CONFIG_SMP has none)
+      t.wakee.last = s.task_wakee[i].last;
+      t.wakee.flips = s.task_wakee[i].flips;
+      t.wakee.decay_ts = s.task_wakee[i].decay_ts;
+      t.recent_used_cpu = s.task_recent_used_cpu[i];
+    }
   }
   const bool oops = kb_oopsed() != 0;
   for (int c = 0; c < s.nr_cpus; ++c) {
@@ -495,6 +509,11 @@ void KernelBackend::refresh() {
     rq.fair_tick_rescheds = k.fair_tick_rescheds;
     rq.need_resched = k.need_resched != 0;
     rq.nr_running = k.nr_running;
+    if (s.nr_cpus > 1) {
+      rq.idle_wakee.last = k.idle_wakee.last;
+      rq.idle_wakee.flips = k.idle_wakee.flips;
+      rq.idle_wakee.decay_ts = k.idle_wakee.decay_ts;
+    }
     // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops): every CPU stops
     rq.oops = oops;
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,17 @@ struct KernelWarning {
 // after dropping the rq lock (kernel/sched/debug.c, read at build time).
 bool debug_reader_unlocked();
 
+// wake()'s `cpu` for a wake-up whose CPU the tree's own select_task_rq_fair()
+// chooses (lockstep: where the model chose one, scenario/executor.hpp op_for_kernel()).
+inline constexpr int kTreeChoosesCpu = -2;
+
+// The CPU the tree's select_task_rq_fair() chose for a wake-up (-1: it was not
+// asked, the task was not sleeping in the kernel's state).
+struct WakeChoice {
+  int task = -1;
+  int cpu = -1;
+};
+
 class KernelBackend {
  public:
   // Throws std::runtime_error when another instance is alive, the backend is
@@ -53,7 +65,17 @@ class KernelBackend {
   // The model's entry points (model/rq.hpp, model/system.hpp), with the same refusals.
   int create_task(std::string_view name, int nice, Policy policy, u64 custom_slice_ns, int group);
   int fork_task(int parent, std::string_view child_name, bool copy_races_sched_change);
-  Refusal wake(int task, bool sync, int cpu);
+  // cpu kTreeChoosesCpu: a sleeping task's CPU is chosen by the tree's
+  // select_task_rq_fair(), the wake-up made from CPU `from` (-1: the task's own)
+  // and remembered for take_wake_choice(); on one CPU, or for a task that is
+  // not sleeping, it is woken where it is.
+  Refusal wake(int task, bool sync, int cpu, int from = -1);
+  // The choice of the last wake() with kTreeChoosesCpu, once (nullopt: none since the last call).
+  std::optional<WakeChoice> take_wake_choice() {
+    std::optional<WakeChoice> c;
+    c.swap(wake_choice_);
+    return c;
+  }
   Refusal sleep(int task);
   Refusal yield(int task);
   Refusal exit_task(int task);
@@ -111,6 +133,7 @@ class KernelBackend {
   std::vector<PendingRead> pending_reads_;
   bool crash_reported_ = false;
   std::vector<bool> sched_idle_rq_;  // by CPU
+  std::optional<WakeChoice> wake_choice_;
 };
 
 }  // namespace eevdf::kernelsrc

@@ -21,7 +21,7 @@ Task* KernelBackend::task(int) { return nullptr; }
 Rq& KernelBackend::rq_of(int) { return mirror_->rq(0); }
 int KernelBackend::create_task(std::string_view, int, Policy, u64, int) { return -1; }
 int KernelBackend::fork_task(int, std::string_view, bool) { return -1; }
-Refusal KernelBackend::wake(int, bool, int) { return Refusal::bad_argument; }
+Refusal KernelBackend::wake(int, bool, int, int) { return Refusal::bad_argument; }
 Refusal KernelBackend::sleep(int) { return Refusal::bad_argument; }
 Refusal KernelBackend::yield(int) { return Refusal::bad_argument; }
 Refusal KernelBackend::exit_task(int) { return Refusal::bad_argument; }

@@ -287,6 +287,9 @@ struct rq {
 #if EEVDF_SHIM_SMP
   struct list_head cfs_tasks;
   struct root_domain *rd;
+  struct sched_domain *sd;     /* the CPU's one domain (shim_smp.h, the wake-up CPU choice) */
+  int ttwu_pending;            /* 0: one thread, no remote wake-up queue */
+  unsigned long cpu_capacity;  /* SCHED_CAPACITY_SCALE: no asymmetric capacities */
 #endif
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
   raw_spinlock_t __lock;  /* named by 7.0's lock annotations (__rq_lockp()); never taken */
@@ -308,6 +311,16 @@ struct task_struct {
   unsigned int sched_contributes_to_load;
   int need_resched;  /* TIF_NEED_RESCHED of this task */
   int cpu;
+#if EEVDF_SHIM_SMP
+  /* what select_task_rq_fair() reads and writes (shim_smp.h) */
+  unsigned int flags;  /* PF_*: PF_IDLE | PF_KTHREAD for an idle task, else 0 */
+  int nr_cpus_allowed;
+  const struct cpumask *cpus_ptr;
+  struct task_struct *last_wakee;  /* record_wakee() */
+  unsigned int wakee_flips;
+  unsigned long wakee_flip_decay_ts;
+  int recent_used_cpu;  /* select_idle_sibling() */
+#endif
 };
 
 struct sched_class {

@@ -32,8 +32,9 @@ struct sched_avg {
   unsigned long load_avg, runnable_avg, util_avg;
 };
 /* the root domain's overload flag, which add_nr_running() sets; read only by
- * the load balancer */
-struct root_domain { int overloaded; };
+ * the load balancer; overutilized, read by select_task_rq_fair() only when
+ * energy-aware scheduling is on (it is not: is_rd_overutilized() is true) */
+struct root_domain { int overloaded; int overutilized; };
 
 /* PELT and util_est: not run (their sums feed no EEVDF arithmetic; above) */
 static inline void update_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
@@ -92,5 +93,178 @@ static inline void set_task_max_allowed_capacity(struct task_struct *p) { (void)
  * the glue reaches this pick only with no RT task queued (nr_running ==
  * cfs.h_nr_queued), so neither "pretend we pulled" answer (1, -1) applies */
 static inline int sched_balance_newidle(struct rq *this_rq, struct rq_flags *rf) { (void)this_rq; (void)rf; return 0; }
+
+/* ---- the wake-up CPU choice: the tree's select_task_rq_fair() (glue.c,
+ * kb_select_task_rq_wake(); docs/kernel-backend.md, "The wake-up CPU choice") ----
+ * The topology is the model's (model/wake_cpu.hpp): every online CPU in one
+ * last-level cache, one sched_domain a CPU (no parent, no child) spanning
+ * them, with SD_WAKE_AFFINE and SD_SHARE_LLC and without SD_BALANCE_WAKE (a
+ * wake-up takes the fast path); no SMT siblings (CONFIG_SCHED_SMT off: the
+ * tree's own !CONFIG_SCHED_SMT stubs), no clusters, no asymmetric
+ * capacities, no energy model (their static keys are false:
+ * static_branch_unlikely() is 0, shim.h).  topology.c is ours: the glue sets
+ * the per-CPU variables below.  The tasks may run on the scenario's CPUs
+ * (p->cpus_ptr); the domain spans the profile's online CPUs (`cpus`). */
+#include <limits.h>  /* INT_MAX (select_idle_cpu()'s unlimited scan) */
+#define NR_CPUS 4096
+#define KB_PCPU_NR 8  /* per-CPU variables: one slot a runqueue (KB_MAX_CPUS, checked in glue.c) */
+struct cpumask { unsigned long bits[NR_CPUS / 64]; };
+typedef struct cpumask cpumask_var_t[1];
+/* nr_cpumask_bits (nr_cpu_ids): the domain's span, set by the glue */
+extern unsigned int kb_nr_cpumask_bits;
+#define nr_cpumask_bits kb_nr_cpumask_bits
+static inline bool cpumask_test_cpu(int cpu, const struct cpumask *m) {
+  return (m->bits[(unsigned int)cpu / 64] >> ((unsigned int)cpu % 64)) & 1;
+}
+static inline void kb_cpumask_set_cpu(unsigned int cpu, struct cpumask *m) { m->bits[cpu / 64] |= 1ul << (cpu % 64); }
+static inline bool cpumask_and(struct cpumask *d, const struct cpumask *a, const struct cpumask *b) {
+  unsigned long any = 0;
+  for (unsigned int i = 0; i < NR_CPUS / 64; i++) any |= d->bits[i] = a->bits[i] & b->bits[i];
+  return any != 0;
+}
+static inline bool cpumask_andnot(struct cpumask *d, const struct cpumask *a, const struct cpumask *b) {
+  unsigned long any = 0;
+  for (unsigned int i = 0; i < NR_CPUS / 64; i++) any |= d->bits[i] = a->bits[i] & ~b->bits[i];
+  return any != 0;
+}
+/* for_each_cpu_wrap(): the set bits below nr_cpumask_bits from start up, then
+ * from 0 up to start (a start of nr_cpumask_bits starts at 0, as the kernel's
+ * find_next_bit_wrap()); kb_cpumask_wrap_step() is the next step k >= from
+ * whose CPU (start + k) mod nr_cpumask_bits is set, or nr_cpumask_bits */
+static inline unsigned int kb_cpumask_wrap_step(const struct cpumask *m, unsigned int start, unsigned int from) {
+  for (unsigned int k = from; k < nr_cpumask_bits; k++)
+    if (cpumask_test_cpu((int)((start + k) % nr_cpumask_bits), m)) return k;
+  return nr_cpumask_bits;
+}
+#define for_each_cpu_wrap(cpu, mask, start)                                                          \
+  for (unsigned int __kb_k = kb_cpumask_wrap_step((mask), (unsigned int)(start), 0);                \
+       __kb_k < nr_cpumask_bits && (((cpu) = (int)(((unsigned int)(start) + __kb_k) % nr_cpumask_bits)), 1); \
+       __kb_k = kb_cpumask_wrap_step((mask), (unsigned int)(start), __kb_k + 1))
+
+/* include/linux/sched/sd_flags.h, in its order (the bits are facts of the tree) */
+enum {
+  SD_BALANCE_NEWIDLE = 1 << 0, SD_BALANCE_EXEC = 1 << 1, SD_BALANCE_FORK = 1 << 2, SD_BALANCE_WAKE = 1 << 3,
+  SD_WAKE_AFFINE = 1 << 4, SD_ASYM_CPUCAPACITY = 1 << 5, SD_ASYM_CPUCAPACITY_FULL = 1 << 6,
+  SD_SHARE_CPUCAPACITY = 1 << 7, SD_CLUSTER = 1 << 8, SD_SHARE_LLC = 1 << 9, SD_SERIALIZE = 1 << 10,
+  SD_ASYM_PACKING = 1 << 11, SD_PREFER_SIBLING = 1 << 12, SD_NUMA = 1 << 13,
+};
+/* include/linux/sched/topology.h: the fields the wake-up path reads */
+struct sched_domain_shared { int has_idle_cores; int nr_idle_scan; };
+struct sched_group { unsigned int flags; struct cpumask span; };
+struct sched_domain {
+  struct sched_domain *parent, *child;
+  struct sched_group *groups;
+  int flags;
+  unsigned int span_weight;
+  unsigned int imbalance_pct;
+  struct sched_domain_shared *shared;
+  struct cpumask span;
+};
+#define sched_domain_span(sd) (&(sd)->span)
+#define sched_group_span(sg) (&(sg)->span)
+
+/* per-CPU variables: an array a CPU */
+#define DEFINE_PER_CPU(type, name) __typeof__(type) name[KB_PCPU_NR]
+#define DECLARE_PER_CPU(type, name) extern __typeof__(type) name[KB_PCPU_NR]
+#define per_cpu(var, cpu) ((var)[(cpu)])
+#define __this_cpu_read(var) per_cpu(var, smp_processor_id())
+#define this_cpu_cpumask_var_ptr(var) (per_cpu(var, smp_processor_id()))
+DECLARE_PER_CPU(struct sched_domain *, sd_llc);
+DECLARE_PER_CPU(int, sd_llc_size);
+DECLARE_PER_CPU(int, sd_llc_id);
+DECLARE_PER_CPU(int, sd_share_id);
+DECLARE_PER_CPU(struct sched_domain_shared *, sd_llc_shared);
+DECLARE_PER_CPU(struct sched_domain *, sd_asym_cpucapacity);
+/* fair.c's scratch mask of select_idle_cpu() (its static DEFINE_PER_CPU is
+ * not a definition the extractor takes by name): the glue's */
+DECLARE_PER_CPU(cpumask_var_t, select_rq_mask);
+
+/* the CPU whose code runs (the waker's, in a wake-up) and its current task
+ * (kernelsrc/glue.c); in_task(): not in an interrupt, i.e. current is not the
+ * idle task (a wake-up made on an idle CPU comes from an interrupt, as the
+ * model has it).  (These prototypes come first: the extractor reads a
+ * shim's names with patterns that a macro body before them could hide.) */
+int smp_processor_id(void);
+struct task_struct *kb_current(void);
+bool in_task(void);
+/* core.c's tests of a CPU (kernelsrc/glue.c); available_idle_cpu() is
+ * syscalls.c's (ours) up to 6.18 and sched.h's (the tree's, with its
+ * idle_rq()) in 7.0, which reads rq->ttwu_pending (never set: one thread, no
+ * remote wake-up queue) and vcpu_is_preempted() (false: bare metal) */
+#if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(7, 0)
+int idle_cpu(int cpu);
+int available_idle_cpu(int cpu);
+#endif
+bool cpus_share_cache(int this_cpu, int that_cpu);
+bool cpus_share_resources(int this_cpu, int that_cpu);
+extern unsigned int kb_hz;
+
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+#define vcpu_is_preempted(cpu) false
+#endif
+#define current kb_current()
+#define __this_rq() cpu_rq(smp_processor_id())
+#define this_rq() __this_rq()
+/* RCU: one thread */
+#define rcu_read_lock() do { } while (0)
+#define rcu_read_unlock() do { } while (0)
+#define rcu_dereference_check(p, c) READ_ONCE(p)
+#define rcu_dereference_all(p) READ_ONCE(p)
+#define rcu_dereference_all_check(p, c) READ_ONCE(p)
+#define lockdep_assert_irqs_disabled() do { } while (0)
+/* schedstats: off */
+#define schedstat_inc(var) do { } while (0)
+/* include/linux/sched.h */
+#define PF_IDLE 0x00000002
+#define PF_EXITING 0x00000004
+#define PF_KTHREAD 0x00200000
+/* include/linux/sched/smt.h without CONFIG_SCHED_SMT */
+static inline bool sched_smt_active(void) { return false; }
+/* include/linux/sched.h, include/linux/sched/topology.h */
+enum uclamp_id { UCLAMP_MIN = 0, UCLAMP_MAX, UCLAMP_CNT };
+#define SCHED_CAPACITY_SCALE (1L << SCHED_CAPACITY_SHIFT)
+/* jiffies and HZ: the scenario's (record_wakee()); the glue sets jiffies to
+ * INITIAL_JIFFIES + the ticks elapsed on the waking CPU, as the model */
+#define HZ kb_hz
+#define time_after(a, b) ((long)((b) - (a)) < 0)
+#define swap(a, b) do { __typeof__(a) __kb_tmp = (a); (a) = (b); (b) = __kb_tmp; } while (0)
+
+/* Cut points of the choice, each never reached on this topology (a warning,
+ * I-WARN, if one were):
+ *  - find_energy_efficient_cpu(): energy-aware placement, tried only when the
+ *    root domain is not overutilized, which without an energy model
+ *    (sched_energy_enabled() false) is_rd_overutilized() always says it is;
+ *  - sched_balance_find_dst_cpu(): the slow path, for a domain with the
+ *    wake-up's SD_BALANCE_WAKE, which no domain here has;
+ *  - util_fits_cpu(), task_util_est() and select_idle_capacity(): the
+ *    asymmetric-capacity tests and scan, behind sched_asym_cpucap_active(),
+ *    false. */
+static inline int find_energy_efficient_cpu(struct task_struct *p, int prev_cpu) {
+  (void)p; (void)prev_cpu;
+  eevdf_kernel_warn(__FILE__, __LINE__, "cut point reached: find_energy_efficient_cpu()");
+  return -1;
+}
+static inline int sched_balance_find_dst_cpu(struct sched_domain *sd, struct task_struct *p, int cpu, int prev_cpu,
+                                             int sd_flag) {
+  (void)sd; (void)p; (void)cpu; (void)sd_flag;
+  eevdf_kernel_warn(__FILE__, __LINE__, "cut point reached: sched_balance_find_dst_cpu()");
+  return prev_cpu;
+}
+static inline int util_fits_cpu(unsigned long util, unsigned long uclamp_min, unsigned long uclamp_max, int cpu) {
+  (void)util; (void)uclamp_min; (void)uclamp_max; (void)cpu;
+  eevdf_kernel_warn(__FILE__, __LINE__, "cut point reached: util_fits_cpu()");
+  return 1;
+}
+static inline unsigned long task_util_est(struct task_struct *p) { (void)p; return 0; }
+static inline int select_idle_capacity(struct task_struct *p, struct sched_domain *sd, int target) {
+  (void)p; (void)sd;
+  eevdf_kernel_warn(__FILE__, __LINE__, "cut point reached: select_idle_capacity()");
+  return target;
+}
+/* wake_affine_weight() (WA_WEIGHT), the tree's, reads PELT loads: 0 here
+ * (PELT is cut off).  The model refuses every choice that reaches it, and
+ * lockstep does not ask the kernel for those: its answer there is never used. */
+static inline unsigned long cpu_load(struct rq *rq) { (void)rq; return 0; }
+static inline unsigned long task_h_load(struct task_struct *p) { (void)p; return 0; }
 
 #endif

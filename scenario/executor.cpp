@@ -228,12 +228,9 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
       break;
     }
     case OpKind::wake:
-      // the model chooses a CPU for a wake-up without cpu= (model/wake_cpu.hpp); the
-      // kernel backend is handed the model's answer (the lockstep loop)
-      if constexpr (std::is_same_v<Target, ModelTarget>)
-        refusal = t.wake(id, op.sync, op.cpu, op.from);
-      else
-        refusal = t.wake(id, op.sync, op.cpu);
+      // the model chooses a CPU for a wake-up without cpu= (model/wake_cpu.hpp); in
+      // lockstep the tree's select_task_rq_fair() chooses too (op_for_kernel())
+      refusal = t.wake(id, op.sync, op.cpu, op.from);
       break;
     case OpKind::sleep: refusal = t.sleep(id); break;
     case OpKind::run: t.run(op.duration_ns()); break;
@@ -323,8 +320,11 @@ std::optional<Op> op_for_kernel(const System& model, const Op& op, int id, Refus
       model_refusal == Refusal::rt_wake_cpu)
     return std::nullopt;
   if (model_refusal != Refusal::none) return op;
-  Op chosen = op;  // select_task_rq()'s answer, as the model chose it
-  chosen.cpu = model.rq(0).tasks[static_cast<std::size_t>(id)].cpu;
+  // the tree's own select_task_rq_fair() chooses, from the same waking CPU; its answer
+  // is compared with the model's (first_difference()) and performed
+  (void)model;
+  Op chosen = op;
+  chosen.cpu = kernelsrc::kTreeChoosesCpu;
   return chosen;
 }
 
@@ -428,9 +428,13 @@ ExecResult Executor::run(const Scenario& s) {
     const int id = op.task.empty() ? -1 : task_of(op.task);
     const std::uint32_t touched = sys.size() > 1 && sweep_period > 1 ? cpus_touched(sys, op, id) : ~std::uint32_t{0};
     if (lockstep) {
+      // a wake-up whose CPU the model chooses (on the state before it)
+      const bool chooses = op.kind == OpKind::wake && id >= 0 && model_sys.chooses_wake_cpu(id, op.cpu);
       const Refusal model_refusal = apply_op(model_target, op, id, nullptr);
       const std::optional<Op> kernel_op = op_for_kernel(sys, op, id, model_refusal);
       refusal = kernel_op ? apply_op(*kernel, *kernel_op, id, nullptr) : model_refusal;
+      if (chooses && !kernel_op) ++r.wake_choices_refused;
+      if (chooses && kernel_op && model_refusal == Refusal::none) ++r.wake_choices_compared;
       if (model_refusal != refusal && !r.divergence) {
         r.divergence = Divergence{index, "refusal", refusal_text(model_refusal), refusal_text(refusal)};
       }

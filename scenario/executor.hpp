@@ -49,9 +49,13 @@ struct Divergence {
 };
 // The first difference between the model's state and the kernel's (every CPU), or nullopt.
 std::optional<Divergence> first_difference(const System& model, const System& kernel);
-// The same against the kernel backend, and then the answers of the tests the
-// wake-up CPU choice makes (model/wake_cpu.hpp) against the tree's own functions.
-std::optional<Divergence> first_difference(const System& model, const kernelsrc::KernelBackend& kernel);
+// The same against the kernel backend: first the CPU the tree's
+// select_task_rq_fair() chose for the last operation, if it chose one
+// (KernelBackend::take_wake_choice(), which this consumes), against the CPU
+// the model woke the task on ("wake A: cpu"); then the state; then the
+// answers of sched_idle_rq(), the choice's SCHED_IDLE-only test, against the
+// tree's own.
+std::optional<Divergence> first_difference(const System& model, kernelsrc::KernelBackend& kernel);
 
 // Told of every operation the executor applied: its kind, its result and the
 // runqueue it ran on. The fuzz engines' state coverage (fuzz/coverage.hpp) is one.
@@ -115,6 +119,10 @@ struct ExecResult {
   bool oops = false; // the modelled kernel crashed (NULL pick)
   std::vector<StepTrace> trace;
   std::optional<Divergence> divergence;  // lockstep: the first difference (the run stops there)
+  // lockstep: wake-ups whose CPU both the model and the tree's select_task_rq_fair()
+  // chose (compared), and those the model refused to choose (asked of neither)
+  int wake_choices_compared = 0;
+  int wake_choices_refused = 0;
   bool violations_expected = false;  // the scenario expects violations and every one it expects occurred
   // Everything as the scenario expects: no error, no failed expectation, and no
   // violation unless the scenario expects violations.
@@ -138,10 +146,11 @@ std::optional<int> group_id(const Rq& rq, const std::string& name);
 // op.task (-1 if none). Expectations are not operations: Refusal::none.
 Refusal apply_operation(System& sys, const Op& op, int id);
 // Lockstep: the operation as the kernel backend performs it after the model:
-// a wake-up without cpu= on several CPUs names the CPU the model chose
-// (model/wake_cpu.hpp; the kernel backend does not choose), and is not
-// performed at all (nullopt: the model's refusal stands for both) when the
-// model refused to choose.
+// a wake-up without cpu= on several CPUs that the model performed has its CPU
+// chosen by the tree's own select_task_rq_fair() (kernelsrc::kTreeChoosesCpu;
+// first_difference() compares the two answers), and is not performed at all
+// (nullopt: the model's refusal stands for both) when the model refused to
+// choose (WA_WEIGHT, the SIS_UTIL budget, an RT task: model/wake_cpu.hpp).
 std::optional<Op> op_for_kernel(const System& model, const Op& op, int id, Refusal model_refusal);
 Refusal apply_operation(kernelsrc::KernelBackend& kernel, const Op& op, int id);
 

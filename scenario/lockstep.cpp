@@ -55,6 +55,20 @@ struct Cmp {
     if (!a || !b) return a == b;
     return a->task_id == b->task_id && a->group_id == b->group_id;
   }
+  // record_wakee()'s memory of a waker (model/wake_cpu.hpp)
+  void wakee(const Where& where, const WakeeState& a, const WakeeState& b) {
+    if (!d && a.last != b.last) {
+      // the task table is CPU 0's; another CPU's Rq may not hold it
+      const auto who = [](const Rq& r, int t) {
+        return t < 0 ? std::string("none")
+               : static_cast<std::size_t>(t) < r.tasks.size() ? r.tasks[static_cast<std::size_t>(t)].name
+                                                               : fmt::format("task #{}", t);
+      };
+      d = Divergence{-1, where.text("last_wakee"), who(m, a.last), who(k, b.last)};
+    }
+    num(where, "wakee_flips", a.flips, b.flips);
+    num(where, "wakee_flip_decay_ts", a.decay_ts, b.decay_ts);
+  }
   void ptr(const Where& where, const char* field, const SchedEntity* a, const SchedEntity* b) {
     if (!d && !same_entity(a, b)) d = Divergence{-1, where.text(field), entity_name(m, a), entity_name(k, b)};
   }
@@ -152,6 +166,7 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
     c.num(runqueue, "need_resched", m.need_resched, k.need_resched);
     c.num(runqueue, "nr_running", m.nr_running, k.nr_running);
     c.num(runqueue, "fair ticks that rescheduled", m.fair_tick_rescheds, k.fair_tick_rescheds);
+    if (several) c.wakee(Cmp::Where{"idle task", none}, m.idle_wakee, k.idle_wakee);
     if (c.d) return on_cpu(cpu, c.d);
   }
   {
@@ -160,7 +175,11 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
       const Task& a = m0.tasks[i];
       const Task& b = k0.tasks[i];
       const Cmp::Where where{"task", a.name};
-      if (several) c.num(where, "cpu", a.cpu, b.cpu);
+      if (several) {  // and select_task_rq_fair()'s memory of the task
+        c.num(where, "cpu", a.cpu, b.cpu);
+        c.wakee(where, a.wakee, b.wakee);
+        c.num(where, "recent_used_cpu", a.recent_used_cpu, b.recent_used_cpu);
+      }
       c.num(where, "p->on_rq", a.on_rq, b.on_rq);
       c.num(where, "group", a.group, b.group);
       c.entity(where, a.se, b.se);
@@ -181,7 +200,12 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
   return std::nullopt;
 }
 
-std::optional<Divergence> first_difference(const System& model, const kernelsrc::KernelBackend& kernel) {
+std::optional<Divergence> first_difference(const System& model, kernelsrc::KernelBackend& kernel) {
+  if (const auto choice = kernel.take_wake_choice(); choice && choice->cpu >= 0) {
+    const Task* t = model.rq(0).task(choice->task);
+    if (t && t->cpu != choice->cpu)
+      return Divergence{-1, fmt::format("wake {}: cpu", t->name), std::to_string(t->cpu), std::to_string(choice->cpu)};
+  }
   if (auto d = first_difference(model, kernel.state())) return d;
   for (unsigned cpu = 0; cpu < model.size(); ++cpu) {
     const bool m = sched_idle_rq(model.rq(cpu));
