@@ -7,25 +7,15 @@ script=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
-expect_error() {  # name, pattern, args...
-  local name=$1 pattern=$2 out rc
+source "$(dirname "$0")/support/refusals.sh"
+expect_error() {  # name, pattern, args...: exit 2 before anything is configured
+  local name=$1 pattern=$2
   shift 2
-  out=$(python3 "$script" --out "$work/out-$name" "$@" 2>&1)
-  rc=$?
-  if [ $rc -ne 2 ] || ! grep -q -- "$pattern" <<<"$out" || [ -e "$work/out-$name/build" ]; then
-    echo "FAIL $name: exit $rc, output: $out"
+  refused "$name" "$pattern" "$work/out-$name/build" -- python3 "$script" --out "$work/out-$name" "$@"
+  if [ "$(python3 "$script" --out "$work/out-$name" "$@" >/dev/null 2>&1; echo $?)" != 2 ]; then
+    echo "FAIL $name: not exit 2"
     fail=1
-  else
-    echo "ok   $name: $out"
   fi
-}
-make_tree() {  # dir, version, patchlevel
-  mkdir -p "$1/kernel/sched" "$1/lib" "$1/include/linux"
-  printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = 0\n' "$2" "$3" > "$1/Makefile"
-  for f in kernel/sched/fair.c kernel/sched/core.c kernel/sched/sched.h kernel/sched/features.h kernel/sched/debug.c \
-           lib/rbtree.c include/linux/rbtree.h include/linux/rbtree_augmented.h include/linux/rbtree_types.h; do
-    : > "$1/$f"
-  done
 }
 expect_error no-tree "no such kernel tree" --tree "$work/nothing-here"
 make_tree "$work/t618" 6 18

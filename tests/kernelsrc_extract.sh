@@ -7,24 +7,10 @@ extract=$1 shim=$2 glue=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
+source "$(dirname "$0")/support/refusals.sh"
 expect_error() {  # name, tree, pattern
-  local out
-  out=$(python3 "$extract" --src "$2" --shim "$shim" --glue "$glue" --out "$work/out-$1" 2>&1)
-  local rc=$?
-  if [ $rc -eq 0 ] || ! grep -q -- "$3" <<<"$out" || [ -e "$work/out-$1/fair_extract.c" ]; then
-    echo "FAIL $1: exit $rc, output: $out"
-    fail=1
-  else
-    echo "ok   $1: $out"
-  fi
-}
-make_tree() {  # dir, version, patchlevel
-  mkdir -p "$1/kernel/sched" "$1/lib" "$1/include/linux"
-  printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = 0\n' "$2" "$3" > "$1/Makefile"
-  for f in kernel/sched/fair.c kernel/sched/core.c kernel/sched/sched.h kernel/sched/features.h kernel/sched/debug.c lib/rbtree.c \
-           include/linux/rbtree.h include/linux/rbtree_augmented.h include/linux/rbtree_types.h; do
-    : > "$1/$f"
-  done
+  refused "$1" "$3" "$work/out-$1/fair_extract.c" -- \
+    python3 "$extract" --src "$2" --shim "$shim" --glue "$glue" --out "$work/out-$1"
 }
 expect_error no-tree "$work/nothing-here" "no such kernel tree"
 make_tree "$work/old" 5 15
