@@ -735,9 +735,9 @@ void RcSystem::perform(const Op& op) {
     else if (!sys.oops())
       divergence = first_difference(sys, *kernel);
   }
-  if (sys.size() > 1) inv::share_between_cpus(sys, checkers);  // as scn::Executor does
+  if (sys.size() > 1) inv::share_max_slice(sys, checkers);  // as scn::Executor does
   for (auto& c : checkers) c->end_op();
-  if (sys.size() > 1) inv::share_delay_records(sys, checkers);
+  if (sys.size() > 1) inv::share_end_records(sys, checkers);
   std::vector<inv::Violation> violations;
   for (const auto& c : checkers) violations.insert(violations.end(), c->violations().begin(), c->violations().end());
 

@@ -224,7 +224,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
     const std::size_t i = entity_slot(t.se);
     delayed_before_[i] = t.se.sched_delayed;
     // a delayed one's lag at its delay is the one its CPU's checker took
-    // (share_delay_records(), after the last operation); se->vlag holds it only
+    // (share_end_records(), after the last operation); se->vlag holds it only
     // from v7.1 on (059258b0d424)
     vruntime_before_[i] = t.se.vruntime;
     if (!events_) weight_before_[i] = t.se.load.weight;
@@ -839,48 +839,23 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   }
 }
 
-void Checker::share_task_record(const SchedEntity& se, Checker& other) const {
+void Checker::share_record(const SchedEntity& se, Checker& other) const {
   const std::size_t i = entity_slot(se);
   other.rescaled_deadline_[i] = rescaled_deadline_[i];
   other.vprot_stale_[i] = vprot_stale_[i];
+  if (se.sched_delayed) other.lag_at_delay_[i] = lag_at_delay_[i];
 }
 
-void Checker::share_delay_record(const SchedEntity& se, Checker& other) const {
-  const std::size_t i = entity_slot(se);
-  other.lag_at_delay_[i] = lag_at_delay_[i];
-}
-
-namespace {
-void share_task_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
+void share_end_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
   for (const Task& t : sys.tasks) {
     if (t.cpu < 0 || static_cast<std::size_t>(t.cpu) >= checkers.size()) continue;
     const Checker& owner = *checkers[static_cast<std::size_t>(t.cpu)];
     for (const auto& c : checkers)
-      if (c.get() != &owner) owner.share_task_record(t.se, *c);
-  }
-}
-}  // namespace
-
-void share_end_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
-  share_delay_records(sys, checkers);
-  // without events (the kernel backend) end_op() itself makes a reweight's
-  // deadline record from the state: shared now, not only before the next
-  // operation's end, so that a task that migrates in it arrives with it
-  if (!checkers.empty() && !checkers.front()->has_events()) share_task_records(sys, checkers);
-}
-
-void share_delay_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
-  for (const Task& t : sys.tasks) {
-    if (!t.se.sched_delayed || t.cpu < 0 || static_cast<std::size_t>(t.cpu) >= checkers.size()) continue;
-    const Checker& owner = *checkers[static_cast<std::size_t>(t.cpu)];
-    for (const auto& c : checkers)
-      if (c.get() != &owner) owner.share_delay_record(t.se, *c);
+      if (c.get() != &owner) owner.share_record(t.se, *c);
   }
 }
 
-
-void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
-  share_task_records(sys, checkers);
+void share_max_slice(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
   u64 max_slice = 0;
   for (const Task& t : sys.tasks)
     if (t.se.on_rq) max_slice = std::max(max_slice, t.se.slice);
@@ -894,7 +869,7 @@ void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Che
 
 bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers, std::uint32_t touched,
                      bool sweep) {
-  share_between_cpus(sys, checkers);
+  share_max_slice(sys, checkers);
   const auto is_touched = [touched](std::size_t c) { return c < 32 && (touched >> c & 1u) != 0; };
   for (std::size_t c = 0; c < checkers.size(); ++c)
     if (sweep || is_touched(c)) checkers[c]->end_op();

@@ -280,10 +280,10 @@ class Checker final : public Observer {
   bool tolerates_f9() const { return tolerances_.f1_unscaled_vprot; }
   // The rounding drift a deadline carries after one more reweight old -> new weight.
   u64 rescaled_deadline_excess(u64 prior_excess, u64 old_weight, u64 new_weight) const;
-  // What this checker recorded of task se (its own CPU's checker) becomes other's too.
-  void share_task_record(const SchedEntity& se, Checker& other) const;
-  // ... and its lag at the delay of a delayed task (share_delay_records()).
-  void share_delay_record(const SchedEntity& se, Checker& other) const;
+  // What this checker recorded of task se (its own CPU's checker) becomes other's
+  // too: its deadline's reweight record, a stale vprot, a delayed task's lag at
+  // its delay (share_end_records()).
+  void share_record(const SchedEntity& se, Checker& other) const;
   // The entities of each queue of this CPU, listed at the start of end_op().
   const QueueIndex& queues() const { return queues_; }
 
@@ -330,7 +330,6 @@ class Checker final : public Observer {
   // The kernel backend hands back state but no events (no set_next_entity(), no
   // delay): the checks that need them are left out (docs/kernel-backend.md).
   void set_without_events() { events_ = false; }
-  bool has_events() const { return events_; }
 
   // I-FAIR: the largest |service - weighted share| / (max_slice + TICK_NSEC) seen.
   double fairness_worst_ratio() const { return fairness_.worst_ratio(); }
@@ -423,26 +422,21 @@ class Checker final : public Observer {
 
 // Several runqueues, before end_op(): raises every checker's largest slice to
 // the largest queued on any CPU (tasks, and the group entities of every CPU
-// outside the flat runqueue) or seen by any checker, and gives every checker
-// what the task's own CPU's checker recorded of each task (the reweight
-// rounding its deadline carries, a stale vprot), so that a task migrating in
-// the next operation arrives with it.
-void share_between_cpus(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
+// outside the flat runqueue) or seen by any checker.
+void share_max_slice(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
 
-// Several runqueues, after the checkers' end_op(): every delayed task's lag at
-// its delay, as its own CPU's checker took it, becomes every checker's, so
-// that the checker of a CPU it moves to while delayed (a `migrate`) judges its
-// requeue or final dequeue against it (I-DELAY). end_ops_touched() calls it.
-void share_delay_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
-
-// Several runqueues, after the checkers' end_op(): share_delay_records(), and,
-// without events (the kernel backend), the task records of share_between_cpus()
-// again (end_op() makes a reweight's deadline record from the state there).
+// Several runqueues, after the checkers' end_op(): what each task's own CPU's
+// checker recorded of it becomes every checker's, so that a task migrating in
+// the next operation arrives with it: the reweight rounding its deadline
+// carries (made from events on the model, inside end_op() from the state on
+// the kernel backend), a stale vprot, and a delayed task's lag at its delay
+// (I-DELAY: the checker of a CPU it moves to while delayed, a `migrate`,
+// judges its requeue or final dequeue against it).
 void share_end_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers);
 
 // Several runqueues, after an operation that acted on the CPUs in `touched`
 // (bit c: CPU c; the caller derives it from the operation itself, not from the
-// model's bookkeeping): share_between_cpus(), then every touched CPU's queues
+// model's bookkeeping): share_max_slice(), then every touched CPU's queues
 // are checked from scratch (end_op()), the others only keep their run-long
 // memory (end_op_untouched()). Every CPU is checked (a full sweep) when `sweep`
 // is set (every K operations and at the end of an input: the caller's choice)

@@ -470,6 +470,11 @@ void KernelBackend::refresh() {
     c.idle = q.idle;
     c.rq = &rq;
   };
+  auto copy_wakee = [](const kb_wakee& w, WakeeState& out) {
+    out.last = w.last;
+    out.flips = w.flips;
+    out.decay_ts = w.decay_ts;
+  };
   Rq& rq0 = mirror_->rq(0);
   for (int g = 0; g < s.nr_groups; ++g) {
     rq0.task_groups[static_cast<std::size_t>(g)].shares = s.group_shares[g];
@@ -483,9 +488,7 @@ void KernelBackend::refresh() {
     t.state = state_of(s.task_state[i]);
     t.group = s.task_group[i];
     if (s.nr_cpus > 1) {  // select_task_rq_fair()'s memory (a tree built !CONFIG_SMP has none)
-      t.wakee.last = s.task_wakee[i].last;
-      t.wakee.flips = s.task_wakee[i].flips;
-      t.wakee.decay_ts = s.task_wakee[i].decay_ts;
+      copy_wakee(s.task_wakee[i], t.wakee);
       t.recent_used_cpu = s.task_recent_used_cpu[i];
     }
   }
@@ -509,11 +512,7 @@ void KernelBackend::refresh() {
     rq.fair_tick_rescheds = k.fair_tick_rescheds;
     rq.need_resched = k.need_resched != 0;
     rq.nr_running = k.nr_running;
-    if (s.nr_cpus > 1) {
-      rq.idle_wakee.last = k.idle_wakee.last;
-      rq.idle_wakee.flips = k.idle_wakee.flips;
-      rq.idle_wakee.decay_ts = k.idle_wakee.decay_ts;
-    }
+    if (s.nr_cpus > 1) copy_wakee(k.idle_wakee, rq.idle_wakee);
     // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops): every CPU stops
     rq.oops = oops;
   }

@@ -322,7 +322,6 @@ std::optional<Op> op_for_kernel(const System& model, const Op& op, int id, Refus
   if (model_refusal != Refusal::none) return op;
   // the tree's own select_task_rq_fair() chooses, from the same waking CPU; its answer
   // is compared with the model's (first_difference()) and performed
-  (void)model;
   Op chosen = op;
   chosen.cpu = kernelsrc::kTreeChoosesCpu;
   return chosen;
@@ -558,7 +557,7 @@ ExecResult Executor::run(const Scenario& s) {
     // the previous check passed is unchanged: checking it again would find nothing new.
     if (refusal == Refusal::none && !checkers.empty()) {
       if (sys.size() > 1) {
-        // a migrated task's lag was clamped on its source CPU (share_between_cpus()); a full
+        // a migrated task's lag was clamped on its source CPU (share_max_slice()); a full
         // sweep every sweep_period operations and at the last one
         const bool sweep = (i + 1) % sweep_period == 0 || i + 1 == s.ops.size() || sys.oops() || r.divergence;
         unswept = !inv::end_ops_touched(sys, checkers, touched, sweep);

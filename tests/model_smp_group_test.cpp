@@ -45,8 +45,9 @@ struct Machine {
   void step(inv::OpClass cls, F f) {
     for (auto& c : checkers) c->begin_op(op++, cls);
     f();
-    inv::share_between_cpus(sys, checkers);
+    inv::share_max_slice(sys, checkers);
     for (auto& c : checkers) c->end_op();
+    inv::share_end_records(sys, checkers);
   }
   void expect_clean() const {
     for (const auto& c : checkers)
