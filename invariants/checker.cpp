@@ -511,15 +511,17 @@ void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool prote
 void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) {
   if (!selection_[Id::LAG] || raw == clamped) return;
   LoadWeight lw = eevdf_load_of(*rq_, se);
-  const u64 span = cfs_rq_max_slice(cfs_rq) + rq_->profile().tick_nsec();
+  // r_max: the largest slice queued, from the queue itself (not the kernel's
+  // max_slice augment, which profiles before 6e3c0a4e1ad1 do not have)
+  const ExactAverage avg = exact_average(cfs_rq);
+  const u64 span = avg.max_slice + rq_->profile().tick_nsec();
   const i128 bound = calc_delta_fair(span, lw, rq_->profile().behaviour.calc_delta, null_observer());
   if (raw > bound || raw < -bound) return;
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
+  const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this, cfs_rq};
   scope.report(Id::LAG, "update_entity_lag / entity_lag",
                fmt::format("the lag V - v = {} of {} lies within the EEVDF bound ±{} (calc_delta_fair(r_max {} + "
                            "TICK_NSEC)) but was clamped to {}",
-                           raw, entity_name(*rq_, &se), format_i128(bound),
-                           cfs_rq_max_slice(cfs_rq), clamped),
+                           raw, entity_name(*rq_, &se), format_i128(bound), avg.max_slice, clamped),
                {&se});
 }
 
