@@ -227,7 +227,6 @@ void Checker::begin_op(int op_index, OpClass cls) {
     // (share_end_records(), after the last operation); se->vlag holds it only
     // from v7.1 on (059258b0d424)
     vruntime_before_[i] = t.se.vruntime;
-    if (!events_) weight_before_[i] = t.se.load.weight;
     was_curr_[i] = false;
     queue_before_[i] = t.se.cfs_rq;
     prot_known_[i] = false;
@@ -236,7 +235,6 @@ void Checker::begin_op(int op_index, OpClass cls) {
   for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
-    if (!events_) weight_before_[i] = se.load.weight;  // end_op()'s reweight record without events
     was_curr_[i] = is_curr(*rq_, se);
     queue_before_[i] = se.cfs_rq;
     asleep_before_[i] = entity_is_task(se) && !se.on_rq;
@@ -301,16 +299,6 @@ void Checker::end_op() {
   i128 prot_before = 0, prot_now = 0;
   for_each_entity(rq, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
-    // Without events (the kernel backend) a queued entity whose weight changed in
-    // this operation was rescaled by reweight_entity(): its deadline gets the
-    // record on_reweight_end() gives on the model, from the state (the drift of
-    // an earlier record carried; whether entity_lag() clamped is not known)
-    if (!events_ && se.on_rq && se.load.weight != weight_before_[i] && weight_before_[i] != 0) {
-      const RescaledDeadline& r = rescaled_deadline_[i];
-      rescaled_deadline_[i] = {true,          false, false, se.deadline,
-                               rescaled_deadline_excess(r.set ? r.excess : 0, weight_before_[i], se.load.weight),
-                               se.deadline - se.vruntime};
-    }
     if (rescaled_deadline_[i].set) {
       if (const RescaledDeadline* r = rescaled_deadline(se)) {
         RescaledDeadline& w = rescaled_deadline_[i];
@@ -334,7 +322,7 @@ void Checker::end_op() {
     // F7 (tolerated with F1's switch): a reweight that clamps the lag moves v by
     // the clamp while end stays rescaled around V, as it leaves the deadline
     const bool f7 = lag_clamped_[i] && tolerates_f7();
-    if (!prot_se && selection_[Id::PROT] && events_ && curr && prot_known_[i] && !picked_[i] &&
+    if (!prot_se && selection_[Id::PROT] && curr && prot_known_[i] && !picked_[i] &&
         left > prot_left_[i] + rounding && !vprot_stale(se) && !f7) {
       prot_se = &se;
       prot_q = q;
@@ -363,7 +351,7 @@ void Checker::end_op() {
       if (!delay_seen) lag_at_delay_[i] = lag_now(se);
       return;
     }
-    if (!selection_[Id::DELAY] || !events_ || delay_se) return;
+    if (!selection_[Id::DELAY] || delay_se) return;
     const u64 weight = eevdf_load_of(rq, se).weight;
     const i128 service_lag = se.on_rq ? lag_now(se) : static_cast<i128>(se.vlag) * static_cast<i128>(weight);
     if (service_lag < lag_at_delay_[i] - static_cast<i128>(weight)) {

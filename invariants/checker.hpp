@@ -327,9 +327,6 @@ class Checker final : public Observer {
   void on_load_set(const SchedEntity& se, u64 old_weight) override;
   void on_set_next(const SchedEntity& se, bool first) override;
   void on_delayed(const SchedEntity& se) override;
-  // The kernel backend hands back state but no events (no set_next_entity(), no
-  // delay): the checks that need them are left out (docs/kernel-backend.md).
-  void set_without_events() { events_ = false; }
 
   // I-FAIR: the largest |service - weighted share| / (max_slice + TICK_NSEC) seen.
   double fairness_worst_ratio() const { return fairness_.worst_ratio(); }
@@ -364,7 +361,6 @@ class Checker final : public Observer {
   std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_;  // I-DL after reweight_entity()
   const RescaledDeadline* rescaled_deadline_if_current(const SchedEntity& se, const RescaledDeadline& r) const;
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
-  std::array<u64, kMaxEntities> weight_before_;     // I-DL without events: a reweight seen in the state
   s64 mono_moved_ = 0;  // I-MONO: what the entity being reweighted had moved before the reweight
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
@@ -385,7 +381,6 @@ class Checker final : public Observer {
   std::array<u64, kMaxEntities> reweight_rounding_;
   std::array<bool, kMaxEntities> lag_clamped_;    // ... one of which clamped its lag (F7)
   std::array<bool, kMaxEntities> delay_seen_;     // on_delayed() took lag_at_delay_ during this operation
-  bool events_ = true;                            // the backend reports the model's events
   // I-LAG: a saved vlag rescaled off the queue by w/w' (reweight of a sleeping or dequeued
   // entity) and the bound it carries: ceil(bound at w · w/w'), while vlag and weight stay.
   struct RescaledLag {

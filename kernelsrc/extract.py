@@ -87,7 +87,12 @@ LIBC = {"memset", "setjmp", "longjmp"}
 # PELT sum that shim_smp.h stands in for, can be the group's load on the other
 # CPUs (the model's stand-in, docs/model.md).
 INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf", "calc_group_shares": "kb_tree_calc_group_shares",
-              "place_entity": "kb_tree_place_entity", "enqueue_entity": "kb_tree_enqueue_entity"}
+              "place_entity": "kb_tree_place_entity", "enqueue_entity": "kb_tree_enqueue_entity",
+              "set_next_entity": "kb_tree_set_next_entity", "set_next_task_fair": "kb_tree_set_next_task_fair",
+              "dequeue_entity": "kb_tree_dequeue_entity",
+              "account_entity_dequeue": "kb_tree_account_entity_dequeue",
+              "reweight_entity": "kb_tree_reweight_entity", "update_entity_lag": "kb_tree_update_entity_lag",
+              "__pick_eevdf": "kb_tree___pick_eevdf"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}

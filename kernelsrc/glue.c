@@ -131,8 +131,29 @@ void eevdf_kernel_warn(const char *file, int line, const char *cond) {
  * crashes.  A NULL answer is harmless in check_preempt_wakeup_fair() (compared
  * with the wakee) and fatal in pick_next_entity() (se->sched_delayed). */
 static void kb_emit(int kind, const struct cfs_rq *cfs_rq, const struct sched_entity *se, long long saved_lag);
+static void kb_read_avg(const struct cfs_rq *cfs_rq, int reader);
+static void kb_decision_pick(const struct cfs_rq *cfs_rq, const struct sched_entity *se, int protect);
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
+/* __pick_eevdf(), interposed: the pick's reading of V, for pick_eevdf() and
+ * the wake-up decision's direct call alike, and the decision's answer (outside
+ * a schedule's pick).  Before 6.18 pick_eevdf() is the one, and the decision
+ * cancels curr's protection before it asks (cancel_protect_slice()): the pick
+ * honours what is left. */
+static struct sched_entity *__pick_eevdf(struct cfs_rq *cfs_rq, bool protect) {
+  kb_read_avg(cfs_rq, KB_READER_PICK_EEVDF);
+  struct sched_entity *se = kb_tree___pick_eevdf(cfs_rq, protect);
+  if (!kb_picking) kb_decision_pick(cfs_rq, se, protect);
+  return se;
+}
+#endif
 static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq) {
+#if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(6, 18)
+  kb_read_avg(cfs_rq, KB_READER_PICK_EEVDF);
+#endif
   struct sched_entity *se = kb_tree_pick_eevdf(cfs_rq);
+#if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(6, 18)
+  if (!kb_picking) kb_decision_pick(cfs_rq, se, 1);
+#endif
   if (!se && kb_picking) {
     kb_crashed = 1;
     longjmp(kb_pick_env, 1);
@@ -941,8 +962,36 @@ void kb_set_event_handler(kb_event_fn fn, void *ctx) {
   kb_event_cb = fn;
   kb_event_ctx = ctx;
 }
+/* e's kind and arguments set, the where filled in here */
+static void kb_send(struct kb_event e, const struct cfs_rq *cfs_rq, const struct sched_entity *se) {
+  e.cpu = kb_cpu_of(cfs_rq->rq);
+  e.queue = kb_queue_id(cfs_rq);
+  e.entity = kb_entity_id(se);
+  if (kb_event_cb) kb_event_cb(kb_event_ctx, &e);
+}
 static void kb_emit(int kind, const struct cfs_rq *cfs_rq, const struct sched_entity *se, long long saved_lag) {
-  struct kb_event e = {kind, kb_cpu_of(cfs_rq->rq), kb_queue_id(cfs_rq), kb_entity_id(se), saved_lag};
+  struct kb_event e = {0};
+  e.kind = kind;
+  e.saved_lag = saved_lag;
+  kb_send(e, cfs_rq, se);
+}
+static void kb_decision_pick(const struct cfs_rq *cfs_rq, const struct sched_entity *se, int protect) {
+  struct kb_event e = {0};
+  e.kind = KB_EVENT_DECISION_PICK;
+  e.protect = protect;
+  e.cpu = kb_cpu_of(cfs_rq->rq);
+  e.queue = kb_queue_id(cfs_rq);
+  e.entity = se ? kb_entity_id(se) : -1;
+  if (kb_event_cb) kb_event_cb(kb_event_ctx, &e);
+}
+/* entry of a function that reads V (the model's on_read_avg(), I-FRESH) */
+static void kb_read_avg(const struct cfs_rq *cfs_rq, int reader) {
+  struct kb_event e = {0};
+  e.kind = KB_EVENT_READ_AVG;
+  e.reader = reader;
+  e.cpu = kb_cpu_of(cfs_rq->rq);
+  e.queue = kb_queue_id(cfs_rq);
+  e.entity = -1;
   if (kb_event_cb) kb_event_cb(kb_event_ctx, &e);
 }
 
@@ -957,6 +1006,7 @@ static void kb_emit(int kind, const struct cfs_rq *cfs_rq, const struct sched_en
 static void place_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
   const int lag_placed = sched_feat(PLACE_LAG) && KB_NR_QUEUED(cfs_rq);
   const long long lag = se->vlag;
+  kb_read_avg(cfs_rq, KB_READER_PLACE_ENTITY);
   kb_tree_place_entity(cfs_rq, se, flags);
   if (se == kb_enqueuing) {
     kb_lag_placed = lag_placed;
@@ -971,6 +1021,114 @@ static void enqueue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int f
   kb_enqueuing = outer;
   if (kb_lag_placed) kb_emit(KB_EVENT_PLACED, cfs_rq, se, kb_placed_lag);
   kb_lag_placed = 0;
+}
+
+/* set_next_entity(), interposed: the event once it returned (the model's
+ * on_set_next() at the end of its set_next_entity()).  Before 7.0 the tree's
+ * function has no `first`: a pick's call is one (pick_next_task_fair()), and
+ * set_next_task_fair()'s passes on its own, which its wrapper notes. */
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+static void set_next_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, bool first) {
+  kb_tree_set_next_entity(cfs_rq, se, first);
+  struct kb_event e = {0};
+  e.kind = KB_EVENT_SET_NEXT;
+  e.first = first;
+  kb_send(e, cfs_rq, se);
+}
+static void set_next_task_fair(struct rq *rq, struct task_struct *p, bool first) {
+  kb_tree_set_next_task_fair(rq, p, first);
+}
+#else
+static int kb_set_next_first = 1;
+static void set_next_entity(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_tree_set_next_entity(cfs_rq, se);
+  struct kb_event e = {0};
+  e.kind = KB_EVENT_SET_NEXT;
+  e.first = kb_set_next_first;
+  kb_send(e, cfs_rq, se);
+}
+static void set_next_task_fair(struct rq *rq, struct task_struct *p, bool first) {
+  const int outer = kb_set_next_first;
+  kb_set_next_first = first;
+  kb_tree_set_next_task_fair(rq, p, first);
+  kb_set_next_first = outer;
+}
+#endif
+
+/* dequeue_entity() and account_entity_dequeue(), interposed: a delay is told
+ * once dequeue_entity() returned (nothing follows set_delayed() in it); a
+ * deadline made relative (PLACE_REL_DEADLINE, not a sleep) at the
+ * account_entity_dequeue() that follows it, before update_cfs_group() can
+ * reweight the entity off its queue (the model's on_deadline_made_relative()
+ * comes before that reweight's events too). */
+static struct sched_entity *kb_dequeuing;
+static int kb_dequeue_relative;
+static bool dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
+  struct sched_entity *outer = kb_dequeuing;
+  const int outer_relative = kb_dequeue_relative;
+  const int delayed = se->sched_delayed;
+  kb_dequeuing = se;
+  kb_dequeue_relative = se->rel_deadline;
+  const bool done = kb_tree_dequeue_entity(cfs_rq, se, flags);
+  kb_dequeuing = outer;
+  kb_dequeue_relative = outer_relative;
+  if (!delayed && se->sched_delayed) kb_emit(KB_EVENT_DELAYED, cfs_rq, se, 0);
+  return done;
+}
+static void account_entity_dequeue(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  if (se == kb_dequeuing && !kb_dequeue_relative && se->rel_deadline) {
+    kb_dequeue_relative = 1;
+    kb_emit(KB_EVENT_MADE_RELATIVE, cfs_rq, se, 0);
+  }
+  kb_tree_account_entity_dequeue(cfs_rq, se);
+}
+
+/* update_entity_lag(), interposed: the lag it saved and V - v before the
+ * clamp (the model's on_lag_clamp()).  V is read after the tree's function
+ * ran, which moved only se->vlag: on 6.12.y and 7.0 avg_vruntime() re-bases
+ * the key base onto the average it returns (update_zero_vruntime()), so
+ * zero_vruntime is V and asking again could move it; 6.18's only reads. */
+static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_read_avg(cfs_rq, KB_READER_UPDATE_ENTITY_LAG);
+  kb_tree_update_entity_lag(cfs_rq, se);
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18) && EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(7, 0)
+  const u64 v = avg_vruntime(cfs_rq);
+#else
+  const u64 v = KB_KEY_BASE(cfs_rq);
+#endif
+  struct kb_event e = {0};
+  e.kind = KB_EVENT_LAG;
+  e.lag_raw = (long long)(v - se->vruntime);
+  e.lag_saved = se->vlag;
+  kb_send(e, cfs_rq, se);
+}
+
+/* reweight_entity(), interposed: the tree's function begins, for a queued
+ * entity, with the queue's update_curr(); the wrapper runs it first (a second
+ * update_curr() at the same clock returns at once: no time passed) so that
+ * the begin event sees the state the model's on_reweight_begin() sees.  From
+ * 6.14 on (6d71a9c61604) an entity off its queue with a relative deadline has
+ * it rescaled by old/new weight (6.12's reweight_entity() rescales vlag only). */
+static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsigned long weight) {
+  if (se->on_rq) update_curr(cfs_rq);
+  struct kb_event e = {0};
+  e.kind = KB_EVENT_REWEIGHT_BEGIN;
+  e.weight = weight;
+  e.old_weight = se->load.weight;
+  e.old_relative = se->deadline;
+  const int relative_off_queue = !se->on_rq && se->rel_deadline;
+  kb_send(e, cfs_rq, se);
+  kb_tree_reweight_entity(cfs_rq, se, weight);
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 14)
+  if (relative_off_queue) {
+    e.kind = KB_EVENT_RELATIVE_RESCALED;
+    kb_send(e, cfs_rq, se);
+  }
+#else
+  (void)relative_off_queue;
+#endif
+  e.kind = KB_EVENT_REWEIGHT_END;
+  kb_send(e, cfs_rq, se);
 }
 
 static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e) {

@@ -97,12 +97,33 @@ typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *co
  * state is the one the event describes. */
 #define KB_EVENT_PLACED 1  /* enqueue_entity() returned, having placed entity with its lag (PLACE_LAG, others queued) */
 #define KB_EVENT_PICK 2    /* pick_eevdf() answered entity in a schedule's pick (not NULL) */
+#define KB_EVENT_SET_NEXT 3  /* set_next_entity() returned; first: a pick's (pick_next_task_fair(), or
+                                set_next_task_fair() with first), not the re-set after a sched_change */
+#define KB_EVENT_DELAYED 4   /* dequeue_entity() returned leaving entity queued as sched_delayed */
+#define KB_EVENT_MADE_RELATIVE 5  /* dequeue_entity() made entity's deadline relative (PLACE_REL_DEADLINE,
+                                     not a sleep), before its account_entity_dequeue() */
+#define KB_EVENT_REWEIGHT_BEGIN 6  /* reweight_entity() to weight, once the queue's update_curr() ran */
+#define KB_EVENT_RELATIVE_RESCALED 7  /* that reweight_entity() rescaled the relative deadline old_relative of
+                                         an entity off its queue from old_weight to weight (6.14 on) */
+#define KB_EVENT_REWEIGHT_END 8    /* that reweight_entity() returned */
+#define KB_EVENT_LAG 9  /* update_entity_lag() saved entity's lag: V - v was lag_raw, se->vlag is lag_saved */
+#define KB_EVENT_READ_AVG 10  /* a function that reads V was entered (reader: KB_READER_*); entity: the queue's
+                                 curr, or -1 */
+#define KB_READER_UPDATE_ENTITY_LAG 0
+#define KB_READER_PLACE_ENTITY 1
+#define KB_READER_PICK_EEVDF 2
+#define KB_EVENT_DECISION_PICK 11  /* the wake-up preemption decision's pick answered entity (-1: none) */
 struct kb_event {
   int kind;
   int cpu;
   int queue;   /* as kb_entity.queue: -1 the CPU's root queue, g group g's */
   int entity;  /* task id, or KB_MAX_TASKS + group */
   long long saved_lag;  /* KB_EVENT_PLACED: se->vlag as place_entity() found it */
+  int first;            /* KB_EVENT_SET_NEXT */
+  unsigned long long weight, old_weight, old_relative;  /* KB_EVENT_REWEIGHT_BEGIN, KB_EVENT_RELATIVE_RESCALED */
+  long long lag_raw, lag_saved;  /* KB_EVENT_LAG */
+  int reader;                    /* KB_EVENT_READ_AVG */
+  int protect;                   /* KB_EVENT_DECISION_PICK: the pick honoured slice protection */
 };
 typedef void (*kb_event_fn)(void *ctx, const struct kb_event *e);
 /* NULL: no events (the default after kb_init()) */

@@ -83,17 +83,37 @@ KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues) : profi
 
 void KernelBackend::on_event(void* self, const kb_event* e) {
   auto& kb = *static_cast<KernelBackend*>(self);
-  if (e->cpu < 0 || static_cast<unsigned>(e->cpu) >= kb.mirror_->size() || e->entity < 0 || e->queue < -1) return;
+  if (e->cpu < 0 || static_cast<unsigned>(e->cpu) >= kb.mirror_->size() || e->queue < -1) return;
   Rq& rq = kb.mirror_->rq(static_cast<unsigned>(e->cpu));
   Observer& obs = rq.obs();
   if (&obs == &null_observer()) return;
   kb.refresh();
   CfsRq& q = rq.group_queue(e->queue);
+  if (e->kind == KB_EVENT_READ_AVG) {
+    static constexpr const char* kReaders[] = {"update_entity_lag", "place_entity", "pick_eevdf"};
+    if (e->reader >= 0 && e->reader < 3) obs.on_read_avg(q, kReaders[e->reader]);
+    return;
+  }
+  if (e->kind == KB_EVENT_DECISION_PICK && e->entity < 0) {
+    obs.on_pick(q, nullptr, e->protect != 0, PickCaller::wakeup_preempt_decision);
+    return;
+  }
+  if (e->entity < 0) return;
   SchedEntity& se = e->entity < KB_MAX_TASKS ? kb.mirror_->rq(0).tasks[static_cast<std::size_t>(e->entity)].se
                                              : rq.groups[static_cast<std::size_t>(e->entity - KB_MAX_TASKS)].se;
   switch (e->kind) {
     case KB_EVENT_PLACED: obs.on_placed(q, se, e->saved_lag); break;
     case KB_EVENT_PICK: obs.on_pick(q, &se, true, PickCaller::schedule); break;
+    case KB_EVENT_SET_NEXT: obs.on_set_next(se, e->first != 0); break;
+    case KB_EVENT_DELAYED: obs.on_delayed(se); break;
+    case KB_EVENT_MADE_RELATIVE: obs.on_deadline_made_relative(se); break;
+    case KB_EVENT_REWEIGHT_BEGIN: obs.on_reweight_begin(q, se, e->weight); break;
+    case KB_EVENT_RELATIVE_RESCALED:
+      obs.on_relative_deadline_rescaled(se, e->old_relative, e->old_weight, e->weight);
+      break;
+    case KB_EVENT_REWEIGHT_END: obs.on_reweight_end(q, se); break;
+    case KB_EVENT_LAG: obs.on_lag_clamp(q, se, e->lag_raw, e->lag_saved); break;
+    case KB_EVENT_DECISION_PICK: obs.on_pick(q, &se, e->protect != 0, PickCaller::wakeup_preempt_decision); break;
     default: break;
   }
 }

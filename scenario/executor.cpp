@@ -368,21 +368,17 @@ ExecResult Executor::run(const Scenario& s) {
   std::vector<std::unique_ptr<inv::Checker>> checkers;
   inv::Selection selection = options_.selection;
   if (kernel && !lockstep) {
-    // On the kernel's own state, the invariants that read the model's events
-    // cannot run: I-MONO (which entity ran: on_set_next) and I-OVF (the
-    // 128-bit shadow of each multiplication). The tree's placements and picks
-    // are events of its own functions (I-PLACE, I-PICKOPT: kernelsrc/glue.c
-    // wraps them), its warnings I-WARN events (kernelsrc/shim.h).
-    // docs/kernel-backend.md.
-    selection.set(inv::Id::MONO, false);
+    // On the kernel's own state the checker hears the model's events from the
+    // tree's own functions (kernelsrc/glue.c wraps them: placements, picks,
+    // set_next_entity(), delays, reweights, lags, reads of V) and its warnings
+    // (kernelsrc/shim.h). Two are not sent: the 128-bit shadow of each
+    // multiplication (I-OVF, off here) and why a wake-up preempted (I-WAKEPICK
+    // is not raised). docs/kernel-backend.md, "Events from the tree's own functions".
     selection.set(inv::Id::OVF, false);
   }
   for (unsigned c = 0; options_.check && c < sys.size(); ++c) {
     checkers.push_back(std::make_unique<inv::Checker>(selection, options_.tolerances));
     checkers.back()->attach(sys.rq(c));
-    // ... nor I-PROT's pick and between-picks rules, nor I-DELAY's debt rule:
-    // they need to know when a real pick or a delay happened
-    if (kernel && !lockstep) checkers.back()->set_without_events();
   }
   // Only the model's operations say which CPUs they act on (the kernel's own
   // code is not read): every CPU after every operation on the kernel backend.

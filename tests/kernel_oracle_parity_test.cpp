@@ -1,0 +1,128 @@
+// The checker on the kernel's own code judges as it judges the model: for
+// generated inputs, the kernel backend (the tree's fair.c, its events sent by
+// kernelsrc/glue.c's wrappers of the tree's functions) raises the same
+// violations, invariant, operation and site, as the model of the tree's
+// profile. Lockstep shows the two states equal after every operation; this
+// shows the oracle sees the same moments inside them. Off on both sides: I-OVF
+// (the model's 128-bit shadow of each multiplication, which the executor turns
+// off on the kernel backend) and I-WAKEPICK (the backend does not tell why a
+// wake-up preempted, so it is never raised there).
+//
+// EEVDF_PARITY_RUNS=N sets the number of inputs of each test, EEVDF_PARITY_WHAT=1
+// prints each violation's text, EEVDF_PARITY_DUMP=DIR writes a differing input
+// as a file `eevdf-check replay` takes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernelsrc/kernel_backend.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_print.hpp"
+#include "support/kernel_tree.hpp"
+
+namespace eevdf {
+namespace {
+
+std::string tree_profile() {
+  if (test::kernel_tree_is("6.12.")) return "v6.12.118";
+  if (test::kernel_tree_is("6.18.")) return "v6.18";
+  return "v7.0";
+}
+
+std::vector<std::string> summary(const scn::ExecResult& r) {
+  std::vector<std::string> out;
+  for (const inv::Violation& v : r.violations)
+    out.push_back(std::string(inv::id_name(v.id)) + " at " + std::to_string(v.op_index) + " in " + v.where +
+                  (std::getenv("EEVDF_PARITY_WHAT") ? ": " + v.what : std::string()));
+  if (r.oops) out.push_back("oops");
+  return out;
+}
+
+// Inputs of byte format `format` on `runqueues` CPUs (formats 3 on: a
+// runqueue byte), every CPU checked after every operation on both sides.
+void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned runqueues, std::uint64_t default_runs) {
+  std::string error;
+  scn::ProfileOverride o;
+  o.profile = tree_profile();
+  // Several CPUs, default features: a wake-up without a CPU is chosen by the
+  // model and by the tree's select_task_rq_fair(), and refused by both where
+  // it would read PELT (WA_WEIGHT, SIS_UTIL's budget).
+  const auto profile = scn::build_profile(o, error);
+  ASSERT_TRUE(profile) << error;
+  const char* env = std::getenv("EEVDF_PARITY_RUNS");
+  const std::uint64_t runs = env ? std::strtoull(env, nullptr, 10) : default_runs;
+  scn::ExecOptions model;
+  model.strict = false;
+  model.keep_going = true;
+  // not checked on the kernel's code: I-OVF (the model's 128-bit shadow of each
+  // multiplication) and I-WAKEPICK (the reason a wake-up preempted is not told)
+  model.selection.set(inv::Id::OVF, false);
+  model.selection.set(inv::Id::WAKEPICK, false);
+  model.sweep_period = 1;
+  scn::ExecOptions kernel = model;
+  kernel.backend = scn::Backend::kernel;
+  std::mt19937_64 rng(runqueues);
+  std::vector<std::uint8_t> bytes;
+  std::uint64_t with_violations = 0, mismatches = 0;
+  for (std::uint64_t run = 0; run < runs; ++run) {
+    bytes.resize(8 + rng() % 300);
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
+    bytes[0] = static_cast<std::uint8_t>(first_format + run % formats);
+    if (scn::bytes_header_size(bytes.data(), bytes.size()) == 2) bytes[1] = scn::bytes_runqueue_byte(runqueues);
+    const scn::Scenario s = scn::decode_bytes(bytes.data(), bytes.size());
+    const scn::ExecResult m = scn::execute(s, *profile, model);
+    const scn::ExecResult k = scn::execute(s, *profile, kernel);
+    ASSERT_TRUE(m.error.empty() && k.error.empty()) << m.error << k.error;
+    ASSERT_EQ(m.executed, k.executed) << "run " << run;
+    const auto ms = summary(m), ks = summary(k);
+    with_violations += !ms.empty();
+    if (ms == ks) continue;
+    ++mismatches;
+    // the first difference, and what each side raised from there
+    std::size_t at = 0;
+    while (at < ms.size() && at < ks.size() && ms[at] == ks[at]) ++at;
+    std::string text = "run " + std::to_string(run) + " (" + std::to_string(ms.size()) + " and " + std::to_string(ks.size()) + " violations): the same first " + std::to_string(at) + ", then model";
+    for (std::size_t i = at; i < ms.size() && i < at + 4; ++i) text += "\n  " + ms[i];
+    text += "\nkernel";
+    for (std::size_t i = at; i < ks.size() && i < at + 4; ++i) text += "\n  " + ks[i];
+    // the states: lockstep of the same input (no checker)
+    scn::ExecOptions lockstep = model;
+    lockstep.backend = scn::Backend::lockstep;
+    lockstep.check = false;
+    const scn::ExecResult l = scn::execute(s, *profile, lockstep);
+    text += l.divergence ? "\nlockstep diverges at operation " + std::to_string(l.divergence->op_index) + ", " +
+                               l.divergence->field + ": model " + l.divergence->model + ", kernel " +
+                               l.divergence->kernel
+                         : "\nlockstep: the states agree after every operation";
+    // EEVDF_PARITY_DUMP=DIR: the input as a file `eevdf-check replay` takes
+    if (const char* dir = std::getenv("EEVDF_PARITY_DUMP")) {
+      const std::string path = std::string(dir) + "/parity-" + std::to_string(runqueues) + "-" + std::to_string(run);
+      if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
+        std::fwrite(bytes.data(), 1, bytes.size(), f);
+        std::fclose(f);
+        text += "\nwritten to " + path;
+      }
+    }
+    ADD_FAILURE() << text << "\n" << scn::print_scenario(s);
+    if (mismatches >= 3) break;
+  }
+  std::printf("parity on %s, %u runqueue(s): %llu inputs, %llu with violations, %llu differing\n",
+              profile->name.c_str(), runqueues, static_cast<unsigned long long>(runs),
+              static_cast<unsigned long long>(with_violations), static_cast<unsigned long long>(mismatches));
+  // the inputs must raise violations, or the comparison shows nothing
+  EXPECT_GT(with_violations, runs / 20);
+}
+
+TEST(KernelOracleParity, OneCpu) {
+  if (!kernelsrc::available()) GTEST_SKIP() << "no kernel backend in this build";
+  expect_parity(1, 2, 1, 2000);  // format 1: tasks; 2: task groups too
+}
+
+}  // namespace
+}  // namespace eevdf
