@@ -92,7 +92,8 @@ INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf", "calc_group_shares": "kb_tree_
               "dequeue_entity": "kb_tree_dequeue_entity",
               "account_entity_dequeue": "kb_tree_account_entity_dequeue",
               "reweight_entity": "kb_tree_reweight_entity", "update_entity_lag": "kb_tree_update_entity_lag",
-              "__pick_eevdf": "kb_tree___pick_eevdf"}
+              "__pick_eevdf": "kb_tree___pick_eevdf",
+              "wake_affine_weight": "kb_tree_wake_affine_weight", "select_idle_cpu": "kb_tree_select_idle_cpu"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}

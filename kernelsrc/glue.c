@@ -675,6 +675,20 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
  * Returns the CPU, or -1 for a task that is not chosen for (queued, new,
  * running, dead, an RT task) or a bad `from`.  Changes record_wakee()'s and
  * select_idle_sibling()'s memory, nothing else: kb_wake() performs it. */
+/* wake_affine_weight() and select_idle_cpu(), interposed: whether the choice
+ * being made read what the backend does not keep (kb_select_task_rq_wake()) */
+static int kb_choice_unknown;
+static int wake_affine_weight(struct sched_domain *sd, struct task_struct *p, int this_cpu, int prev_cpu,
+                              int sync) {
+  if (!kb_choice_unknown) kb_choice_unknown = KB_CHOICE_WA_WEIGHT;
+  return kb_tree_wake_affine_weight(sd, p, this_cpu, prev_cpu, sync);
+}
+static int select_idle_cpu(struct task_struct *p, struct sched_domain *sd, bool has_idle_core, int target) {
+  const int i = kb_tree_select_idle_cpu(p, sd, has_idle_core, target);
+  if (sched_feat(SIS_UTIL) && i >= 0 && (unsigned int)i < kb_nr_cpus && !kb_choice_unknown)
+    kb_choice_unknown = KB_CHOICE_SIS_UTIL;
+  return i;
+}
 int kb_select_task_rq_wake(int id, int sync, int from) {
   struct task_struct *p = kb_task(id);
   if (!p || kb_crashed || from < 0 || (unsigned int)from >= kb_nr_cpus) return -1;
@@ -682,8 +696,20 @@ int kb_select_task_rq_wake(int id, int sync, int from) {
   kb_this_cpu = from;
   jiffies = (unsigned long)(unsigned int)(0u - 300u * kb_hz) + kb_rqs[from].clock_task / kb_tick_nsec;
   int wake_flags = WF_TTWU | (sync ? WF_SYNC : 0);
-  if (p->nr_cpus_allowed > 1) return select_task_rq_fair(p, p->cpu, wake_flags);
-  return p->cpu;
+  if (p->nr_cpus_allowed <= 1) return p->cpu;
+  struct task_struct *waker = kb_current();
+  struct task_struct *const last_wakee = waker->last_wakee;
+  const unsigned int flips = waker->wakee_flips;
+  const unsigned long decay_ts = waker->wakee_flip_decay_ts;
+  const int recent_used_cpu = p->recent_used_cpu;
+  kb_choice_unknown = 0;
+  const int cpu = select_task_rq_fair(p, p->cpu, wake_flags);
+  if (!kb_choice_unknown) return cpu;
+  waker->last_wakee = last_wakee;
+  waker->wakee_flips = flips;
+  waker->wakee_flip_decay_ts = decay_ts;
+  p->recent_used_cpu = recent_used_cpu;
+  return kb_choice_unknown;
 }
 #endif
 

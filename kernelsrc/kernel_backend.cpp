@@ -169,10 +169,16 @@ Refusal KernelBackend::wake(int id, bool sync, int cpu, int from) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
   if (!p) return Refusal::no_such_task;
-  if (cpu == kTreeChoosesCpu) {
+  // Several CPUs and no CPU named: the tree's select_task_rq_fair() chooses,
+  // refused where the model refuses (System::wake_choice_refusal()): an RT
+  // task, and a choice that read PELT (kb_select_task_rq_wake()).
+  if (cpu == kTreeChoosesCpu || (cpu < 0 && mirror_->size() > 1)) {
     if (from >= static_cast<int>(mirror_->size())) return Refusal::bad_argument;
     const bool chooses = mirror_->size() > 1 && !p->on_rq && p->state == TaskState::sleeping;
+    if (chooses && p->policy == Policy::fifo) return Refusal::rt_wake_cpu;
     cpu = chooses ? kb_select_task_rq_wake(id, sync ? 1 : 0, from < 0 ? p->cpu : from) : -1;
+    if (cpu == KB_CHOICE_WA_WEIGHT) return Refusal::wake_affine_weight;
+    if (cpu == KB_CHOICE_SIS_UTIL) return Refusal::sis_util_scan;
     wake_choice_ = WakeChoice{id, cpu};
   }
   const bool elsewhere = cpu >= 0 && !p->on_rq && p->state != TaskState::dead && p->state != TaskState::running &&

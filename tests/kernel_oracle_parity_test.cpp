@@ -124,5 +124,15 @@ TEST(KernelOracleParity, OneCpu) {
   expect_parity(1, 2, 1, 2000);  // format 1: tasks; 2: task groups too
 }
 
+TEST(KernelOracleParity, TwoCpus) {
+  if (!kernelsrc::available() || !kernelsrc::smp()) GTEST_SKIP() << "no kernel backend on several CPUs in this build";
+  expect_parity(3, 2, 2, 1000);  // formats 3 and 4: runqueue byte, groups
+}
+
+TEST(KernelOracleParity, FourCpus) {
+  if (!kernelsrc::available() || !kernelsrc::smp()) GTEST_SKIP() << "no kernel backend on several CPUs in this build";
+  expect_parity(3, 2, 4, 500);
+}
+
 }  // namespace
 }  // namespace eevdf
