@@ -98,6 +98,7 @@ struct CampaignResult {
   std::uint64_t until_runs = 0;
   unsigned divergences = 0;   // lockstep
   std::uint64_t wake_choices_compared = 0, wake_choices_refused = 0;  // lockstep (scn::ExecResult)
+  std::uint64_t wake_choices_answered = 0, wake_choices_wide = 0;     // the model's choices, and the wide ones
 };
 
 CampaignResult run_campaign(const Profile& profile, const CampaignOptions& options, CampaignLog& log);
