@@ -102,8 +102,9 @@ void work(Shared& sh, unsigned job) {
                         (o.groups == CampaignOptions::Groups::mixed && (bytes[0] & 1));
     // format 7: every operation, time off the tick grid (run DUR notick, tick DUR),
     // base_slice_ns writes and group_destroy included; task groups (group_destroy
-    // with them), the debugfs reader and SCHED_FIFO tasks only where the campaign has them
-    bytes[0] = scn::kBytesFormatVersion7;
+    // with them), the debugfs reader and SCHED_FIFO tasks only where the campaign has
+    // them; format 8 (--fan-out): format 7 with fan-out wakes and sleeps
+    bytes[0] = o.fan_out ? scn::kBytesFormatVersion8 : scn::kBytesFormatVersion7;
     bytes[1] = static_cast<std::uint8_t>(scn::bytes_runqueue_byte(o.runqueues) | (groups ? 0 : scn::kBytesNoGroups) |
                                          (sh.debug_read ? 0 : scn::kBytesNoDebugRead) |
                                          (o.late_ticks ? 0 : scn::kBytesEarlyTicks) |
