@@ -38,10 +38,11 @@ class PrintingLog final : public fuzz::CampaignLog {
     using Groups = fuzz::CampaignOptions::Groups;
     const char* groups = o.groups == Groups::always ? "every run" : o.groups == Groups::never ? "none" : "every other run";
     std::cerr << fmt::format(
-        "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}{}, findings go "
-        "to {}/\n",
+        "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}{}{}, findings "
+        "go to {}/\n",
         profile.name, profile.tunables.hz, profile.tunables.ncpus, o.time.count(), jobs, o.seed, o.seed + jobs - 1,
-        groups, debug_read ? ", debugfs reads (debug_read)" : "", o.findings_dir);
+        groups, debug_read ? ", debugfs reads (debug_read)" : "",
+        o.fan_out ? ", fan-out wakes and sleeps (byte format 8)" : "", o.findings_dir);
   }
   void progress(double secs, std::uint64_t runs, std::uint64_t ops, std::size_t coverage,
                 std::size_t findings) override {
@@ -109,8 +110,12 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
                              kernelsrc::kernel_version(), r.runs, r.ops, r.divergences);
   if (o.backend == scn::Backend::lockstep && o.runqueues > 1)
     std::cout << fmt::format("wake-up CPU choices: {} compared with the tree's select_task_rq_fair(), {} refused by "
-                             "the model (asked of neither)\n",
-                             r.wake_choices_compared, r.wake_choices_refused);
+                             "the model (asked of neither); {} of the model's {} wide (wake_wide())\n",
+                             r.wake_choices_compared, r.wake_choices_refused, r.wake_choices_wide,
+                             r.wake_choices_answered);
+  else if (o.backend == scn::Backend::model && o.runqueues > 1)
+    std::cout << fmt::format("wake-up CPU choices: {} made by the model, {} of them wide (wake_wide())\n",
+                             r.wake_choices_answered, r.wake_choices_wide);
   if (o.backend == scn::Backend::lockstep) return static_cast<int>(r.divergences);
   return static_cast<int>(r.findings.size());
 }

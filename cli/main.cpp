@@ -243,6 +243,9 @@ int main(int argc, char** argv) {
   fuzzcmd->add_flag("--rt", campaign.rt,
                     "create SCHED_FIFO tasks too ('task T<n> policy=fifo': about one created task in sixteen; default: "
                     "fair tasks only)");
+  fuzzcmd->add_flag("--fan-out", campaign.fan_out,
+                    "generate fan-out wakes and sleeps (byte format 8: one CPU's running task wakes every task in turn, "
+                    "each CPU's running task blocks), which reach wake_wide() on several runqueues (docs/fuzzing.md)");
   fuzzcmd->add_flag("--late-ticks", campaign.late_ticks,
                     "generate 'tick DUR' later than TICK_NSEC too (default: at most 1ms; the bounds of I-FAIR and I-KEY "
                     "then use the longest stretch without a tick, docs/fuzzing.md)");

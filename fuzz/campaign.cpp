@@ -67,6 +67,7 @@ struct Shared {
   bool debug_read;  // generate debug_read (byte format 6 without kBytesNoDebugRead)
   std::atomic<std::uint64_t> runs{0}, ops{0};
   std::atomic<std::uint64_t> wake_choices_compared{0}, wake_choices_refused{0};
+  std::atomic<std::uint64_t> wake_choices_answered{0}, wake_choices_wide{0};
   StateCoverage coverage;  // shared by the workers (fuzz/coverage.hpp)
   std::mutex mutex;  // findings and output
   std::vector<CampaignFinding> findings;
@@ -101,8 +102,9 @@ void work(Shared& sh, unsigned job) {
                         (o.groups == CampaignOptions::Groups::mixed && (bytes[0] & 1));
     // format 7: every operation, time off the tick grid (run DUR notick, tick DUR),
     // base_slice_ns writes and group_destroy included; task groups (group_destroy
-    // with them), the debugfs reader and SCHED_FIFO tasks only where the campaign has them
-    bytes[0] = scn::kBytesFormatVersion7;
+    // with them), the debugfs reader and SCHED_FIFO tasks only where the campaign has
+    // them; format 8 (--fan-out): format 7 with fan-out wakes and sleeps
+    bytes[0] = o.fan_out ? scn::kBytesFormatVersion8 : scn::kBytesFormatVersion7;
     bytes[1] = static_cast<std::uint8_t>(scn::bytes_runqueue_byte(o.runqueues) | (groups ? 0 : scn::kBytesNoGroups) |
                                          (sh.debug_read ? 0 : scn::kBytesNoDebugRead) |
                                          (o.late_ticks ? 0 : scn::kBytesEarlyTicks) |
@@ -115,6 +117,8 @@ void work(Shared& sh, unsigned job) {
     sh.ops.fetch_add(static_cast<std::uint64_t>(r.executed + r.skipped));
     sh.wake_choices_compared.fetch_add(static_cast<std::uint64_t>(r.wake_choices_compared));
     sh.wake_choices_refused.fetch_add(static_cast<std::uint64_t>(r.wake_choices_refused));
+    sh.wake_choices_answered.fetch_add(static_cast<std::uint64_t>(r.wake_choices_answered));
+    sh.wake_choices_wide.fetch_add(static_cast<std::uint64_t>(r.wake_choices_wide));
     if (r.divergence) {  // lockstep: the first difference is a finding of its own; the campaign stops there
       std::lock_guard lock(sh.mutex);
       if (!sh.stop.exchange(true)) {
@@ -216,6 +220,8 @@ CampaignResult run_campaign(const Profile& profile, const CampaignOptions& o, Ca
   r.divergences = sh.divergences.load();
   r.wake_choices_compared = sh.wake_choices_compared.load();
   r.wake_choices_refused = sh.wake_choices_refused.load();
+  r.wake_choices_answered = sh.wake_choices_answered.load();
+  r.wake_choices_wide = sh.wake_choices_wide.load();
   return r;
 }
 

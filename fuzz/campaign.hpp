@@ -49,6 +49,12 @@ struct CampaignOptions {
   // policy=fifo` (byte format 7, issue 21 part 4). Off by default: the runqueue
   // byte's kBytesNoRt bit then reads that byte % 3, as before.
   bool rt = false;
+  // Fan-out wakes and sleeps (--fan-out): byte format 8, whose wake and sleep read
+  // three in four of their task bytes as every task (a producer on one CPU waking them all one
+  // after another; each CPU's running task blocking), so that wakers build up
+  // record_wakee()'s flips and wake_wide() is reached (issue 26). Off by default:
+  // the streams stay format 7's.
+  bool fan_out = false;
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark); with until_site, only a
   // finding whose site contains it ("reweight_eevdf": B08 beside v6.12's own I-RW)
@@ -98,6 +104,7 @@ struct CampaignResult {
   std::uint64_t until_runs = 0;
   unsigned divergences = 0;   // lockstep
   std::uint64_t wake_choices_compared = 0, wake_choices_refused = 0;  // lockstep (scn::ExecResult)
+  std::uint64_t wake_choices_answered = 0, wake_choices_wide = 0;     // the model's choices, and the wide ones
 };
 
 CampaignResult run_campaign(const Profile& profile, const CampaignOptions& options, CampaignLog& log);

@@ -127,6 +127,11 @@ Refusal System::wake_choice_blocked(int id, int from) const {
   return Refusal::none;
 }
 
+bool System::wake_choice_wide(int id, int cpu, int from) const {
+  if (!chooses_wake_cpu(id, cpu) || wake_choice_blocked(id, from) != Refusal::none) return false;
+  return wake_cpu_wide(*this, id, from < 0 ? rq_of(id).task(id)->cpu : from);
+}
+
 Refusal System::wake_choice_refusal(int id, bool sync, int cpu, int from) const {
   if (!chooses_wake_cpu(id, cpu)) return Refusal::none;
   if (const Refusal r = wake_choice_blocked(id, from); r != Refusal::none) return r;

@@ -56,6 +56,9 @@ class System {
   // (Refusal::none if it would not, or if wake() does not choose); changes nothing.
   bool chooses_wake_cpu(int task, int cpu) const;
   Refusal wake_choice_refusal(int task, bool sync, int cpu, int from) const;
+  // Whether that choice would be wide (wake_wide(): want_affine false); false
+  // where wake() does not choose.
+  bool wake_choice_wide(int task, int cpu, int from) const;
 
  private:
   Refusal wake_choice_blocked(int task, int from) const;

@@ -154,6 +154,15 @@ Refusal wake_cpu_refusal(const System& sys, int id, int from, bool sync) {
   return choose(sys, id, from, sync).refusal;
 }
 
+bool wake_cpu_wide(const System& sys, int id, int from) {
+  const Rq& this_rq = sys.rq(static_cast<unsigned>(from));
+  const Profile& profile = this_rq.profile();
+  const int waker = this_rq.running();
+  WakeeState current = waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee;
+  record_wakee(current, id, jiffies_now(this_rq), profile.tunables.hz);
+  return wake_wide(current, this_rq.task(id)->wakee, profile.tunables.ncpus);
+}
+
 Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& chosen) {
   const Choice c = choose(sys, id, from, sync);
   if (c.refusal != Refusal::none) return c.refusal;

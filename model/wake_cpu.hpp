@@ -50,5 +50,10 @@ bool wake_affine_idle_sync(const Rq& this_rq);
 Refusal select_task_rq_fair_wake(System& sys, int task, int from, bool sync, int& chosen);
 // What select_task_rq_fair_wake() would answer, without changing anything.
 Refusal wake_cpu_refusal(const System& sys, int task, int from, bool sync);
+// Whether wake_wide() would find that wake-up wide (the waker's memory as
+// record_wakee() would leave it), so that want_affine is false and the fast
+// path starts from prev; changes nothing. A measure of what inputs reach (the
+// campaigns count it), not a refusal.
+bool wake_cpu_wide(const System& sys, int task, int from);
 
 }  // namespace eevdf

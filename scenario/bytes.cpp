@@ -80,7 +80,7 @@ int task_index(std::string_view name, std::size_t count) { return name_index(nam
 
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return kBytesOpKinds;
-  if (data[0] == kBytesFormatVersion7) return kBytesOpKinds7;
+  if (data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8) return kBytesOpKinds7;
   if (data[0] == kBytesFormatVersion6) return kBytesOpKinds6;
   if (data[0] == kBytesFormatVersion5) return kBytesOpKinds5;
   if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4) return kBytesOpKinds3;
@@ -90,7 +90,7 @@ std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return 0;
   if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 || data[0] == kBytesFormatVersion5 ||
-      data[0] == kBytesFormatVersion6 || data[0] == kBytesFormatVersion7)
+      data[0] == kBytesFormatVersion6 || data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8)
     return 2;
   return data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ? 1 : 0;
 }
@@ -105,7 +105,7 @@ bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
   return size == 0 || (data != nullptr && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ||
                                            data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 ||
                                            data[0] == kBytesFormatVersion5 || data[0] == kBytesFormatVersion6 ||
-                                           data[0] == kBytesFormatVersion7));
+                                           data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8));
 }
 
 void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
@@ -122,7 +122,8 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   const std::uint8_t rq_byte = header == 2 ? r.next() : 0;
   if (header == 2) s.runqueues = static_cast<unsigned>(rq_byte % 8) + 1;
   const unsigned nrq = s.runqueues;
-  const bool v7 = header == 2 && data[0] == kBytesFormatVersion7;  // version 6 + base_slice_ns, group_destroy, SCHED_FIFO
+  const bool v8 = header == 2 && data[0] == kBytesFormatVersion8;  // version 7 + fan-out wakes and sleeps
+  const bool v7 = header == 2 && (data[0] == kBytesFormatVersion7 || v8);  // version 6 + base_slice_ns, group_destroy, SCHED_FIFO
   const bool v6 = header == 2 && (data[0] == kBytesFormatVersion6 || v7);  // version 6 or later
   const bool v5 = header == 2 && (data[0] == kBytesFormatVersion5 || v6);  // version 5 or later
   const bool no_groups = v5 && (rq_byte & kBytesNoGroups) != 0;  // version 5 without task groups
@@ -211,6 +212,19 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
         op.child = task_name(ntasks++);
         break;
       case OpKind::wake:
+        if (v8 && a[0] >= kBytesFanOut) {  // version 8: every task, woken from CPU C one after another
+          const std::size_t first = a[0] % ntasks;
+          const int from = nrq > 1 ? static_cast<int>((a[1] >> 2) % nrq) : -1;
+          --n;  // op's slot holds the first wake
+          for (std::size_t k = 0; k < ntasks && n < max_ops; ++k) {
+            Op& w = next_op();
+            w.kind = OpKind::wake;
+            w.task = task_name((first + k) % ntasks);
+            w.sync = (a[1] & 1) != 0;
+            w.from = from;
+          }
+          break;
+        }
         op.task = pick(a[0]);
         op.sync = (a[1] & 1) != 0;
         // bit 1: cpu= from bits 2..7; else those bits give from= (the value nrq: the task's own CPU)
@@ -225,6 +239,17 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
         op.cpu = static_cast<int>(a[1] % nrq);
         break;
       case OpKind::sleep:
+        if (v8 && a[0] >= kBytesFanOut) {  // version 8: every task (those running block)
+          --n;  // op's slot holds the first sleep
+          for (std::size_t k = 0; k < ntasks && n < max_ops; ++k) {
+            Op& z = next_op();
+            z.kind = OpKind::sleep;
+            z.task = task_name(k);
+          }
+          break;
+        }
+        op.task = pick(a[0]);
+        break;
       case OpKind::yield:
       case OpKind::exit: op.task = pick(a[0]); break;
       case OpKind::run:

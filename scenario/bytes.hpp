@@ -97,6 +97,23 @@
 // group_destroy is a group operation: it decodes as `schedule` where the
 // group opcodes do. The header and the runqueue byte are version 6's.
 //
+// Version 8 (issue 26: wake-ups that build up record_wakee()'s flips) is
+// version 7 in every byte (the same opcodes, header and runqueue byte), but a
+// task byte from kBytesFanOut (64) on, three in four, of two operations reads
+// as a whole set of tasks (versions 1 to 7 decode exactly as before):
+//
+//   2  wake   a fan-out: one `wake Ti [sync] from=C` for every task created so
+//             far, in creation order round from T(task byte % tasks): the
+//             task running on CPU C = (flags >> 2) % runqueues (or its idle
+//             task) wakes them one after another, as a producer or a
+//             wake_up_all() does (flags bit 0: sync, bit 1 not read; with one
+//             runqueue no from=);
+//   3  sleep  `sleep Ti` for every task created so far, in creation order: the
+//             task running on each CPU blocks (consumers waiting again).
+//
+// The executor skips those wakes and sleeps that do not apply (a task already
+// awake, not on a CPU). A set stops at kMaxBytesOps operations in all.
+//
 // Tasks are named T0..T15 in creation order (`create` and the child of `fork`
 // take the next free name). A task byte selects task (byte % number of tasks
 // created so far). nice: byte % 40 - 20. policy: byte % 3 (normal, batch,
@@ -145,6 +162,11 @@ inline constexpr std::size_t kBytesOpKinds6 = 20;         // create .. debug_rea
 inline constexpr std::uint8_t kBytesFormatVersion7 = 7;
 inline constexpr std::size_t kBytesOpKinds7 = 22;         // create .. tick_after, base_slice, group_destroy
 inline constexpr std::uint8_t kBytesCreateFifo = 240;
+// Version 8 (issue 26): version 7 whose wake and sleep read a task byte from
+// kBytesFanOut (64) on as every task (a fan-out wake from one CPU, each CPU's
+// running task blocking). Versions 1 to 7 decode exactly as before.
+inline constexpr std::uint8_t kBytesFormatVersion8 = 8;
+inline constexpr std::uint8_t kBytesFanOut = 64;
 // base_slice_ns values (ns): the edges of the range, the defaults normalized and at 8 CPUs, others
 inline constexpr std::array<s64, 7> kBytesBaseSlices = {100'000,   700'000,    750'000,    2'800'000,
                                                         3'000'000, 20'000'000, 100'000'000};
@@ -172,11 +194,12 @@ std::size_t bytes_arg_count(OpKind kind);
 
 // Opcode count of the version in byte 0 (kBytesOpKinds2 for version 2,
 // kBytesOpKinds3 for versions 3 and 4, kBytesOpKinds5 for version 5,
-// kBytesOpKinds6 for version 6, else kBytesOpKinds).
+// kBytesOpKinds6 for version 6, kBytesOpKinds7 for versions 7 and 8, else
+// kBytesOpKinds).
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size);
-// Header bytes before the first operation: 0 (no version byte), 1, or 2 (versions 3 to 6).
+// Header bytes before the first operation: 0 (no version byte), 1, or 2 (versions 3 to 8).
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size);
-// The runqueue byte of versions 3 to 6 for `runqueues` (1 .. 8).
+// The runqueue byte of versions 3 to 8 for `runqueues` (1 .. 8).
 inline std::uint8_t bytes_runqueue_byte(unsigned runqueues) { return static_cast<std::uint8_t>(runqueues - 1); }
 // The operation of an opcode byte under a version's opcode count.
 OpKind bytes_op_kind(std::uint8_t opcode, std::size_t kinds);

@@ -425,7 +425,12 @@ ExecResult Executor::run(const Scenario& s) {
     if (lockstep) {
       // a wake-up whose CPU the model chooses (on the state before it)
       const bool chooses = op.kind == OpKind::wake && id >= 0 && model_sys.chooses_wake_cpu(id, op.cpu);
+      const bool wide = chooses && model_sys.wake_choice_wide(id, op.cpu, op.from);
       const Refusal model_refusal = apply_op(model_target, op, id, nullptr);
+      if (chooses && model_refusal == Refusal::none) {
+        ++r.wake_choices_answered;
+        if (wide) ++r.wake_choices_wide;
+      }
       const std::optional<Op> kernel_op = op_for_kernel(sys, op, id, model_refusal);
       refusal = kernel_op ? apply_op(*kernel, *kernel_op, id, nullptr) : model_refusal;
       if (chooses && !kernel_op) ++r.wake_choices_refused;
@@ -443,7 +448,13 @@ ExecResult Executor::run(const Scenario& s) {
       if (op.kind == OpKind::create || op.kind == OpKind::fork)
         slot_names.push_back(op.kind == OpKind::fork ? op.child : op.task);
     } else {
+      const bool chooses = op.kind == OpKind::wake && id >= 0 && model_sys.chooses_wake_cpu(id, op.cpu);
+      const bool wide = chooses && model_sys.wake_choice_wide(id, op.cpu, op.from);
       refusal = apply_op(model_target, op, id, &slot_task);
+      if (chooses && refusal == Refusal::none) {
+        ++r.wake_choices_answered;
+        if (wide) ++r.wake_choices_wide;
+      }
       if (op.kind == OpKind::create || op.kind == OpKind::fork)
         slot_names.push_back(op.kind == OpKind::fork ? op.child : op.task);
     }

@@ -123,6 +123,10 @@ struct ExecResult {
   // chose (compared), and those the model refused to choose (asked of neither)
   int wake_choices_compared = 0;
   int wake_choices_refused = 0;
+  // the model (model backend and lockstep): wake-ups whose CPU it chose, and those of
+  // them that wake_wide() found wide (want_affine false); a measure of what inputs reach
+  int wake_choices_answered = 0;
+  int wake_choices_wide = 0;
   bool violations_expected = false;  // the scenario expects violations and every one it expects occurred
   // Everything as the scenario expects: no error, no failed expectation, and no
   // violation unless the scenario expects violations.

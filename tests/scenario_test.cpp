@@ -841,6 +841,29 @@ TEST(scenario_bytes, Version7CreatesFifoTasks) {
   EXPECT_NE(why.find("tick nopreempt"), std::string::npos) << why;
 }
 
+// Version 8 (issue 26): a wake's or sleep's task byte from kBytesFanOut (64) on
+// is every task: a fan-out wake from one CPU (creation order round from the
+// byte's task) and a sleep of every task; the same bytes in version 7 decode
+// as before, one task each.
+TEST(scenario_bytes, Version8FansOutWakesAndSleeps) {
+  const std::vector<std::uint8_t> v8 = {kBytesFormatVersion8, bytes_runqueue_byte(4), 0, 20, 0, 0, 0, 20, 0, 0,
+                                        0, 20, 0, 0, 2, 65, 5, 3, 200, 2, 1, 0};
+  EXPECT_TRUE(bytes_version_supported(v8.data(), v8.size()));
+  EXPECT_EQ(print_scenario(decode_bytes(v8)),
+            "profile mainline\nrunqueues 4\ntask T0\ntask T1\ntask T2\nwake T2 sync from=1\nwake T0 sync from=1\n"
+            "wake T1 sync from=1\nsleep T0\nsleep T1\nsleep T2\nwake T1 from=0\n");
+  std::vector<std::uint8_t> v7 = v8;
+  v7[0] = kBytesFormatVersion7;
+  EXPECT_EQ(print_scenario(decode_bytes(v7)),
+            "profile mainline\nrunqueues 4\ntask T0\ntask T1\ntask T2\nwake T2 sync from=1\nsleep T2\n"
+            "wake T1 from=0\n");
+  // a set stops at the operation limit
+  Scenario s;
+  decode_bytes_into(v8.data(), v8.size(), s, 5);
+  EXPECT_EQ(print_scenario(s), "profile mainline\nrunqueues 4\ntask T0\ntask T1\ntask T2\nwake T2 sync from=1\n"
+                               "wake T0 sync from=1\n");
+}
+
 TEST(scenario_bytes, Substitutions) {
   // wake with no task -> create T0 (defaults); its argument bytes are consumed.
   const std::vector<std::uint8_t> b = {1, 2, 9, 9, 6};
