@@ -129,6 +129,11 @@ TEST(KernelOracleParity, TwoCpus) {
   expect_parity(3, 2, 2, 1000);  // formats 3 and 4: runqueue byte, groups
 }
 
+TEST(KernelOracleParity, TwoCpusFanOut) {
+  if (!kernelsrc::available() || !kernelsrc::smp()) GTEST_SKIP() << "no kernel backend on several CPUs in this build";
+  expect_parity(8, 1, 2, 500);  // format 8: fan-out wakes and sleeps, many wake-up CPU choices
+}
+
 TEST(KernelOracleParity, FourCpus) {
   if (!kernelsrc::available() || !kernelsrc::smp()) GTEST_SKIP() << "no kernel backend on several CPUs in this build";
   expect_parity(3, 2, 4, 500);
