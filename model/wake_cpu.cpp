@@ -15,6 +15,15 @@ bool sched_idle_rq(const Rq& rq) { return rq.nr_running == rq.cfs.h_nr_idle && r
 
 bool sched_smt_active(const System& sys) { return sys.llc_shared().smt > 1; }
 
+bool smt_buddy_assist(const Profile& profile) {
+  return profile.feat(Feature::RFC_SMT_BUDDY_ASSIST) || profile.feat(Feature::RFC_SMT_BUDDY_ASSIST_NR_RUNNING);
+}
+
+unsigned smt_buddy_assist_count(const Rq& rq) {
+  if (rq.profile().feat(Feature::RFC_SMT_BUDDY_ASSIST_NR_RUNNING)) return rq.nr_running;
+  return rq.cfs.h_nr_runnable;
+}
+
 bool wake_affine_idle_sync(const Rq& this_rq) {
   if (this_rq.profile().behaviour.sync_affine_counts_delayed) return this_rq.nr_running == 1;
   // cfs_h_nr_delayed(): h_nr_queued - h_nr_runnable (6.12.y keeps h_nr_delayed itself, equal to it)
@@ -186,6 +195,17 @@ int select_idle_sibling(const System& sys, int& recent, bool& has_idle_cores, in
   if (recent_used_cpu != prev && recent_used_cpu != target && recent_used_cpu >= 0 &&
       recent_used_cpu < static_cast<int>(sys.size()) && idle(recent_used_cpu))
     return recent_used_cpu;
+  // SMT_BUDDY_ASSIST (an RFC, not in any kernel; as assumed from its
+  // description, docs/profiles.md): a target with fair work pending (more than
+  // the task it runs, by the form's count) hands the wakee to an idle sibling,
+  // the lowest, before the scans and without SIS_UTIL's budget
+  if (sched_smt_active(sys) && smt_buddy_assist(sys.rq(0).profile()) &&
+      smt_buddy_assist_count(sys.rq(static_cast<unsigned>(target))) > 1) {
+    const std::uint32_t siblings = smt_mask(sys.llc_shared(), target);
+    for (int cpu = 0; cpu < static_cast<int>(sys.size()); ++cpu)
+      if (in_mask(siblings, cpu) && cpu != target && available_idle_cpu(sys.rq(static_cast<unsigned>(cpu))))
+        return cpu;
+  }
   bool has_idle_core = false;
   if (sched_smt_active(sys)) {
     has_idle_core = has_idle_cores;  // test_idle_cores(target): the one cache's field

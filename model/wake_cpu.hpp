@@ -35,6 +35,14 @@ bool sched_smt_active(const System& sys);
 // has_idle_cores is already set, it is set when every other sibling of the
 // CPU is available_idle_cpu(). Nothing for a lone runqueue or without SMT.
 void update_idle_core(Rq& rq);
+// The SMT_BUDDY_ASSIST RFC (not in any kernel; Feature::RFC_SMT_BUDDY_ASSIST,
+// RFC_SMT_BUDDY_ASSIST_NR_RUNNING; docs/profiles.md, "What-if variants"):
+// whether either form is on, and the count it reads of a target CPU to tell
+// whether work is pending there: rq->cfs.h_nr_runnable (the corrected form:
+// the fair tasks that can run, the running one included), or rq->nr_running
+// (the rejected form: delayed, sleeping tasks and RT tasks included).
+bool smt_buddy_assist(const Profile& profile);
+unsigned smt_buddy_assist_count(const Rq& rq);
 // The sync clause of wake_affine_idle(): a WF_SYNC waker is about to sleep,
 // so its CPU counts as free when the waker is the only task the CPU runs.
 // Before aa3ee4f0b754 (v6.16; 6.12.y backport): rq->nr_running == 1; since:

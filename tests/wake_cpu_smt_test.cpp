@@ -90,6 +90,18 @@ TEST(WakeCpuSmt, IdleSiblingOfPrevComesBeforeTheScan) {
                                     "expect field C.cpu == 1\n"));
 }
 
+// The SMT_BUDDY_ASSIST RFC as assumed (docs/model.md, "What-if variants"):
+// C queues behind A on CPU 0, so the target has work pending
+// (h_nr_runnable 2): the wakee goes to the idle sibling CPU 1 before any
+// scan, so SIS_UTIL's budget no longer decides (without the RFC the choice is
+// refused, above).
+TEST(WakeCpuSmt, BuddyAssistRfcHandsPendingWorkToTheIdleSibling) {
+  expect_ok(run("RFC_SMT_BUDDY_ASSIST", "wake C\nwake P\nexpect field P.cpu == 1\n"));
+  // nothing pending on the target (A alone): the RFC does not act, the budget decides
+  const scn::ExecResult r = run("RFC_SMT_BUDDY_ASSIST", "wake P\n");
+  EXPECT_NE(r.error.find("SIS_UTIL budget"), std::string::npos) << r.error;
+}
+
 // System level: the flag is set by a CPU's switch to idle when its siblings
 // idle, and only then.
 TEST(WakeCpuSmt, UpdateIdleCoreNeedsEverySiblingIdle) {
