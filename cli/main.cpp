@@ -106,7 +106,7 @@ void add_profile_options(CLI::App* cmd, scn::ProfileOverride& o, const char* pro
       ->check(CLI::Range(1u, kMaxRunqueues));
   cmd->add_option("--smt", o.smt,
                   "SMT siblings a core: CPUs kN .. kN+N-1 (overrides the scenario's 'smt'; fuzz: every run has "
-                  "them; N divides the runqueues; default 1, none)")
+                  "them; not check; N divides the runqueues; default 1, none)")
       ->check(CLI::Range(1u, kMaxRunqueues));
 }
 
@@ -482,6 +482,8 @@ int main(int argc, char** argv) {
     if (!profile) return bad_input(error);
     check_config.profile = *profile;
     check_config.runqueues = check_profile.runqueues ? check_profile.runqueues : 1;
+    // RapidCheck's generator (fuzz/rc_commands.cpp) builds its System without SMT siblings
+    if (check_profile.smt > 1) return bad_input("check --smt: not supported (use fuzz --smt, or a scenario's 'smt N')");
     check_config.shrink_budget = std::chrono::seconds(shrink_s);
     if (check_lockstep) check_config.backend = scn::Backend::lockstep;
     const auto outcome = fuzz::run_stateful_check(check_config);
