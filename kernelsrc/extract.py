@@ -184,7 +184,7 @@ def version_defines(version, key):
 
 def resolve_conditionals(text, name, workdir, cc, defines=None, config=()):
     """Runs the C preprocessor in directives-only mode: the tree's #if blocks
-    are resolved for CONFIG_ON, macros are kept as #define lines and not
+    are resolved for CONFIG_ON and `config` (a version's own options), macros are kept as #define lines and not
     expanded.  #include lines are blanked first (the shim stands in for them).
     Returns [(line in the tree's file, text line)]."""
     blanked = re.sub(r"^[ \t]*#[ \t]*include\b.*$", "", strip_comments(text), flags=re.M)

@@ -187,7 +187,7 @@ long kb_tg_load_avg(const atomic_long_t *v) {
  * SD_SHARE_LLC domain's); sd_llc_size the profile's `cpus` (the span's
  * weight, wake_wide()'s factor), sd_llc_id and sd_share_id the span's first
  * CPU; one sched_domain_shared for the LLC, allocated zeroed
- * (has_idle_cores 0, no SMT) with nr_idle_scan set to the number of
+ * (has_idle_cores 0; SMT siblings: kb_init_smt()) with nr_idle_scan set to the number of
  * runqueues: SIS_UTIL's scan then visits every CPU the task may run on, so
  * where the model answers (no CPU of the scan is idle for a wake-up, the
  * same for every budget) the kernel's scan finds none either, and where one
