@@ -38,11 +38,12 @@ class PrintingLog final : public fuzz::CampaignLog {
     using Groups = fuzz::CampaignOptions::Groups;
     const char* groups = o.groups == Groups::always ? "every run" : o.groups == Groups::never ? "none" : "every other run";
     std::cerr << fmt::format(
-        "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}{}{}, findings "
+        "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}{}{}{}, findings "
         "go to {}/\n",
         profile.name, profile.tunables.hz, profile.tunables.ncpus, o.time.count(), jobs, o.seed, o.seed + jobs - 1,
         groups, debug_read ? ", debugfs reads (debug_read)" : "",
-        o.fan_out ? ", fan-out wakes and sleeps (byte format 8)" : "", o.findings_dir);
+        o.fan_out ? ", fan-out wakes and sleeps (byte format 8)" : "",
+        o.smt > 1 ? fmt::format(", SMT siblings (smt {})", o.smt) : "", o.findings_dir);
   }
   void progress(double secs, std::uint64_t runs, std::uint64_t ops, std::size_t coverage,
                 std::size_t findings) override {

@@ -79,6 +79,7 @@ std::string profile_args(const scn::ProfileOverride& o) {
   if (o.hz) out += " --hz " + std::to_string(o.hz);
   if (o.cpus) out += " --cpus " + std::to_string(o.cpus);
   if (o.runqueues) out += " --runqueues " + std::to_string(o.runqueues);
+  if (o.smt) out += " --smt " + std::to_string(o.smt);
   return out;
 }
 
@@ -103,16 +104,21 @@ void add_profile_options(CLI::App* cmd, scn::ProfileOverride& o, const char* pro
                   "CPUs modelled, each with its runqueue (overrides the scenario's 'runqueues'; fuzz and check: "
                   "generate wake cpu= and migrate; every profile; default 1)")
       ->check(CLI::Range(1u, kMaxRunqueues));
+  cmd->add_option("--smt", o.smt,
+                  "SMT siblings a core: CPUs kN .. kN+N-1 (overrides the scenario's 'smt'; fuzz: every run has "
+                  "them; not check; N divides the runqueues; default 1, none)")
+      ->check(CLI::Range(1u, kMaxRunqueues));
 }
 
 int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
   std::string error;
   cli::Loaded with_runqueues;
-  if (a.profile.runqueues) {  // --runqueues overrides the scenario's
+  if (a.profile.runqueues || a.profile.smt) {  // --runqueues and --smt override the scenario's
     with_runqueues = given_as_loaded;
-    with_runqueues.scenario.runqueues = a.profile.runqueues;
+    if (a.profile.runqueues) with_runqueues.scenario.runqueues = a.profile.runqueues;
+    if (a.profile.smt) with_runqueues.scenario.smt = a.profile.smt;
   }
-  const cli::Loaded& given = a.profile.runqueues ? with_runqueues : given_as_loaded;
+  const cli::Loaded& given = a.profile.runqueues || a.profile.smt ? with_runqueues : given_as_loaded;
   cli::Loaded without_bug;
   if (a.without_bug) {
     // the fixed kernel: the same operations without the bug switch must raise nothing
@@ -356,6 +362,9 @@ int main(int argc, char** argv) {
     const auto profile = scn::build_profile(fuzz_profile, error);
     if (!profile) return bad_input(error);
     campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
+    campaign.smt = fuzz_profile.smt ? fuzz_profile.smt : 1;
+    if (std::string why = smt_refusal(campaign.runqueues, campaign.smt); !why.empty())
+      return bad_input("fuzz --smt " + std::to_string(campaign.smt) + ": " + why);
     campaign.groups = fuzz_groups      ? fuzz::CampaignOptions::Groups::always
                       : fuzz_no_groups ? fuzz::CampaignOptions::Groups::never
                                        : fuzz::CampaignOptions::Groups::mixed;
@@ -385,6 +394,7 @@ int main(int argc, char** argv) {
     auto loaded = cli::load_scenario(min_file, false, error);
     if (!loaded) return bad_input(error);
     if (min_profile.runqueues) loaded->scenario.runqueues = min_profile.runqueues;
+    if (min_profile.smt) loaded->scenario.smt = min_profile.smt;
     const auto profile = scn::build_profile(loaded->scenario, min_profile, error);
     if (!profile) return bad_input(min_file + ": " + error);
     scn::ExecOptions options;
@@ -475,6 +485,8 @@ int main(int argc, char** argv) {
     if (!profile) return bad_input(error);
     check_config.profile = *profile;
     check_config.runqueues = check_profile.runqueues ? check_profile.runqueues : 1;
+    // RapidCheck's generator (fuzz/rc_commands.cpp) builds its System without SMT siblings
+    if (check_profile.smt > 1) return bad_input("check --smt: not supported (use fuzz --smt, or a scenario's 'smt N')");
     check_config.shrink_budget = std::chrono::seconds(shrink_s);
     if (check_lockstep) check_config.backend = scn::Backend::lockstep;
     const auto outcome = fuzz::run_stateful_check(check_config);

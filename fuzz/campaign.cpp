@@ -110,6 +110,7 @@ void work(Shared& sh, unsigned job) {
                                          (o.late_ticks ? 0 : scn::kBytesEarlyTicks) |
                                          (o.nohz_full ? 0 : scn::kBytesNoTickless) | (o.rt ? 0 : scn::kBytesNoRt));
     scn::decode_bytes_into(bytes.data(), bytes.size(), s);
+    s.smt = o.smt;
     repeat_a_window(s, rng);
     const scn::ExecResult r = executor.run(s);
     ++my_runs;
@@ -134,6 +135,7 @@ void work(Shared& sh, unsigned job) {
         shown.bug = sh.profile.bug;
         shown.hz = sh.profile.tunables.hz;
         shown.cpus = sh.profile.tunables.ncpus;
+        shown.smt = o.smt;
         shown.backend = scn::Backend::lockstep;
         sh.log.divergence(*r.divergence, s.ops[at], scn::print_scenario(shown));
         sh.divergences.fetch_add(1);
@@ -178,6 +180,7 @@ void work(Shared& sh, unsigned job) {
       out.hz = sh.profile.tunables.hz;
       out.cpus = sh.profile.tunables.ncpus;
       out.runqueues = o.runqueues;
+      out.smt = o.smt;
       out.backend = o.backend;  // `backend kernel`: the finding replays on the kernel's code from the file alone
       scn::record_run_settings(exec, out);  // `skip` of --skip: the file alone replays it
       const std::string text = scn::print_scenario(out);

@@ -34,6 +34,9 @@ struct CampaignOptions {
   enum class Groups : std::uint8_t { mixed, always, never };
   Groups groups = Groups::mixed;
   unsigned runqueues = 1;  // > 1: byte format 3 (wake cpu=, migrate) on this many CPUs; 4 with groups
+  // SMT siblings a core in every run (--smt N: the scenario's `smt N`; the byte
+  // format has no such field, so a finding's file says it); 1: none
+  unsigned smt = 1;
   // debug_read operations (byte format 5): by default where the profile's
   // debugfs reader races the scheduler (debug_read_races(): v6.12.118);
   // --debug-read on any profile, --no-debug-read on none.

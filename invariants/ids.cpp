@@ -280,8 +280,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "CPU is idle exactly when nothing can run there (judged once an idle CPU has acted on a pending\n"
      "reschedule, whose pick dequeues the delayed tasks a migration brought); SCHED_IDLE-only\n"
      "exactly when something can and all of it is SCHED_IDLE or below an idle group; a running waker is alone exactly when no other\n"
-     "task can run there (queued RT tasks can). Catches aa3ee4f0b754 (v6.16, 6.12.y: the sync clause\n"
-     "counted delayed tasks, v6.12). Every profile with DELAY_DEQUEUE breaks the sched_idle_rq()\n"
+     "task can run there (queued RT tasks can); with the SMT_BUDDY_ASSIST RFC on, the count it reads of\n"
+     "a target is the fair tasks that can run there. Catches aa3ee4f0b754 (v6.16, 6.12.y: the sync clause\n"
+     "counted delayed tasks, v6.12) and the RFC's rejected rq->nr_running form. Every profile with DELAY_DEQUEUE breaks the sched_idle_rq()\n"
      "clause (a delayed normal task beside a running SCHED_IDLE one: docs/findings.md, F9). Not\n"
      "checked: WA_WEIGHT's loads (PELT is not modelled), the per-CPU-kthread stacking test (no\n"
      "kthreads), rq->ttwu_pending. Exact."},

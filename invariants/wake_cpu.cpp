@@ -6,7 +6,8 @@
 // so it is in rq->nr_running. The property, from the tasks themselves: a CPU
 // is idle when nothing can run there; SCHED_IDLE-only when something can and
 // all of it is SCHED_IDLE (or below an idle group); a waker's CPU runs only
-// the waker when the waker is the one task that can run there.
+// the waker when the waker is the one task that can run there; and with the
+// SMT_BUDDY_ASSIST RFC on, the count it reads is the fair tasks that can run.
 #include <fmt/format.h>
 
 #include <string>
@@ -87,6 +88,17 @@ void check_wake_cpu(const CheckScope& s) {
                                                   : "not every task that can run there is SCHED_IDLE",
                                         counts()));
     return;
+  }
+  // the SMT_BUDDY_ASSIST RFC (model/wake_cpu.hpp) reads a target's pending work
+  // from a count: it must be the fair tasks that can run there, the running one included
+  if (smt_buddy_assist(rq.profile()) && !about_to_pick) {
+    const unsigned fair_runnable = runnable - static_cast<unsigned>(rq.rt_queue.size());
+    if (smt_buddy_assist_count(rq) != fair_runnable) {
+      report("smt_buddy_assist",
+             fmt::format("SMT_BUDDY_ASSIST counts {} task(s) on CPU {}, but {} fair task(s) can run there: {}",
+                         smt_buddy_assist_count(rq), rq.cpu, fair_runnable, counts()));
+      return;
+    }
   }
   // the WF_SYNC clause is asked of a busy waker's CPU: the running task wakes another
   if (nothing_runs) return;

@@ -57,10 +57,14 @@ VERSIONS = {
     (6, 12): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": []},
     # 6.18: the scheduler has no !CONFIG_SMP code left; shim_smp.h cuts PELT,
     # util_est and the newidle balance off where 6.12's own stubs did
-    (6, 18): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": [], "shim": "shim_smp.h"},
+    # (both SMP trees are resolved with CONFIG_SCHED_SMT too: SMT siblings in
+    # select_idle_sibling(), kernelsrc/shim_smp.h)
+    (6, 18): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": [], "shim": "shim_smp.h",
+              "config": ["CONFIG_SCHED_SMT"]},
     # 7.0: SMP-only as 6.18; check_preempt_wakeup_fair() is wakeup_preempt_fair()
     # (704069649b5b)
-    (7, 0): {"extra": ["pick_task_fair", "wakeup_preempt_fair"], "lacks": [], "shim": "shim_smp.h"},
+    (7, 0): {"extra": ["pick_task_fair", "wakeup_preempt_fair"], "lacks": [], "shim": "shim_smp.h",
+             "config": ["CONFIG_SCHED_SMT"]},
 }
 
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
@@ -184,9 +188,9 @@ def version_defines(version, key):
     }
 
 
-def resolve_conditionals(text, name, workdir, cc, defines=None):
+def resolve_conditionals(text, name, workdir, cc, defines=None, config=()):
     """Runs the C preprocessor in directives-only mode: the tree's #if blocks
-    are resolved for CONFIG_ON, macros are kept as #define lines and not
+    are resolved for CONFIG_ON and `config` (a version's own options), macros are kept as #define lines and not
     expanded.  #include lines are blanked first (the shim stands in for them).
     Returns [(line in the tree's file, text line)]."""
     blanked = re.sub(r"^[ \t]*#[ \t]*include\b.*$", "", strip_comments(text), flags=re.M)
@@ -195,7 +199,7 @@ def resolve_conditionals(text, name, workdir, cc, defines=None):
         f.write(blanked)
     cfg = os.path.join(workdir, "extract-config.h")
     with open(cfg, "w") as f:
-        for opt in CONFIG_ON:
+        for opt in CONFIG_ON + list(config):
             f.write(f"#define {opt} 1\n")
         for macro, value in (defines or {}).items():
             f.write(f"#define {macro} {value}\n")
@@ -382,7 +386,7 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
     # sched.h first (its helpers come before fair.c's code), then fair.c.  From
     # sched.h only functions and macros: its structs are the shim's.
     for rel in ("kernel/sched/sched.h", "kernel/sched/core.c", "kernel/sched/fair.c"):
-        lines = resolve_conditionals(files[rel], rel, workdir, cc)
+        lines = resolve_conditionals(files[rel], rel, workdir, cc, config=VERSIONS[key].get("config", ()))
         sources[rel] = split_items(lines, rel)
     provided = shim_names(shim_text)
     if "shim" in VERSIONS[key]:

@@ -208,7 +208,7 @@ long kb_tg_load_avg(const atomic_long_t *v) {
  * SD_SHARE_LLC domain's); sd_llc_size the profile's `cpus` (the span's
  * weight, wake_wide()'s factor), sd_llc_id and sd_share_id the span's first
  * CPU; one sched_domain_shared for the LLC, allocated zeroed
- * (has_idle_cores 0, no SMT) with nr_idle_scan set to the number of
+ * (has_idle_cores 0; SMT siblings: kb_init_smt()) with nr_idle_scan set to the number of
  * runqueues: SIS_UTIL's scan then visits every CPU the task may run on, so
  * where the model answers (no CPU of the scan is idle for a wake-up, the
  * same for every budget) the kernel's scan finds none either, and where one
@@ -227,6 +227,32 @@ static struct sched_domain kb_sd[KB_MAX_CPUS];
 static struct sched_domain_shared kb_sd_shared;
 static struct cpumask kb_cpus_allowed;  /* p->cpus_ptr of every task: the runqueues */
 static struct cpumask kb_idle_allowed[KB_MAX_CPUS];  /* an idle task's: its CPU */
+/* SMT (shim_smp.h): each CPU's siblings, itself included, and sched_smt_present */
+struct cpumask kb_cpu_sibling_map[KB_PCPU_NR];
+int kb_sched_smt_present;
+
+/* The scenario's `smt N` (model/wake_cpu.hpp): CPUs kN .. kN+N-1 of the
+ * runqueues are one core (N divides the runqueues: the model checks it; a
+ * bad N here leaves each CPU its own core).  sched_cpu_activate() counts
+ * sched_smt_present up once a core for the CPU whose activation makes its
+ * SMT mask two CPUs wide: any core of two or more CPUs turns it on. */
+static void kb_init_smt(unsigned int smt) {
+  memset(kb_cpu_sibling_map, 0, sizeof kb_cpu_sibling_map);
+  kb_sched_smt_present = 0;
+  if (smt < 2 || kb_nr_cpus % smt != 0) smt = 1;
+  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+    unsigned int first = c - c % smt;
+    for (unsigned int s = first; s < first + smt; s++) kb_cpumask_set_cpu(s, &kb_cpu_sibling_map[c]);
+  }
+  if (smt >= 2) kb_sched_smt_present = (int)(kb_nr_cpus / smt);
+}
+
+/* set_next_task_idle() (idle.c) of a CPU switching to its idle task: its
+ * update_idle_core() (sched.h): with sched_smt_present, the tree's
+ * __update_idle_core() */
+static void kb_set_next_task_idle(struct rq *rq) {
+  if (kb_sched_smt_present) __update_idle_core(rq);
+}
 
 static void kb_init_topology(unsigned int online) {
   unsigned int span = online > kb_nr_cpus ? online : kb_nr_cpus;
@@ -471,6 +497,7 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
 #if EEVDF_SHIM_SMP
   kb_hz = cfg->hz;
   kb_init_topology(cfg->ncpus);
+  kb_init_smt(cfg->smt);
 #endif
 }
 
@@ -580,6 +607,10 @@ static void kb_switch_to_next(struct rq *rq) {
      * pick_next_task_fair(), whose `simple` path calls put_prev_set_next_task() */
     next = pick_next_task_fair(rq, prev, &rf);
     if (!next && !kb_is_rt(prev)) put_prev_task_fair(rq, prev, idle);
+#if EEVDF_SHIM_SMP
+    /* no fair task: pick_task_idle(), put_prev_set_next_task() to the idle task */
+    if (!next) kb_set_next_task_idle(rq);
+#endif
   } else {
     next = KB_PICK_TASK_FAIR(rq);
     if (next) set_next_task_fair(rq, next, true);
@@ -1247,6 +1278,11 @@ void kb_export(struct kb_state *s) {
     s->group_shares[g] = kb_groups[g].shares;
     s->group_idle[g] = kb_groups[g].idle;
   }
+#if EEVDF_SHIM_SMP
+  s->has_idle_cores = kb_sd_shared.has_idle_cores;
+#else
+  s->has_idle_cores = 0;
+#endif
   for (unsigned int c = 0; c < kb_nr_cpus; c++) {
     struct rq *rq = &kb_rqs[c];
     const struct kb_cpu *cpu = &kb_cpus[c];

@@ -27,6 +27,7 @@ struct kb_config {
   unsigned long long normalized_base_slice;
   unsigned int nr_cpus;   /* runqueues: CPUs with a struct rq each (1 on a !CONFIG_SMP tree) */
   unsigned int hz;        /* CONFIG_HZ of the scenario: HZ and INITIAL_JIFFIES of record_wakee() */
+  unsigned int smt;       /* SMT siblings a core (CPUs k*smt .. k*smt+smt-1); 0 or 1: none */
 };
 
 /* record_wakee()'s memory of a waker (p->last_wakee as a task id, -1 none;
@@ -86,6 +87,7 @@ struct kb_state {
   unsigned long long group_shares[KB_MAX_GROUPS];
   int group_idle[KB_MAX_GROUPS];
   struct kb_cpu_state cpu[KB_MAX_CPUS];
+  int has_idle_cores;  /* the LLC's sd_llc_shared->has_idle_cores (0 on a !CONFIG_SMP tree) */
 };
 
 typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *cond);

@@ -65,10 +65,12 @@ std::string refusal(const Profile& profile, unsigned runqueues) {
   return {};
 }
 
-KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues) : profile_(profile) {
+KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues, unsigned smt) : profile_(profile) {
   if (!refusal(profile, runqueues).empty()) throw std::runtime_error("kernel backend: " + refusal(profile, runqueues));
+  if (!smt_refusal(runqueues, smt).empty()) throw std::runtime_error("kernel backend: " + smt_refusal(runqueues, smt));
   if (g_alive.exchange(true)) throw std::runtime_error("kernel backend: one instance at a time");
   mirror_ = std::make_unique<System>(profile_, runqueues < 1 ? 1 : runqueues);
+  mirror_->set_smt(smt);
   kb_config cfg{};
   cfg.features = features_of(profile_);
   cfg.ncpus = profile_.tunables.ncpus;
@@ -76,6 +78,7 @@ KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues) : profi
   cfg.normalized_base_slice = profile_.tunables.normalized_base_slice;
   cfg.nr_cpus = mirror_->size();
   cfg.hz = profile_.tunables.hz;
+  cfg.smt = mirror_->llc_shared().smt;
   kb_init(&cfg, on_warn, &warnings_);
   kb_set_event_handler(&KernelBackend::on_event, this);
   refresh();
@@ -542,6 +545,7 @@ void KernelBackend::refresh() {
     // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops): every CPU stops
     rq.oops = oops;
   }
+  mirror_->llc_shared().has_idle_cores = s.has_idle_cores != 0;
   sched_idle_rq_.clear();
   for (int c = 0; c < s.nr_cpus; ++c) sched_idle_rq_.push_back(s.cpu[c].sched_idle_rq != 0);
   if (oops && !crash_reported_) {

@@ -57,7 +57,8 @@ class KernelBackend {
  public:
   // Throws std::runtime_error when another instance is alive, the backend is
   // absent or refuses `runqueues` (refusal()).
-  explicit KernelBackend(const Profile& profile, unsigned runqueues = 1);
+  // smt: SMT siblings a core (the scenario's `smt N`, System::set_smt()).
+  explicit KernelBackend(const Profile& profile, unsigned runqueues = 1, unsigned smt = 1);
   ~KernelBackend();
   KernelBackend(const KernelBackend&) = delete;
   KernelBackend& operator=(const KernelBackend&) = delete;

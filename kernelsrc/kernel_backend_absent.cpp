@@ -12,7 +12,7 @@ std::string refusal(const Profile&, unsigned) { return "this build has no kernel
 bool smp() { return false; }
 bool debug_reader_unlocked() { return false; }
 
-KernelBackend::KernelBackend(const Profile& profile, unsigned) : profile_(profile) {
+KernelBackend::KernelBackend(const Profile& profile, unsigned, unsigned) : profile_(profile) {
   throw std::runtime_error("this build has no kernel backend (cmake -DEEVDF_KERNEL_SRC=DIR)");
 }
 KernelBackend::~KernelBackend() = default;

@@ -99,8 +99,8 @@ static inline int sched_balance_newidle(struct rq *this_rq, struct rq_flags *rf)
  * The topology is the model's (model/wake_cpu.hpp): every online CPU in one
  * last-level cache, one sched_domain a CPU (no parent, no child) spanning
  * them, with SD_WAKE_AFFINE and SD_SHARE_LLC and without SD_BALANCE_WAKE (a
- * wake-up takes the fast path); no SMT siblings (CONFIG_SCHED_SMT off: the
- * tree's own !CONFIG_SCHED_SMT stubs), no clusters, no asymmetric
+ * wake-up takes the fast path); SMT siblings as the scenario gives them
+ * (below), no clusters, no asymmetric
  * capacities, no energy model (their static keys are false:
  * static_branch_unlikely() is 0, shim.h).  topology.c is ours: the glue sets
  * the per-CPU variables below.  The tasks may run on the scenario's CPUs
@@ -218,8 +218,32 @@ extern unsigned int kb_hz;
 #define PF_IDLE 0x00000002
 #define PF_EXITING 0x00000004
 #define PF_KTHREAD 0x00200000
-/* include/linux/sched/smt.h without CONFIG_SCHED_SMT */
-static inline bool sched_smt_active(void) { return false; }
+/* ---- SMT siblings (CONFIG_SCHED_SMT: the tree's select_idle_smt(),
+ * select_idle_core(), test_idle_cores()/set_idle_cores() and
+ * __update_idle_core() are compiled in) ----
+ * The scenario's `smt N`: CPUs kN .. kN+N-1 are one core, their
+ * cpu_smt_mask() (topology_sibling_cpumask(), arch code: the glue's); no
+ * `smt`: each CPU its own core.  The sched_smt_present static key (core.c,
+ * ours) is counted up by sched_cpu_activate() when a CPU's SMT mask reaches
+ * two CPUs: on with siblings.  include/linux/sched/smt.h's
+ * sched_smt_active() reads it; sched.h's update_idle_core(), which tests it
+ * before calling the tree's __update_idle_core(), is the glue's (shim.h's
+ * static_branch_unlikely() is 0 for every key). */
+extern int kb_sched_smt_present;
+static inline bool sched_smt_active(void) { return kb_sched_smt_present != 0; }
+extern struct cpumask kb_cpu_sibling_map[KB_PCPU_NR];
+static inline const struct cpumask *cpu_smt_mask(int cpu) { return &kb_cpu_sibling_map[cpu]; }
+/* for_each_cpu(), for_each_cpu_and(): the set bits below nr_cpumask_bits, ascending
+ * (kb_cpumask_next_and(): the first CPU after `prev` in both masks, or nr_cpumask_bits) */
+static inline int kb_cpumask_next_and(int prev, const struct cpumask *a, const struct cpumask *b) {
+  for (unsigned int c = (unsigned int)(prev + 1); c < nr_cpumask_bits; c++)
+    if (cpumask_test_cpu((int)c, a) && cpumask_test_cpu((int)c, b)) return (int)c;
+  return (int)nr_cpumask_bits;
+}
+#define for_each_cpu_and(cpu, a, b)                                                  \
+  for ((cpu) = kb_cpumask_next_and(-1, (a), (b)); (unsigned int)(cpu) < nr_cpumask_bits; \
+       (cpu) = kb_cpumask_next_and((cpu), (a), (b)))
+#define for_each_cpu(cpu, mask) for_each_cpu_and(cpu, mask, mask)
 /* include/linux/sched.h, include/linux/sched/topology.h */
 enum uclamp_id { UCLAMP_MIN = 0, UCLAMP_MAX, UCLAMP_CNT };
 #define SCHED_CAPACITY_SCALE (1L << SCHED_CAPACITY_SHIFT)

@@ -16,6 +16,8 @@ constexpr std::array<const char*, kFeatureCount> kFeatureNames = {
     "DELAY_ZERO",  "PARANOID_AVG",           "WAKEUP_PREEMPTION",  "WA_IDLE",
     "WA_WEIGHT",   "WA_BIAS",                "SIS_UTIL",
     "RFC_SAME_PRIO_NO_WAKEUP_PREEMPT",  // RFC, not in any released kernel
+    "RFC_SMT_BUDDY_ASSIST",             // RFC, not in any released kernel
+    "RFC_SMT_BUDDY_ASSIST_NR_RUNNING",  // its rejected first form
 };
 
 FeatureSet all_features() {
@@ -38,6 +40,8 @@ Profile mainline() {
   p.features.set(Feature::NEXT_BUDDY, false);
   p.features.set(Feature::PARANOID_AVG, false);
   p.features.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // RFC only, never a kernel default
+  p.features.set(Feature::RFC_SMT_BUDDY_ASSIST, false);             // RFC only
+  p.features.set(Feature::RFC_SMT_BUDDY_ASSIST_NR_RUNNING, false);  // RFC only (its rejected form)
   return p;
 }
 

@@ -37,6 +37,13 @@ enum class Feature : std::uint8_t {
   // same-priority SCHED_NORMAL tasks" as a what-if switch (docs/bridges.md).
   // Off in every profile.
   RFC_SAME_PRIO_NO_WAKEUP_PREEMPT,
+  // Not in any released kernel either: the SMT_BUDDY_ASSIST RFC (October 2026)
+  // as read from its description, in its corrected form (a target counts as
+  // having work pending by rq->cfs.h_nr_runnable) and in its rejected first
+  // form (by rq->nr_running, delayed tasks included). model/wake_cpu.hpp,
+  // docs/profiles.md "What-if variants". Off in every profile.
+  RFC_SMT_BUDDY_ASSIST,
+  RFC_SMT_BUDDY_ASSIST_NR_RUNNING,
   count_
 };
 inline constexpr std::size_t kFeatureCount = static_cast<std::size_t>(Feature::count_);

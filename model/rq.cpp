@@ -4,6 +4,7 @@
 #include "model/rq.hpp"
 
 #include "model/fair.hpp"
+#include "model/wake_cpu.hpp"
 
 namespace eevdf {
 
@@ -274,6 +275,7 @@ Refusal Rq::wake(int id, bool sync, bool migrated) {
 // into the tree, cfs_rq->curr = NULL). Without one, pick_next_task_fair(): from
 // an RT prev (which just blocked) its `simple` path, set_next_task_fair(first).
 void Rq::switch_to_next() {
+  const bool was_idle = running() < 0;
   if (!rt_queue.empty()) {
     const int next = rt_queue.front();  // pick_task_rt(): the head of the one priority list
     if (next != rt_curr) {
@@ -301,6 +303,9 @@ void Rq::switch_to_next() {
   // update_curr() of a group level reaching prev's deadline) lands on prev and
   // is cleared with it. Found by lockstep against 6.12.118's own code.
   need_resched = false;
+  // the idle task picked after another task: put_prev_set_next_task()'s
+  // set_next_task_idle() runs update_idle_core() (idle.c; 6.12.118, 6.18.0, 7.0.0)
+  if (!oops && !was_idle && running() < 0) update_idle_core(*this);
 }
 
 void Rq::schedule() {

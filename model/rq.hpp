@@ -181,6 +181,9 @@ class Rq {
   // The idle task's record_wakee() memory: a wake-up made while this CPU idles
   // (from an interrupt) has the idle task as `current` (model/wake_cpu.hpp).
   WakeeState idle_wakee;
+  // The last-level cache's shared state and SMT siblings (model/wake_cpu.hpp),
+  // the System's; nullptr for a lone runqueue.
+  LlcShared* llc_shared = nullptr;
   // The task on the CPU whatever its class, -1 = idle.
   int running() const { return rt_curr >= 0 ? rt_curr : curr; }
   bool need_resched = false;

@@ -155,6 +155,20 @@ enum class TaskState : std::uint8_t {
 // record_wakee() counts, in the waker, how often it wakes another task than
 // the one it woke last, halving the count once a second; wake_wide() reads
 // the waker's and the wakee's counts.
+// The last-level cache's struct sched_domain_shared as the wake-up choice reads
+// it, and the SMT topology (model/wake_cpu.hpp): one for all the CPUs of a
+// System (they share one cache). Not in the kernel's layout: `smt` is the
+// topology (cpu_smt_mask()), `has_idle_cores` the field.
+struct LlcShared {
+  // siblings a core: CPUs kN .. kN+N-1 share one (the scenario's `smt N`); 1:
+  // no SMT, the sched_smt_present static key off
+  unsigned smt = 1;
+  // sd_llc_shared->has_idle_cores: allocated zeroed; set by __update_idle_core()
+  // when a CPU switches to its idle task with every sibling idle, cleared by
+  // select_idle_cpu() after a scan for an idle core that found none
+  bool has_idle_cores = false;
+};
+
 struct WakeeState {
   std::uint32_t flips = 0;  // p->wakee_flips (unsigned int)
   u64 decay_ts = 0;    // p->wakee_flip_decay_ts (jiffies; 0, as init_task's, until the first decay)

@@ -64,6 +64,22 @@ std::string runqueues_refusal(const std::string& profile, unsigned nr) {
          profile + "' was not checked)";
 }
 
+std::string smt_refusal(unsigned nr, unsigned smt) {
+  if (smt < 1 || smt > kMaxRunqueues) return "smt must be 1 .. 8";
+  if (smt == 1) return {};
+  if (nr % smt != 0)
+    return "smt " + std::to_string(smt) + " groups CPUs k*" + std::to_string(smt) + " .. k*" + std::to_string(smt) +
+           "+" + std::to_string(smt - 1) + " into cores, so the runqueue count must be a multiple of " +
+           std::to_string(smt) + " (runqueues " + std::to_string(nr) + ")";
+  return {};
+}
+
+bool System::set_smt(unsigned siblings) {
+  if (!smt_refusal(size(), siblings).empty()) return false;
+  llc_.smt = siblings;
+  return true;
+}
+
 System::System(const Profile& profile, unsigned nr) {
   tasks.reserve(kMaxTasks);
   task_groups.reserve(kMaxGroups);
@@ -73,7 +89,10 @@ System::System(const Profile& profile, unsigned nr) {
     rqs_.push_back(std::make_unique<Rq>(profile, nullptr, tasks, task_groups, static_cast<int>(c)));
     cpus.push_back(rqs_.back().get());
   }
-  for (auto& r : rqs_) r->set_possible_cpus(cpus);
+  for (auto& r : rqs_) {
+    r->set_possible_cpus(cpus);
+    r->llc_shared = &llc_;
+  }
 }
 
 // The group operations loop over every CPU themselves (Rq::possible_cpus()),

@@ -29,6 +29,9 @@ inline constexpr unsigned kMaxRunqueues = 8;
 
 // Empty when `profile` can run with `nr` runqueues, else why not.
 std::string runqueues_refusal(const std::string& profile, unsigned nr);
+// Empty when `nr` runqueues can be grouped into cores of `smt` SMT siblings
+// each (CPUs k*smt .. k*smt+smt-1; smt 1: none), else why not.
+std::string smt_refusal(unsigned nr, unsigned smt);
 
 class System {
  public:
@@ -37,6 +40,12 @@ class System {
   System& operator=(const System&) = delete;
 
   unsigned size() const { return static_cast<unsigned>(rqs_.size()); }
+  // SMT siblings (the scenario's `smt N`), before the first operation; false
+  // (nothing changed) when smt_refusal() is not empty. The last-level cache's
+  // shared state (has_idle_cores) and the topology: model/wake_cpu.hpp.
+  bool set_smt(unsigned siblings);
+  LlcShared& llc_shared() { return llc_; }
+  const LlcShared& llc_shared() const { return llc_; }
   Rq& rq(unsigned cpu) { return *rqs_[cpu]; }
   const Rq& rq(unsigned cpu) const { return *rqs_[cpu]; }
   // The runqueue of task id (CPU 0 for an unknown id).
@@ -120,6 +129,7 @@ class System {
  private:
   std::vector<std::unique_ptr<Rq>> rqs_;
   std::vector<DebugReadStore> pending_reads_;
+  LlcShared llc_;
 };
 
 // True when the profile's debugfs reader can interleave with the scheduler and

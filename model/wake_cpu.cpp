@@ -13,6 +13,17 @@ bool available_idle_cpu(const Rq& rq) { return idle_cpu(rq); }
 
 bool sched_idle_rq(const Rq& rq) { return rq.nr_running == rq.cfs.h_nr_idle && rq.nr_running != 0; }
 
+bool sched_smt_active(const System& sys) { return sys.llc_shared().smt > 1; }
+
+bool smt_buddy_assist(const Profile& profile) {
+  return profile.feat(Feature::RFC_SMT_BUDDY_ASSIST) || profile.feat(Feature::RFC_SMT_BUDDY_ASSIST_NR_RUNNING);
+}
+
+unsigned smt_buddy_assist_count(const Rq& rq) {
+  if (rq.profile().feat(Feature::RFC_SMT_BUDDY_ASSIST_NR_RUNNING)) return rq.nr_running;
+  return rq.cfs.h_nr_runnable;
+}
+
 bool wake_affine_idle_sync(const Rq& this_rq) {
   if (this_rq.profile().behaviour.sync_affine_counts_delayed) return this_rq.nr_running == 1;
   // cfs_h_nr_delayed(): h_nr_queued - h_nr_runnable (6.12.y keeps h_nr_delayed itself, equal to it)
@@ -73,16 +84,92 @@ int wake_affine_idle(const System& sys, int this_cpu, int prev_cpu, bool sync) {
   return kNoCpu;
 }
 
-// select_idle_cpu() on the last-level cache: from target + 1 round to target,
-// the first CPU idle for a wake-up. With SIS_UTIL the scan stops after
+constexpr int kUnknownCpu = -2;
+
+// ---- SMT siblings (CONFIG_SCHED_SMT; fair.c of 6.12.118, 6.18.0 and 7.0.0,
+// the same text but for rcu_dereference() becoming rcu_dereference_all()) ----
+// The topology is the scenario's `smt N`: CPUs kN .. kN+N-1 are one core
+// (cpu_smt_mask()), every sibling of a modelled CPU is modelled (N divides the
+// runqueues) and may run the task (p->cpus_ptr).
+
+// cpu_smt_mask(cpu) as a bit mask of the modelled CPUs (at most 8).
+std::uint32_t smt_mask(const LlcShared& llc, int cpu) {
+  const unsigned n = llc.smt;
+  const unsigned first = static_cast<unsigned>(cpu) - static_cast<unsigned>(cpu) % n;
+  return ((std::uint32_t{1} << n) - 1) << first;
+}
+
+bool in_mask(std::uint32_t mask, int cpu) { return ((mask >> static_cast<unsigned>(cpu)) & 1u) != 0; }
+
+// select_idle_core(): whether every sibling of `core` is idle (then `core` is
+// the answer); on the way, the first sibling still in `cpus` that is idle or
+// runs only SCHED_IDLE tasks becomes *idle_cpu, the scan's fallback, if it has
+// none yet. A core that is not wholly idle leaves `cpus`.
+int select_idle_core(const System& sys, int core, std::uint32_t& cpus, int& idle_cpu) {
+  const std::uint32_t siblings = smt_mask(sys.llc_shared(), core);
+  bool idle = true;
+  for (int cpu = 0; cpu < static_cast<int>(sys.size()); ++cpu) {  // for_each_cpu(): ascending
+    if (!in_mask(siblings, cpu)) continue;
+    const Rq& rq = sys.rq(static_cast<unsigned>(cpu));
+    if (!available_idle_cpu(rq)) {
+      idle = false;
+      if (idle_cpu == kNoCpu) {
+        if (sched_idle_rq(rq) && in_mask(cpus, cpu)) {
+          idle_cpu = cpu;
+          break;
+        }
+        continue;
+      }
+      break;
+    }
+    if (idle_cpu == kNoCpu && in_mask(cpus, cpu)) idle_cpu = cpu;
+  }
+  if (idle) return core;
+  cpus &= ~siblings;
+  return kNoCpu;
+}
+
+// select_idle_smt(): a sibling of `target` (other than itself, in the cache
+// domain and allowed to the task: every modelled one) idle for a wake-up,
+// the lowest first.
+int select_idle_smt(const System& sys, int target) {
+  const std::uint32_t siblings = smt_mask(sys.llc_shared(), target);
+  for (int cpu = 0; cpu < static_cast<int>(sys.size()); ++cpu) {
+    if (!in_mask(siblings, cpu) || cpu == target) continue;
+    if (idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu)))) return cpu;
+  }
+  return kNoCpu;
+}
+
+// select_idle_cpu() on the last-level cache, from target + 1 round to target.
+// Without an idle core to look for (has_idle_core false): the first CPU idle
+// for a wake-up. With SIS_UTIL the scan stops after
 // sd_llc_shared->nr_idle_scan CPUs, a budget only the load balancer's
 // update_idle_cpu_scan() writes, from the LLC's PELT utilization: the model
 // does not have it. The answer is known when no CPU of the scan is idle (the
 // same for every budget); else it is kUnknownCpu.
-constexpr int kUnknownCpu = -2;
-
-int select_idle_cpu(const System& sys, int target) {
+// With has_idle_core (SMT; test_idle_cores() was true): select_idle_core() of
+// each CPU still in the scan, the first wholly idle core answering; none:
+// set_idle_cores(target, false) and the fallback select_idle_core() noted.
+// This scan spends no budget, but SIS_UTIL still returns at once (no scan,
+// has_idle_cores left set) when nr_idle_scan is 0, which update_idle_cpu_scan()
+// writes for a loaded cache: the budget decides every such choice
+// (kUnknownCpu) unless SIS_UTIL is off. `has_idle_cores` is the field, as it becomes.
+int select_idle_cpu(const System& sys, bool has_idle_core, bool& has_idle_cores, int target) {
   const int n = static_cast<int>(sys.size());
+  if (has_idle_core) {
+    if (sys.rq(0).profile().feat(Feature::SIS_UTIL)) return kUnknownCpu;
+    std::uint32_t cpus = (std::uint32_t{1} << static_cast<unsigned>(n)) - 1;  // the domain's span & p->cpus_ptr
+    int idle_cpu = kNoCpu;
+    for (int k = 1; k <= n; ++k) {  // for_each_cpu_wrap(): the mask as it shrinks
+      const int cpu = (target + k) % n;
+      if (!in_mask(cpus, cpu)) continue;
+      const int i = select_idle_core(sys, cpu, cpus, idle_cpu);
+      if (i != kNoCpu) return i;
+    }
+    has_idle_cores = false;  // set_idle_cores(target, false)
+    return idle_cpu;
+  }
   for (int k = 1; k <= n; ++k) {
     const int cpu = (target + k) % n;
     if (idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu))))
@@ -92,11 +179,14 @@ int select_idle_cpu(const System& sys, int target) {
 }
 
 // select_idle_sibling(): target, then prev, then the recently used CPU if idle
-// for a wake-up, else the scan, else target. (The per-CPU kthread clause
-// needs a kthread as `current`: the model has none, and the idle task wakes
-// from an interrupt, not in task context.) `recent` is p->recent_used_cpu,
+// for a wake-up; with SMT siblings (sched_smt_active()) and no idle core
+// remembered (test_idle_cores()), an idle sibling of prev (select_idle_smt();
+// prev and target always share the cache); else the scan, else target. (The
+// per-CPU kthread clause needs a kthread as `current`: the model has none,
+// and the idle task wakes from an interrupt, not in task context.) `recent`
+// is p->recent_used_cpu and `has_idle_cores` sd_llc_shared->has_idle_cores,
 // updated as the kernel does. kUnknownCpu: the scan's budget decides.
-int select_idle_sibling(const System& sys, int& recent, int prev, int target) {
+int select_idle_sibling(const System& sys, int& recent, bool& has_idle_cores, int prev, int target) {
   const auto idle = [&](int cpu) { return idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu))); };
   if (idle(target)) return target;
   if (prev != target && idle(prev)) return prev;
@@ -105,7 +195,26 @@ int select_idle_sibling(const System& sys, int& recent, int prev, int target) {
   if (recent_used_cpu != prev && recent_used_cpu != target && recent_used_cpu >= 0 &&
       recent_used_cpu < static_cast<int>(sys.size()) && idle(recent_used_cpu))
     return recent_used_cpu;
-  const int i = select_idle_cpu(sys, target);
+  // SMT_BUDDY_ASSIST (an RFC, not in any kernel; as assumed from its
+  // description, docs/profiles.md): a target with fair work pending (more than
+  // the task it runs, by the form's count) hands the wakee to an idle sibling,
+  // the lowest, before the scans and without SIS_UTIL's budget
+  if (sched_smt_active(sys) && smt_buddy_assist(sys.rq(0).profile()) &&
+      smt_buddy_assist_count(sys.rq(static_cast<unsigned>(target))) > 1) {
+    const std::uint32_t siblings = smt_mask(sys.llc_shared(), target);
+    for (int cpu = 0; cpu < static_cast<int>(sys.size()); ++cpu)
+      if (in_mask(siblings, cpu) && cpu != target && available_idle_cpu(sys.rq(static_cast<unsigned>(cpu))))
+        return cpu;
+  }
+  bool has_idle_core = false;
+  if (sched_smt_active(sys)) {
+    has_idle_core = has_idle_cores;  // test_idle_cores(target): the one cache's field
+    if (!has_idle_core) {
+      const int i = select_idle_smt(sys, prev);
+      if (i != kNoCpu) return i;
+    }
+  }
+  const int i = select_idle_cpu(sys, has_idle_core, has_idle_cores, target);
   return i == kNoCpu ? target : i;
 }
 
@@ -115,6 +224,7 @@ struct Choice {
   Refusal refusal = Refusal::none;
   WakeeState current;
   int recent = -1;
+  bool has_idle_cores = false;
   int cpu = -1;
 };
 
@@ -143,7 +253,8 @@ Choice choose(const System& sys, int id, int from, bool sync) {
     new_cpu = target == cpu ? cpu : prev_cpu;
   }
   c.recent = p.recent_used_cpu;
-  c.cpu = select_idle_sibling(sys, c.recent, prev_cpu, new_cpu);
+  c.has_idle_cores = sys.llc_shared().has_idle_cores;
+  c.cpu = select_idle_sibling(sys, c.recent, c.has_idle_cores, prev_cpu, new_cpu);
   if (c.cpu == kUnknownCpu) c.refusal = Refusal::sis_util_scan;
   return c;
 }
@@ -170,8 +281,24 @@ Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& 
   const int waker = this_rq.running();
   (waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee) = c.current;
   this_rq.task(id)->recent_used_cpu = c.recent;
+  sys.llc_shared().has_idle_cores = c.has_idle_cores;
   chosen = c.cpu;
   return Refusal::none;
+}
+
+void update_idle_core(Rq& rq) {
+  LlcShared* llc = rq.llc_shared;
+  if (!llc || llc->smt < 2) return;  // the sched_smt_present static key is off
+  // __update_idle_core(): nothing if an idle core is already remembered
+  // (test_idle_cores()); else, if every other sibling is idle, remember one
+  if (llc->has_idle_cores) return;
+  const std::uint32_t siblings = smt_mask(*llc, rq.cpu);
+  const auto& cpus = rq.possible_cpus();
+  for (int cpu = 0; cpu < static_cast<int>(cpus.size()); ++cpu) {
+    if (!in_mask(siblings, cpu) || cpu == rq.cpu) continue;
+    if (!available_idle_cpu(*cpus[static_cast<std::size_t>(cpu)])) return;
+  }
+  llc->has_idle_cores = true;  // set_idle_cores(core, 1)
 }
 
 }  // namespace eevdf

@@ -338,6 +338,7 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
     if (s.cpus != 8 || s.hz != 1000 || s.base_slice)
       return refuse("the byte format has no cpus, hz or base_slice directive");
     if (s.runqueues < 1 || s.runqueues > 8) return refuse("runqueues must be 1 .. 8");
+    if (s.smt != 1) return refuse("the byte format has no smt directive (it comes from the command line: fuzz --smt)");
     if (!s.skip.empty() || !s.tolerate || s.keep_going || s.backend != Backend::model)
       return refuse("the byte format has no skip, tolerate, keep_going or backend directive (run settings: from the "
                     "command line)");

@@ -355,9 +355,13 @@ ExecResult Executor::run(const Scenario& s) {
       r.error = why;
       return r;
     }
-    kernel = std::make_unique<kernelsrc::KernelBackend>(profile_, s.runqueues);
+    kernel = std::make_unique<kernelsrc::KernelBackend>(profile_, s.runqueues, s.smt);
   }
   System model_sys(profile_, s.runqueues);
+  if (!model_sys.set_smt(s.smt)) {
+    r.error = smt_refusal(s.runqueues, s.smt);
+    return r;
+  }
   ModelTarget model_target{model_sys};
   // The state the invariants and expectations read: the model's, or the kernel's own.
   System& sys = kernel && !lockstep ? kernel->state() : model_sys;

@@ -27,6 +27,7 @@ struct ProfileOverride {
   unsigned cpus = 0;     // online CPUs; 0: the scenario's
   unsigned runqueues = 0;  // CPUs modelled (--runqueues); 0: the scenario's. Not part of the Profile:
                            // callers apply it to the scenario; build_profile() checks the profile allows it
+  unsigned smt = 0;        // SMT siblings a core (--smt); 0: the scenario's. Callers apply it to the scenario
 };
 std::optional<Profile> build_profile(const Scenario& s, const ProfileOverride& o, std::string& error);
 // The profile of the command line alone (`fuzz`, `check`): a default header with the override.

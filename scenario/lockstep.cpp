@@ -137,6 +137,9 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
     c.num(runqueue, "CPUs", model.size(), kernel.size());
     c.num(runqueue, "tasks", m0.tasks.size(), k0.tasks.size());
     c.num(runqueue, "groups", m0.task_groups.size(), k0.task_groups.size());
+    // the last-level cache's sd_llc_shared->has_idle_cores (SMT: model/wake_cpu.hpp)
+    c.num(Cmp::Where{"LLC", none}, "has_idle_cores", model.llc_shared().has_idle_cores,
+          kernel.llc_shared().has_idle_cores);
     if (c.d) return c.d;
   }
   const bool several = model.size() > 1;

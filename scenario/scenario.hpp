@@ -117,6 +117,7 @@ struct Scenario {
   unsigned cpus = 8;              // tunable: online CPUs (base slice factor; WF_RQ_SELECTED)
   unsigned hz = 1000;
   unsigned runqueues = 1;         // CPUs modelled, each with its own runqueue (model/system.hpp)
+  unsigned smt = 1;               // `smt N`: CPUs kN .. kN+N-1 are SMT siblings (1: none; model/wake_cpu.hpp)
   std::optional<s64> base_slice;  // normalized base slice in ns, if set
   // Run settings: what the checker checks and tolerates, and what it runs on
   // (the directives `skip`, `tolerate`, `keep_going` and `backend`, the command

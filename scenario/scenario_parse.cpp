@@ -19,7 +19,7 @@ namespace eevdf::scn {
 namespace {
 
 constexpr std::string_view kDirectives =
-    "profile, features, bug, cpus, hz, base_slice, runqueues, skip, tolerate, keep_going, backend";
+    "profile, features, bug, cpus, hz, base_slice, runqueues, smt, skip, tolerate, keep_going, backend";
 constexpr std::string_view kGroupNameRule =
     "a group name: a letter or '_', then letters, digits or '_', at most 32 characters, not 'root'";
 constexpr std::string_view kTaskNameRule =
@@ -111,6 +111,8 @@ class Parser {
     if (err_) return *err_;
     check_runqueues_profile();
     if (err_) return *err_;
+    check_smt_runqueues();
+    if (err_) return *err_;
     return std::move(sc_);
   }
 
@@ -197,6 +199,7 @@ class Parser {
     if (kw == "hz") return directive_hz();
     if (kw == "base_slice") return directive_base_slice();
     if (kw == "runqueues") return directive_runqueues();
+    if (kw == "smt") return directive_smt();
     if (kw == "skip") return directive_skip();
     if (kw == "tolerate") return directive_tolerate();
     if (kw == "keep_going") return directive_keep_going();
@@ -364,6 +367,24 @@ class Parser {
     }
     sc_.runqueues = static_cast<unsigned>(*v);
     expect_end(2, "the runqueue count");
+  }
+  // SMT siblings (model/wake_cpu.hpp): `smt N`, CPUs kN .. kN+N-1 share a core.
+  void directive_smt() {
+    if (!directive_ok("smt", col(0)) || !note_directive("smt", col(0))) return;
+    const auto v = parse_uint(tok(1), 1000);
+    if (!has(1) || !v || *v < 1 || *v > kMaxRunqueues) {
+      fail(col(1), "expected the siblings of a core, between 1 and " + std::to_string(kMaxRunqueues) + ", " + found(1));
+      return;
+    }
+    sc_.smt = static_cast<unsigned>(*v);
+    expect_end(2, "the sibling count");
+  }
+  // smt N pairs the modelled CPUs: N must divide the runqueue count.
+  void check_smt_runqueues() {
+    const std::string why = smt_refusal(sc_.runqueues, sc_.smt);
+    if (why.empty()) return;
+    const auto it = directives_.find("smt");
+    fail_at(it == directives_.end() ? 1 : it->second, 1, "expected SMT siblings that fit the runqueues: " + why);
   }
   // runqueues > 1 only where the migration path was checked (model/system.cpp).
   void check_runqueues_profile() {

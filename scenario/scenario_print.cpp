@@ -181,6 +181,7 @@ std::string print_scenario(const Scenario& s) {
   if (s.hz != 1000) emit("hz " + std::to_string(s.hz));
   if (s.base_slice) emit("base_slice " + format_duration(*s.base_slice));
   if (s.runqueues != 1) emit("runqueues " + std::to_string(s.runqueues));
+  if (s.smt != 1) emit("smt " + std::to_string(s.smt));
   if (!s.skip.empty()) {
     std::string list;
     for (const std::string& id : s.skip) list += (list.empty() ? "" : ",") + id;
@@ -240,7 +241,7 @@ bool same_op(const Op& a, const Op& b) {
 bool same_scenario(const Scenario& a, const Scenario& b) {
   if (a.title != b.title || a.profile != b.profile || a.features != b.features || a.bug != b.bug ||
       a.cpus != b.cpus || a.hz != b.hz || a.base_slice != b.base_slice || a.runqueues != b.runqueues ||
-      a.skip != b.skip || a.tolerate != b.tolerate || a.keep_going != b.keep_going ||
+      a.smt != b.smt || a.skip != b.skip || a.tolerate != b.tolerate || a.keep_going != b.keep_going ||
       a.backend != b.backend)
     return false;
   if (a.ops.size() != b.ops.size() || a.expectations.size() != b.expectations.size()) return false;

@@ -331,8 +331,8 @@ TEST(scenario_parse, ErrorPositions) {
       {"keep_going 1\n", 1, 12, "expected end of line after 'keep_going'", "found '1'"},
       {"keep_going\nkeep_going\n", 2, 1, "at most once", "the first is on line 1"},
       {"task A\nkeep_going\n", 2, 1, "expected an operation or 'expect'", "found the directive 'keep_going'"},
-      {"keep-going\n", 1, 1, "expected a directive (profile, features, bug, cpus, hz, base_slice, runqueues, skip, "
-                            "tolerate, keep_going, backend)", "found 'keep-going'"},
+      {"keep-going\n", 1, 1, "expected a directive (profile, features, bug, cpus, hz, base_slice, runqueues, smt, "
+                            "skip, tolerate, keep_going, backend)", "found 'keep-going'"},
       {"backend\n", 1, 8, "expected a backend (model, kernel, lockstep) after 'backend'", "found end of line"},
       {"backend qemu\n", 1, 9, "expected a backend (model, kernel, lockstep)", "found 'qemu'"},
       {"backend Kernel\n", 1, 9, "expected a backend (model, kernel, lockstep)", "found 'Kernel'"},
