@@ -716,8 +716,10 @@ static int wake_affine_weight(struct sched_domain *sd, struct task_struct *p, in
 }
 static int select_idle_cpu(struct task_struct *p, struct sched_domain *sd, bool has_idle_core, int target) {
   const int i = kb_tree_select_idle_cpu(p, sd, has_idle_core, target);
-  if (sched_feat(SIS_UTIL) && i >= 0 && (unsigned int)i < kb_nr_cpus && !kb_choice_unknown)
-    kb_choice_unknown = KB_CHOICE_SIS_UTIL;
+  /* under SIS_UTIL the budget decides an idle-core scan (SMT) whatever it
+   * finds, and a CPU scan once it meets an idle CPU (model/wake_cpu.cpp) */
+  const int found = i >= 0 && (unsigned int)i < kb_nr_cpus;
+  if (sched_feat(SIS_UTIL) && (has_idle_core || found) && !kb_choice_unknown) kb_choice_unknown = KB_CHOICE_SIS_UTIL;
   return i;
 }
 int kb_select_task_rq_wake(int id, int sync, int from) {
@@ -733,6 +735,7 @@ int kb_select_task_rq_wake(int id, int sync, int from) {
   const unsigned int flips = waker->wakee_flips;
   const unsigned long decay_ts = waker->wakee_flip_decay_ts;
   const int recent_used_cpu = p->recent_used_cpu;
+  const int has_idle_cores = kb_sd_shared.has_idle_cores;
   kb_choice_unknown = 0;
   const int cpu = select_task_rq_fair(p, p->cpu, wake_flags);
   if (!kb_choice_unknown) return cpu;
@@ -740,6 +743,7 @@ int kb_select_task_rq_wake(int id, int sync, int from) {
   waker->wakee_flips = flips;
   waker->wakee_flip_decay_ts = decay_ts;
   p->recent_used_cpu = recent_used_cpu;
+  kb_sd_shared.has_idle_cores = has_idle_cores;
   return kb_choice_unknown;
 }
 #endif

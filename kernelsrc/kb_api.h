@@ -152,9 +152,10 @@ int kb_migrate(int id, int cpu);
  * tree is built !CONFIG_SMP.  Updates the waker's and the wakee's memory
  * (record_wakee(), recent_used_cpu) as the kernel does.  A choice that read
  * what the backend does not keep, as the model refuses it, is undone (the
- * memory restored) and answered KB_CHOICE_WA_WEIGHT (wake_affine_weight():
- * PELT loads, which shim_smp.h cuts off) or KB_CHOICE_SIS_UTIL (select_idle_cpu()
- * under SIS_UTIL met an idle CPU: the scan budget nr_idle_scan is PELT's). */
+ * memory and has_idle_cores restored) and answered KB_CHOICE_WA_WEIGHT
+ * (wake_affine_weight(): PELT loads, which shim_smp.h cuts off) or
+ * KB_CHOICE_SIS_UTIL (select_idle_cpu() under SIS_UTIL met an idle CPU or
+ * looked for an idle core: the scan budget nr_idle_scan is PELT's). */
 #define KB_CHOICE_WA_WEIGHT (-2)
 #define KB_CHOICE_SIS_UTIL (-3)
 int kb_select_task_rq_wake(int id, int sync, int from);

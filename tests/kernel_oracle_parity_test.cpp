@@ -46,7 +46,8 @@ std::vector<std::string> summary(const scn::ExecResult& r) {
 
 // Inputs of byte format `format` on `runqueues` CPUs (formats 3 on: a
 // runqueue byte), every CPU checked after every operation on both sides.
-void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned runqueues, std::uint64_t default_runs) {
+void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned runqueues, std::uint64_t default_runs,
+                   unsigned smt = 1) {
   std::string error;
   scn::ProfileOverride o;
   o.profile = tree_profile();
@@ -75,7 +76,8 @@ void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned run
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
     bytes[0] = static_cast<std::uint8_t>(first_format + run % formats);
     if (scn::bytes_header_size(bytes.data(), bytes.size()) == 2) bytes[1] = scn::bytes_runqueue_byte(runqueues);
-    const scn::Scenario s = scn::decode_bytes(bytes.data(), bytes.size());
+    scn::Scenario s = scn::decode_bytes(bytes.data(), bytes.size());
+    s.smt = smt;  // as fuzz --smt N
     const scn::ExecResult m = scn::execute(s, *profile, model);
     const scn::ExecResult k = scn::execute(s, *profile, kernel);
     ASSERT_TRUE(m.error.empty() && k.error.empty()) << m.error << k.error;
@@ -112,8 +114,8 @@ void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned run
     ADD_FAILURE() << text << "\n" << scn::print_scenario(s);
     if (mismatches >= 3) break;
   }
-  std::printf("parity on %s, %u runqueue(s): %llu inputs, %llu with violations, %llu differing\n",
-              profile->name.c_str(), runqueues, static_cast<unsigned long long>(runs),
+  std::printf("parity on %s, %u runqueue(s), smt %u: %llu inputs, %llu with violations, %llu differing\n",
+              profile->name.c_str(), runqueues, smt, static_cast<unsigned long long>(runs),
               static_cast<unsigned long long>(with_violations), static_cast<unsigned long long>(mismatches));
   // the inputs must raise violations, or the comparison shows nothing
   EXPECT_GT(with_violations, runs / 20);
@@ -132,6 +134,11 @@ TEST(KernelOracleParity, TwoCpus) {
 TEST(KernelOracleParity, TwoCpusFanOut) {
   if (!kernelsrc::available() || !kernelsrc::smp()) GTEST_SKIP() << "no kernel backend on several CPUs in this build";
   expect_parity(8, 1, 2, 500);  // format 8: fan-out wakes and sleeps, many wake-up CPU choices
+}
+
+TEST(KernelOracleParity, FourCpusSmtPairs) {
+  if (!kernelsrc::available() || !kernelsrc::smp()) GTEST_SKIP() << "no kernel backend on several CPUs in this build";
+  expect_parity(8, 1, 4, 500, 2);  // two cores of two siblings, fan-out wakes
 }
 
 TEST(KernelOracleParity, FourCpus) {
