@@ -1,5 +1,7 @@
 #include "kernelsrc/kernel_backend.hpp"
 
+#include <iterator>
+
 #include <atomic>
 #include <stdexcept>
 
@@ -94,7 +96,7 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
   CfsRq& q = rq.group_queue(e->queue);
   if (e->kind == KB_EVENT_READ_AVG) {
     static constexpr const char* kReaders[] = {"update_entity_lag", "place_entity", "pick_eevdf"};
-    if (e->reader >= 0 && e->reader < 3) obs.on_read_avg(q, kReaders[e->reader]);
+    if (e->reader >= 0 && static_cast<std::size_t>(e->reader) < std::size(kReaders)) obs.on_read_avg(q, kReaders[e->reader]);
     return;
   }
   if (e->kind == KB_EVENT_DECISION_PICK && e->entity < 0) {

@@ -146,11 +146,6 @@ Refusal System::wake_choice_blocked(int id, int from) const {
   return Refusal::none;
 }
 
-bool System::wake_choice_wide(int id, int cpu, int from) const {
-  if (!chooses_wake_cpu(id, cpu) || wake_choice_blocked(id, from) != Refusal::none) return false;
-  return wake_cpu_wide(*this, id, from < 0 ? rq_of(id).task(id)->cpu : from);
-}
-
 Refusal System::wake_choice_refusal(int id, bool sync, int cpu, int from) const {
   if (!chooses_wake_cpu(id, cpu)) return Refusal::none;
   if (const Refusal r = wake_choice_blocked(id, from); r != Refusal::none) return r;
@@ -161,10 +156,14 @@ Refusal System::wake(int id, bool sync, int cpu, int from) {
   Rq& src = rq_of(id);
   Task* p = src.task(id);
   if (p && p->state == TaskState::new_) p->recent_used_cpu = p->cpu;  // wake_up_new_task(), before select_task_rq()
+  last_wake_choice_ = {};
   if (chooses_wake_cpu(id, cpu)) {
     if (const Refusal r = wake_choice_blocked(id, from); r != Refusal::none) return r;
-    if (const Refusal r = select_task_rq_fair_wake(*this, id, from < 0 ? p->cpu : from, sync, cpu); r != Refusal::none)
+    bool wide = false;
+    if (const Refusal r = select_task_rq_fair_wake(*this, id, from < 0 ? p->cpu : from, sync, cpu, wide);
+        r != Refusal::none)
       return r;
+    last_wake_choice_ = {true, wide};
   }
   if (!p || cpu < 0 || p->on_rq || p->state == TaskState::dead || p->state == TaskState::running ||
       cpu == p->cpu)

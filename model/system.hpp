@@ -65,9 +65,13 @@ class System {
   // (Refusal::none if it would not, or if wake() does not choose); changes nothing.
   bool chooses_wake_cpu(int task, int cpu) const;
   Refusal wake_choice_refusal(int task, bool sync, int cpu, int from) const;
-  // Whether that choice would be wide (wake_wide(): want_affine false); false
-  // where wake() does not choose.
-  bool wake_choice_wide(int task, int cpu, int from) const;
+  // What the last wake() chose, if it chose: whether it made a choice and
+  // whether wake_wide() found it wide (a measure the campaigns count).
+  struct WakeChoiceMade {
+    bool made = false;
+    bool wide = false;
+  };
+  const WakeChoiceMade& last_wake_choice() const { return last_wake_choice_; }
 
  private:
   Refusal wake_choice_blocked(int task, int from) const;
@@ -130,6 +134,7 @@ class System {
   std::vector<std::unique_ptr<Rq>> rqs_;
   std::vector<DebugReadStore> pending_reads_;
   LlcShared llc_;
+  WakeChoiceMade last_wake_choice_;
 };
 
 // True when the profile's debugfs reader can interleave with the scheduler and

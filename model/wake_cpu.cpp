@@ -225,6 +225,7 @@ struct Choice {
   WakeeState current;
   int recent = -1;
   bool has_idle_cores = false;
+  bool wide = false;  // wake_wide(): want_affine false
   int cpu = -1;
 };
 
@@ -238,7 +239,8 @@ Choice choose(const System& sys, int id, int from, bool sync) {
   const int cpu = from, prev_cpu = p.cpu;
   record_wakee(c.current, id, jiffies_now(this_rq), profile.tunables.hz);
   // want_affine: the waking CPU is always one the task may run on (a modelled CPU)
-  const bool want_affine = !wake_wide(c.current, p.wakee, profile.tunables.ncpus);
+  c.wide = wake_wide(c.current, p.wakee, profile.tunables.ncpus);
+  const bool want_affine = !c.wide;
   int new_cpu = prev_cpu;
   // for_each_domain(): the last-level cache domain has SD_WAKE_AFFINE and spans
   // both CPUs; no domain has SD_BALANCE_WAKE, so without want_affine the loop
@@ -265,18 +267,10 @@ Refusal wake_cpu_refusal(const System& sys, int id, int from, bool sync) {
   return choose(sys, id, from, sync).refusal;
 }
 
-bool wake_cpu_wide(const System& sys, int id, int from) {
-  const Rq& this_rq = sys.rq(static_cast<unsigned>(from));
-  const Profile& profile = this_rq.profile();
-  const int waker = this_rq.running();
-  WakeeState current = waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee;
-  record_wakee(current, id, jiffies_now(this_rq), profile.tunables.hz);
-  return wake_wide(current, this_rq.task(id)->wakee, profile.tunables.ncpus);
-}
-
-Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& chosen) {
+Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& chosen, bool& wide) {
   const Choice c = choose(sys, id, from, sync);
   if (c.refusal != Refusal::none) return c.refusal;
+  wide = c.wide;
   Rq& this_rq = sys.rq(static_cast<unsigned>(from));
   const int waker = this_rq.running();
   (waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee) = c.current;

@@ -70,13 +70,10 @@ bool wake_affine_idle_sync(const Rq& this_rq);
 // select_idle_sibling()'s memory (recent_used_cpu, has_idle_cores) is updated as the kernel's; a choice that
 // reaches wake_affine_weight() (Refusal::wake_affine_weight) or that SIS_UTIL's
 // budget decides (Refusal::sis_util_scan) is refused and changes nothing.
-Refusal select_task_rq_fair_wake(System& sys, int task, int from, bool sync, int& chosen);
+// `wide`: wake_wide() found the wake-up wide (want_affine false: the fast path
+// starts from prev), a measure of what inputs reach (the campaigns count it).
+Refusal select_task_rq_fair_wake(System& sys, int task, int from, bool sync, int& chosen, bool& wide);
 // What select_task_rq_fair_wake() would answer, without changing anything.
 Refusal wake_cpu_refusal(const System& sys, int task, int from, bool sync);
-// Whether wake_wide() would find that wake-up wide (the waker's memory as
-// record_wakee() would leave it), so that want_affine is false and the fast
-// path starts from prev; changes nothing. A measure of what inputs reach (the
-// campaigns count it), not a refusal.
-bool wake_cpu_wide(const System& sys, int task, int from);
 
 }  // namespace eevdf

@@ -426,15 +426,17 @@ ExecResult Executor::run(const Scenario& s) {
     Refusal refusal = Refusal::none;
     const int id = op.task.empty() ? -1 : task_of(op.task);
     const std::uint32_t touched = sys.size() > 1 && sweep_period > 1 ? cpus_touched(sys, op, id) : ~std::uint32_t{0};
+    // the wake-up CPU choices the model made, and the wide ones (what inputs reach)
+    const auto count_model_choice = [&](Refusal model_refusal) {
+      if (op.kind != OpKind::wake || model_refusal != Refusal::none || !model_sys.last_wake_choice().made) return;
+      ++r.wake_choices_answered;
+      if (model_sys.last_wake_choice().wide) ++r.wake_choices_wide;
+    };
     if (lockstep) {
       // a wake-up whose CPU the model chooses (on the state before it)
       const bool chooses = op.kind == OpKind::wake && id >= 0 && model_sys.chooses_wake_cpu(id, op.cpu);
-      const bool wide = chooses && model_sys.wake_choice_wide(id, op.cpu, op.from);
       const Refusal model_refusal = apply_op(model_target, op, id, nullptr);
-      if (chooses && model_refusal == Refusal::none) {
-        ++r.wake_choices_answered;
-        if (wide) ++r.wake_choices_wide;
-      }
+      count_model_choice(model_refusal);
       const std::optional<Op> kernel_op = op_for_kernel(sys, op, id, model_refusal);
       refusal = kernel_op ? apply_op(*kernel, *kernel_op, id, nullptr) : model_refusal;
       if (chooses && !kernel_op) ++r.wake_choices_refused;
@@ -452,13 +454,8 @@ ExecResult Executor::run(const Scenario& s) {
       if (op.kind == OpKind::create || op.kind == OpKind::fork)
         slot_names.push_back(op.kind == OpKind::fork ? op.child : op.task);
     } else {
-      const bool chooses = op.kind == OpKind::wake && id >= 0 && model_sys.chooses_wake_cpu(id, op.cpu);
-      const bool wide = chooses && model_sys.wake_choice_wide(id, op.cpu, op.from);
       refusal = apply_op(model_target, op, id, &slot_task);
-      if (chooses && refusal == Refusal::none) {
-        ++r.wake_choices_answered;
-        if (wide) ++r.wake_choices_wide;
-      }
+      count_model_choice(refusal);
       if (op.kind == OpKind::create || op.kind == OpKind::fork)
         slot_names.push_back(op.kind == OpKind::fork ? op.child : op.task);
     }
