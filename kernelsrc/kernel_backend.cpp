@@ -1,8 +1,7 @@
 #include "kernelsrc/kernel_backend.hpp"
 
-#include <iterator>
-
 #include <atomic>
+#include <iterator>
 #include <stdexcept>
 
 #include "kernelsrc/kb_api.h"
