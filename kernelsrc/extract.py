@@ -30,6 +30,9 @@ TREE_FILES = [
     "kernel/sched/sched.h",
     "kernel/sched/features.h",
     "kernel/sched/debug.c",
+    "kernel/sched/pelt.c",
+    "kernel/sched/pelt.h",
+    "kernel/sched/sched-pelt.h",
     "lib/rbtree.c",
     "include/linux/rbtree.h",
     "include/linux/rbtree_augmented.h",
@@ -336,6 +339,8 @@ def classify(text, line, fname):
         m = re.search(r"(\w+)\s*\((?:[^()]|\([^()]*\))*\)\s*(?:__\w+\s*" + ANNOTATION_ARGS + r"?\s*)*;\s*$", body)
         return {"kind": "prototype", "name": m.group(1) if m else None, "line": line, "text": text}
     decl = body.split("=", 1)[0]
+    # annotations after the declarator (static const u32 table[] __maybe_unused = ...)
+    decl = re.sub(r"(?:\s+__\w+\s*" + ANNOTATION_ARGS + r"?)+\s*;?\s*$", "", decl.rstrip())
     names = re.findall(r"\b(\w+)\b(?:\s*\[[^\]]*\])*\s*$", decl.rstrip(";").strip())
     return {"kind": "variable", "name": names[-1] if names else None, "line": line, "text": text}
 
@@ -434,6 +439,45 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
     for ident in sorted(identifiers(glue_text)):
         if ident in index and ident not in provided:
             queue.append((ident, "kernelsrc/glue.c"))
+    close_over(index, macros, provided, queue, wanted, "fair.c")
+    glue_missing = sorted(c for c in called(glue_text) - glue_defined - provided - set(index) - set(macros)
+                          - LIBC - set(INTERPOSED.values()) if not c.startswith("__builtin"))
+    if glue_missing:
+        raise ExtractError("\n".join(f"kernelsrc/glue.c: {c}() (called by the backend's core.c side) is not in "
+                                      f"this tree's fair.c/sched.h (kernel {version[0]}.{version[1]}.{version[2]})"
+                                      for c in glue_missing))
+    used_macros = macros_used(index, macros, provided, wanted, glue_text)
+    out = []
+    for rel, items in sources.items():
+        for it in items:
+            if it["name"] in provided:
+                continue
+            if it["kind"] == "macro":
+                keep = it["name"] in used_macros and macros.get(it["name"]) is it
+            elif it["kind"] == "prototype":
+                keep = it["name"] in wanted
+            else:
+                keep = it["name"] in wanted and index[it["name"]][1] is it
+            if keep and it["kind"] == "function" and it["name"] in INTERPOSED:
+                text = it["text"]
+                brace = text.find("{")
+                head, body = text[:brace], text[brace:]
+                renamed, n = re.subn(rf"\b{it['name']}(\s*\()", INTERPOSED[it["name"]] + r"\1", head, count=1)
+                if n != 1:
+                    raise ExtractError(f"{rel}:{it['line']}: cannot interpose on {it['name']}(): its name is not in "
+                                       "its definition's head")
+                out.append(f'#line {it["line"]} "{rel}"\n{head.strip()};\n')
+                out.append(f'#line {it["line"]} "{rel}"\n{renamed}{body}\n')
+            elif keep:
+                out.append(f'#line {it["line"]} "{rel}"\n{it["text"]}\n')
+    return version, sorted(wanted), "".join(out), avg_vruntime_stores(index)
+
+
+def close_over(index, macros, provided, queue, wanted, where):
+    """Adds to WANTED every definition of INDEX reachable from QUEUE [(name,
+    why)] through the identifiers each uses (and the macros those expand to);
+    a call that is neither in INDEX nor PROVIDED is an error naming the callee,
+    its caller and the place."""
     missing = []
     while queue:
         name, why = queue.pop()
@@ -462,28 +506,62 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
                         continue
                     missing.append((c, name, rel, it["line"]))
     if missing:
-        lines = [f"{rel}:{line}: {c}() called from {fn}() is neither in fair.c nor a cut point of the shim"
+        lines = [f"{rel}:{line}: {c}() called from {fn}() is neither in {where} nor a cut point of the shim"
                  for c, fn, rel, line in sorted(set(missing))]
         raise ExtractError("\n".join(lines))
-    glue_missing = sorted(c for c in called(glue_text) - glue_defined - provided - set(index) - set(macros)
-                          - LIBC - set(INTERPOSED.values()) if not c.startswith("__builtin"))
-    if glue_missing:
-        raise ExtractError("\n".join(f"kernelsrc/glue.c: {c}() (called by the backend's core.c side) is not in "
-                                      f"this tree's fair.c/sched.h (kernel {version[0]}.{version[1]}.{version[2]})"
-                                      for c in glue_missing))
-    # the macros the extracted code uses, transitively
-    used_macros = set()
+
+
+def macros_used(index, macros, provided, wanted, extra_text=""):
+    """The macros the WANTED definitions (and EXTRA_TEXT) use, transitively."""
+    used = set()
     mq = [m for n in wanted for m in identifiers(index[n][1]["text"]) if m in macros]
-    mq += [m for m in identifiers(glue_text) if m in macros]
+    mq += [m for m in identifiers(extra_text) if m in macros]
     while mq:
         m = mq.pop()
-        if m in used_macros or m in provided:
+        if m in used or m in provided:
             continue
-        used_macros.add(m)
+        used.add(m)
         mq += [r for r in identifiers(macros[m]["text"]) if r in macros]
+    return used
+
+
+# The tree's PELT arithmetic (pelt.c), compiled apart from fair.c for
+# tests/kernel_pelt_test.cpp: its entry points, and the files it is taken from
+# in the order they are emitted (sched.h's helpers, the decay table, pelt.h's
+# helpers, pelt.c).  Resolved with CONFIG_SMP: 6.12's pelt.h has its real
+# helpers only there.
+PELT_ROOTS = ["__update_load_avg_blocked_se", "__update_load_avg_se", "__update_load_avg_cfs_rq",
+              "update_rt_rq_load_avg"]
+PELT_FILES = ["kernel/sched/sched.h", "kernel/sched/sched-pelt.h", "kernel/sched/pelt.h", "kernel/sched/pelt.c"]
+
+
+def extract_pelt(files, pelt_shim_text, workdir, cc):
+    """The text of pelt_extract.c's tree part: the definitions PELT_ROOTS reach,
+    in the files' order, with #line markers into the tree."""
+    sources = {}
+    for rel in PELT_FILES:
+        lines = resolve_conditionals(files[rel], rel, workdir, cc, config=["CONFIG_SMP"])
+        sources[rel] = split_items(lines, rel)
+    provided = shim_names(pelt_shim_text)
+    index, macros = {}, {}
+    for rel in PELT_FILES:
+        for it in sources[rel]:
+            if not it["name"]:
+                continue
+            if it["kind"] == "macro":
+                macros.setdefault(it["name"], it)
+            elif it["kind"] == "function" or (it["kind"] == "variable" and rel != "kernel/sched/sched.h"):
+                index.setdefault(it["name"], (rel, it))
+    for r in PELT_ROOTS:
+        if r not in index:
+            raise ExtractError(f"kernel/sched/pelt.c: {r}() not found: the PELT arithmetic the backend "
+                               "compares with the model is not in this tree")
+    wanted = set()
+    close_over(index, macros, provided, [(r, "PELT_ROOTS") for r in PELT_ROOTS], wanted, "pelt.c")
+    used_macros = macros_used(index, macros, provided, wanted)
     out = []
-    for rel, items in sources.items():
-        for it in items:
+    for rel in PELT_FILES:
+        for it in sources[rel]:
             if it["name"] in provided:
                 continue
             if it["kind"] == "macro":
@@ -492,19 +570,9 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
                 keep = it["name"] in wanted
             else:
                 keep = it["name"] in wanted and index[it["name"]][1] is it
-            if keep and it["kind"] == "function" and it["name"] in INTERPOSED:
-                text = it["text"]
-                brace = text.find("{")
-                head, body = text[:brace], text[brace:]
-                renamed, n = re.subn(rf"\b{it['name']}(\s*\()", INTERPOSED[it["name"]] + r"\1", head, count=1)
-                if n != 1:
-                    raise ExtractError(f"{rel}:{it['line']}: cannot interpose on {it['name']}(): its name is not in "
-                                       "its definition's head")
-                out.append(f'#line {it["line"]} "{rel}"\n{head.strip()};\n')
-                out.append(f'#line {it["line"]} "{rel}"\n{renamed}{body}\n')
-            elif keep:
+            if keep:
                 out.append(f'#line {it["line"]} "{rel}"\n{it["text"]}\n')
-    return version, sorted(wanted), "".join(out), avg_vruntime_stores(index)
+    return "".join(out)
 
 
 STORE_TO_QUEUE = re.compile(r"\bcfs_rq\s*->\s*\w+\s*(?:[-+*/|&^]|<<|>>)?=(?!=)")
@@ -584,6 +652,8 @@ def main():
     ap.add_argument("--shim")
     ap.add_argument("--glue", help="our core.c side: its identifiers are roots")
     ap.add_argument("--out")
+    ap.add_argument("--pelt-shim", help="with --pelt-glue: also write pelt_extract.c, the tree's pelt.c")
+    ap.add_argument("--pelt-glue")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
     if args.print_version:
@@ -606,6 +676,10 @@ def main():
         version, names, text, avg_stores = extract(files, shim, args.out, args.cc, glue, os.path.dirname(os.path.abspath(args.shim)))
         unlocked = debug_reader_unlocked(files["kernel/sched/debug.c"])
         fork_clears = fork_clears_rel_deadline(files["kernel/sched/core.c"])
+        pelt_text = None
+        if args.pelt_shim and args.pelt_glue:
+            with open(args.pelt_shim) as f:
+                pelt_text = extract_pelt(files, f.read(), args.out, args.cc)
     except ExtractError as e:
         print(f"kernel backend: {e}", file=sys.stderr)
         return 1
@@ -621,6 +695,12 @@ def main():
         f.write('#include "version.h"\n#include "shim.h"\n')
         f.write(text)
         f.write('#line 1 "kernelsrc/glue.c"\n#include "glue.c"\n')
+    if pelt_text is not None:
+        with open(os.path.join(args.out, "pelt_extract.c"), "w") as f:
+            f.write(f"/* Generated by kernelsrc/extract.py from {args.src} (Linux {version[0]}.{version[1]}.{version[2]}). */\n")
+            f.write('#include "version.h"\n#include "pelt_shim.h"\n')
+            f.write(pelt_text)
+            f.write(f'#line 1 "kernelsrc/pelt_glue.c"\n#include "{os.path.basename(args.pelt_glue)}"\n')
     # the tree's features.h under a name no system header uses
     with open(os.path.join(args.out, "sched_features.h"), "w") as f:
         f.write(files["kernel/sched/features.h"])

@@ -46,3 +46,16 @@ void KernelBackend::store_debug_reads(std::size_t) {}
 void KernelBackend::refresh() {}
 
 }  // namespace eevdf::kernelsrc
+
+// The tree's PELT arithmetic (kernelsrc/kernel_pelt.hpp): absent too.
+#include "kernelsrc/kernel_pelt.hpp"
+
+namespace eevdf::kernelsrc {
+
+bool pelt_available() { return false; }
+bool tree_update_load_avg_se(u64, SchedAvg&, u64, bool, bool, bool, u64, bool, bool) { return false; }
+bool tree_update_load_avg_blocked_se(u64, SchedAvg&, u64) { return false; }
+bool tree_update_load_avg_cfs_rq(u64, SchedAvg&, u64, u32, u32, bool) { return false; }
+bool tree_update_rt_rq_load_avg(u64, SchedAvg&, bool) { return false; }
+
+}  // namespace eevdf::kernelsrc

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The kernel backend's extractor on trees it cannot handle: each gives a clear
 # error that names the file and the reason, exits non-zero, and writes nothing.
-# Usage: kernelsrc_extract.sh EXTRACT_PY SHIM GLUE
+# Usage: kernelsrc_extract.sh EXTRACT_PY SHIM GLUE PELT_SHIM PELT_GLUE [TREE]
+# TREE (the build's kernel tree or tarball, optional): a copy of it whose
+# pelt.c lacks the PELT arithmetic is refused after its fair.c was taken.
 set -uo pipefail
-extract=$1 shim=$2 glue=$3
+extract=$1 shim=$2 glue=$3 pelt_shim=$4 pelt_glue=$5 tree=${6:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
@@ -51,6 +53,25 @@ expect_error no-hook-618 "$work/empty618" "hook .*() not found (kernel 6.18.0)"
 # and so is 7.0 (its own root list: wakeup_preempt_fair())
 make_tree "$work/empty70" 7 0
 expect_error no-hook-70 "$work/empty70" "hook .*() not found (kernel 7.0.0)"
+# a tree whose fair.c extracts but whose pelt.c lacks the PELT arithmetic
+if [ -n "$tree" ] && [ -e "$tree" ]; then
+  python3 - "$extract" "$tree" "$work/nopelt" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+import extract
+for rel, text in extract.read_tree(sys.argv[2], None).items():
+    path = os.path.join(sys.argv[3], rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("" if rel == "kernel/sched/pelt.c" else text)
+PY
+  refused no-pelt "kernel/sched/pelt.c: __update_load_avg.*() not found" "$work/out-no-pelt/fair_extract.c" -- \
+    python3 "$extract" --src "$work/nopelt" --shim "$shim" --glue "$glue" --pelt-shim "$pelt_shim" \
+      --pelt-glue "$pelt_glue" --out "$work/out-no-pelt"
+  [ -e "$work/out-no-pelt/pelt_extract.c" ] && { echo "FAIL no-pelt: pelt_extract.c written"; fail=1; }
+else
+  echo "skip no-pelt: no kernel tree given"
+fi
 # --print-version (CMake's configure step) names the tree it cannot read
 out=$(python3 "$extract" --print-version --src "$work/nothing-here" 2>&1)
 if [ $? -eq 0 ] || ! grep -q "no such kernel tree" <<<"$out"; then

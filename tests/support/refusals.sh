@@ -22,6 +22,7 @@ make_tree() {
   mkdir -p "$1/kernel/sched" "$1/lib" "$1/include/linux"
   printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = 0\n' "$2" "$3" > "$1/Makefile"
   for f in kernel/sched/fair.c kernel/sched/core.c kernel/sched/sched.h kernel/sched/features.h kernel/sched/debug.c \
+           kernel/sched/pelt.c kernel/sched/pelt.h kernel/sched/sched-pelt.h \
            lib/rbtree.c include/linux/rbtree.h include/linux/rbtree_augmented.h include/linux/rbtree_types.h; do
     : > "$1/$f"
   done

@@ -1,0 +1,82 @@
+// PELT, per-entity load tracking (kernel/sched/pelt.c, pelt.h, sched-pelt.h):
+// the geometric sums and averages of load, runnable and running time, in
+// periods of 1024 units of 1024 ns, decayed by y with y^32 = 1/2.
+//
+// The arithmetic below follows v6.12 to v7.0: its text is the same in those
+// trees, except that __update_load_avg_cfs_rq() reads the runnable count as
+// h_nr_queued - h_nr_delayed up to v6.12.y and as h_nr_runnable from v6.13
+// (the same number; the caller passes it). tests/kernel_pelt_test.cpp runs it
+// against the tree's own pelt.c, bit for bit.
+//
+// Not modelled here: where fair.c calls these (update_load_avg() and the
+// attach/detach/removed-load paths), the PELT clock, util_est beyond the
+// UTIL_AVG_UNCHANGED flag (docs/notes/pelt.md).
+#pragma once
+
+#include "model/kernel_types.hpp"
+
+namespace eevdf {
+
+inline constexpr u32 kLoadAvgPeriod = 32;     // LOAD_AVG_PERIOD: y^32 = 1/2
+inline constexpr u32 kLoadAvgMax = 47742;     // LOAD_AVG_MAX: the largest sum, 1024 * Σ y^n
+inline constexpr u32 kPeltMinDivider = kLoadAvgMax - 1024;  // PELT_MIN_DIVIDER
+inline constexpr unsigned kSchedCapacityShift = 10;          // SCHED_CAPACITY_SHIFT
+inline constexpr u32 kUtilAvgUnchanged = 0x80000000u;        // UTIL_AVG_UNCHANGED
+
+// struct sched_avg, with the kernel's widths (64-bit: unsigned long = u64).
+struct SchedAvg {
+  u64 last_update_time = 0;
+  u64 load_sum = 0;
+  u64 runnable_sum = 0;
+  u32 util_sum = 0;
+  u32 period_contrib = 0;
+  u64 load_avg = 0;
+  u64 runnable_avg = 0;
+  u64 util_avg = 0;
+  u32 util_est = 0;
+  bool operator==(const SchedAvg&) const = default;
+};
+
+// decay_load(): val * y^n, by halving per 32 periods and the table of y^k,
+// 0 beyond 63 half-lives.
+u64 decay_load(u64 val, u64 n);
+
+// __accumulate_pelt_segments(): the contribution of a span of PERIODS
+// boundaries, D1 before the first and D3 after the last.
+u32 accumulate_pelt_segments(u64 periods, u32 d1, u32 d3);
+
+// accumulate_sum(): decays the sums over the periods crossed and adds this
+// span's contribution; returns the number of periods crossed.
+u64 accumulate_sum(u64 delta, SchedAvg& sa, u64 load, u64 runnable, bool running);
+
+// ___update_load_sum(): advances SA to NOW (ns); true when a period boundary
+// was crossed (the averages are then due).
+bool update_load_sum(u64 now, SchedAvg& sa, u64 load, u64 runnable, bool running);
+
+// get_pelt_divider(): the largest sum at the current position in the period.
+constexpr u32 get_pelt_divider(const SchedAvg& sa) { return kPeltMinDivider + sa.period_contrib; }
+
+// ___update_load_avg(): the averages from the sums.
+void update_load_avg_from_sums(SchedAvg& sa, u64 load);
+
+// cfs_se_util_change(): clears UTIL_AVG_UNCHANGED in util_est (feature UTIL_EST).
+void cfs_se_util_change(SchedAvg& sa, bool util_est_feature);
+
+// __update_load_avg_blocked_se(): an entity off the queue, decayed only.
+// WEIGHT is se_weight(), scale_load_down(se->load.weight).
+bool update_load_avg_blocked_se(u64 now, SchedAvg& sa, u64 weight);
+
+// __update_load_avg_se(): load while on_rq, runnable se_runnable() (0 for a
+// delayed entity, 1 for a queued task, the group's runnable count for a group
+// entity), running while it is its queue's curr.
+bool update_load_avg_se(u64 now, SchedAvg& sa, u64 weight, bool on_rq, u64 runnable, bool running,
+                        bool util_est_feature);
+
+// __update_load_avg_cfs_rq(): load scale_load_down(cfs_rq->load.weight),
+// runnable its runnable (not delayed) tasks, running while it has a curr.
+bool update_load_avg_cfs_rq(u64 now, SchedAvg& sa, u64 load_down, u64 nr_runnable, bool has_curr);
+
+// update_rt_rq_load_avg(): the RT class's utilization on a runqueue.
+bool update_rt_rq_load_avg(u64 now, SchedAvg& sa, bool running);
+
+}  // namespace eevdf
