@@ -525,13 +525,13 @@ def macros_used(index, macros, provided, wanted, extra_text=""):
     return used
 
 
-# The tree's PELT arithmetic (pelt.c), compiled apart from fair.c for
+# The tree's PELT arithmetic (pelt.c) and clock (pelt.h), compiled apart from fair.c for
 # tests/kernel_pelt_test.cpp: its entry points, and the files it is taken from
 # in the order they are emitted (sched.h's helpers, the decay table, pelt.h's
 # helpers, pelt.c).  Resolved with CONFIG_SMP: 6.12's pelt.h has its real
 # helpers only there.
 PELT_ROOTS = ["__update_load_avg_blocked_se", "__update_load_avg_se", "__update_load_avg_cfs_rq",
-              "update_rt_rq_load_avg"]
+              "update_rt_rq_load_avg", "update_rq_clock_pelt", "update_idle_rq_clock_pelt", "rq_clock_pelt"]
 PELT_FILES = ["kernel/sched/sched.h", "kernel/sched/sched-pelt.h", "kernel/sched/pelt.h", "kernel/sched/pelt.c"]
 
 
@@ -554,7 +554,7 @@ def extract_pelt(files, pelt_shim_text, workdir, cc):
                 index.setdefault(it["name"], (rel, it))
     for r in PELT_ROOTS:
         if r not in index:
-            raise ExtractError(f"kernel/sched/pelt.c: {r}() not found: the PELT arithmetic the backend "
+            raise ExtractError(f"kernel/sched/pelt.c: {r}() not found (nor in pelt.h): the PELT arithmetic the backend "
                                "compares with the model is not in this tree")
     wanted = set()
     close_over(index, macros, provided, [(r, "PELT_ROOTS") for r in PELT_ROOTS], wanted, "pelt.c")

@@ -31,6 +31,19 @@ int kb_pelt_update_cfs_rq(unsigned long long now, struct kb_pelt_avg *avg, unsig
                           unsigned int nr_queued, unsigned int nr_delayed, int has_curr);
 /* update_rt_rq_load_avg() */
 int kb_pelt_update_rt_rq(unsigned long long now, struct kb_pelt_avg *avg, int running);
+/* struct rq's PELT clock, and the clocks it is synced to */
+struct kb_pelt_clock {
+  unsigned long long clock, clock_task, clock_pelt, lost_idle_time, clock_idle, clock_pelt_idle;
+};
+/* update_rq_clock_pelt(rq, DELTA), rq->curr the idle task when CURR_IDLE, on
+ * a CPU of capacity CPU_CAPACITY at frequency capacity FREQ_CAPACITY */
+void kb_pelt_update_rq_clock_pelt(struct kb_pelt_clock *c, long long delta, int curr_idle,
+                                  unsigned long long cpu_capacity, unsigned long long freq_capacity);
+/* update_idle_rq_clock_pelt(rq) with the CFS, RT and deadline util_sums */
+void kb_pelt_update_idle_rq_clock_pelt(struct kb_pelt_clock *c, unsigned int cfs_util_sum, unsigned int rt_util_sum,
+                                       unsigned int dl_util_sum);
+/* rq_clock_pelt(rq) */
+unsigned long long kb_pelt_rq_clock_pelt(const struct kb_pelt_clock *c);
 /* the tree's kernel version, "6.12.118" */
 const char *kb_pelt_version(void);
 

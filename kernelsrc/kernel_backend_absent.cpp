@@ -57,5 +57,8 @@ bool tree_update_load_avg_se(u64, SchedAvg&, u64, bool, bool, bool, u64, bool, b
 bool tree_update_load_avg_blocked_se(u64, SchedAvg&, u64) { return false; }
 bool tree_update_load_avg_cfs_rq(u64, SchedAvg&, u64, u32, u32, bool) { return false; }
 bool tree_update_rt_rq_load_avg(u64, SchedAvg&, bool) { return false; }
+void tree_update_rq_clock_pelt(PeltClock&, s64, bool, u64, u64, u64, u64) {}
+void tree_update_idle_rq_clock_pelt(PeltClock&, u32, u32, u32, u64, u64) {}
+u64 tree_rq_clock_pelt(const PeltClock&) { return 0; }
 
 }  // namespace eevdf::kernelsrc

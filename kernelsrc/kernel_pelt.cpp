@@ -17,6 +17,14 @@ void from_kb(SchedAvg& sa, const kb_pelt_avg& k) {
         k.load_avg,         k.runnable_avg, k.util_avg, k.util_est};
 }
 
+kb_pelt_clock to_kb(const PeltClock& c, u64 clock_task, u64 clock) {
+  return {clock, clock_task, c.clock_pelt, c.lost_idle_time, c.clock_idle, c.clock_pelt_idle};
+}
+
+void from_kb(PeltClock& c, const kb_pelt_clock& k) {
+  c = {k.clock_pelt, k.lost_idle_time, k.clock_idle, k.clock_pelt_idle};
+}
+
 }  // namespace
 
 bool pelt_available() { return true; }
@@ -50,6 +58,25 @@ bool tree_update_rt_rq_load_avg(u64 now, SchedAvg& sa, bool running) {
   const int r = kb_pelt_update_rt_rq(now, &k, running);
   from_kb(sa, k);
   return r != 0;
+}
+
+void tree_update_rq_clock_pelt(PeltClock& c, s64 delta, bool curr_is_idle, u64 clock_task, u64 clock,
+                               u64 cpu_capacity, u64 freq_capacity) {
+  kb_pelt_clock k = to_kb(c, clock_task, clock);
+  kb_pelt_update_rq_clock_pelt(&k, delta, curr_is_idle, cpu_capacity, freq_capacity);
+  from_kb(c, k);
+}
+
+void tree_update_idle_rq_clock_pelt(PeltClock& c, u32 cfs_util_sum, u32 rt_util_sum, u32 dl_util_sum,
+                                    u64 clock_task, u64 clock) {
+  kb_pelt_clock k = to_kb(c, clock_task, clock);
+  kb_pelt_update_idle_rq_clock_pelt(&k, cfs_util_sum, rt_util_sum, dl_util_sum);
+  from_kb(c, k);
+}
+
+u64 tree_rq_clock_pelt(const PeltClock& c) {
+  const kb_pelt_clock k = to_kb(c, 0, 0);
+  return kb_pelt_rq_clock_pelt(&k);
 }
 
 }  // namespace eevdf::kernelsrc

@@ -25,4 +25,12 @@ bool tree_update_load_avg_cfs_rq(u64 now, SchedAvg& sa, u64 load_weight, u32 nr_
 // update_rt_rq_load_avg()
 bool tree_update_rt_rq_load_avg(u64 now, SchedAvg& sa, bool running);
 
+// update_rq_clock_pelt(), update_idle_rq_clock_pelt() and rq_clock_pelt() on
+// a runqueue whose clock and clock_task are CLOCK and CLOCK_TASK
+void tree_update_rq_clock_pelt(PeltClock& c, s64 delta, bool curr_is_idle, u64 clock_task, u64 clock,
+                               u64 cpu_capacity, u64 freq_capacity);
+void tree_update_idle_rq_clock_pelt(PeltClock& c, u32 cfs_util_sum, u32 rt_util_sum, u32 dl_util_sum,
+                                    u64 clock_task, u64 clock);
+u64 tree_rq_clock_pelt(const PeltClock& c);
+
 }  // namespace eevdf::kernelsrc

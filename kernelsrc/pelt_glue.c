@@ -5,6 +5,7 @@
 #include "kb_pelt.h"
 
 int kb_pelt_feat_UTIL_EST;
+unsigned long kb_pelt_cpu_capacity = 1024, kb_pelt_freq_capacity = 1024;
 
 static void kb_pelt_in(struct sched_avg *sa, const struct kb_pelt_avg *avg) {
   sa->last_update_time = avg->last_update_time;
@@ -82,6 +83,53 @@ int kb_pelt_update_rt_rq(unsigned long long now, struct kb_pelt_avg *avg, int ru
   ret = update_rt_rq_load_avg(now, &rq, running);
   kb_pelt_out(avg, &rq.avg_rt);
   return ret;
+}
+
+static void kb_pelt_clock_in(struct rq *rq, const struct kb_pelt_clock *c) {
+  rq->clock = c->clock;
+  rq->clock_task = c->clock_task;
+  rq->clock_pelt = c->clock_pelt;
+  rq->lost_idle_time = c->lost_idle_time;
+  rq->clock_idle = c->clock_idle;
+  rq->clock_pelt_idle = c->clock_pelt_idle;
+}
+
+static void kb_pelt_clock_out(struct kb_pelt_clock *c, const struct rq *rq) {
+  c->clock = rq->clock;
+  c->clock_task = rq->clock_task;
+  c->clock_pelt = rq->clock_pelt;
+  c->lost_idle_time = rq->lost_idle_time;
+  c->clock_idle = rq->clock_idle;
+  c->clock_pelt_idle = rq->clock_pelt_idle;
+}
+
+void kb_pelt_update_rq_clock_pelt(struct kb_pelt_clock *c, long long delta, int curr_idle,
+                                  unsigned long long cpu_capacity, unsigned long long freq_capacity) {
+  static struct rq rq;
+  struct task_struct curr = {.flags = curr_idle ? PF_IDLE : 0};
+  kb_pelt_clock_in(&rq, c);
+  rq.curr = &curr;
+  kb_pelt_cpu_capacity = cpu_capacity;
+  kb_pelt_freq_capacity = freq_capacity;
+  update_rq_clock_pelt(&rq, delta);
+  kb_pelt_clock_out(c, &rq);
+}
+
+void kb_pelt_update_idle_rq_clock_pelt(struct kb_pelt_clock *c, unsigned int cfs_util_sum, unsigned int rt_util_sum,
+                                       unsigned int dl_util_sum) {
+  static struct rq rq;
+  kb_pelt_clock_in(&rq, c);
+  rq.cfs.avg.util_sum = cfs_util_sum;
+  rq.avg_rt.util_sum = rt_util_sum;
+  rq.avg_dl.util_sum = dl_util_sum;
+  update_idle_rq_clock_pelt(&rq);
+  kb_pelt_clock_out(c, &rq);
+}
+
+unsigned long long kb_pelt_rq_clock_pelt(const struct kb_pelt_clock *c) {
+  static struct rq rq;
+  kb_pelt_clock_in(&rq, c);
+  return rq_clock_pelt(&rq);
 }
 
 const char *kb_pelt_version(void) { return EEVDF_KERNEL_VERSION; }

@@ -66,6 +66,23 @@ struct cfs_rq {
   struct sched_entity *curr;
   struct sched_avg avg;
 };
-struct rq { struct sched_avg avg_rt; };
+#define PF_IDLE 0x00000002
+struct task_struct { unsigned int flags; };
+static inline bool is_idle_task(const struct task_struct *p) { return !!(p->flags & PF_IDLE); }
+struct rq {
+  int cpu;
+  u64 clock, clock_task, clock_pelt, lost_idle_time, clock_idle, clock_pelt_idle;
+  struct task_struct *curr;
+  struct cfs_rq cfs;
+  struct sched_avg avg_rt, avg_dl;
+};
+/* the CPU's capacity and its frequency's, of SCHED_CAPACITY_SCALE (set by the glue) */
+extern unsigned long kb_pelt_cpu_capacity, kb_pelt_freq_capacity;
+static inline unsigned long arch_scale_cpu_capacity(int cpu) { (void)cpu; return kb_pelt_cpu_capacity; }
+static inline unsigned long arch_scale_freq_capacity(int cpu) { (void)cpu; return kb_pelt_freq_capacity; }
+/* one thread, no lock debugging */
+#define lockdep_assert_rq_held(rq) do { (void)(rq); } while (0)
+static inline void assert_clock_updated(struct rq *rq) { (void)rq; }
+#define smp_wmb() do { } while (0)
 
 #endif

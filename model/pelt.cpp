@@ -113,4 +113,31 @@ bool update_rt_rq_load_avg(u64 now, SchedAvg& sa, bool running) {
   return true;
 }
 
+void sync_idle_rq_clock_pelt(PeltClock& c, u64 clock_task, u64 clock) {
+  c.clock_pelt = clock_task;
+  c.clock_idle = clock;
+  c.clock_pelt_idle = rq_clock_pelt(c);
+}
+
+void update_rq_clock_pelt(PeltClock& c, s64 delta, bool curr_is_idle, u64 clock_task, u64 clock, u64 cpu_capacity,
+                          u64 freq_capacity) {
+  if (curr_is_idle) {
+    sync_idle_rq_clock_pelt(c, clock_task, clock);
+    return;
+  }
+  // cap_scale(v, s) = v * s >> SCHED_CAPACITY_SHIFT, in unsigned long
+  u64 scaled = (as_u64(delta) * cpu_capacity) >> kSchedCapacityShift;
+  scaled = (scaled * freq_capacity) >> kSchedCapacityShift;
+  c.clock_pelt += scaled;
+}
+
+void update_idle_rq_clock_pelt(PeltClock& c, u32 cfs_util_sum, u32 rt_util_sum, u32 dl_util_sum, u64 clock_task,
+                               u64 clock) {
+  // the largest util_sum at a period's start, less a period's worth of rounding
+  const u32 divider = (kPeltMinDivider << kSchedCapacityShift) - kLoadAvgMax;
+  const u32 util_sum = cfs_util_sum + rt_util_sum + dl_util_sum;
+  if (util_sum >= divider) c.lost_idle_time += clock_task - c.clock_pelt;
+  sync_idle_rq_clock_pelt(c, clock_task, clock);
+}
+
 }  // namespace eevdf

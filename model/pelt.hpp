@@ -8,8 +8,12 @@
 // (the same number; the caller passes it). tests/kernel_pelt_test.cpp runs it
 // against the tree's own pelt.c, bit for bit.
 //
-// Not modelled here: where fair.c calls these (update_load_avg() and the
-// attach/detach/removed-load paths), the PELT clock, util_est beyond the
+// Also the PELT clock of pelt.h (rq->clock_pelt, scaled by the CPU's capacity
+// and frequency while busy, synced to clock_task when idle, less the idle time
+// lost while fully busy), the same from 6.12 to 7.0.
+//
+// Not modelled here: where fair.c and core.c call these (update_load_avg()
+// and the attach/detach/removed-load paths), util_est beyond the
 // UTIL_AVG_UNCHANGED flag (docs/notes/pelt.md).
 #pragma once
 
@@ -78,5 +82,35 @@ bool update_load_avg_cfs_rq(u64 now, SchedAvg& sa, u64 load_down, u64 nr_runnabl
 
 // update_rt_rq_load_avg(): the RT class's utilization on a runqueue.
 bool update_rt_rq_load_avg(u64 now, SchedAvg& sa, bool running);
+
+// The PELT clock of a runqueue (struct rq's clock_pelt, lost_idle_time,
+// clock_idle, clock_pelt_idle).
+struct PeltClock {
+  u64 clock_pelt = 0;
+  u64 lost_idle_time = 0;
+  u64 clock_idle = 0;       // rq_clock() when the runqueue last went idle
+  u64 clock_pelt_idle = 0;  // rq_clock_pelt() then
+  bool operator==(const PeltClock&) const = default;
+};
+
+// rq_clock_pelt(): the runqueue's PELT time (cfs_rq_clock_pelt() without bandwidth).
+constexpr u64 rq_clock_pelt(const PeltClock& c) { return c.clock_pelt - c.lost_idle_time; }
+
+// _update_idle_rq_clock_pelt(): an idle runqueue syncs its PELT clock to
+// clock_task and records when (CLOCK is rq_clock()).
+void sync_idle_rq_clock_pelt(PeltClock& c, u64 clock_task, u64 clock);
+
+// update_rq_clock_pelt(): DELTA ns of clock_task, scaled by the CPU's
+// capacity and frequency capacity (of 1024) while a task runs; an idle
+// runqueue syncs instead.
+void update_rq_clock_pelt(PeltClock& c, s64 delta, bool curr_is_idle, u64 clock_task, u64 clock, u64 cpu_capacity,
+                          u64 freq_capacity);
+
+// update_idle_rq_clock_pelt(): on going idle, a runqueue whose utilization
+// sums (CFS, RT, deadline) reached the maximum had no idle time to lose
+// compared with full capacity: the difference to clock_task is counted as
+// lost; then it syncs.
+void update_idle_rq_clock_pelt(PeltClock& c, u32 cfs_util_sum, u32 rt_util_sum, u32 dl_util_sum, u64 clock_task,
+                               u64 clock);
 
 }  // namespace eevdf

@@ -153,6 +153,56 @@ TEST(KernelPelt, EveryUpdateAsTheTreesPeltC) {
               static_cast<unsigned long long>(decayed));
 }
 
+std::string show(const PeltClock& c) {
+  return "{clock_pelt " + std::to_string(c.clock_pelt) + ", lost_idle_time " + std::to_string(c.lost_idle_time) +
+         ", clock_idle " + std::to_string(c.clock_idle) + ", clock_pelt_idle " + std::to_string(c.clock_pelt_idle) +
+         "}";
+}
+
+// The PELT clock of pelt.h: a runqueue busy and idle in turn, on CPUs of
+// every capacity, with utilization sums at and around the full-busy divider.
+TEST(KernelPelt, ClockAsTheTreesPeltH) {
+  if (!kernelsrc::pelt_available()) GTEST_SKIP() << "no kernel tree in this build";
+  std::mt19937_64 rng(4);
+  const u32 divider = (kPeltMinDivider << kSchedCapacityShift) - kLoadAvgMax;
+  std::uint64_t lost = 0, scaled = 0;
+  for (std::uint64_t walk = 0; walk < walks(); ++walk) {
+    PeltClock model;
+    u64 clock = rng() % 3 ? 0 : rng(), clock_task = clock - rng() % 1000;
+    const u64 cap = rng() % 2 ? 1024 : 1 + rng() % 1024, freq = rng() % 2 ? 1024 : 1 + rng() % 1024;
+    model.clock_pelt = rng() % 2 ? clock_task : rng();
+    model.lost_idle_time = rng() % 2 ? 0 : rng() % (u64{1} << 40);
+    PeltClock tree = model;
+    for (int step = 0; step < 200; ++step) {
+      const s64 delta = rng() % 20 == 0 ? -static_cast<s64>(rng() % 100000) : static_cast<s64>(step_ns(rng));
+      clock += as_u64(delta) + rng() % 1000;
+      clock_task += as_u64(delta);
+      std::string what;
+      if (rng() % 4 == 0) {
+        const u32 base = rng() % 2 ? divider : static_cast<u32>(rng());
+        const u32 cfs = base - static_cast<u32>(rng() % 3), rt = static_cast<u32>(rng() % 2 ? 0 : rng() % 100000);
+        const u32 dl = static_cast<u32>(rng() % 4 ? 0 : rng());
+        what = "going idle, util_sums " + std::to_string(cfs) + " " + std::to_string(rt) + " " + std::to_string(dl);
+        const u64 before = model.lost_idle_time;
+        update_idle_rq_clock_pelt(model, cfs, rt, dl, clock_task, clock);
+        kernelsrc::tree_update_idle_rq_clock_pelt(tree, cfs, rt, dl, clock_task, clock);
+        lost += model.lost_idle_time != before;
+      } else {
+        const bool idle = rng() % 3 == 0;
+        what = "clock update by " + std::to_string(delta) + (idle ? ", idle" : ", busy");
+        update_rq_clock_pelt(model, delta, idle, clock_task, clock, cap, freq);
+        kernelsrc::tree_update_rq_clock_pelt(tree, delta, idle, clock_task, clock, cap, freq);
+        scaled += !idle && (cap != 1024 || freq != 1024);
+      }
+      ASSERT_EQ(model, tree) << "walk " << walk << ", step " << step << " (" << what << ")\n  model " << show(model)
+                             << "\n  tree  " << show(tree);
+      ASSERT_EQ(rq_clock_pelt(model), kernelsrc::tree_rq_clock_pelt(tree));
+    }
+  }
+  EXPECT_GT(lost, 0u);
+  EXPECT_GT(scaled, 0u);
+}
+
 // The model alone: what PELT is built to give.
 TEST(Pelt, AlwaysRunningApproachesTheWeightAndLoadAvgMax) {
   SchedAvg a;
