@@ -12,9 +12,8 @@
 // and frequency while busy, synced to clock_task when idle, less the idle time
 // lost while fully busy), the same from 6.12 to 7.0.
 //
-// Not modelled here: where fair.c and core.c call these (update_load_avg()
-// and the attach/detach/removed-load paths), util_est beyond the
-// UTIL_AVG_UNCHANGED flag (docs/notes/pelt.md).
+// Where fair.c calls these: model/fair_pelt.cpp. util_est is not modelled
+// beyond the UTIL_AVG_UNCHANGED flag.
 #pragma once
 
 #include "model/kernel_types.hpp"

@@ -431,6 +431,7 @@ ExecResult Executor::run(const Scenario& s) {
       if (op.kind != OpKind::wake || model_refusal != Refusal::none || !model_sys.last_wake_choice().made) return;
       ++r.wake_choices_answered;
       if (model_sys.last_wake_choice().wide) ++r.wake_choices_wide;
+      if (model_sys.last_wake_choice().weighed) ++r.wake_choices_weighed;
     };
     if (lockstep) {
       // a wake-up whose CPU the model chooses (on the state before it)
