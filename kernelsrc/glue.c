@@ -100,6 +100,18 @@ static long long kb_placed_lag;
 static int kb_picking, kb_crashed;
 static jmp_buf kb_pick_env;
 
+/* rq->clock_pelt: clock_task (capacity 1024, no IRQ or steal time: the two
+ * never part) on a kernel whose clock was already KB_PELT_CLOCK_BASE ns (2^30,
+ * about a second) into its boot when the scenario's clock starts at 0.  PELT
+ * reads a last_update_time of 0 as "not attached": with the scenario's clock
+ * itself, a task woken at time 0 would keep 0 and be attached to its queue's
+ * sums again at every enqueue, which a booted kernel never sees.  The model's
+ * cfs_rq_clock_pelt() adds the same (model/pelt.hpp, kPeltClockBase); a whole
+ * number of periods, so every 1024 ns unit and 1024 us period falls where it
+ * did. */
+#define KB_PELT_CLOCK_BASE (1ull << 30)
+static void kb_sync_clock_pelt(struct rq *rq) { rq->clock_pelt = rq->clock_task + KB_PELT_CLOCK_BASE; }
+
 #if EEVDF_SHIM_SMP
 /* PELT runs while the system has no task group (a group entity's averages are
  * not modelled: model/fair_pelt.cpp); the tree's functions through which it
@@ -526,6 +538,7 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
     kb_idle_tasks[c].se.cfs_rq = &rq->cfs;
     rq->curr = rq->donor = rq->idle = &kb_idle_tasks[c];
     rq->clock_update_flags = RQCF_UPDATED;  /* update_rq_clock() at every entry: the clock is the scenario's */
+    kb_sync_clock_pelt(rq);
   }
 #if EEVDF_SHIM_SMP
   kb_hz = cfg->hz;
@@ -904,10 +917,12 @@ void kb_run(int c, unsigned long long ns) {
   while (!kb_crashed) {
     u64 next_tick = (rq->clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
     if (next_tick > end) {
-      rq->clock = rq->clock_task = rq->clock_pelt = end;
+      rq->clock = rq->clock_task = end;
+      kb_sync_clock_pelt(rq);
       break;
     }
-    rq->clock = rq->clock_task = rq->clock_pelt = next_tick;
+    rq->clock = rq->clock_task = next_tick;
+    kb_sync_clock_pelt(rq);
     kb_do_tick(rq);
     if (kb_need_resched(rq)) kb_switch_to_next(rq);
   }
@@ -917,7 +932,8 @@ void kb_run(int c, unsigned long long ns) {
 void kb_tick_nopreempt(int c) {
   struct rq *rq = kb_rq_at(c);
   if (kb_crashed) return;
-  rq->clock = rq->clock_task = rq->clock_pelt = (rq->clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
+  rq->clock = rq->clock_task = (rq->clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
+  kb_sync_clock_pelt(rq);
   kb_do_tick(rq);
 }
 
@@ -928,7 +944,8 @@ void kb_run_notick(int c, unsigned long long ns) {
   if (kb_crashed) return;
   kb_schedule_pending(rq);
   if (kb_crashed) return;
-  rq->clock = rq->clock_task = rq->clock_pelt = rq->clock_task + ns;
+  rq->clock = rq->clock_task = rq->clock_task + ns;
+  kb_sync_clock_pelt(rq);
 }
 
 void kb_tick_after(int c, unsigned long long ns) {

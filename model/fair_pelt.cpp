@@ -7,9 +7,8 @@
 // v7.3 flat one: a group entity's averages, their propagation up the
 // hierarchy and tg->load_avg are not modelled, so from the first group on
 // every function here is a no-op (the kernel backend stops the tree's PELT at
-// the same moment; docs/model.md). The PELT clock is clock_task: with every
-// CPU at capacity 1024 rq->clock_pelt equals it (model/pelt.hpp,
-// tests/kernel_pelt_test.cpp). update_blocked_averages() (load balancing),
+// the same moment; docs/model.md). The PELT clock is clock_task, from a base
+// of about a second (model/pelt.hpp, kPeltClockBase). update_blocked_averages() (load balancing),
 // util_est and NO_HZ's migrate_se_pelt_lag() are not modelled.
 #include <type_traits>
 
@@ -63,7 +62,7 @@ bool clamp_u32(const CfsRq& cfs_rq) { return cfs_rq.rq->profile().behaviour.pelt
 
 bool pelt_tracked(const Rq& rq) { return !rq.profile().behaviour.flat_runqueue && rq.task_groups.empty(); }
 
-u64 cfs_rq_clock_pelt(const CfsRq& cfs_rq) { return cfs_rq.rq->clock_task; }
+u64 cfs_rq_clock_pelt(const CfsRq& cfs_rq) { return cfs_rq.rq->clock_task + kPeltClockBase; }
 
 void enqueue_load_avg(CfsRq& cfs_rq, const SchedEntity& se) {
   if (!pelt_tracked(*cfs_rq.rq)) return;

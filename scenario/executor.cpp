@@ -379,6 +379,8 @@ ExecResult Executor::run(const Scenario& s) {
     // multiplication (I-OVF, off here) and why a wake-up preempted (I-WAKEPICK
     // is not raised). docs/kernel-backend.md, "Events from the tree's own functions".
     selection.set(inv::Id::OVF, false);
+    // a tree built !CONFIG_SMP (6.12.118) keeps no PELT: I-PELT has nothing to judge
+    if (!kernelsrc::smp()) selection.set(inv::Id::PELT, false);
   }
   for (unsigned c = 0; options_.check && c < sys.size(); ++c) {
     checkers.push_back(std::make_unique<inv::Checker>(selection, options_.tolerances));
