@@ -111,12 +111,14 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
                              kernelsrc::kernel_version(), r.runs, r.ops, r.divergences);
   if (o.backend == scn::Backend::lockstep && o.runqueues > 1)
     std::cout << fmt::format("wake-up CPU choices: {} compared with the tree's select_task_rq_fair(), {} refused by "
-                             "the model (asked of neither); {} of the model's {} wide (wake_wide())\n",
+                             "the model (asked of neither); {} of the model's {} wide (wake_wide()), {} weighed "
+                             "(wake_affine_weight())\n",
                              r.wake_choices_compared, r.wake_choices_refused, r.wake_choices_wide,
-                             r.wake_choices_answered);
+                             r.wake_choices_answered, r.wake_choices_weighed);
   else if (o.backend == scn::Backend::model && o.runqueues > 1)
-    std::cout << fmt::format("wake-up CPU choices: {} made by the model, {} of them wide (wake_wide())\n",
-                             r.wake_choices_answered, r.wake_choices_wide);
+    std::cout << fmt::format("wake-up CPU choices: {} made by the model, {} of them wide (wake_wide()), {} weighed "
+                             "(wake_affine_weight())\n",
+                             r.wake_choices_answered, r.wake_choices_wide, r.wake_choices_weighed);
   if (o.backend == scn::Backend::lockstep) return static_cast<int>(r.divergences);
   return static_cast<int>(r.findings.size());
 }

@@ -67,7 +67,7 @@ struct Shared {
   bool debug_read;  // generate debug_read (byte format 6 without kBytesNoDebugRead)
   std::atomic<std::uint64_t> runs{0}, ops{0};
   std::atomic<std::uint64_t> wake_choices_compared{0}, wake_choices_refused{0};
-  std::atomic<std::uint64_t> wake_choices_answered{0}, wake_choices_wide{0};
+  std::atomic<std::uint64_t> wake_choices_answered{0}, wake_choices_wide{0}, wake_choices_weighed{0};
   StateCoverage coverage;  // shared by the workers (fuzz/coverage.hpp)
   std::mutex mutex;  // findings and output
   std::vector<CampaignFinding> findings;
@@ -120,6 +120,7 @@ void work(Shared& sh, unsigned job) {
     sh.wake_choices_refused.fetch_add(static_cast<std::uint64_t>(r.wake_choices_refused));
     sh.wake_choices_answered.fetch_add(static_cast<std::uint64_t>(r.wake_choices_answered));
     sh.wake_choices_wide.fetch_add(static_cast<std::uint64_t>(r.wake_choices_wide));
+    sh.wake_choices_weighed.fetch_add(static_cast<std::uint64_t>(r.wake_choices_weighed));
     if (r.divergence) {  // lockstep: the first difference is a finding of its own; the campaign stops there
       std::lock_guard lock(sh.mutex);
       if (!sh.stop.exchange(true)) {
@@ -225,6 +226,7 @@ CampaignResult run_campaign(const Profile& profile, const CampaignOptions& o, Ca
   r.wake_choices_refused = sh.wake_choices_refused.load();
   r.wake_choices_answered = sh.wake_choices_answered.load();
   r.wake_choices_wide = sh.wake_choices_wide.load();
+  r.wake_choices_weighed = sh.wake_choices_weighed.load();
   return r;
 }
 

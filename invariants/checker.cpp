@@ -248,6 +248,7 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, cfs_rq};
   check_accounting(scope);
   if (&cfs_rq == &rq.cfs) check_wake_cpu(scope);
+  check_pelt(scope);
   // v7.3 flat runqueue: a group's queue keeps load and counters only (no tree, no curr)
   if (rq.profile().behaviour.flat_runqueue && &cfs_rq != &rq.cfs) return;
   check_tree(scope);

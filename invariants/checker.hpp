@@ -148,6 +148,7 @@ struct FreshRequest {
 bool fresh_request_offends(const Rq& rq, const SchedEntity& se, FreshRequest& out);
 void report_fresh_request(const CheckScope& s, const FreshRequest& f);
 void check_wake_cpu(const CheckScope& s);    // I-WAKECOUNT (root queue: the CPU as the wake-up choice sees it)
+void check_pelt(const CheckScope& s);        // I-PELT (root queue, while PELT is tracked)
 // I-PLACE at a placement with the saved lag (Observer::on_placed); s.avg includes se.
 void check_placement(const CheckScope& s, const SchedEntity& se, s64 saved_lag);
 void check_protection(const CheckScope& s);  // I-PROT after the operation (protection.cpp)

@@ -297,6 +297,20 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "as well as I-OVF. Not checked: PLACE_LAG off, an empty queue (the lag is dropped by design), the\n"
      "placements inside reweight_entity() (I-RW), requeue_delayed_entity() and the flat runqueue's\n"
      "placement of its running task. Needs the model's events: not on --backend kernel."},
+    {"I-PELT",
+     "a runqueue's PELT sums support its averages: each sum is at least its average x PELT_MIN_DIVIDER",
+     "PELT reads an average from its sum, avg = sum / divider, the divider between PELT_MIN_DIVIDER\n"
+     "(LOAD_AVG_MAX - 1024 = 46718) and LOAD_AVG_MAX by the position in the period. Between period\n"
+     "boundaries a sum only grows; every change made from outside (an entity attached, detached,\n"
+     "reweighted, removed) keeps sum >= avg x PELT_MIN_DIVIDER, the bound fair.c restores after each\n"
+     "subtraction. Below it, the next period's average falls to what the sum holds: the CPU's load\n"
+     "(cpu_load(), read by WA_WEIGHT and the load balancer) drops at once. Checked after every\n"
+     "operation on every root queue, for the load, runnable and utilization sums, while PELT is\n"
+     "tracked (no task group, not the v7.3 flat runqueue: model/fair_pelt.cpp). Catches the\n"
+     "max_t(u32, ...) clamps of 6.12.118 and 6.18.0, which store a 64-bit sum cut to 32 bits: a\n"
+     "reweight, detach or removal on a queue whose load average passes about 90 000 (two nice -20\n"
+     "tasks) drops its load by a third (docs/findings.md, F10; 7.0.0 clamps in the sum's width).\n"
+     "Exact."},
 }};
 
 }  // namespace

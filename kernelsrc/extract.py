@@ -55,6 +55,13 @@ ROOTS_COMMON = [
     "init_cfs_rq", "init_tg_cfs_entry", "sched_group_set_shares", "sched_group_set_idle",
     "task_change_group_fair", "sched_idle_rq",
 ]
+# The functions through which PELT changes a queue's sums, on the trees that
+# run PELT (the SMP ones): the glue runs each only while the system has no
+# task group (kernelsrc/glue.c, kb_pelt_on; kernelsrc/shim_smp.h).
+PELT_GATES = {name: "kb_tree_" + name for name in
+              ("update_load_avg", "enqueue_load_avg", "dequeue_load_avg", "attach_entity_load_avg",
+               "detach_entity_load_avg", "remove_entity_load_avg")}
+
 VERSIONS = {
     # (major, minor): extra roots, roots that version lacks
     (6, 12): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": []},
@@ -63,11 +70,11 @@ VERSIONS = {
     # (both SMP trees are resolved with CONFIG_SCHED_SMT too: SMT siblings in
     # select_idle_sibling(), kernelsrc/shim_smp.h)
     (6, 18): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": [], "shim": "shim_smp.h",
-              "config": ["CONFIG_SCHED_SMT"]},
+              "config": ["CONFIG_SCHED_SMT"], "interposed": PELT_GATES},
     # 7.0: SMP-only as 6.18; check_preempt_wakeup_fair() is wakeup_preempt_fair()
     # (704069649b5b)
     (7, 0): {"extra": ["pick_task_fair", "wakeup_preempt_fair"], "lacks": [], "shim": "shim_smp.h",
-             "config": ["CONFIG_SCHED_SMT"]},
+             "config": ["CONFIG_SCHED_SMT"], "interposed": PELT_GATES},
 }
 
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
@@ -76,11 +83,17 @@ void volatile while _Bool __attribute__ typeof __typeof__ __builtin_expect asm _
 NULL""".split())
 
 
+# The files the fair.c extraction reads definitions from, in the order they
+# are emitted.
+MAIN_FILES = ("kernel/sched/sched.h", "kernel/sched/sched-pelt.h", "kernel/sched/pelt.h", "kernel/sched/core.c",
+              "kernel/sched/fair.c", "kernel/sched/pelt.c")
+
 # The only definitions taken from core.c (its code is ours): facts the glue reads.
 CORE_TABLES = {"sched_prio_to_weight", "sched_prio_to_wmult"}
 
-# The C library functions the glue calls (setjmp/longjmp: a NULL pick ends the
-# pick as the kernel's NULL dereference would, kernelsrc/glue.c).
+# The C library functions the glue and the tree's code call (setjmp/longjmp: a
+# NULL pick ends the pick as the kernel's NULL dereference would,
+# kernelsrc/glue.c; memset: init_entity_runnable_average()).
 LIBC = {"memset", "setjmp", "longjmp"}
 
 # Functions of the tree that the glue interposes on: the tree's definition is
@@ -382,6 +395,7 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
         raise ExtractError(f"Makefile: kernel {version[0]}.{version[1]}.{version[2]}: the extractor handles {known}; "
                            "add the version's hooks to VERSIONS in kernelsrc/extract.py")
     roots = [r for r in ROOTS_COMMON + VERSIONS[key]["extra"] if r not in VERSIONS[key]["lacks"]]
+    interposed = {**INTERPOSED, **VERSIONS[key].get("interposed", {})}
     # our side's own version conditionals (#if EEVDF_KERNEL_VERSION_CODE ...), resolved
     # for this tree, so that only the code compiled for it names the tree's functions
     if glue_text:
@@ -390,7 +404,9 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
     sources = {}
     # sched.h first (its helpers come before fair.c's code), then fair.c.  From
     # sched.h only functions and macros: its structs are the shim's.
-    for rel in ("kernel/sched/sched.h", "kernel/sched/core.c", "kernel/sched/fair.c"):
+    # (pelt.h and sched-pelt.h before fair.c, which includes them; pelt.c's
+    # functions, declared in pelt.h, after it)
+    for rel in MAIN_FILES:
         lines = resolve_conditionals(files[rel], rel, workdir, cc, config=VERSIONS[key].get("config", ()))
         sources[rel] = split_items(lines, rel)
     provided = shim_names(shim_text)
@@ -409,11 +425,12 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
     index = {}
     # fair.c: everything; sched.h: its helpers (functions); core.c: its tables only
     # (the weight tables; core.c's code is ours, kernelsrc/glue.c)
-    for rel in ("kernel/sched/fair.c", "kernel/sched/sched.h", "kernel/sched/core.c"):
+    for rel in ("kernel/sched/fair.c", "kernel/sched/sched.h", "kernel/sched/core.c", "kernel/sched/pelt.h",
+                "kernel/sched/sched-pelt.h", "kernel/sched/pelt.c"):
         for it in sources[rel]:
             if not it["name"] or it["kind"] not in ("function", "variable", "type"):
                 continue
-            if rel == "kernel/sched/sched.h" and it["kind"] != "function":
+            if rel in ("kernel/sched/sched.h", "kernel/sched/pelt.h") and it["kind"] != "function":
                 continue
             if rel == "kernel/sched/core.c" and (it["kind"] != "variable" or it["name"] not in CORE_TABLES):
                 continue
@@ -422,7 +439,7 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
                 for suffix in ("_propagate", "_copy", "_rotate"):
                     index.setdefault(it["name"] + suffix, (rel, it))
     macros = {}
-    for rel in ("kernel/sched/fair.c", "kernel/sched/sched.h"):
+    for rel in ("kernel/sched/fair.c", "kernel/sched/sched.h", "kernel/sched/pelt.h", "kernel/sched/sched-pelt.h"):
         for it in sources[rel]:
             if it["kind"] == "macro":
                 macros.setdefault(it["name"], it)
@@ -441,12 +458,21 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
             queue.append((ident, "kernelsrc/glue.c"))
     close_over(index, macros, provided, queue, wanted, "fair.c")
     glue_missing = sorted(c for c in called(glue_text) - glue_defined - provided - set(index) - set(macros)
-                          - LIBC - set(INTERPOSED.values()) if not c.startswith("__builtin"))
+                          - LIBC - set(interposed.values()) if not c.startswith("__builtin"))
     if glue_missing:
         raise ExtractError("\n".join(f"kernelsrc/glue.c: {c}() (called by the backend's core.c side) is not in "
                                       f"this tree's fair.c/sched.h (kernel {version[0]}.{version[1]}.{version[2]})"
                                       for c in glue_missing))
     used_macros = macros_used(index, macros, provided, wanted, glue_text)
+    out = emit(sources, index, macros, provided, wanted, used_macros, interposed)
+    return version, sorted(wanted), "".join(out), avg_vruntime_stores(index)
+
+
+def emit(sources, index, macros, provided, wanted, used_macros, interposed):
+    """The kept items of SOURCES ({file: items}, in order) with #line markers
+    into the tree: the WANTED definitions, their prototypes and the macros they
+    use; a function in INTERPOSED under its new name, after a prototype of the
+    old one."""
     out = []
     for rel, items in sources.items():
         for it in items:
@@ -458,11 +484,11 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
                 keep = it["name"] in wanted
             else:
                 keep = it["name"] in wanted and index[it["name"]][1] is it
-            if keep and it["kind"] == "function" and it["name"] in INTERPOSED:
+            if keep and it["kind"] == "function" and it["name"] in interposed:
                 text = it["text"]
                 brace = text.find("{")
                 head, body = text[:brace], text[brace:]
-                renamed, n = re.subn(rf"\b{it['name']}(\s*\()", INTERPOSED[it["name"]] + r"\1", head, count=1)
+                renamed, n = re.subn(rf"\b{it['name']}(\s*\()", interposed[it["name"]] + r"\1", head, count=1)
                 if n != 1:
                     raise ExtractError(f"{rel}:{it['line']}: cannot interpose on {it['name']}(): its name is not in "
                                        "its definition's head")
@@ -470,7 +496,7 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
                 out.append(f'#line {it["line"]} "{rel}"\n{renamed}{body}\n')
             elif keep:
                 out.append(f'#line {it["line"]} "{rel}"\n{it["text"]}\n')
-    return version, sorted(wanted), "".join(out), avg_vruntime_stores(index)
+    return out
 
 
 def close_over(index, macros, provided, queue, wanted, where):
@@ -502,7 +528,8 @@ def close_over(index, macros, provided, queue, wanted, where):
                     queue.append((ref, name))
             if it["kind"] == "function":
                 for c in called(it["text"]):
-                    if c in index or c in provided or c in macros or c in KEYWORDS or c.startswith("__builtin"):
+                    if (c in index or c in provided or c in macros or c in KEYWORDS or c in LIBC
+                            or c.startswith("__builtin")):
                         continue
                     missing.append((c, name, rel, it["line"]))
     if missing:
@@ -559,20 +586,11 @@ def extract_pelt(files, pelt_shim_text, workdir, cc):
     wanted = set()
     close_over(index, macros, provided, [(r, "PELT_ROOTS") for r in PELT_ROOTS], wanted, "pelt.c")
     used_macros = macros_used(index, macros, provided, wanted)
-    out = []
-    for rel in PELT_FILES:
-        for it in sources[rel]:
-            if it["name"] in provided:
-                continue
-            if it["kind"] == "macro":
-                keep = it["name"] in used_macros and macros.get(it["name"]) is it
-            elif it["kind"] == "prototype":
-                keep = it["name"] in wanted
-            else:
-                keep = it["name"] in wanted and index[it["name"]][1] is it
-            if keep:
-                out.append(f'#line {it["line"]} "{rel}"\n{it["text"]}\n')
-    return "".join(out)
+    # the unit is linked beside fair_extract.c, which has pelt.c's external
+    # functions too: here they go by other names
+    out = [f"#define {name} kb_pelt_unit{name}\n" for name in sorted(wanted)
+           if index[name][1]["kind"] == "function" and not index[name][1]["text"].lstrip().startswith("static")]
+    return "".join(out + emit(sources, index, macros, provided, wanted, used_macros, {}))
 
 
 STORE_TO_QUEUE = re.compile(r"\bcfs_rq\s*->\s*\w+\s*(?:[-+*/|&^]|<<|>>)?=(?!=)")

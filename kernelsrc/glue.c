@@ -100,6 +100,44 @@ static long long kb_placed_lag;
 static int kb_picking, kb_crashed;
 static jmp_buf kb_pick_env;
 
+/* rq->clock_pelt: clock_task (capacity 1024, no IRQ or steal time: the two
+ * never part) on a kernel whose clock was already KB_PELT_CLOCK_BASE ns (2^30,
+ * about a second) into its boot when the scenario's clock starts at 0.  PELT
+ * reads a last_update_time of 0 as "not attached": with the scenario's clock
+ * itself, a task woken at time 0 would keep 0 and be attached to its queue's
+ * sums again at every enqueue, which a booted kernel never sees.  The model's
+ * cfs_rq_clock_pelt() adds the same (model/pelt.hpp, kPeltClockBase); a whole
+ * number of periods, so every 1024 ns unit and 1024 us period falls where it
+ * did. */
+#define KB_PELT_CLOCK_BASE (1ull << 30)
+static void kb_sync_clock_pelt(struct rq *rq) { rq->clock_pelt = rq->clock_task + KB_PELT_CLOCK_BASE; }
+
+#if EEVDF_SHIM_SMP
+/* PELT runs while the system has no task group (a group entity's averages are
+ * not modelled: model/fair_pelt.cpp); the tree's functions through which it
+ * changes a queue's sums (kernelsrc/extract.py PELT_GATES) do nothing from the
+ * first group on.  kb_init() sets it, kb_create_group() clears it. */
+static int kb_pelt_on;
+static inline void update_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
+  if (kb_pelt_on) kb_tree_update_load_avg(cfs_rq, se, flags);
+}
+static inline void enqueue_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  if (kb_pelt_on) kb_tree_enqueue_load_avg(cfs_rq, se);
+}
+static inline void dequeue_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  if (kb_pelt_on) kb_tree_dequeue_load_avg(cfs_rq, se);
+}
+static void attach_entity_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  if (kb_pelt_on) kb_tree_attach_entity_load_avg(cfs_rq, se);
+}
+static void detach_entity_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  if (kb_pelt_on) kb_tree_detach_entity_load_avg(cfs_rq, se);
+}
+static void remove_entity_load_avg(struct sched_entity *se) {
+  if (kb_pelt_on) kb_tree_remove_entity_load_avg(se);
+}
+#endif
+
 /* Per CPU, not kernel state: the counts the checker reads (as the model's Rq)
  * and the RT class's one list of that CPU (below). */
 struct kb_cpu {
@@ -456,6 +494,9 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   kb_nr_tasks = 0;
   kb_nr_groups = 0;
   kb_picking = kb_crashed = 0;
+#if EEVDF_SHIM_SMP
+  kb_pelt_on = 1;
+#endif
   kb_this_cpu = 0;
   kb_warn_cb = warn;
   kb_warn_ctx = ctx;
@@ -491,8 +532,13 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
     rq->tmp_alone_branch = &rq->leaf_cfs_rq_list;
     kb_idle_tasks[c].sched_class = 0;
     kb_idle_tasks[c].cpu = (int)c;
+    /* init_idle(): __set_task_cpu(), so the idle task's entity belongs to the
+     * CPU's root queue (task_h_load(current) of a sync wake-up from idle) */
+    kb_idle_tasks[c].sched_task_group = &root_task_group;
+    kb_idle_tasks[c].se.cfs_rq = &rq->cfs;
     rq->curr = rq->donor = rq->idle = &kb_idle_tasks[c];
     rq->clock_update_flags = RQCF_UPDATED;  /* update_rq_clock() at every entry: the clock is the scenario's */
+    kb_sync_clock_pelt(rq);
   }
 #if EEVDF_SHIM_SMP
   kb_hz = cfg->hz;
@@ -523,6 +569,7 @@ int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
     INIT_LIST_HEAD(&p->se.group_node);
     kb_set_task_cpu_only(p, 0);
     kb_set_load_weight(p, false);
+    init_entity_runnable_average(&p->se);  /* sched_fork(), every class */
     p->__state = KB_TASK_NEW;
     return kb_nr_tasks++;
   }
@@ -536,6 +583,7 @@ int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
   p->policy = (unsigned)policy;  /* the policy a new task starts with: its weight depends on it */
   kb_set_load_weight(p, false);
   kb_setparam_fair(p, (unsigned)policy, slice);
+  init_entity_runnable_average(&p->se);
   p->__state = KB_TASK_NEW;
   task_fork_fair(p);
   return kb_nr_tasks++;
@@ -575,6 +623,7 @@ int kb_fork_task(int parent, int copy_races_sched_change) {
     p->sched_reset_on_fork = 0;
   }
   kb_set_task_cpu_only(p, pp->cpu);
+  init_entity_runnable_average(&p->se);
   task_fork_fair(p);
   return kb_nr_tasks++;
 }
@@ -664,6 +713,7 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
 #endif
   }
   struct rq *rq = kb_rq_of(p);
+  if (p->__state == KB_TASK_NEW) post_init_entity_util_avg(p);  /* wake_up_new_task(), before the enqueue */
   if (kb_is_rt(p)) {
     kb_wake_rt(p, id);
     return 0;
@@ -711,7 +761,8 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
 static int kb_choice_unknown;
 static int wake_affine_weight(struct sched_domain *sd, struct task_struct *p, int this_cpu, int prev_cpu,
                               int sync) {
-  if (!kb_choice_unknown) kb_choice_unknown = KB_CHOICE_WA_WEIGHT;
+  /* its loads are PELT averages, kept while no task group exists (kb_pelt_on) */
+  if (!kb_pelt_on && !kb_choice_unknown) kb_choice_unknown = KB_CHOICE_WA_WEIGHT;
   return kb_tree_wake_affine_weight(sd, p, this_cpu, prev_cpu, sync);
 }
 static int select_idle_cpu(struct task_struct *p, struct sched_domain *sd, bool has_idle_core, int target) {
@@ -736,9 +787,19 @@ int kb_select_task_rq_wake(int id, int sync, int from) {
   const unsigned long decay_ts = waker->wakee_flip_decay_ts;
   const int recent_used_cpu = p->recent_used_cpu;
   const int has_idle_cores = kb_sd_shared.has_idle_cores;
+  unsigned long h_load[KB_MAX_CPUS];  /* task_h_load()'s caches, which wake_affine_weight() refreshes */
+  u64 last_h_load_update[KB_MAX_CPUS];
+  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+    h_load[c] = kb_rqs[c].cfs.h_load;
+    last_h_load_update[c] = kb_rqs[c].cfs.last_h_load_update;
+  }
   kb_choice_unknown = 0;
   const int cpu = select_task_rq_fair(p, p->cpu, wake_flags);
   if (!kb_choice_unknown) return cpu;
+  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+    kb_rqs[c].cfs.h_load = h_load[c];
+    kb_rqs[c].cfs.last_h_load_update = last_h_load_update[c];
+  }
   waker->last_wakee = last_wakee;
   waker->wakee_flips = flips;
   waker->wakee_flip_decay_ts = decay_ts;
@@ -805,10 +866,15 @@ void kb_sleep(int id, int special) {
   kb_switch_to_next(rq);
 }
 
-/* do_task_dead() is kb_sleep(id, 1); then finish_task_switch() of a dead, still delayed task */
+/* do_task_dead() is kb_sleep(id, 1); then finish_task_switch()'s task_dead_fair()
+ * of a dead fair task: a still delayed one is dequeued, and its load leaves the queue */
 void kb_exit_delayed(int id) {
   struct task_struct *p = kb_task(id);
+  if (kb_is_rt(p)) return;  /* the RT class has no task_dead hook */
   if (p->se.sched_delayed) dequeue_entities(kb_rq_of(p), &p->se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+#if EEVDF_SHIM_SMP
+  if (!kb_crashed) remove_entity_load_avg(&p->se);
+#endif
 }
 
 /* sys_sched_yield() by the running task id, on its CPU */
@@ -852,9 +918,11 @@ void kb_run(int c, unsigned long long ns) {
     u64 next_tick = (rq->clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
     if (next_tick > end) {
       rq->clock = rq->clock_task = end;
+      kb_sync_clock_pelt(rq);
       break;
     }
     rq->clock = rq->clock_task = next_tick;
+    kb_sync_clock_pelt(rq);
     kb_do_tick(rq);
     if (kb_need_resched(rq)) kb_switch_to_next(rq);
   }
@@ -865,6 +933,7 @@ void kb_tick_nopreempt(int c) {
   struct rq *rq = kb_rq_at(c);
   if (kb_crashed) return;
   rq->clock = rq->clock_task = (rq->clock_task / kb_tick_nsec + 1) * kb_tick_nsec;
+  kb_sync_clock_pelt(rq);
   kb_do_tick(rq);
 }
 
@@ -876,6 +945,7 @@ void kb_run_notick(int c, unsigned long long ns) {
   kb_schedule_pending(rq);
   if (kb_crashed) return;
   rq->clock = rq->clock_task = rq->clock_task + ns;
+  kb_sync_clock_pelt(rq);
 }
 
 void kb_tick_after(int c, unsigned long long ns) {
@@ -934,6 +1004,9 @@ int kb_create_group(int parent, unsigned long long shares) {
   if (kb_nr_groups >= KB_MAX_GROUPS || parent >= kb_nr_groups) return -1;
   int g = kb_nr_groups++;
   struct task_group *tg = &kb_groups[g];
+#if EEVDF_SHIM_SMP
+  kb_pelt_on = 0;  /* PELT stops at the first group, as the model's (model/fair_pelt.cpp) */
+#endif
   struct task_group *ptg = parent < 0 ? &root_task_group : &kb_groups[parent];
   tg->parent = ptg;
   tg->shares = NICE_0_LOAD;  /* alloc_fair_sched_group() */
@@ -1192,6 +1265,19 @@ static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsi
   kb_send(e, cfs_rq, se);
 }
 
+#if EEVDF_SHIM_SMP
+static void kb_export_avg(const struct sched_avg *sa, struct kb_avg *o) {
+  o->last_update_time = sa->last_update_time;
+  o->load_sum = sa->load_sum;
+  o->runnable_sum = sa->runnable_sum;
+  o->load_avg = sa->load_avg;
+  o->runnable_avg = sa->runnable_avg;
+  o->util_avg = sa->util_avg;
+  o->util_sum = sa->util_sum;
+  o->period_contrib = sa->period_contrib;
+}
+#endif
+
 static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e) {
   e->weight = se->load.weight;
   e->inv_weight = se->load.inv_weight;
@@ -1224,6 +1310,11 @@ static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e)
   e->rb_left = kb_node_id(se->run_node.rb_left);
   e->rb_right = kb_node_id(se->run_node.rb_right);
   e->rb_red = !rb_is_black(&se->run_node);
+#if EEVDF_SHIM_SMP
+  kb_export_avg(&se->avg, &e->avg);
+#else
+  memset(&e->avg, 0, sizeof e->avg);
+#endif
 }
 
 static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
@@ -1245,6 +1336,19 @@ static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
   o->curr = kb_entity_id(q->curr);
   o->next = kb_entity_id(q->next);
   o->idle = q->idle;
+#if EEVDF_SHIM_SMP
+  kb_export_avg(&q->avg, &o->avg);
+  o->removed_nr = (unsigned int)q->removed.nr;
+  o->removed_load_avg = q->removed.load_avg;
+  o->removed_util_avg = q->removed.util_avg;
+  o->removed_runnable_avg = q->removed.runnable_avg;
+  o->h_load = q->h_load;
+  o->last_h_load_update = q->last_h_load_update;
+#else
+  memset(&o->avg, 0, sizeof o->avg);
+  o->removed_nr = 0;
+  o->removed_load_avg = o->removed_util_avg = o->removed_runnable_avg = o->h_load = o->last_h_load_update = 0;
+#endif
 }
 
 #if EEVDF_SHIM_SMP
@@ -1284,8 +1388,10 @@ void kb_export(struct kb_state *s) {
   }
 #if EEVDF_SHIM_SMP
   s->has_idle_cores = kb_sd_shared.has_idle_cores;
+  s->pelt = kb_pelt_on;
 #else
   s->has_idle_cores = 0;
+  s->pelt = 0;
 #endif
   for (unsigned int c = 0; c < kb_nr_cpus; c++) {
     struct rq *rq = &kb_rqs[c];

@@ -38,6 +38,12 @@ struct kb_wakee {
   unsigned long long decay_ts;
 };
 
+/* struct sched_avg without util_est (PELT: 0 on a !CONFIG_SMP tree) */
+struct kb_avg {
+  unsigned long long last_update_time, load_sum, runnable_sum, load_avg, runnable_avg, util_avg;
+  unsigned int util_sum, period_contrib;
+};
+
 struct kb_entity {
   unsigned long long weight, deadline, min_vruntime, min_slice, exec_start, sum_exec_runtime,
       prev_sum_exec_runtime, vruntime, slice;
@@ -49,6 +55,7 @@ struct kb_entity {
   int on_rq, sched_delayed, rel_deadline, custom_slice, depth;
   int queue;  /* -1 root queue, g: group g's queue */
   int rb_parent, rb_left, rb_right, rb_red;  /* entity ids: task id, or KB_MAX_TASKS + group; -1 none */
+  struct kb_avg avg;
 };
 
 struct kb_queue {
@@ -57,6 +64,10 @@ struct kb_queue {
   unsigned int inv_weight, nr_running, h_nr_queued, h_nr_runnable, idle_nr_running, idle_h_nr_running,
       h_nr_delayed;
   int root, leftmost, curr, next, idle;
+  /* PELT: the queue's sums, the removed averages not yet taken out, task_h_load()'s cache */
+  struct kb_avg avg;
+  unsigned int removed_nr;
+  unsigned long long removed_load_avg, removed_util_avg, removed_runnable_avg, h_load, last_h_load_update;
 };
 
 /* one CPU's struct rq, its queues and entities of every group (tg->se[cpu], tg->cfs_rq[cpu]) */
@@ -88,6 +99,7 @@ struct kb_state {
   int group_idle[KB_MAX_GROUPS];
   struct kb_cpu_state cpu[KB_MAX_CPUS];
   int has_idle_cores;  /* the LLC's sd_llc_shared->has_idle_cores (0 on a !CONFIG_SMP tree) */
+  int pelt;            /* the tree runs PELT (a CONFIG_SMP tree) and no task group stopped it */
 };
 
 typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *cond);

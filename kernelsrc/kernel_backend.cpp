@@ -457,6 +457,16 @@ void KernelBackend::refresh() {
     if (id < KB_MAX_TASKS) return &rq.tasks[static_cast<std::size_t>(id)].se;
     return &rq.groups[static_cast<std::size_t>(id - KB_MAX_TASKS)].se;
   };
+  auto copy_avg = [](const kb_avg& a, SchedAvg& out) {
+    out.last_update_time = a.last_update_time;
+    out.load_sum = a.load_sum;
+    out.runnable_sum = a.runnable_sum;
+    out.util_sum = a.util_sum;
+    out.period_contrib = a.period_contrib;
+    out.load_avg = a.load_avg;
+    out.runnable_avg = a.runnable_avg;
+    out.util_avg = a.util_avg;
+  };
   auto copy_entity = [&](Rq& rq, const kb_entity& e, SchedEntity& se) {
     se.load.weight = e.weight;
     se.load.inv_weight = e.inv_weight;
@@ -483,6 +493,7 @@ void KernelBackend::refresh() {
     se.rb_left = entity(rq, e.rb_left);
     se.rb_right = entity(rq, e.rb_right);
     se.rb_red = e.rb_red != 0;
+    copy_avg(e.avg, se.avg);
   };
   auto copy_queue = [&](Rq& rq, const kb_queue& q, CfsRq& c) {
     c.load.weight = q.weight;
@@ -499,6 +510,10 @@ void KernelBackend::refresh() {
     c.next = entity(rq, q.next);
     c.idle = q.idle;
     c.rq = &rq;
+    copy_avg(q.avg, c.avg);
+    c.removed = {q.removed_nr, q.removed_util_avg, q.removed_load_avg, q.removed_runnable_avg};
+    c.h_load = q.h_load;
+    c.last_h_load_update = q.last_h_load_update;
   };
   auto copy_wakee = [](const kb_wakee& w, WakeeState& out) {
     out.last = w.last;
@@ -547,6 +562,7 @@ void KernelBackend::refresh() {
     rq.oops = oops;
   }
   mirror_->llc_shared().has_idle_cores = s.has_idle_cores != 0;
+  mirror_->set_pelt_kept(s.pelt != 0);
   sched_idle_rq_.clear();
   for (int c = 0; c < s.nr_cpus; ++c) sched_idle_rq_.push_back(s.cpu[c].sched_idle_rq != 0);
   if (oops && !crash_reported_) {

@@ -95,6 +95,7 @@ static inline s64 div_s64(s64 dividend, s32 divisor) { return dividend / divisor
 static inline u64 div_u64(u64 dividend, u32 divisor) { return dividend / divisor; }
 static inline s64 div64_s64(s64 dividend, s64 divisor) { return dividend / divisor; }
 static inline u64 div64_u64(u64 dividend, u64 divisor) { return dividend / divisor; }
+static inline unsigned long div64_ul(unsigned long dividend, unsigned long divisor) { return dividend / divisor; }
 static inline u64 mul_u32_u32(u32 a, u32 b) { return (u64)a * b; }
 static inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift) {
   return (u64)(((unsigned __int128)a * mul) >> shift);
@@ -206,7 +207,7 @@ struct sched_entity {
   struct cfs_rq *my_q;
   unsigned long runnable_weight;
 #if EEVDF_SHIM_SMP
-  struct sched_avg avg;  /* PELT: never written (kernelsrc/shim_smp.h) */
+  struct sched_avg avg;  /* PELT: the tree's, while no task group exists (kernelsrc/shim_smp.h) */
 #endif
 };
 
@@ -243,9 +244,13 @@ struct cfs_rq {
   struct sched_entity *curr;
   struct sched_entity *next;
 #if EEVDF_SHIM_SMP
-  struct sched_avg avg;  /* PELT: never written */
+  struct sched_avg avg;  /* PELT: the tree's, while no task group exists (shim_smp.h) */
   struct { raw_spinlock_t lock; int nr; unsigned long load_avg, util_avg, runnable_avg; } removed;
   unsigned long tg_load_avg_contrib;
+  long propagate, prop_runnable_sum;  /* add_tg_cfs_propagate(): read by a group entity only */
+  unsigned long h_load;               /* task_h_load()'s cache, refreshed once a jiffy */
+  u64 last_h_load_update;
+  struct sched_entity *h_load_next;
 #endif
   struct rq *rq;
   int on_list;
@@ -279,7 +284,8 @@ struct rq {
   unsigned int clock_update_flags;
   u64 clock;
   u64 clock_task;
-  u64 clock_pelt;
+  u64 clock_pelt;  /* = clock_task: capacity 1024, no irq or steal time (model/pelt.hpp) */
+  unsigned long lost_idle_time;  /* 0: clock_pelt never lags clock_task */
   int cpu;
   struct sched_dl_entity fair_server;
   unsigned int nr_uninterruptible;

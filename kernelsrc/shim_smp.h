@@ -9,13 +9,19 @@
  * version.h says EEVDF_SHIM_SMP; kernelsrc/extract.py reads this file's
  * names as provided for the versions whose VERSIONS entry names it.
  *
- * The PELT sums therefore stay 0 (every struct sched_avg is zeroed at
- * creation and never written), so calc_group_shares() (the tree's, kept)
- * computes load = scale_load_down(cfs_rq->load.weight), tg_weight = load, and
- * a group entity with load gets exactly tg->shares: the model's stand-in on
- * one CPU (docs/model.md, "PELT stand-in").  On several CPUs tg->load_avg is
- * the model's stand-in, the group's load on the other CPUs (atomic_long_read()
- * below), so that tg_weight is the group's load on every CPU.
+ * PELT is the tree's (update_load_avg() and what it calls, the pelt.c
+ * arithmetic, attach/detach/removal, init_entity_runnable_average(),
+ * post_init_entity_util_avg(), task_h_load()) while the system has no task
+ * group: the glue stops it at the first group (kernelsrc/glue.c, kb_pelt_on),
+ * as the model does (model/fair_pelt.cpp), because a group entity's averages
+ * are not modelled.  So calc_group_shares() (the tree's, kept) still computes
+ * load = scale_load_down(cfs_rq->load.weight), tg_weight = load, and a group
+ * entity with load gets exactly tg->shares: the model's stand-in on one CPU
+ * (docs/model.md, "PELT stand-in").  On several CPUs tg->load_avg is the
+ * model's stand-in, the group's load on the other CPUs (atomic_long_read()
+ * below), so that tg_weight is the group's load on every CPU.  Cut below:
+ * tg->load_avg's update and the propagation up a hierarchy (no group while
+ * PELT runs), util_est, the blocked-load update of the load balancer.
  */
 #ifndef EEVDF_KERNELSRC_SHIM_SMP_H
 #define EEVDF_KERNELSRC_SHIM_SMP_H
@@ -25,42 +31,39 @@ struct sched_entity;
 struct task_struct;
 struct rq;
 struct rq_flags;
-/* PELT's per-entity and per-queue sums: present, always 0 */
+/* PELT's per-entity and per-queue sums (include/linux/sched.h's layout) */
 struct sched_avg {
   u64 last_update_time, load_sum, runnable_sum;
   u32 util_sum, period_contrib;
   unsigned long load_avg, runnable_avg, util_avg;
+  unsigned int util_est;
 };
 /* the root domain's overload flag, which add_nr_running() sets; read only by
  * the load balancer; overutilized, read by select_task_rq_fair() only when
  * energy-aware scheduling is on (it is not: is_rd_overutilized() is true) */
 struct root_domain { int overloaded; int overutilized; };
 
-/* PELT and util_est: not run (their sums feed no EEVDF arithmetic; above) */
-static inline void update_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
-  (void)cfs_rq; (void)se; (void)flags;
-}
-static inline void attach_entity_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) { (void)cfs_rq; (void)se; }
-static inline void detach_entity_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) { (void)cfs_rq; (void)se; }
-static inline void enqueue_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) { (void)cfs_rq; (void)se; }
-static inline void dequeue_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) { (void)cfs_rq; (void)se; }
-static inline void remove_entity_load_avg(struct sched_entity *se) { (void)se; }
-static inline void sync_entity_load_avg(struct sched_entity *se) { (void)se; }
+/* PELT with task groups: tg->load_avg's update and the propagation of a
+ * group's sums to its entity are not run (PELT stops at the first group;
+ * without one both return at once: root queue, task entity) */
 static inline void update_tg_load_avg(struct cfs_rq *cfs_rq) { (void)cfs_rq; }
 static inline int propagate_entity_load_avg(struct sched_entity *se) { (void)se; return 0; }
+/* ATTACH_AGE_LOAD's aging of a task moved between queues without a
+ * migration: only an RT task changing CPU reaches it (its se->avg is never
+ * read while it is RT, and the model has no class change) */
 static inline void set_task_rq_fair(struct sched_entity *se, struct cfs_rq *prev, struct cfs_rq *next) {
   (void)se; (void)prev; (void)next;
 }
+/* util_est (the CPU frequency and energy paths read it; not modelled) */
 static inline void util_est_enqueue(struct cfs_rq *cfs_rq, struct task_struct *p) { (void)cfs_rq; (void)p; }
 static inline void util_est_dequeue(struct cfs_rq *cfs_rq, struct task_struct *p) { (void)cfs_rq; (void)p; }
 static inline void util_est_update(struct cfs_rq *cfs_rq, struct task_struct *p, bool task_sleep) {
   (void)cfs_rq; (void)p; (void)task_sleep;
 }
-static inline void init_entity_runnable_average(struct sched_entity *se) { (void)se; }
-static inline void post_init_entity_util_avg(struct task_struct *p) { (void)p; }
-/* reweight_entity() rescales se->avg.load_avg by load_sum / divider: 0 / 1 */
-static inline u32 get_pelt_divider(struct sched_avg *avg) { (void)avg; return 1; }
+/* the schedutil hook of a queue's utilization change */
+static inline void cfs_rq_util_change(struct cfs_rq *cfs_rq, int flags) { (void)cfs_rq; (void)flags; }
 
+/* going idle: lost_idle_time grows by clock_task - clock_pelt, 0 here (rq->clock_pelt is clock_task) */
 static inline void update_idle_rq_clock_pelt(struct rq *rq) { (void)rq; }
 /* tg->load_avg (an atomic sum over the CPUs' contributions), read only by
  * calc_group_shares(): the model's PELT stand-in, the group's load on the CPUs
@@ -70,6 +73,13 @@ long kb_tg_load_avg(const atomic_long_t *v);
 #define atomic_long_read(v) kb_tg_load_avg(v)
 /* the removed-load lock of init_cfs_rq(): one thread */
 #define raw_spin_lock_init(l) do { (void)(l); } while (0)
+#define raw_spin_lock(l) do { (void)(l); } while (0)
+#define raw_spin_unlock(l) do { (void)(l); } while (0)
+#define raw_spin_lock_irqsave(l, flags) do { (void)(l); (flags) = 0; } while (0)
+#define raw_spin_unlock_irqrestore(l, flags) do { (void)(l); (void)(flags); } while (0)
+/* PELT's tracepoints: none */
+#define trace_pelt_se_tp(se) do { (void)(se); } while (0)
+#define trace_pelt_cfs_tp(cfs_rq) do { (void)(cfs_rq); } while (0)
 typedef struct { int unused; } raw_spinlock_t;
 
 /* rq->cfs_tasks, the list the load balancer walks (account_entity_enqueue(),
@@ -82,6 +92,17 @@ static inline void list_move(struct list_head *e, struct list_head *h) {
   e->next->prev = e->prev; e->prev->next = e->next; list_add(e, h);
 }
 
+/* every CPU at full capacity, SCHED_CAPACITY_SCALE (post_init_entity_util_avg()) */
+static inline unsigned long arch_scale_cpu_capacity(int cpu) { (void)cpu; return 1024; }
+/* util_est's flag in sched_avg.util_est (include/linux/sched.h) */
+#define UTIL_AVG_UNCHANGED 0x80000000
+/* the signed type of an integer expression (compiler_types.h's
+ * __signed_scalar_typeof(), add_positive() of 7.0) */
+#define __signed_scalar_typeof(x)                                                                            \
+  __typeof__(_Generic((x), char: (signed char)0, unsigned char: (signed char)0, signed char: (signed char)0, \
+                      unsigned short: (short)0, short: (short)0, unsigned int: (int)0, int: (int)0,             \
+                      unsigned long: (long)0, long: (long)0, unsigned long long: (long long)0,               \
+                      long long: (long long)0, default: (x)))
 /* capacity tracking: one CPU, no asymmetric capacities */
 static inline void update_misfit_status(struct task_struct *p, struct rq *rq) { (void)p; (void)rq; }
 static inline void check_update_overutilized_status(struct rq *rq) { (void)rq; }
@@ -285,10 +306,8 @@ static inline int select_idle_capacity(struct task_struct *p, struct sched_domai
   eevdf_kernel_warn(__FILE__, __LINE__, "cut point reached: select_idle_capacity()");
   return target;
 }
-/* wake_affine_weight() (WA_WEIGHT), the tree's, reads PELT loads: 0 here
- * (PELT is cut off).  The model refuses every choice that reaches it, and
- * lockstep does not ask the kernel for those: its answer there is never used. */
-static inline unsigned long cpu_load(struct rq *rq) { (void)rq; return 0; }
-static inline unsigned long task_h_load(struct task_struct *p) { (void)p; return 0; }
+/* wake_affine_weight() (WA_WEIGHT) is the tree's, with its cpu_load() and
+ * task_h_load() on the tree's PELT averages; capacity_of() is rq->cpu_capacity,
+ * SCHED_CAPACITY_SCALE (glue.c) */
 
 #endif

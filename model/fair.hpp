@@ -151,6 +151,45 @@ void put_prev_set_next_fair(Rq& rq, Task& prev, Task& next);
 // min_vruntime_cb_propagate(&se->run_node, NULL): refresh the augments above se.
 void min_vruntime_cb_propagate(CfsRq& cfs_rq, SchedEntity& se);
 
+// ---- PELT in the fair class (fair_pelt.cpp; the arithmetic in pelt.*) ----
+namespace pelt_flags {
+inline constexpr int UPDATE_TG = 0x1;
+inline constexpr int SKIP_AGE_LOAD = 0x2;
+inline constexpr int DO_ATTACH = 0x4;
+inline constexpr int DO_DETACH = 0x8;
+}  // namespace pelt_flags
+// Whether PELT is tracked: no task group in the system, not the flat runqueue.
+bool pelt_tracked(const Rq& rq);
+u64 cfs_rq_clock_pelt(const CfsRq& cfs_rq);
+void update_load_avg(CfsRq& cfs_rq, SchedEntity& se, int flags);
+bool update_cfs_rq_load_avg(u64 now, CfsRq& cfs_rq);
+void enqueue_load_avg(CfsRq& cfs_rq, const SchedEntity& se);
+void dequeue_load_avg(CfsRq& cfs_rq, const SchedEntity& se);
+void attach_entity_load_avg(CfsRq& cfs_rq, SchedEntity& se);
+void detach_entity_load_avg(CfsRq& cfs_rq, SchedEntity& se);
+void remove_entity_load_avg(SchedEntity& se);
+// migrate_task_rq_fair(): a task changing CPU (MIGRATING: moved while queued,
+// already detached by its dequeue) is attached afresh where it is enqueued next
+void migrate_task_rq_fair(Task& p, bool migrating);
+// reweight_entity()'s own PELT step, after update_load_set(): the load
+// average again from the sum, with the new weight and the entity's divider
+void reweight_load_avg(SchedEntity& se);
+void init_entity_runnable_average(SchedEntity& se);
+// post_init_entity_util_avg(): FAIR false for a task of another class
+void post_init_entity_util_avg(SchedEntity& se, bool fair);
+// cpu_load(): the root queue's load average
+u64 cpu_load(const Rq& rq);
+// task_h_load() of a task with load average LOAD_AVG on the root queue
+// CFS_RQ, at JIFFIES: its load, and the queue's h_load cache as
+// update_cfs_rq_h_load() leaves it (the caller stores it once the wake-up
+// choice is made)
+struct HLoad {
+  u64 h_load = 0;
+  u64 last_update = 0;
+  u64 load = 0;
+};
+HLoad task_h_load(u64 load_avg, const CfsRq& cfs_rq, u64 jiffies);
+
 // ---- class callbacks (fair_class.cpp) ----
 void enqueue_task_fair(Rq& rq, Task& p, int flags);
 bool dequeue_task_fair(Rq& rq, Task& p, int flags);

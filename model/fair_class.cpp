@@ -290,6 +290,7 @@ void task_tick_fair(Rq& rq, Task& curr) {
     CfsRq& cfs_rq = *se->cfs_rq;
     update_curr(cfs_rq);
     if (rq.profile().behaviour.key_base == KeyBase::zero_at_avg_tick) avg_vruntime(cfs_rq);
+    update_load_avg(cfs_rq, *se, pelt_flags::UPDATE_TG);  // the running average, at least once a tick
     update_cfs_group(*se);
   }
 }

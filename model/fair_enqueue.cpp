@@ -72,6 +72,7 @@ void enqueue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   bool lag_placed = false;
   if (curr) lag_placed = place_entity(cfs_rq, se, flags);
   update_curr(cfs_rq);
+  update_load_avg(cfs_rq, se, pelt_flags::UPDATE_TG | pelt_flags::DO_ATTACH);
   update_cfs_group(se);  // a group entity takes its share before it is placed
   if (!curr) {
     saved_lag = se.vlag;  // update_cfs_group() may have rescaled it
@@ -102,12 +103,16 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
     if (delay && se.sched_delayed) rq.obs().on_warn(Warn::dequeue_sleep_already_delayed, &se);
     if (profile.feat(Feature::DELAY_DEQUEUE) && delay && !entity_eligible(cfs_rq, se)) {
       if (profile.behaviour.lag_delayed_clamps) update_entity_lag(cfs_rq, se);  // lag snapshot (v7.1)
+      update_load_avg(cfs_rq, se, 0);
       set_delayed(se);
       rq.obs().on_delayed(se);
       return false;
     }
   }
 
+  // a task moved by the load balancer (migrate) leaves the queue's sums now;
+  // one woken elsewhere leaves them through remove_entity_load_avg()
+  update_load_avg(cfs_rq, se, pelt_flags::UPDATE_TG | ((flags & dequeue_flags::MIGRATING) ? pelt_flags::DO_DETACH : 0));
   update_entity_lag(cfs_rq, se);
   if (profile.feat(Feature::PLACE_REL_DEADLINE) && !sleep) {
     se.deadline -= se.vruntime;
@@ -155,6 +160,7 @@ void requeue_delayed_entity(SchedEntity& se) {
     if (&se != cfs_rq.curr) enqueue_entity_rb(cfs_rq, se);
     cfs_rq.nr_queued++;
   }
+  update_load_avg(cfs_rq, se, 0);
   clear_delayed(se);
 }
 

@@ -87,6 +87,7 @@ void set_next_entity(CfsRq& cfs_rq, SchedEntity& se, bool first) {
   clear_buddies(cfs_rq, se);
   if (se.on_rq) {
     dequeue_entity_rb(cfs_rq, se);
+    update_load_avg(cfs_rq, se, pelt_flags::UPDATE_TG);  // the wait counts as not running
     if (cfs_rq.rq->profile().behaviour.parity_in_vlag)
       se.set_vlag(as_s64(se.deadline));  // v6.6-v6.12: the RUN_TO_PARITY stash
     else if (first || !cfs_rq.rq->profile().behaviour.protect_only_first)
@@ -102,6 +103,7 @@ void put_prev_entity(CfsRq& cfs_rq, SchedEntity& prev) {
   if (prev.on_rq) {
     update_curr(cfs_rq);
     enqueue_entity_rb(cfs_rq, prev);
+    update_load_avg(cfs_rq, prev, 0);  // the run counts as running
   }
   cfs_rq.curr = nullptr;
 }

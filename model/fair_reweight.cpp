@@ -69,9 +69,12 @@ void reweight_entity_replace(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
     }
     reweight_detach(cfs_rq, se, curr);
   }
+  dequeue_load_avg(cfs_rq, se);
   rescale_entity(profile, se, weight, rel_vprot ? &vprot : nullptr, obs);
   se.load.weight = weight;  // update_load_set()
   se.load.inv_weight = 0;
+  reweight_load_avg(se);
+  enqueue_load_avg(cfs_rq, se);
   if (se.on_rq) {
     place_entity(cfs_rq, se, 0);
     if (rel_vprot) se.set_vprot(se.vruntime + vprot);
@@ -109,6 +112,7 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
     }
     reweight_detach(cfs_rq, se, curr);
   }
+  dequeue_load_avg(cfs_rq, se);
 
   if (rel_vprot) {
     u64 vprot = se.vprot;
@@ -119,6 +123,8 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
   }
   se.load.weight = weight;  // update_load_set()
   se.load.inv_weight = 0;
+  reweight_load_avg(se);
+  enqueue_load_avg(cfs_rq, se);
 
   if (se.on_rq) {
     if (rel_vprot) se.vprot += avruntime;

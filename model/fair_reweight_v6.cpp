@@ -66,11 +66,15 @@ void reweight_entity_eevdf(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
     avruntime = avg_vruntime(cfs_rq);
     if (!curr) dequeue_entity_rb(cfs_rq, se);
     account_load_sub(cfs_rq, se);
-    reweight_eevdf(cfs_rq, se, avruntime, weight);
-  } else {
-    rescale_sleeping_vlag(cfs_rq, se, weight);
   }
+  dequeue_load_avg(cfs_rq, se);
+  if (se.on_rq)
+    reweight_eevdf(cfs_rq, se, avruntime, weight);
+  else
+    rescale_sleeping_vlag(cfs_rq, se, weight);
   set_weight(se, weight);
+  reweight_load_avg(se);
+  enqueue_load_avg(cfs_rq, se);
   if (se.on_rq) {
     account_load_add(cfs_rq, se);
     if (!curr) enqueue_entity_rb(cfs_rq, se);
@@ -92,7 +96,10 @@ void reweight_entity_keep_vruntime(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
     if (!curr) sum_w_vruntime_sub(cfs_rq, se);  // avg_vruntime_sub()
     account_load_sub(cfs_rq, se);
   }
+  dequeue_load_avg(cfs_rq, se);
   set_weight(se, weight);
+  reweight_load_avg(se);
+  enqueue_load_avg(cfs_rq, se);
   if (!se.on_rq) {
     se.set_vlag(scale_by_weight(se.vlag, old_weight, weight, Site::rescale_entity_vlag_x_weight, obs));
   } else {

@@ -12,9 +12,8 @@
 // and frequency while busy, synced to clock_task when idle, less the idle time
 // lost while fully busy), the same from 6.12 to 7.0.
 //
-// Not modelled here: where fair.c and core.c call these (update_load_avg()
-// and the attach/detach/removed-load paths), util_est beyond the
-// UTIL_AVG_UNCHANGED flag (docs/notes/pelt.md).
+// Where fair.c calls these: model/fair_pelt.cpp. util_est is not modelled
+// beyond the UTIL_AVG_UNCHANGED flag.
 #pragma once
 
 #include "model/kernel_types.hpp"
@@ -82,6 +81,14 @@ bool update_load_avg_cfs_rq(u64 now, SchedAvg& sa, u64 load_down, u64 nr_runnabl
 
 // update_rt_rq_load_avg(): the RT class's utilization on a runqueue.
 bool update_rt_rq_load_avg(u64 now, SchedAvg& sa, bool running);
+
+// The PELT clock of the model's runqueues is clock_task (every CPU at
+// capacity 1024, no IRQ or steal time: the two never part) plus this base:
+// the kernel's clock is already well into its boot when a scenario's clock
+// starts at 0, and PELT reads a last_update_time of 0 as "not attached" (a
+// task woken at time 0 would be attached again at every enqueue). 2^30 ns, a
+// whole number of 1024 us periods, so units and periods fall where they did.
+inline constexpr u64 kPeltClockBase = u64{1} << 30;
 
 // The PELT clock of a runqueue (struct rq's clock_pelt, lost_idle_time,
 // clock_idle, clock_pelt_idle).

@@ -136,6 +136,7 @@ Profile v6_18() {
   b.pick = PickRule::v6_14;                 // e837456fdca8 (buddy inside __pick_eevdf) came in v6.19
   b.wakeup_preempt = WakeupPreempt::v6_18;  // e837456fdca8 / 15257cc2f905 came in v6.19
   p.known.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // the RFC is against wakeup_preempt_fair()
+  b.pelt_clamp_u32 = true;                      // __update_sa() came in v7.0
   return p;
 }
 

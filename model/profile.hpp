@@ -267,6 +267,12 @@ struct Behaviour {
   // v6.16; in 6.12.y by 6.12.118) subtracts cfs_h_nr_delayed(). True on v6.12
   // (v6.6 has no delayed tasks, the same test).
   bool sync_affine_counts_delayed = false;
+  // PELT (model/fair_pelt.cpp): the removal from a queue's sums clamps each
+  // sum to at least its average times PELT_MIN_DIVIDER through max_t(u32, ...),
+  // which also truncates the u64 load_sum and runnable_sum to 32 bits, and the
+  // enqueue adds without clamping (6.12.118, 6.18.0). 7.0.0 does both through
+  // __update_sa() in the sum's own width, with the delta signed. True up to v6.18.
+  bool pelt_clamp_u32 = false;
   bool operator==(const Behaviour&) const = default;
 
   // What `pick` says:

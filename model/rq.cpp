@@ -174,6 +174,7 @@ int Rq::create_task(std::string_view name, int nice, Policy policy, u64 custom_s
   set_load_weight(p, false);
   // before 857b158dc5e8 (v6.6) a fair task ignores sched_runtime: base slice
   setparam_fair(p, profile_.behaviour.custom_slices ? custom_slice_ns : 0, profile_.sysctl_sched_base_slice());
+  init_entity_runnable_average(p.se);  // sched_fork(), every class
   // sched_fork(): only the fair class has a task_fork hook
   if (policy != Policy::fifo) task_fork_fair(*this, p);  // v6.6: placement at fork; no-op after c40dd90ac045
   return p.se.task_id;
@@ -190,6 +191,7 @@ int Rq::fork_task(int parent, std::string_view child_name, bool copy_races_sched
   child.se.task_id = static_cast<int>(tasks.size());
   Task& p = tasks.emplace_back(std::move(child));
   sched_fork(p);
+  init_entity_runnable_average(p.se);
   task_fork_fair(*this, p);
   return p.se.task_id;
 }
@@ -237,6 +239,8 @@ Refusal Rq::wake(int id, bool sync, bool migrated) {
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
   if (p->state == TaskState::running) return Refusal::task_already_awake;
+  // wake_up_new_task(): on the chosen CPU, before the enqueue
+  if (p->state == TaskState::new_) post_init_entity_util_avg(p->se, p->policy != Policy::fifo);
   if (p->policy == Policy::fifo) return wake_rt(*p);
 
   auto preempt = [&](int flags) { wakeup_preempt(*p, flags); };
@@ -347,6 +351,7 @@ Refusal Rq::exit_task(int id) {
   // task_dead_fair(): a task that is somehow still delayed is dequeued now.
   if (p->se.sched_delayed && !oops)
     dequeue_entities(*this, p->se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
+  if (!oops) remove_entity_load_avg(p->se);  // task_dead_fair(): its load leaves the queue
   return Refusal::none;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/kernel_types.hpp"
+#include "model/pelt.hpp"
 #include "model/profile.hpp"
 #include "model/rbtree.hpp"
 #include "model/weights.hpp"
@@ -68,6 +69,9 @@ struct SchedEntity {
   int depth = 0;
   int task_id = -1;   // index of the owning task; -1 for a group entity
   int group_id = -1;  // index of the owning task group for a group entity; -1 for a task
+
+  // PELT (model/fair_pelt.cpp): tracked while the system has no task group
+  SchedAvg avg;
 };
 
 // RB_DECLARE_CALLBACKS(min_vruntime_cb, ...) with RBCOMPUTE =
@@ -115,6 +119,18 @@ struct CfsRq {
   Rq* rq = nullptr;
   int idle = 0;       // cfs_rq->idle: the owning group is SCHED_IDLE (cfs_rq_is_idle)
   int group_id = -1;  // the owning task group; -1 for the root queue (rq->cfs)
+
+  // PELT (model/fair_pelt.cpp): the queue's sums, the averages of tasks that
+  // left for another CPU (subtracted at the next update), and the load
+  // balancer's hierarchical load, refreshed once a jiffy (task_h_load())
+  SchedAvg avg;
+  struct Removed {
+    u32 nr = 0;
+    u64 util_avg = 0, load_avg = 0, runnable_avg = 0;
+    bool operator==(const Removed&) const = default;
+  } removed;
+  u64 h_load = 0;
+  u64 last_h_load_update = 0;  // jiffies
 };
 
 // struct task_group: the configuration every CPU shares (tg->shares,

@@ -120,6 +120,8 @@ const Rq& System::rq_of(int id) const {
   return p ? *rqs_[static_cast<std::size_t>(p->cpu)] : *rqs_[0];
 }
 
+bool System::pelt_kept() const { return pelt_kept_ && pelt_tracked(*rqs_[0]); }
+
 bool System::oops() const {
   for (const auto& r : rqs_)
     if (r->oops) return true;
@@ -159,11 +161,11 @@ Refusal System::wake(int id, bool sync, int cpu, int from) {
   last_wake_choice_ = {};
   if (chooses_wake_cpu(id, cpu)) {
     if (const Refusal r = wake_choice_blocked(id, from); r != Refusal::none) return r;
-    bool wide = false;
-    if (const Refusal r = select_task_rq_fair_wake(*this, id, from < 0 ? p->cpu : from, sync, cpu, wide);
+    bool wide = false, weighed = false;
+    if (const Refusal r = select_task_rq_fair_wake(*this, id, from < 0 ? p->cpu : from, sync, cpu, wide, weighed);
         r != Refusal::none)
       return r;
-    last_wake_choice_ = {true, wide};
+    last_wake_choice_ = {true, wide, weighed};
   }
   if (!p || cpu < 0 || p->on_rq || p->state == TaskState::dead || p->state == TaskState::running ||
       cpu == p->cpu)
@@ -172,6 +174,7 @@ Refusal System::wake(int id, bool sync, int cpu, int from) {
   Rq& dst = rq(static_cast<unsigned>(cpu));
   if (src.oops || dst.oops) return Refusal::kernel_oopsed;
   const bool migrated = p->state != TaskState::new_;
+  if (migrated) migrate_task_rq_fair(*p, false);  // set_task_cpu(); wake_up_new_task() has only __set_task_cpu()
   dst.set_task_cpu(*p);
   return dst.wake(id, sync, migrated);
 }
@@ -195,10 +198,13 @@ Refusal System::migrate(int id, int cpu) {
   if (src.curr == id) return Refusal::task_on_cpu;
   if (cpu == p->cpu) return Refusal::none;
   if (!p->on_rq) {
+    if (p->state != TaskState::new_) migrate_task_rq_fair(*p, false);  // set_task_cpu()
     dst.set_task_cpu(*p);
     return Refusal::none;
   }
-  dequeue_task_fair(src, *p, dequeue_flags::NOCLOCK);  // p->on_rq = TASK_ON_RQ_MIGRATING
+  // p->on_rq = TASK_ON_RQ_MIGRATING: the model's DEQUEUE_MIGRATING stands for it
+  dequeue_task_fair(src, *p, dequeue_flags::NOCLOCK | dequeue_flags::MIGRATING);
+  migrate_task_rq_fair(*p, true);
   dst.set_task_cpu(*p);
   enqueue_task_fair(dst, *p, enqueue_flags::NOCLOCK | enqueue_flags::MIGRATED);  // p->on_rq = TASK_ON_RQ_QUEUED
   dst.wakeup_preempt(*p, 0);

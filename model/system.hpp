@@ -48,6 +48,11 @@ class System {
   const LlcShared& llc_shared() const { return llc_; }
   Rq& rq(unsigned cpu) { return *rqs_[cpu]; }
   const Rq& rq(unsigned cpu) const { return *rqs_[cpu]; }
+  // Whether the PELT averages are kept (model/fair_pelt.cpp: no task group, not
+  // the flat runqueue); a mirror of the kernel backend says whether the tree
+  // kept them (none on a !CONFIG_SMP tree), and lockstep compares them only then.
+  bool pelt_kept() const;
+  void set_pelt_kept(bool kept) { pelt_kept_ = kept; }
   // The runqueue of task id (CPU 0 for an unknown id).
   Rq& rq_of(int task);
   const Rq& rq_of(int task) const;
@@ -65,11 +70,13 @@ class System {
   // (Refusal::none if it would not, or if wake() does not choose); changes nothing.
   bool chooses_wake_cpu(int task, int cpu) const;
   Refusal wake_choice_refusal(int task, bool sync, int cpu, int from) const;
-  // What the last wake() chose, if it chose: whether it made a choice and
-  // whether wake_wide() found it wide (a measure the campaigns count).
+  // What the last wake() chose, if it chose: whether it made a choice,
+  // whether wake_wide() found it wide, and whether wake_affine_weight()'s PELT
+  // loads were weighed (measures the campaigns count).
   struct WakeChoiceMade {
     bool made = false;
     bool wide = false;
+    bool weighed = false;
   };
   const WakeChoiceMade& last_wake_choice() const { return last_wake_choice_; }
 
@@ -134,6 +141,7 @@ class System {
   std::vector<std::unique_ptr<Rq>> rqs_;
   std::vector<DebugReadStore> pending_reads_;
   LlcShared llc_;
+  bool pelt_kept_ = true;
   WakeChoiceMade last_wake_choice_;
 };
 

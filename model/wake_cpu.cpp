@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
+#include "model/fair.hpp"
 #include "model/system.hpp"
 
 namespace eevdf {
@@ -226,8 +228,46 @@ struct Choice {
   int recent = -1;
   bool has_idle_cores = false;
   bool wide = false;  // wake_wide(): want_affine false
+  bool weighed = false;  // wake_affine_weight() answered (or had no answer)
   int cpu = -1;
+  // task_h_load()'s cache of each root queue it refreshed: (CPU, cache)
+  std::vector<std::pair<int, HLoad>> h_loads;
 };
+
+// wake_affine_weight() (6.12.118 = 6.18.0 = 7.0.0): the waking CPU if its load
+// with the wakee (less the waker's, on a sync wake-up) is below the previous
+// CPU's without it, the previous CPU's weighted up by half the domain's
+// imbalance_pct; else no answer. Every CPU has capacity 1024; the domain is
+// the one LLC domain of the backend's topology, imbalance_pct 117 (an SMT
+// sibling's own domain, 110 in the kernel, is not modelled). The loads are the
+// root queues' PELT averages as last updated (model/fair_pelt.cpp).
+int wake_affine_weight(const System& sys, const Task& p, int this_cpu, int prev_cpu, bool sync, u64 jiffies,
+                       Choice& c) {
+  const Rq& this_rq = sys.rq(static_cast<unsigned>(this_cpu));
+  const Rq& prev_rq = sys.rq(static_cast<unsigned>(prev_cpu));
+  const Profile& profile = this_rq.profile();
+  constexpr u64 capacity = 1024;  // capacity_of()
+  constexpr u64 imbalance_pct = 117;
+  u64 this_eff_load = cpu_load(this_rq);  // s64 in the kernel: wrapping u64 here, compared signed
+  if (sync) {
+    // task_h_load(current): the running task, or the idle task (load average 0)
+    const int waker = this_rq.running();
+    const HLoad h = task_h_load(waker >= 0 ? this_rq.task(waker)->se.avg.load_avg : 0, this_rq.cfs, jiffies);
+    c.h_loads.emplace_back(this_cpu, h);
+    if (h.load > this_eff_load) return this_cpu;
+    this_eff_load -= h.load;
+  }
+  const HLoad t = task_h_load(p.se.avg.load_avg, *p.se.cfs_rq, jiffies);
+  c.h_loads.emplace_back(prev_cpu, t);
+  this_eff_load += t.load;
+  if (profile.feat(Feature::WA_BIAS)) this_eff_load *= 100;
+  this_eff_load *= capacity;
+  u64 prev_eff_load = cpu_load(prev_rq) - t.load;
+  if (profile.feat(Feature::WA_BIAS)) prev_eff_load *= 100 + (imbalance_pct - 100) / 2;
+  prev_eff_load *= capacity;
+  if (sync) prev_eff_load += 1;
+  return as_s64(this_eff_load) < as_s64(prev_eff_load) ? this_cpu : kNoCpu;
+}
 
 Choice choose(const System& sys, int id, int from, bool sync) {
   Choice c;
@@ -249,8 +289,13 @@ Choice choose(const System& sys, int id, int from, bool sync) {
     int target = kNoCpu;
     if (profile.feat(Feature::WA_IDLE)) target = wake_affine_idle(sys, cpu, prev_cpu, sync);
     if (profile.feat(Feature::WA_WEIGHT) && target == kNoCpu) {
-      c.refusal = Refusal::wake_affine_weight;
-      return c;
+      // the loads are PELT averages, tracked only without task groups
+      if (!pelt_tracked(this_rq)) {
+        c.refusal = Refusal::wake_affine_weight;
+        return c;
+      }
+      target = wake_affine_weight(sys, p, cpu, prev_cpu, sync, jiffies_now(this_rq), c);
+      c.weighed = true;
     }
     new_cpu = target == cpu ? cpu : prev_cpu;
   }
@@ -267,15 +312,21 @@ Refusal wake_cpu_refusal(const System& sys, int id, int from, bool sync) {
   return choose(sys, id, from, sync).refusal;
 }
 
-Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& chosen, bool& wide) {
+Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& chosen, bool& wide, bool& weighed) {
   const Choice c = choose(sys, id, from, sync);
   if (c.refusal != Refusal::none) return c.refusal;
   wide = c.wide;
+  weighed = c.weighed;
   Rq& this_rq = sys.rq(static_cast<unsigned>(from));
   const int waker = this_rq.running();
   (waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee) = c.current;
   this_rq.task(id)->recent_used_cpu = c.recent;
   sys.llc_shared().has_idle_cores = c.has_idle_cores;
+  for (const auto& [cpu, h] : c.h_loads) {
+    CfsRq& root = sys.rq(static_cast<unsigned>(cpu)).cfs;
+    root.h_load = h.h_load;
+    root.last_h_load_update = h.last_update;
+  }
   chosen = c.cpu;
   return Refusal::none;
 }

@@ -1,9 +1,10 @@
 // The wake-up CPU choice (fair.c, select_task_rq_fair() and the tests it
 // makes; issue 26): the counters each test reads, exactly as the profile's
 // kernel reads them, and the choice itself for a wake-up (WF_TTWU) as far as
-// those counters decide it. Not modelled: wake_affine_weight() (WA_WEIGHT
-// compares PELT loads, which the model does not keep; a choice that reaches
-// it is refused, as is one that SIS_UTIL's scan budget decides), fork and exec balancing (the slow path), energy-aware
+// those counters decide it, with wake_affine_weight() (WA_WEIGHT) on the PELT
+// loads of model/fair_pelt.cpp while the system has no task group (with one
+// a choice that reaches it is refused, as is one that SIS_UTIL's scan budget
+// decides). Not modelled: fork and exec balancing (the slow path), energy-aware
 // placement, clusters, core scheduling. SMT siblings are modelled when the
 // scenario gives them (`smt N`): select_idle_smt(), select_idle_core() and
 // sd_llc_shared->has_idle_cores with __update_idle_core().
@@ -67,12 +68,16 @@ bool wake_affine_idle_sync(const Rq& this_rq);
 // scan for an idle core (has_idle_cores set) is refused likewise under SIS_UTIL:
 // a budget of 0 skips it (model/wake_cpu.cpp), any other runs it whole.
 // On success `chosen` is the CPU and record_wakee()'s and
-// select_idle_sibling()'s memory (recent_used_cpu, has_idle_cores) is updated as the kernel's; a choice that
-// reaches wake_affine_weight() (Refusal::wake_affine_weight) or that SIS_UTIL's
-// budget decides (Refusal::sis_util_scan) is refused and changes nothing.
+// select_idle_sibling()'s memory (recent_used_cpu, has_idle_cores) and
+// task_h_load()'s cache are updated as the kernel's; a choice that reaches
+// wake_affine_weight() with a task group in the system
+// (Refusal::wake_affine_weight) or that SIS_UTIL's budget decides
+// (Refusal::sis_util_scan) is refused and changes nothing.
 // `wide`: wake_wide() found the wake-up wide (want_affine false: the fast path
-// starts from prev), a measure of what inputs reach (the campaigns count it).
-Refusal select_task_rq_fair_wake(System& sys, int task, int from, bool sync, int& chosen, bool& wide);
+// starts from prev); `weighed`: wake_affine_weight() was asked; measures of
+// what inputs reach (the campaigns count them).
+Refusal select_task_rq_fair_wake(System& sys, int task, int from, bool sync, int& chosen, bool& wide,
+                                 bool& weighed);
 // What select_task_rq_fair_wake() would answer, without changing anything.
 Refusal wake_cpu_refusal(const System& sys, int task, int from, bool sync);
 

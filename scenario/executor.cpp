@@ -379,6 +379,8 @@ ExecResult Executor::run(const Scenario& s) {
     // multiplication (I-OVF, off here) and why a wake-up preempted (I-WAKEPICK
     // is not raised). docs/kernel-backend.md, "Events from the tree's own functions".
     selection.set(inv::Id::OVF, false);
+    // a tree built !CONFIG_SMP (6.12.118) keeps no PELT: I-PELT has nothing to judge
+    if (!kernelsrc::smp()) selection.set(inv::Id::PELT, false);
   }
   for (unsigned c = 0; options_.check && c < sys.size(); ++c) {
     checkers.push_back(std::make_unique<inv::Checker>(selection, options_.tolerances));
@@ -431,6 +433,7 @@ ExecResult Executor::run(const Scenario& s) {
       if (op.kind != OpKind::wake || model_refusal != Refusal::none || !model_sys.last_wake_choice().made) return;
       ++r.wake_choices_answered;
       if (model_sys.last_wake_choice().wide) ++r.wake_choices_wide;
+      if (model_sys.last_wake_choice().weighed) ++r.wake_choices_weighed;
     };
     if (lockstep) {
       // a wake-up whose CPU the model chooses (on the state before it)

@@ -128,6 +128,7 @@ struct ExecResult {
   // them that wake_wide() found wide (want_affine false); a measure of what inputs reach
   int wake_choices_answered = 0;
   int wake_choices_wide = 0;
+  int wake_choices_weighed = 0;  // of those, decided by wake_affine_weight()
   bool violations_expected = false;  // the scenario expects violations and every one it expects occurred
   // Everything as the scenario expects: no error, no failed expectation, and no
   // violation unless the scenario expects violations.

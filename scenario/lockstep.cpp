@@ -36,6 +36,7 @@ struct Cmp {
   const Rq& m;
   const Rq& k;
   std::optional<Divergence> d;
+  bool pelt = false;  // both sides keep PELT (System::pelt_kept())
   inline static const std::string root_name = "root";
   // Where a field lives ("task A", "queue G"); the text is built only for a difference,
   // so a lockstep run allocates nothing per compared field.
@@ -72,7 +73,19 @@ struct Cmp {
   void ptr(const Where& where, const char* field, const SchedEntity* a, const SchedEntity* b) {
     if (!d && !same_entity(a, b)) d = Divergence{-1, where.text(field), entity_name(m, a), entity_name(k, b)};
   }
+  // struct sched_avg without util_est (not modelled)
+  void avg(const Where& where, const SchedAvg& a, const SchedAvg& b) {
+    num(where, "avg.last_update_time", a.last_update_time, b.last_update_time);
+    num(where, "avg.load_sum", a.load_sum, b.load_sum);
+    num(where, "avg.runnable_sum", a.runnable_sum, b.runnable_sum);
+    num(where, "avg.util_sum", a.util_sum, b.util_sum);
+    num(where, "avg.period_contrib", a.period_contrib, b.period_contrib);
+    num(where, "avg.load_avg", a.load_avg, b.load_avg);
+    num(where, "avg.runnable_avg", a.runnable_avg, b.runnable_avg);
+    num(where, "avg.util_avg", a.util_avg, b.util_avg);
+  }
   void entity(const Where& where, const SchedEntity& a, const SchedEntity& b) {
+    if (pelt) avg(where, a.avg, b.avg);
     num(where, "vruntime", a.vruntime, b.vruntime);
     num(where, "deadline", a.deadline, b.deadline);
     num(where, "vlag", a.vlag, b.vlag);
@@ -119,6 +132,15 @@ struct Cmp {
     ptr(where, "next", a.next, b.next);
     ptr(where, "tree root", a.tasks_timeline.root(), b.tasks_timeline.root());
     ptr(where, "leftmost", a.tasks_timeline.leftmost(), b.tasks_timeline.leftmost());
+    if (pelt) {
+      avg(where, a.avg, b.avg);
+      num(where, "removed.nr", a.removed.nr, b.removed.nr);
+      num(where, "removed.load_avg", a.removed.load_avg, b.removed.load_avg);
+      num(where, "removed.util_avg", a.removed.util_avg, b.removed.util_avg);
+      num(where, "removed.runnable_avg", a.removed.runnable_avg, b.removed.runnable_avg);
+      num(where, "h_load", a.h_load, b.h_load);
+      num(where, "last_h_load_update", a.last_h_load_update, b.last_h_load_update);
+    }
   }
 };
 
@@ -172,8 +194,9 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
     if (several) c.wakee(Cmp::Where{"idle task", none}, m.idle_wakee, k.idle_wakee);
     if (c.d) return on_cpu(cpu, c.d);
   }
+  const bool pelt = model.pelt_kept() && kernel.pelt_kept();
   {
-    Cmp c{m0, k0, std::nullopt};
+    Cmp c{m0, k0, std::nullopt, pelt};
     for (std::size_t i = 0; i < m0.tasks.size() && !c.d; ++i) {
       const Task& a = m0.tasks[i];
       const Task& b = k0.tasks[i];
@@ -192,7 +215,7 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
   for (unsigned cpu = 0; cpu < model.size(); ++cpu) {
     const Rq& m = model.rq(cpu);
     const Rq& k = kernel.rq(cpu);
-    Cmp c{m, k, std::nullopt};
+    Cmp c{m, k, std::nullopt, pelt};
     for (std::size_t g = 0; g < m.groups.size() && !c.d; ++g) {
       c.entity(Cmp::Where{"group", m.task_groups[g].name}, m.groups[g].se, k.groups[g].se);
       c.queue(m.groups[g].cfs_rq, k.groups[g].cfs_rq);

@@ -65,6 +65,8 @@ void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned run
   // multiplication) and I-WAKEPICK (the reason a wake-up preempted is not told)
   model.selection.set(inv::Id::OVF, false);
   model.selection.set(inv::Id::WAKEPICK, false);
+  // and I-PELT on a tree that keeps no PELT (6.12.118, built !CONFIG_SMP)
+  if (!kernelsrc::smp()) model.selection.set(inv::Id::PELT, false);
   model.sweep_period = 1;
   scn::ExecOptions kernel = model;
   kernel.backend = scn::Backend::kernel;

@@ -52,12 +52,30 @@ TEST(WakeCpuChoice, FromAnIdleCpuPullsTheWakee) {
 }
 
 // From busy CPU 1 (C runs there), neither CPU idle and no WF_SYNC:
-// wake_affine_idle() has no answer and WA_WEIGHT would compare PELT loads,
-// which the model does not keep: the wake-up is refused, with the reason.
+// wake_affine_idle() has no answer and WA_WEIGHT compares the PELT loads of
+// the two root queues (model/fair_pelt.cpp). Every new task starts with its
+// full weight as load (1024), so CPU 0 has A's and the sleeping B's (about
+// 2000) and CPU 1 C's (1024): the waking CPU with B (about 2000) times 100 is
+// not below CPU 0 without B (about 1000) times 108, and B stays on CPU 0.
 const std::string kBothBusy = "task C\nwake C cpu=1\nrun 1ms\nexpect curr C cpu=1\n";
 
-TEST(WakeCpuChoice, WaWeightDecisionIsRefused) {
-  const scn::ExecResult r = run("", kBothBusy + "wake B from=1\n");
+TEST(WakeCpuChoice, WaWeightKeepsPrevWhenTheWakingCpuIsNotLighter) {
+  expect_ok(run("", kBothBusy + "wake B from=1\nexpect field B.cpu == 0\n"));
+}
+
+// Two more tasks on CPU 0 (about 4000 with B): CPU 1 with B (about 2000) x 100
+// is below CPU 0 without B (about 3000) x 108: B is pulled to the waking CPU,
+// and select_idle_sibling() keeps that target (no CPU is idle).
+TEST(WakeCpuChoice, WaWeightPullsToTheLighterWakingCpu) {
+  expect_ok(run("", "task D\ntask E\nwake D cpu=0\nwake E cpu=0\n" + kBothBusy +
+                        "wake B from=1\nexpect field B.cpu == 1\n"));
+}
+
+// PELT is tracked only while the system has no task group (a group entity's
+// averages are not modelled): from the first group on, a choice that reaches
+// WA_WEIGHT is refused, with the reason.
+TEST(WakeCpuChoice, WaWeightDecisionIsRefusedWithTaskGroups) {
+  const scn::ExecResult r = run("", "group G\n" + kBothBusy + "wake B from=1\n");
   EXPECT_NE(r.error.find("cannot wake B: the wake-up CPU choice reaches wake_affine_weight()"), std::string::npos)
       << r.error;
 }
@@ -99,13 +117,14 @@ TEST(WakeCpuChoice, RecentlyUsedIdleCpuIsTaken) {
 // never asked and the fast path keeps prev. record_wakee() counts this wake-up
 // first (a new wakee: +1; its halving once a second is kept out by the decay
 // time set to now). Both CPUs busy, so without the wide rule the choice
-// would need WA_WEIGHT. The counts are set by hand (white box).
+// goes to WA_WEIGHT. The counts are set by hand (white box).
 // The waker C (CPU 1) wakes B (slept on CPU 0, CPU 0 busy with A) with the
 // counts given; the refusal (or none) and C's memory afterwards.
 struct WideCase {
   Refusal refusal;
   WakeeState waker;
   int b_cpu;
+  bool weighed;  // wake_affine_weight() ran: task_h_load(B) refreshed CPU 0's h_load cache
 };
 WideCase wake_with_flips(std::uint32_t waker_flips, std::uint32_t wakee_flips, bool decayed_now) {
   System sys(*profile_by_name("mainline"), 2);
@@ -128,13 +147,13 @@ WideCase wake_with_flips(std::uint32_t waker_flips, std::uint32_t wakee_flips, b
   if (decayed_now) tc.wakee.decay_ts = 4294667296u + 2u;
   rq0.tasks[static_cast<std::size_t>(b)].wakee.flips = wakee_flips;
   const Refusal r = sys.wake(b, false, -1, 1);
-  return {r, tc.wakee, rq0.tasks[static_cast<std::size_t>(b)].cpu};
+  return {r, tc.wakee, rq0.tasks[static_cast<std::size_t>(b)].cpu, sys.rq(0).cfs.last_h_load_update != 0};
 }
 
 // wake_wide(): with sd_llc_size = 8 (online CPUs), a waker whose flips reach 8
 // times the wakee's (at least 8) spreads: no wake_affine(), so WA_WEIGHT is
 // never asked and the fast path keeps prev (both CPUs are busy: without the
-// wide rule the choice would need WA_WEIGHT). record_wakee() counts this
+// wide rule the choice goes to WA_WEIGHT). record_wakee() counts this
 // wake-up first (a new wakee: +1). The counts are set by hand (white box).
 TEST(WakeCpuChoice, WakeWideSkipsWakeAffine) {
   const WideCase wide = wake_with_flips(63, 8, true);  // 63 + 1 = 64 = 8 x 8
@@ -142,16 +161,18 @@ TEST(WakeCpuChoice, WakeWideSkipsWakeAffine) {
   EXPECT_EQ(wide.b_cpu, 0);
   EXPECT_EQ(wide.waker.flips, 64u);
   EXPECT_EQ(wide.waker.last, 1);  // B
+  EXPECT_FALSE(wide.weighed);
   const WideCase narrow = wake_with_flips(62, 8, true);  // 63 < 64
-  EXPECT_EQ(narrow.refusal, Refusal::wake_affine_weight);
-  EXPECT_EQ(narrow.waker.flips, 62u);  // a refusal changes nothing
+  EXPECT_EQ(narrow.refusal, Refusal::none);
+  EXPECT_TRUE(narrow.weighed);
+  EXPECT_EQ(narrow.waker.flips, 63u);
 }
 
 // record_wakee() halves the waker's count once more than a second (HZ jiffies)
 // has passed since its last decay: 127 becomes 63, + 1 = 64 < 16 x 8.
 TEST(WakeCpuChoice, RecordWakeeDecaysOnceASecond) {
-  EXPECT_EQ(wake_with_flips(127, 16, true).refusal, Refusal::none);  // 128 = 16 x 8: wide
-  EXPECT_EQ(wake_with_flips(127, 16, false).refusal, Refusal::wake_affine_weight);
+  EXPECT_FALSE(wake_with_flips(127, 16, true).weighed);  // 128 = 16 x 8: wide
+  EXPECT_TRUE(wake_with_flips(127, 16, false).weighed);
 }
 
 // A SCHED_FIFO task's choice is select_task_rq_rt()'s, not modelled: refused
