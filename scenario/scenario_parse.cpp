@@ -319,8 +319,8 @@ class Parser {
         }
         const auto profile = profile_by_name(sc_.profile);
         if (!profile || !profile->behaviour.flat_runqueue) {
-          fail(c, "cgroup_mode exists only on the single runqueue of profile v7.3, not on " + q(sc_.profile) +
-                      " (write 'profile v7.3' before 'features')");
+          fail(c, "expected 'profile v7.3' before 'features' for cgroup_mode: it exists only on the single "
+                  "runqueue of v7.3, not on " + q(sc_.profile));
           return;
         }
         if (end == list.size()) break;

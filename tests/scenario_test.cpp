@@ -264,6 +264,9 @@ TEST(scenario_parse, ErrorPositions) {
       {"task A\nfork A -> B race\n", 2, 13, "expected 'racing' or end of line", "found 'race'"},
       {"task A\nfork A -> B racing now\n", 2, 20, "expected end of line after 'racing'", "found 'now'"},
       {"wake\n", 1, 5, "expected a task name", "found end of line"},
+      // v7.3's cgroup_mode on another profile (the parse fuzzer found the message without "expected")
+      {"features cgroup_mode=smp\n", 1, 10, "expected 'profile v7.3' before 'features' for cgroup_mode",
+       "not on 'mainline'"},
       {"task A\nwake A now\n", 2, 8, "expected 'sync', 'cpu=N', 'from=N' or end of line", "found 'now'"},
       {"tick extra\n", 1, 6, "expected a duration", "found 'extra'"},  // tick DUR
       {"task A\nexpect field A.foo == 1\n", 2, 16, "expected a field (vruntime", "found 'foo'"},
