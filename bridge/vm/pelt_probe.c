@@ -1,0 +1,94 @@
+/* eevdf-check: /init of a QEMU boot for docs/findings.md F10 on the booted
+ * kernel (scripts/vm-pelt.sh boots it). N busy tasks at nice -20 share CPU 1;
+ * the probe, on CPU 0, reads CPU 1's root cfs_rq .load_avg from
+ * /sys/kernel/debug/sched/debug, renices the last task to -19, and reads it
+ * every millisecond for the next 40 ms; then renices it back and lets the load
+ * settle. F10 predicts, with 3 tasks (load about 266 000, sum past 2^32), a
+ * drop of about a third within a period of the renice (the sum cut to 32
+ * bits); with 2 tasks (sum under 2^32 once one task's part is out), only the
+ * reniced task's own share, about 17 000.
+ *
+ * Output: JSON lines on the second serial port: {"type":"sample","round":R,
+ * "t_us":T,"load_avg":L} (T from the renice; negative before it), then
+ * {"type":"done"}. Parameters (kernel command line): pp.tasks=3 pp.rounds=10
+ * pp.warm_ms=500.
+ *
+ * Built static by scripts/vm-pelt.sh: gcc -static -O2. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/reboot.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "probe_common.h"
+
+static void pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof set, &set);
+}
+
+static void sleep_us(long us) {
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+  }
+}
+
+/* CPU `cpu`'s root queue's .load_avg in the debug text, or -1 */
+static long root_load_avg(int cpu) {
+  if (read_debug() < 0) return -1;
+  char head[32];
+  snprintf(head, sizeof head, "cfs_rq[%d]:/\n", cpu);
+  const char *q = strstr(dbg, head);
+  if (!q) return -1;
+  const char *l = strstr(q, ".load_avg");
+  if (!l) return -1;
+  const char *colon = strchr(l, ':');
+  return colon ? strtol(colon + 1, NULL, 10) : -1;
+}
+
+int main(void) {
+  static char cmdline[4096];
+  probe_init(cmdline, sizeof cmdline);
+  dbg = malloc(dbg_cap + 1);
+  const long tasks = param(cmdline, "pp.tasks=", 3);
+  const long rounds = param(cmdline, "pp.rounds=", 10);
+  const long warm_ms = param(cmdline, "pp.warm_ms=", 500);
+  pin(0);
+  pid_t child[16];
+  for (long i = 0; i < tasks && i < 16; i++) {
+    child[i] = fork();
+    if (child[i] == 0) {
+      pin(1);
+      setpriority(PRIO_PROCESS, 0, -20);
+      for (volatile unsigned long x = 0;; x++) {
+      }
+    }
+  }
+  const pid_t c = child[tasks - 1];
+  emit("{\"type\":\"start\",\"tasks\":%ld,\"rounds\":%ld}", tasks, rounds);
+  sleep_us(warm_ms * 1000);
+  for (long r = 0; r < rounds; r++) {
+    for (int k = 5; k > 0; k--) {
+      emit("{\"type\":\"sample\",\"round\":%ld,\"t_us\":%ld,\"load_avg\":%ld}", r, -1000L * k, root_load_avg(1));
+      sleep_us(1000);
+    }
+    const long long t0 = now_ns();
+    setpriority(PRIO_PROCESS, c, -19);
+    for (int k = 0; k < 40; k++) {
+      const long l = root_load_avg(1);
+      emit("{\"type\":\"sample\",\"round\":%ld,\"t_us\":%lld,\"load_avg\":%ld}", r, (now_ns() - t0) / 1000, l);
+      sleep_us(1000);
+    }
+    setpriority(PRIO_PROCESS, c, -20);
+    sleep_us(warm_ms * 1000);
+  }
+  emit("{\"type\":\"done\"}");
+  for (long i = 0; i < tasks && i < 16; i++) kill(child[i], SIGKILL);
+  sync();
+  reboot(RB_POWER_OFF);
+  return 0;
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# docs/findings.md F10 on the booted kernel: boots Debian's 6.12.118 cloud
+# kernel in QEMU (2 CPUs, TCG by default, as scripts/vm-sched-idle.sh) with
+# bridge/vm/pelt_probe.c as /init: N nice -20 spinners on CPU 1, one reniced
+# to -19 and back, CPU 1's root cfs_rq .load_avg read from sched/debug every
+# millisecond around the renice (see the C file).
+#
+#   scripts/vm-pelt.sh [--tasks 3] [--rounds 10] [--warm-ms 500]
+#                      [--accel tcg|kvm] [--out DIR] [--cache DIR] [--timeout S]
+#
+# Exit codes: 0 the boot ran to its end (DIR/results.jsonl has the samples);
+# 3 the kernel panicked; 4 no end within the timeout; 5 the program stopped
+# early; 2 bad usage; 77 a piece is missing (QEMU, gcc, cpio, the kernel).
+set -uo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+tasks=3 rounds=10 warm=500 accel=tcg out="$here/build/vm/pelt" cache="${EEVDF_VM_CACHE:-$here/build/vm}" timeout=300
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tasks) tasks="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --warm-ms) warm="$2"; shift 2 ;;
+    --accel) accel="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --cache) cache="$2"; shift 2 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    *) echo "vm-pelt: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+case "$accel" in tcg|kvm) ;; *) echo "vm-pelt: --accel tcg or kvm" >&2; exit 2 ;; esac
+case "$tasks" in [1-9]|1[0-6]) ;; *) echo "vm-pelt: --tasks 1 to 16" >&2; exit 2 ;; esac
+skip() { echo "vm-pelt: SKIP: $*" >&2; exit 77; }
+qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
+. "$here/scripts/vm-lib.sh"
+vm_require_tools "$qemu"
+if [ "$accel" = kvm ]; then
+  [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "/dev/kvm is not usable (--accel tcg works without it)"
+  accel_args=(-accel kvm -cpu host)
+else
+  accel_args=(-accel tcg,thread=multi -cpu max)
+fi
+kver="6.12.118+deb12-cloud-amd64"
+mkdir -p "$cache" "$out" || exit 2
+kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77
+prog="$cache/eevdf-pelt-probe"
+vm_static_program "$here/bridge/vm/pelt_probe.c" "$prog"
+stage=$(mktemp -d "$cache/initramfs-pelt.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+cp "$prog" "$stage/init"
+vm_initramfs "$stage" "$out/initramfs.cpio" || exit 2
+rm -f "$out/results.jsonl" "$out/console.log"
+append="console=ttyS0 loglevel=4 irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
+append="$append pp.tasks=$tasks pp.rounds=$rounds pp.warm_ms=$warm"
+start=$(date +%s)
+timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -smp 2,sockets=1,cores=2,threads=1 \
+  -m 512M -display none -no-reboot -nic none \
+  -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
+  -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
+rc=$?
+secs=$(( $(date +%s) - start ))
+if grep -qE "Kernel panic|BUG: kernel NULL pointer" "$out/console.log" 2>/dev/null; then
+  echo "vm-pelt: the kernel crashed after ${secs}s:" >&2
+  grep -E -A12 "BUG: kernel NULL pointer|Oops|Kernel panic" "$out/console.log" | head -40 >&2
+  exit 3
+fi
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "vm-pelt: no end within ${timeout}s" >&2; exit 4; fi
+grep -q '"type":"done"' "$out/results.jsonl" 2>/dev/null || { echo "vm-pelt: stopped early (QEMU exit $rc)" >&2; exit 5; }
+echo "vm-pelt: ran in ${secs}s ($accel); samples in $out/results.jsonl" >&2
+exit 0
