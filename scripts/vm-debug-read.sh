@@ -56,12 +56,6 @@ timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc -cpu max -smp 2 -m 5
 rc=$?
 secs=$(( $(date +%s) - start ))
 cat "$out/results.jsonl" 2>/dev/null
-if grep -qE "Kernel panic|BUG: kernel NULL pointer" "$out/console.log" 2>/dev/null; then
-  echo "vm-debug-read: the kernel crashed after ${secs}s:" >&2
-  grep -E -A12 "BUG: kernel NULL pointer|Oops|Kernel panic" "$out/console.log" | head -40 >&2
-  exit 3
-fi
-if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "vm-debug-read: no end within ${timeout}s" >&2; exit 4; fi
-grep -q '"type":"done"' "$out/results.jsonl" 2>/dev/null || { echo "vm-debug-read: stopped early (QEMU exit $rc)" >&2; exit 5; }
+vm_probe_end vm-debug-read "$out" "$secs" "$rc" "$timeout"
 echo "vm-debug-read: ran in ${secs}s" >&2
 exit 0

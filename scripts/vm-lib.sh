@@ -1,5 +1,5 @@
 # Sourced by the scripts that boot Debian's cloud kernel in QEMU (vm-run.sh,
-# vm-debug-read.sh, vm-sched-idle.sh): the pieces they share. The caller
+# vm-debug-read.sh, vm-sched-idle.sh, vm-pelt.sh): the pieces they share. The caller
 # defines skip() (prints why and exits 77) before calling these.
 
 # vm_require_tools QEMU: QEMU, gcc and cpio are on PATH.
@@ -47,4 +47,30 @@ vm_static_program() {
 # vm_initramfs STAGE OUT.cpio: the files of the directory STAGE as a newc archive.
 vm_initramfs() {
   (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$2")
+}
+
+# vm_accel_args ACCEL: the QEMU arguments of ACCEL (tcg, or kvm when /dev/kvm
+# is usable) in the array accel_args.
+vm_accel_args() {
+  if [ "$1" = kvm ]; then
+    [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "/dev/kvm is not usable (--accel tcg works without it)"
+    accel_args=(-accel kvm -cpu host)
+  else
+    accel_args=(-accel tcg,thread=multi -cpu max)
+  fi
+}
+
+# vm_probe_end NAME OUT SECS RC TIMEOUT: how a probe's boot ended, from
+# OUT/console.log, QEMU's exit code RC and OUT/results.jsonl: exit 3 when the
+# kernel crashed (its report on stderr), 4 when QEMU was stopped at TIMEOUT,
+# 5 when the probe never wrote its "done" line; returns when it ran to its end.
+vm_probe_end() {
+  local name="$1" out="$2" secs="$3" rc="$4" timeout="$5"
+  if grep -qE "Kernel panic|BUG: kernel NULL pointer" "$out/console.log" 2>/dev/null; then
+    echo "$name: the kernel crashed after ${secs}s:" >&2
+    grep -E -A12 "BUG: kernel NULL pointer|Oops|Kernel panic" "$out/console.log" | head -40 >&2
+    exit 3
+  fi
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "$name: no end within ${timeout}s" >&2; exit 4; fi
+  grep -q '"type":"done"' "$out/results.jsonl" 2>/dev/null || { echo "$name: stopped early (QEMU exit $rc)" >&2; exit 5; }
 }

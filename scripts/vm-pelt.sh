@@ -32,12 +32,7 @@ skip() { echo "vm-pelt: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
 . "$here/scripts/vm-lib.sh"
 vm_require_tools "$qemu"
-if [ "$accel" = kvm ]; then
-  [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "/dev/kvm is not usable (--accel tcg works without it)"
-  accel_args=(-accel kvm -cpu host)
-else
-  accel_args=(-accel tcg,thread=multi -cpu max)
-fi
+vm_accel_args "$accel"
 kver="6.12.118+deb12-cloud-amd64"
 mkdir -p "$cache" "$out" || exit 2
 kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77
@@ -57,12 +52,6 @@ timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -
   -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
 rc=$?
 secs=$(( $(date +%s) - start ))
-if grep -qE "Kernel panic|BUG: kernel NULL pointer" "$out/console.log" 2>/dev/null; then
-  echo "vm-pelt: the kernel crashed after ${secs}s:" >&2
-  grep -E -A12 "BUG: kernel NULL pointer|Oops|Kernel panic" "$out/console.log" | head -40 >&2
-  exit 3
-fi
-if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "vm-pelt: no end within ${timeout}s" >&2; exit 4; fi
-grep -q '"type":"done"' "$out/results.jsonl" 2>/dev/null || { echo "vm-pelt: stopped early (QEMU exit $rc)" >&2; exit 5; }
+vm_probe_end vm-pelt "$out" "$secs" "$rc" "$timeout"
 echo "vm-pelt: ran in ${secs}s ($accel); samples in $out/results.jsonl" >&2
 exit 0

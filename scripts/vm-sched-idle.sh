@@ -62,12 +62,7 @@ skip() { echo "vm-sched-idle: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
 . "$here/scripts/vm-lib.sh"
 vm_require_tools "$qemu"
-if [ "$accel" = kvm ]; then
-  [ -r /dev/kvm ] && [ -w /dev/kvm ] || skip "/dev/kvm is not usable (--accel tcg works without it)"
-  accel_args=(-accel kvm -cpu host)
-else
-  accel_args=(-accel tcg,thread=multi -cpu max)
-fi
+vm_accel_args "$accel"
 kver="6.12.118+deb12-cloud-amd64"
 mkdir -p "$cache" "$out" || exit 2
 kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77  # as scripts/vm-run.sh
@@ -91,12 +86,6 @@ rc=$?
 secs=$(( $(date +%s) - start ))
 uptime >> "$out/host-load"
 cat "$out/results.jsonl" 2>/dev/null
-if grep -qE "Kernel panic|BUG: kernel NULL pointer" "$out/console.log" 2>/dev/null; then
-  echo "vm-sched-idle: the kernel crashed after ${secs}s:" >&2
-  grep -E -A12 "BUG: kernel NULL pointer|Oops|Kernel panic" "$out/console.log" | head -40 >&2
-  exit 3
-fi
-if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then echo "vm-sched-idle: no end within ${timeout}s" >&2; exit 4; fi
-grep -q '"type":"done"' "$out/results.jsonl" 2>/dev/null || { echo "vm-sched-idle: stopped early (QEMU exit $rc)" >&2; exit 5; }
+vm_probe_end vm-sched-idle "$out" "$secs" "$rc" "$timeout"
 echo "vm-sched-idle: ran in ${secs}s ($accel)" >&2
 exit 0

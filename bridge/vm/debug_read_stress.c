@@ -44,13 +44,6 @@
 
 #include "probe_common.h"
 
-static void pin(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  sched_setaffinity(0, sizeof set, &set);
-}
-
 
 
 /* The E/N column of task `pid` in CPU 1's runnable-task list, 0 if absent. */

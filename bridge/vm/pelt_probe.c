@@ -24,13 +24,6 @@
 
 #include "probe_common.h"
 
-static void pin(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  sched_setaffinity(0, sizeof set, &set);
-}
-
 static void sleep_us(long us) {
   struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
   while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {

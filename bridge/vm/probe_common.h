@@ -1,11 +1,12 @@
 /* What the static /init probes of the QEMU measurements share
- * (sched_idle_probe.c, debug_read_stress.c): JSON lines out, the monotonic
- * clock, kernel command-line parameters, and one read of the sched debugfs
- * file. Header-only: each probe is one static program (scripts/vm-lib.sh). */
+ * (sched_idle_probe.c, debug_read_stress.c, pelt_probe.c): JSON lines out,
+ * pinning to a CPU, the monotonic clock, kernel command-line parameters, and
+ * one read of the sched debugfs file. Header-only: each probe is one static program (scripts/vm-lib.sh). */
 #ifndef EEVDF_VM_PROBE_COMMON_H
 #define EEVDF_VM_PROBE_COMMON_H
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,14 @@ static void emit(const char *fmt, ...) {
   if (n > (int)sizeof buf - 2) n = (int)sizeof buf - 2;
   buf[n++] = '\n';
   if (write(out, buf, (size_t)n) < 0) { /* nothing to do */ }
+}
+
+/* the calling task on CPU `cpu` only (the probes define _GNU_SOURCE for cpu_set_t) */
+static inline void pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  sched_setaffinity(0, sizeof set, &set);
 }
 
 static long long now_ns(void) {
