@@ -58,6 +58,20 @@ void update_sa(u64& avg, S& sum, u64 delta_avg, u64 delta_sum) {
 
 bool clamp_u32(const CfsRq& cfs_rq) { return cfs_rq.rq->profile().behaviour.pelt_clamp_u32; }
 
+// Take AVG_PART and SUM_PART out of one of the queue's average/sum pairs, as
+// the version does: sub_positive() on each, then the max_t(u32, ...) floor (up
+// to v6.18), or __update_sa() with the negated parts (v7.0).
+template <class S>
+void sub_sa(const CfsRq& cfs_rq, u64& avg, S& sum, u64 avg_part, u64 sum_part) {
+  if (clamp_u32(cfs_rq)) {
+    sub_positive(avg, avg_part);
+    sub_positive(sum, static_cast<S>(sum_part));
+    clamp_sum_u32(sum, avg);
+  } else {
+    update_sa(avg, sum, u64{0} - avg_part, u64{0} - sum_part);
+  }
+}
+
 }  // namespace
 
 bool pelt_tracked(const Rq& rq) { return !rq.profile().behaviour.flat_runqueue && rq.task_groups.empty(); }
@@ -77,14 +91,7 @@ void enqueue_load_avg(CfsRq& cfs_rq, const SchedEntity& se) {
 
 void dequeue_load_avg(CfsRq& cfs_rq, const SchedEntity& se) {
   if (!pelt_tracked(*cfs_rq.rq)) return;
-  SchedAvg& sa = cfs_rq.avg;
-  if (clamp_u32(cfs_rq)) {
-    sub_positive(sa.load_avg, se.avg.load_avg);
-    sub_positive(sa.load_sum, se_weight(se) * se.avg.load_sum);
-    clamp_sum_u32(sa.load_sum, sa.load_avg);
-  } else {
-    update_sa(sa.load_avg, sa.load_sum, u64{0} - se.avg.load_avg, se_weight(se) * (u64{0} - se.avg.load_sum));
-  }
+  sub_sa(cfs_rq, cfs_rq.avg.load_avg, cfs_rq.avg.load_sum, se.avg.load_avg, se_weight(se) * se.avg.load_sum);
 }
 
 // update_cfs_rq_load_avg(): first take out what tasks that left for another
@@ -96,21 +103,9 @@ bool update_cfs_rq_load_avg(u64 now, CfsRq& cfs_rq) {
     const u32 divider = get_pelt_divider(sa);
     const CfsRq::Removed r = cfs_rq.removed;
     cfs_rq.removed = {};
-    if (clamp_u32(cfs_rq)) {
-      sub_positive(sa.load_avg, r.load_avg);
-      sub_positive(sa.load_sum, r.load_avg * divider);
-      clamp_sum_u32(sa.load_sum, sa.load_avg);
-      sub_positive(sa.util_avg, r.util_avg);
-      sub_positive(sa.util_sum, static_cast<u32>(r.util_avg * divider));
-      clamp_sum_u32(sa.util_sum, sa.util_avg);
-      sub_positive(sa.runnable_avg, r.runnable_avg);
-      sub_positive(sa.runnable_sum, r.runnable_avg * divider);
-      clamp_sum_u32(sa.runnable_sum, sa.runnable_avg);
-    } else {
-      update_sa(sa.load_avg, sa.load_sum, u64{0} - r.load_avg, (u64{0} - r.load_avg) * divider);
-      update_sa(sa.util_avg, sa.util_sum, u64{0} - r.util_avg, (u64{0} - r.util_avg) * divider);
-      update_sa(sa.runnable_avg, sa.runnable_sum, u64{0} - r.runnable_avg, (u64{0} - r.runnable_avg) * divider);
-    }
+    sub_sa(cfs_rq, sa.load_avg, sa.load_sum, r.load_avg, r.load_avg * divider);
+    sub_sa(cfs_rq, sa.util_avg, sa.util_sum, r.util_avg, r.util_avg * divider);
+    sub_sa(cfs_rq, sa.runnable_avg, sa.runnable_sum, r.runnable_avg, r.runnable_avg * divider);
     // add_tg_cfs_propagate(): read by a group entity only (none is tracked)
     decayed = true;
   }
@@ -141,17 +136,8 @@ void attach_entity_load_avg(CfsRq& cfs_rq, SchedEntity& se) {
 void detach_entity_load_avg(CfsRq& cfs_rq, SchedEntity& se) {
   dequeue_load_avg(cfs_rq, se);
   SchedAvg& sa = cfs_rq.avg;
-  if (clamp_u32(cfs_rq)) {
-    sub_positive(sa.util_avg, se.avg.util_avg);
-    sub_positive(sa.util_sum, se.avg.util_sum);
-    clamp_sum_u32(sa.util_sum, sa.util_avg);
-    sub_positive(sa.runnable_avg, se.avg.runnable_avg);
-    sub_positive(sa.runnable_sum, se.avg.runnable_sum);
-    clamp_sum_u32(sa.runnable_sum, sa.runnable_avg);
-  } else {
-    update_sa(sa.util_avg, sa.util_sum, u64{0} - se.avg.util_avg, u64{0} - se.avg.util_sum);
-    update_sa(sa.runnable_avg, sa.runnable_sum, u64{0} - se.avg.runnable_avg, u64{0} - se.avg.runnable_sum);
-  }
+  sub_sa(cfs_rq, sa.util_avg, sa.util_sum, se.avg.util_avg, se.avg.util_sum);
+  sub_sa(cfs_rq, sa.runnable_avg, sa.runnable_sum, se.avg.runnable_avg, se.avg.runnable_sum);
 }
 
 void update_load_avg(CfsRq& cfs_rq, SchedEntity& se, int flags) {

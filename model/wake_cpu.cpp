@@ -1,8 +1,8 @@
 #include "model/wake_cpu.hpp"
 
 #include <cstdint>
+#include <array>
 #include <utility>
-#include <vector>
 
 #include "model/fair.hpp"
 #include "model/system.hpp"
@@ -230,8 +230,10 @@ struct Choice {
   bool wide = false;  // wake_wide(): want_affine false
   bool weighed = false;  // wake_affine_weight() answered (or had no answer)
   int cpu = -1;
-  // task_h_load()'s cache of each root queue it refreshed: (CPU, cache)
-  std::vector<std::pair<int, HLoad>> h_loads;
+  // task_h_load()'s cache of each root queue it read (the waker's, on a sync
+  // wake-up, and the wakee's): (CPU, cache), h_load_count of them
+  std::array<std::pair<int, HLoad>, 2> h_loads;
+  unsigned h_load_count = 0;
 };
 
 // wake_affine_weight() (6.12.118 = 6.18.0 = 7.0.0): the waking CPU if its load
@@ -253,12 +255,12 @@ int wake_affine_weight(const System& sys, const Task& p, int this_cpu, int prev_
     // task_h_load(current): the running task, or the idle task (load average 0)
     const int waker = this_rq.running();
     const HLoad h = task_h_load(waker >= 0 ? this_rq.task(waker)->se.avg.load_avg : 0, this_rq.cfs, jiffies);
-    c.h_loads.emplace_back(this_cpu, h);
+    c.h_loads[c.h_load_count++] = {this_cpu, h};
     if (h.load > this_eff_load) return this_cpu;
     this_eff_load -= h.load;
   }
   const HLoad t = task_h_load(p.se.avg.load_avg, *p.se.cfs_rq, jiffies);
-  c.h_loads.emplace_back(prev_cpu, t);
+  c.h_loads[c.h_load_count++] = {prev_cpu, t};
   this_eff_load += t.load;
   if (profile.feat(Feature::WA_BIAS)) this_eff_load *= 100;
   this_eff_load *= capacity;
@@ -322,7 +324,8 @@ Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& 
   (waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee) = c.current;
   this_rq.task(id)->recent_used_cpu = c.recent;
   sys.llc_shared().has_idle_cores = c.has_idle_cores;
-  for (const auto& [cpu, h] : c.h_loads) {
+  for (unsigned i = 0; i < c.h_load_count; ++i) {
+    const auto& [cpu, h] = c.h_loads[i];
     CfsRq& root = sys.rq(static_cast<unsigned>(cpu)).cfs;
     root.h_load = h.h_load;
     root.last_h_load_update = h.last_update;
