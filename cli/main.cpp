@@ -258,6 +258,10 @@ int main(int argc, char** argv) {
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");
+  bool fuzz_no_tolerance = false;
+  fuzzcmd->add_flag("--no-tolerance", fuzz_no_tolerance,
+                    "also report the documented findings the checker tolerates by default (docs/findings.md); the "
+                    "findings' files say 'tolerate none'");
   fuzzcmd
       ->add_option("--until", campaign.until,
                    "stop at the first violation of this invariant (I-KEY), or of it at a site whose name contains "
@@ -358,6 +362,7 @@ int main(int argc, char** argv) {
     std::tie(campaign.until, campaign.until_site) = split_until(campaign.until);
     if (!campaign.until.empty()) campaign.until = std::string(inv::id_name(*inv::id_from_name(campaign.until)));
     if (auto err = inv::parse_selection(fuzz_only, fuzz_skip, campaign.selection); !err.empty()) return bad_input(err);
+    if (fuzz_no_tolerance) campaign.tolerances = inv::Tolerances{false};
     std::string error;
     const auto profile = scn::build_profile(fuzz_profile, error);
     if (!profile) return bad_input(error);

@@ -86,6 +86,7 @@ void work(Shared& sh, unsigned job) {
   scn::ExecOptions exec;
   exec.strict = false;
   exec.selection = o.selection;
+  exec.tolerances = o.tolerances;
   exec.observer = &sh.coverage;
   exec.backend = o.backend;
   if (o.backend == scn::Backend::lockstep) exec.selection.on.fill(false);  // the comparison alone: invariants are the other campaigns' job
@@ -172,7 +173,7 @@ void work(Shared& sh, unsigned job) {
             0, my_runs});
       }
       // on the backend that found it: a violation of the kernel's own state is shrunk there
-      const auto m = minimize(s, sh.profile, v, o.minimize_budget, {}, o.selection, o.backend);
+      const auto m = minimize(s, sh.profile, v, o.minimize_budget, o.tolerances, o.selection, o.backend);
       scn::Scenario out = m.scenario;
       out.title = fmt::format("{} in {} (found by eevdf-check fuzz --seed {}, run {})", inv::id_name(v.id), v.where,
                               seed, my_runs);
@@ -183,7 +184,7 @@ void work(Shared& sh, unsigned job) {
       out.runqueues = o.runqueues;
       out.smt = o.smt;
       out.backend = o.backend;  // `backend kernel`: the finding replays on the kernel's code from the file alone
-      scn::record_run_settings(exec, out);  // `skip` of --skip: the file alone replays it
+      scn::record_run_settings(exec, out);  // `skip` of --skip, `tolerate none`: the file alone replays it
       const std::string text = scn::print_scenario(out);
       std::lock_guard lock(sh.mutex);
       std::filesystem::create_directories(o.findings_dir);

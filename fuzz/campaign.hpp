@@ -64,6 +64,7 @@ struct CampaignOptions {
   std::string until;
   std::string until_site;
   inv::Selection selection;  // --invariants / --skip
+  inv::Tolerances tolerances;  // --no-tolerance: every documented finding reported too
   // --backend kernel: the kernel's own fair.c; lockstep: model and kernel compared
   // after every operation, a divergence is a finding (one job: the backend is one per process)
   scn::Backend backend = scn::Backend::model;
