@@ -55,13 +55,6 @@ ROOTS_COMMON = [
     "init_cfs_rq", "init_tg_cfs_entry", "sched_group_set_shares", "sched_group_set_idle",
     "task_change_group_fair", "sched_idle_rq",
 ]
-# The functions through which PELT changes a queue's sums, on the trees that
-# run PELT (the SMP ones): the glue runs each only while the system has no
-# task group (kernelsrc/glue.c, kb_pelt_on; kernelsrc/shim_smp.h).
-PELT_GATES = {name: "kb_tree_" + name for name in
-              ("update_load_avg", "enqueue_load_avg", "dequeue_load_avg", "attach_entity_load_avg",
-               "detach_entity_load_avg", "remove_entity_load_avg")}
-
 VERSIONS = {
     # (major, minor): extra roots, roots that version lacks
     (6, 12): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": []},
@@ -70,11 +63,11 @@ VERSIONS = {
     # (both SMP trees are resolved with CONFIG_SCHED_SMT too: SMT siblings in
     # select_idle_sibling(), kernelsrc/shim_smp.h)
     (6, 18): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": [], "shim": "shim_smp.h",
-              "config": ["CONFIG_SCHED_SMT"], "interposed": PELT_GATES},
+              "config": ["CONFIG_SCHED_SMT"]},
     # 7.0: SMP-only as 6.18; check_preempt_wakeup_fair() is wakeup_preempt_fair()
     # (704069649b5b)
     (7, 0): {"extra": ["pick_task_fair", "wakeup_preempt_fair"], "lacks": [], "shim": "shim_smp.h",
-             "config": ["CONFIG_SCHED_SMT"], "interposed": PELT_GATES},
+             "config": ["CONFIG_SCHED_SMT"]},
 }
 
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
@@ -102,18 +95,14 @@ LIBC = {"memset", "setjmp", "longjmp"}
 # one.  pick_eevdf(): a NULL answer inside a pick is the kernel's crash (the
 # caller, pick_next_entity(), dereferences it); the glue stops the pick there
 # instead of faulting.
-# calc_group_shares() (SMP trees only; 6.12 built !CONFIG_SMP has none): the
-# glue tells the tree's function which queue asks, so that tg->load_avg, the
-# PELT sum that shim_smp.h stands in for, can be the group's load on the other
-# CPUs (the model's stand-in, docs/model.md).
-INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf", "calc_group_shares": "kb_tree_calc_group_shares",
+INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "place_entity": "kb_tree_place_entity", "enqueue_entity": "kb_tree_enqueue_entity",
               "set_next_entity": "kb_tree_set_next_entity", "set_next_task_fair": "kb_tree_set_next_task_fair",
               "dequeue_entity": "kb_tree_dequeue_entity",
               "account_entity_dequeue": "kb_tree_account_entity_dequeue",
               "reweight_entity": "kb_tree_reweight_entity", "update_entity_lag": "kb_tree_update_entity_lag",
               "__pick_eevdf": "kb_tree___pick_eevdf",
-              "wake_affine_weight": "kb_tree_wake_affine_weight", "select_idle_cpu": "kb_tree_select_idle_cpu"}
+              "select_idle_cpu": "kb_tree_select_idle_cpu"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}
@@ -395,7 +384,7 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
         raise ExtractError(f"Makefile: kernel {version[0]}.{version[1]}.{version[2]}: the extractor handles {known}; "
                            "add the version's hooks to VERSIONS in kernelsrc/extract.py")
     roots = [r for r in ROOTS_COMMON + VERSIONS[key]["extra"] if r not in VERSIONS[key]["lacks"]]
-    interposed = {**INTERPOSED, **VERSIONS[key].get("interposed", {})}
+    interposed = INTERPOSED
     # our side's own version conditionals (#if EEVDF_KERNEL_VERSION_CODE ...), resolved
     # for this tree, so that only the code compiled for it names the tree's functions
     if glue_text:

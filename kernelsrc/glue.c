@@ -113,29 +113,9 @@ static jmp_buf kb_pick_env;
 static void kb_sync_clock_pelt(struct rq *rq) { rq->clock_pelt = rq->clock_task + KB_PELT_CLOCK_BASE; }
 
 #if EEVDF_SHIM_SMP
-/* PELT runs while the system has no task group (a group entity's averages are
- * not modelled: model/fair_pelt.cpp); the tree's functions through which it
- * changes a queue's sums (kernelsrc/extract.py PELT_GATES) do nothing from the
- * first group on.  kb_init() sets it, kb_create_group() clears it. */
-static int kb_pelt_on;
-static inline void update_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
-  if (kb_pelt_on) kb_tree_update_load_avg(cfs_rq, se, flags);
-}
-static inline void enqueue_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) {
-  if (kb_pelt_on) kb_tree_enqueue_load_avg(cfs_rq, se);
-}
-static inline void dequeue_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) {
-  if (kb_pelt_on) kb_tree_dequeue_load_avg(cfs_rq, se);
-}
-static void attach_entity_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) {
-  if (kb_pelt_on) kb_tree_attach_entity_load_avg(cfs_rq, se);
-}
-static void detach_entity_load_avg(struct cfs_rq *cfs_rq, struct sched_entity *se) {
-  if (kb_pelt_on) kb_tree_detach_entity_load_avg(cfs_rq, se);
-}
-static void remove_entity_load_avg(struct sched_entity *se) {
-  if (kb_pelt_on) kb_tree_remove_entity_load_avg(se);
-}
+/* update_tg_load_avg()'s clock (kernelsrc/shim_smp.h): the CPU's clock from
+ * the PELT clock's base, as the model's sched_clock_cpu() (model/fair_pelt.cpp) */
+u64 sched_clock_cpu(int cpu) { return kb_rqs[cpu].clock + KB_PELT_CLOCK_BASE; }
 #endif
 
 /* Per CPU, not kernel state: the counts the checker reads (as the model's Rq)
@@ -206,37 +186,6 @@ static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq) {
 int kb_oopsed(void) { return kb_crashed; }
 
 #if EEVDF_SHIM_SMP
-/* calc_group_shares(), interposed (kernelsrc/extract.py renames the tree's
- * definition to kb_tree_calc_group_shares): the tree's function, told which
- * queue asks.  PELT is cut off (kernelsrc/shim_smp.h), so the tree reads
- * cfs_rq->avg.load_avg = 0 and cfs_rq->tg_load_avg_contrib = 0, and
- * tg_weight = tg->load_avg + load.  The PELT stand-in of the model
- * (docs/model.md: a queue's load average is its scale_load_down(load.weight),
- * which is also its contribution to tg->load_avg) gives tg_weight = the
- * group's load on the other CPUs + load; so tg->load_avg, read while this
- * queue asks, is the group's load on the other CPUs (kb_tg_load_avg()).  On
- * one CPU that is 0: the group entity gets tg->shares, as before. */
-static const struct cfs_rq *kb_shares_queue;
-static long calc_group_shares(struct cfs_rq *cfs_rq) {
-  const struct cfs_rq *saved = kb_shares_queue;
-  kb_shares_queue = cfs_rq;
-  long shares = kb_tree_calc_group_shares(cfs_rq);
-  kb_shares_queue = saved;
-  return shares;
-}
-
-long kb_tg_load_avg(const atomic_long_t *v) {
-  for (int g = 0; g < kb_nr_groups; g++) {
-    const struct task_group *tg = &kb_groups[g];
-    if (v != &tg->load_avg) continue;
-    long sum = 0;
-    for (unsigned int c = 0; c < kb_nr_cpus; c++)
-      if (tg->cfs_rq[c] != kb_shares_queue) sum += (long)scale_load_down(tg->cfs_rq[c]->load.weight);
-    return sum;
-  }
-  return v->counter;
-}
-
 /* ---- the wake-up CPU choice: topology.c's side (kernelsrc/shim_smp.h) ----
  * The model's topology (model/wake_cpu.hpp): one last-level cache spanning
  * the profile's online CPUs (`cpus`; at least the runqueues), one domain a
@@ -494,9 +443,6 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   kb_nr_tasks = 0;
   kb_nr_groups = 0;
   kb_picking = kb_crashed = 0;
-#if EEVDF_SHIM_SMP
-  kb_pelt_on = 1;
-#endif
   kb_this_cpu = 0;
   kb_warn_cb = warn;
   kb_warn_ctx = ctx;
@@ -756,14 +702,38 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
  * Returns the CPU, or -1 for a task that is not chosen for (queued, new,
  * running, dead, an RT task) or a bad `from`.  Changes record_wakee()'s and
  * select_idle_sibling()'s memory, nothing else: kb_wake() performs it. */
-/* wake_affine_weight() and select_idle_cpu(), interposed: whether the choice
+/* select_idle_cpu(), interposed: whether the choice
  * being made read what the backend does not keep (kb_select_task_rq_wake()) */
 static int kb_choice_unknown;
-static int wake_affine_weight(struct sched_domain *sd, struct task_struct *p, int this_cpu, int prev_cpu,
-                              int sync) {
-  /* its loads are PELT averages, kept while no task group exists (kb_pelt_on) */
-  if (!kb_pelt_on && !kb_choice_unknown) kb_choice_unknown = KB_CHOICE_WA_WEIGHT;
-  return kb_tree_wake_affine_weight(sd, p, this_cpu, prev_cpu, sync);
+/* update_cfs_rq_h_load()'s caches of every queue (the root queues, then each
+ * group's), kept across a choice that is undone */
+static struct kb_h_load_cache {
+  unsigned long h_load;
+  u64 last_h_load_update;
+  struct sched_entity *h_load_next;
+} kb_h_load_saved[KB_MAX_GROUPS + 1][KB_MAX_CPUS];
+static struct cfs_rq *kb_h_load_queue(int g, unsigned int c) {
+  return g == KB_MAX_GROUPS ? &kb_rqs[c].cfs : &kb_group_cfs_rq[g][c];
+}
+static void kb_h_load_save(void) {
+  for (int g = 0; g <= KB_MAX_GROUPS; g++) {
+    if (g < KB_MAX_GROUPS && g >= kb_nr_groups) continue;
+    for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+      const struct cfs_rq *q = kb_h_load_queue(g, c);
+      kb_h_load_saved[g][c] = (struct kb_h_load_cache){q->h_load, q->last_h_load_update, q->h_load_next};
+    }
+  }
+}
+static void kb_h_load_restore(void) {
+  for (int g = 0; g <= KB_MAX_GROUPS; g++) {
+    if (g < KB_MAX_GROUPS && g >= kb_nr_groups) continue;
+    for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+      struct cfs_rq *q = kb_h_load_queue(g, c);
+      q->h_load = kb_h_load_saved[g][c].h_load;
+      q->last_h_load_update = kb_h_load_saved[g][c].last_h_load_update;
+      q->h_load_next = kb_h_load_saved[g][c].h_load_next;
+    }
+  }
 }
 static int select_idle_cpu(struct task_struct *p, struct sched_domain *sd, bool has_idle_core, int target) {
   const int i = kb_tree_select_idle_cpu(p, sd, has_idle_core, target);
@@ -787,19 +757,11 @@ int kb_select_task_rq_wake(int id, int sync, int from) {
   const unsigned long decay_ts = waker->wakee_flip_decay_ts;
   const int recent_used_cpu = p->recent_used_cpu;
   const int has_idle_cores = kb_sd_shared.has_idle_cores;
-  unsigned long h_load[KB_MAX_CPUS];  /* task_h_load()'s caches, which wake_affine_weight() refreshes */
-  u64 last_h_load_update[KB_MAX_CPUS];
-  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
-    h_load[c] = kb_rqs[c].cfs.h_load;
-    last_h_load_update[c] = kb_rqs[c].cfs.last_h_load_update;
-  }
+  kb_h_load_save();  /* task_h_load()'s caches, which wake_affine_weight() refreshes */
   kb_choice_unknown = 0;
   const int cpu = select_task_rq_fair(p, p->cpu, wake_flags);
   if (!kb_choice_unknown) return cpu;
-  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
-    kb_rqs[c].cfs.h_load = h_load[c];
-    kb_rqs[c].cfs.last_h_load_update = last_h_load_update[c];
-  }
+  kb_h_load_restore();
   waker->last_wakee = last_wakee;
   waker->wakee_flips = flips;
   waker->wakee_flip_decay_ts = decay_ts;
@@ -998,15 +960,13 @@ void kb_set_params(int id, int policy, unsigned long long runtime) {
 }
 
 /* ---- task groups: sched_create_group() + sched_online_group(), cpu.shares, cpu.idle, moves ---- */
-/* alloc_fair_sched_group(): init_tg_cfs_entry() on every possible CPU, below
- * the parent's entity of that CPU; then the cpu.shares write (every CPU) */
+/* alloc_fair_sched_group(): init_tg_cfs_entry() and init_entity_runnable_average()
+ * on every possible CPU, below the parent's entity of that CPU; the online
+ * step; then the cpu.shares write (every CPU) */
 int kb_create_group(int parent, unsigned long long shares) {
   if (kb_nr_groups >= KB_MAX_GROUPS || parent >= kb_nr_groups) return -1;
   int g = kb_nr_groups++;
   struct task_group *tg = &kb_groups[g];
-#if EEVDF_SHIM_SMP
-  kb_pelt_on = 0;  /* PELT stops at the first group, as the model's (model/fair_pelt.cpp) */
-#endif
   struct task_group *ptg = parent < 0 ? &root_task_group : &kb_groups[parent];
   tg->parent = ptg;
   tg->shares = NICE_0_LOAD;  /* alloc_fair_sched_group() */
@@ -1017,7 +977,19 @@ int kb_create_group(int parent, unsigned long long shares) {
     init_cfs_rq(&kb_group_cfs_rq[g][c]);
     init_tg_cfs_entry(tg, &kb_group_cfs_rq[g][c], &kb_group_se[g][c], (int)c, ptg->se[c]);
     INIT_LIST_HEAD(&kb_group_se[g][c].group_node);
+#if EEVDF_SHIM_SMP
+    init_entity_runnable_average(&kb_group_se[g][c]);
+#endif
   }
+#if EEVDF_SHIM_SMP
+  /* sched_online_group() → online_fair_sched_group(): on every possible CPU,
+   * under its rq lock, the group entity joins its parent queue's sums
+   * (sync_throttle(): no bandwidth) */
+  for (unsigned int c = 0; c < kb_nr_cpus; c++) {
+    kb_rq_at((int)c);
+    attach_entity_cfs_rq(&kb_group_se[g][c]);
+  }
+#endif
   return sched_group_set_shares(tg, scale_load(shares)) == 0 ? g : -1;
 }
 
@@ -1312,8 +1284,10 @@ static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e)
   e->rb_red = !rb_is_black(&se->run_node);
 #if EEVDF_SHIM_SMP
   kb_export_avg(&se->avg, &e->avg);
+  e->runnable_weight = se->runnable_weight;
 #else
   memset(&e->avg, 0, sizeof e->avg);
+  e->runnable_weight = 0;
 #endif
 }
 
@@ -1344,7 +1318,14 @@ static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
   o->removed_runnable_avg = q->removed.runnable_avg;
   o->h_load = q->h_load;
   o->last_h_load_update = q->last_h_load_update;
+  o->tg_load_avg_contrib = q->tg_load_avg_contrib;
+  o->last_update_tg_load_avg = q->last_update_tg_load_avg;
+  o->prop_runnable_sum = q->prop_runnable_sum;
+  o->propagate = (int)q->propagate;
 #else
+  o->tg_load_avg_contrib = o->last_update_tg_load_avg = 0;
+  o->prop_runnable_sum = 0;
+  o->propagate = 0;
   memset(&o->avg, 0, sizeof o->avg);
   o->removed_nr = 0;
   o->removed_load_avg = o->removed_util_avg = o->removed_runnable_avg = o->h_load = o->last_h_load_update = 0;
@@ -1385,10 +1366,15 @@ void kb_export(struct kb_state *s) {
   for (int g = 0; g < kb_nr_groups; g++) {
     s->group_shares[g] = kb_groups[g].shares;
     s->group_idle[g] = kb_groups[g].idle;
+#if EEVDF_SHIM_SMP
+    s->group_load_avg[g] = atomic_long_read(&kb_groups[g].load_avg);
+#else
+    s->group_load_avg[g] = 0;
+#endif
   }
 #if EEVDF_SHIM_SMP
   s->has_idle_cores = kb_sd_shared.has_idle_cores;
-  s->pelt = kb_pelt_on;
+  s->pelt = 1;
 #else
   s->has_idle_cores = 0;
   s->pelt = 0;

@@ -56,6 +56,7 @@ struct kb_entity {
   int queue;  /* -1 root queue, g: group g's queue */
   int rb_parent, rb_left, rb_right, rb_red;  /* entity ids: task id, or KB_MAX_TASKS + group; -1 none */
   struct kb_avg avg;
+  unsigned long long runnable_weight;  /* a group entity's (se_update_runnable()) */
 };
 
 struct kb_queue {
@@ -68,6 +69,11 @@ struct kb_queue {
   struct kb_avg avg;
   unsigned int removed_nr;
   unsigned long long removed_load_avg, removed_util_avg, removed_runnable_avg, h_load, last_h_load_update;
+  /* a group's queue: its contribution to tg->load_avg and when it was made, the
+   * load sum waiting for its group entity */
+  unsigned long long tg_load_avg_contrib, last_update_tg_load_avg;
+  long long prop_runnable_sum;
+  int propagate;
 };
 
 /* one CPU's struct rq, its queues and entities of every group (tg->se[cpu], tg->cfs_rq[cpu]) */
@@ -97,9 +103,10 @@ struct kb_state {
   int task_recent_used_cpu[KB_MAX_TASKS];  /* p->recent_used_cpu (-1 on a !CONFIG_SMP tree) */
   unsigned long long group_shares[KB_MAX_GROUPS];
   int group_idle[KB_MAX_GROUPS];
+  long long group_load_avg[KB_MAX_GROUPS];  /* tg->load_avg (0 on a !CONFIG_SMP tree) */
   struct kb_cpu_state cpu[KB_MAX_CPUS];
   int has_idle_cores;  /* the LLC's sd_llc_shared->has_idle_cores (0 on a !CONFIG_SMP tree) */
-  int pelt;            /* the tree runs PELT (a CONFIG_SMP tree) and no task group stopped it */
+  int pelt;            /* the tree runs PELT (a CONFIG_SMP tree) */
 };
 
 typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *cond);
@@ -164,11 +171,8 @@ int kb_migrate(int id, int cpu);
  * tree is built !CONFIG_SMP.  Updates the waker's and the wakee's memory
  * (record_wakee(), recent_used_cpu) as the kernel does.  A choice that read
  * what the backend does not keep, as the model refuses it, is undone (the
- * memory and has_idle_cores restored) and answered KB_CHOICE_WA_WEIGHT
- * (wake_affine_weight(): PELT loads, which shim_smp.h cuts off) or
- * KB_CHOICE_SIS_UTIL (select_idle_cpu() under SIS_UTIL met an idle CPU or
+ * memory and has_idle_cores restored) and answered KB_CHOICE_SIS_UTIL (select_idle_cpu() under SIS_UTIL met an idle CPU or
  * looked for an idle core: the scan budget nr_idle_scan is PELT's). */
-#define KB_CHOICE_WA_WEIGHT (-2)
 #define KB_CHOICE_SIS_UTIL (-3)
 int kb_select_task_rq_wake(int id, int sync, int from);
 /* 1 when the tree has the SMP code (migrate_task_rq_fair(), per-CPU groups) */

@@ -175,13 +175,13 @@ Refusal KernelBackend::wake(int id, bool sync, int cpu, int from) {
   if (!p) return Refusal::no_such_task;
   // Several CPUs and no CPU named: the tree's select_task_rq_fair() chooses,
   // refused where the model refuses (System::wake_choice_refusal()): an RT
-  // task, and a choice that read PELT (kb_select_task_rq_wake()).
+  // task, and a choice whose idle-CPU scan read SIS_UTIL's PELT budget
+  // (kb_select_task_rq_wake()).
   if (cpu == kTreeChoosesCpu || (cpu < 0 && mirror_->size() > 1)) {
     if (from >= static_cast<int>(mirror_->size())) return Refusal::bad_argument;
     const bool chooses = mirror_->size() > 1 && !p->on_rq && p->state == TaskState::sleeping;
     if (chooses && p->policy == Policy::fifo) return Refusal::rt_wake_cpu;
     cpu = chooses ? kb_select_task_rq_wake(id, sync ? 1 : 0, from < 0 ? p->cpu : from) : -1;
-    if (cpu == KB_CHOICE_WA_WEIGHT) return Refusal::wake_affine_weight;
     if (cpu == KB_CHOICE_SIS_UTIL) return Refusal::sis_util_scan;
     wake_choice_ = WakeChoice{id, cpu};
   }
@@ -494,6 +494,7 @@ void KernelBackend::refresh() {
     se.rb_right = entity(rq, e.rb_right);
     se.rb_red = e.rb_red != 0;
     copy_avg(e.avg, se.avg);
+    se.runnable_weight = e.runnable_weight;
   };
   auto copy_queue = [&](Rq& rq, const kb_queue& q, CfsRq& c) {
     c.load.weight = q.weight;
@@ -514,6 +515,10 @@ void KernelBackend::refresh() {
     c.removed = {q.removed_nr, q.removed_util_avg, q.removed_load_avg, q.removed_runnable_avg};
     c.h_load = q.h_load;
     c.last_h_load_update = q.last_h_load_update;
+    c.tg_load_avg_contrib = q.tg_load_avg_contrib;
+    c.last_update_tg_load_avg = q.last_update_tg_load_avg;
+    c.prop_runnable_sum = q.prop_runnable_sum;
+    c.propagate = q.propagate != 0;
   };
   auto copy_wakee = [](const kb_wakee& w, WakeeState& out) {
     out.last = w.last;
@@ -524,6 +529,7 @@ void KernelBackend::refresh() {
   for (int g = 0; g < s.nr_groups; ++g) {
     rq0.task_groups[static_cast<std::size_t>(g)].shares = s.group_shares[g];
     rq0.task_groups[static_cast<std::size_t>(g)].idle = s.group_idle[g] != 0;
+    rq0.task_groups[static_cast<std::size_t>(g)].load_avg = s.group_load_avg[g];
   }
   for (int i = 0; i < s.nr_tasks; ++i) {
     Task& t = rq0.tasks[static_cast<std::size_t>(i)];

@@ -207,7 +207,7 @@ struct sched_entity {
   struct cfs_rq *my_q;
   unsigned long runnable_weight;
 #if EEVDF_SHIM_SMP
-  struct sched_avg avg;  /* PELT: the tree's, while no task group exists (kernelsrc/shim_smp.h) */
+  struct sched_avg avg;  /* PELT: the tree's (kernelsrc/shim_smp.h) */
 #endif
 };
 
@@ -244,10 +244,11 @@ struct cfs_rq {
   struct sched_entity *curr;
   struct sched_entity *next;
 #if EEVDF_SHIM_SMP
-  struct sched_avg avg;  /* PELT: the tree's, while no task group exists (shim_smp.h) */
+  struct sched_avg avg;  /* PELT: the tree's (shim_smp.h) */
   struct { raw_spinlock_t lock; int nr; unsigned long load_avg, util_avg, runnable_avg; } removed;
+  u64 last_update_tg_load_avg;
   unsigned long tg_load_avg_contrib;
-  long propagate, prop_runnable_sum;  /* add_tg_cfs_propagate(): read by a group entity only */
+  long propagate, prop_runnable_sum;  /* add_tg_cfs_propagate() */
   unsigned long h_load;               /* task_h_load()'s cache, refreshed once a jiffy */
   u64 last_h_load_update;
   struct sched_entity *h_load_next;
@@ -262,7 +263,7 @@ struct cfs_rq {
 struct task_group {
   int idle;
 #if EEVDF_SHIM_SMP
-  atomic_long_t load_avg;  /* PELT: 0 */
+  atomic_long_t load_avg;  /* PELT: Σ of its queues' tg_load_avg_contrib */
 #endif
   struct sched_entity **se;
   struct cfs_rq **cfs_rq;

@@ -11,17 +11,10 @@
  *
  * PELT is the tree's (update_load_avg() and what it calls, the pelt.c
  * arithmetic, attach/detach/removal, init_entity_runnable_average(),
- * post_init_entity_util_avg(), task_h_load()) while the system has no task
- * group: the glue stops it at the first group (kernelsrc/glue.c, kb_pelt_on),
- * as the model does (model/fair_pelt.cpp), because a group entity's averages
- * are not modelled.  So calc_group_shares() (the tree's, kept) still computes
- * load = scale_load_down(cfs_rq->load.weight), tg_weight = load, and a group
- * entity with load gets exactly tg->shares: the model's stand-in on one CPU
- * (docs/model.md, "PELT stand-in").  On several CPUs tg->load_avg is the
- * model's stand-in, the group's load on the other CPUs (atomic_long_read()
- * below), so that tg_weight is the group's load on every CPU.  Cut below:
- * tg->load_avg's update and the propagation up a hierarchy (no group while
- * PELT runs), util_est, the blocked-load update of the load balancer.
+ * post_init_entity_util_avg(), task_h_load()), task groups included: a group
+ * entity's averages, their propagation up the hierarchy, tg->load_avg and so
+ * calc_group_shares().  Cut below: util_est, the CPU frequency hook, the
+ * blocked-load update of the load balancer, an RT task's set_task_rq_fair().
  */
 #ifndef EEVDF_KERNELSRC_SHIM_SMP_H
 #define EEVDF_KERNELSRC_SHIM_SMP_H
@@ -43,11 +36,6 @@ struct sched_avg {
  * energy-aware scheduling is on (it is not: is_rd_overutilized() is true) */
 struct root_domain { int overloaded; int overutilized; };
 
-/* PELT with task groups: tg->load_avg's update and the propagation of a
- * group's sums to its entity are not run (PELT stops at the first group;
- * without one both return at once: root queue, task entity) */
-static inline void update_tg_load_avg(struct cfs_rq *cfs_rq) { (void)cfs_rq; }
-static inline int propagate_entity_load_avg(struct sched_entity *se) { (void)se; return 0; }
 /* ATTACH_AGE_LOAD's aging of a task moved between queues without a
  * migration: only an RT task changing CPU reaches it (its se->avg is never
  * read while it is RT, and the model has no class change) */
@@ -65,12 +53,18 @@ static inline void cfs_rq_util_change(struct cfs_rq *cfs_rq, int flags) { (void)
 
 /* going idle: lost_idle_time grows by clock_task - clock_pelt, 0 here (rq->clock_pelt is clock_task) */
 static inline void update_idle_rq_clock_pelt(struct rq *rq) { (void)rq; }
-/* tg->load_avg (an atomic sum over the CPUs' contributions), read only by
- * calc_group_shares(): the model's PELT stand-in, the group's load on the CPUs
- * other than the asking queue's (kernelsrc/glue.c, kb_tg_load_avg(); 0 on one CPU) */
+/* tg->load_avg: an atomic sum over the CPUs' contributions (one thread) */
 typedef struct { long counter; } atomic_long_t;
-long kb_tg_load_avg(const atomic_long_t *v);
-#define atomic_long_read(v) kb_tg_load_avg(v)
+static inline long atomic_long_read(const atomic_long_t *v) { return v->counter; }
+static inline void atomic_long_add(long i, atomic_long_t *v) {
+  v->counter = (long)((unsigned long)v->counter + (unsigned long)i);
+}
+/* update_tg_load_avg()'s clock and its CPU: sched_clock_cpu() is the CPU's
+ * rq->clock from the PELT clock's base (kernelsrc/glue.c), every CPU active */
+u64 sched_clock_cpu(int cpu);
+static inline bool cpu_active(int cpu) { (void)cpu; return true; }
+/* include/linux/math.h's abs(), for update_tg_load_avg()'s long delta */
+#define abs(x) ((x) < 0 ? -(x) : (x))
 /* the removed-load lock of init_cfs_rq(): one thread */
 #define raw_spin_lock_init(l) do { (void)(l); } while (0)
 #define raw_spin_lock(l) do { (void)(l); } while (0)

@@ -4,6 +4,8 @@
 // All follow the the mainline profile (kMainlineLabel, model/profile.hpp) unless a comment says otherwise.
 #pragma once
 
+#include <array>
+
 #include "model/rq.hpp"
 #include "model/sched.hpp"
 
@@ -158,10 +160,21 @@ inline constexpr int SKIP_AGE_LOAD = 0x2;
 inline constexpr int DO_ATTACH = 0x4;
 inline constexpr int DO_DETACH = 0x8;
 }  // namespace pelt_flags
-// Whether PELT is tracked: no task group in the system, not the flat runqueue.
+// Whether PELT is tracked: not on the v7.3 flat runqueue.
 bool pelt_tracked(const Rq& rq);
 u64 cfs_rq_clock_pelt(const CfsRq& cfs_rq);
 void update_load_avg(CfsRq& cfs_rq, SchedEntity& se, int flags);
+inline constexpr u64 kNsecPerMsec = 1'000'000;
+u64 sched_clock_cpu(const Rq& rq);
+void update_tg_load_avg(CfsRq& cfs_rq);
+void add_tg_cfs_propagate(CfsRq& cfs_rq, s64 runnable_sum);
+// se_update_runnable(): a group entity's runnable_weight from its queue
+void se_update_runnable(SchedEntity& se);
+void propagate_entity_cfs_rq(SchedEntity& se);
+// A group entity's attach at the group's creation (online_fair_sched_group()),
+// a task's detach and attach at a move between groups (task_change_group_fair())
+void detach_entity_cfs_rq(SchedEntity& se);
+void attach_entity_cfs_rq(SchedEntity& se);
 bool update_cfs_rq_load_avg(u64 now, CfsRq& cfs_rq);
 void enqueue_load_avg(CfsRq& cfs_rq, const SchedEntity& se);
 void dequeue_load_avg(CfsRq& cfs_rq, const SchedEntity& se);
@@ -179,16 +192,24 @@ void init_entity_runnable_average(SchedEntity& se);
 void post_init_entity_util_avg(SchedEntity& se, bool fair);
 // cpu_load(): the root queue's load average
 u64 cpu_load(const Rq& rq);
-// task_h_load() of a task with load average LOAD_AVG on the root queue
-// CFS_RQ, at JIFFIES: its load, and the queue's h_load cache as
-// update_cfs_rq_h_load() leaves it (the caller stores it once the wake-up
-// choice is made)
-struct HLoad {
-  u64 h_load = 0;
-  u64 last_update = 0;
-  u64 load = 0;
+// task_h_load(): the load a task with load average LOAD_AVG on queue CFS_RQ
+// puts on its CPU's root queue, through
+// update_cfs_rq_h_load()'s once-a-jiffy h_load caches of its queue and those
+// above. The caches are written to W (read back by later walks), for the
+// caller to apply once the wake-up choice is made.
+struct HLoadWrites {
+  struct Write {
+    CfsRq* cfs_rq = nullptr;
+    u64 h_load = 0;
+    u64 last_update = 0;
+  };
+  std::array<Write, 2 * (kMaxGroups + 1)> writes{};  // two walks (the waker's, the wakee's)
+  unsigned n = 0;
+  Write read(const CfsRq& cfs_rq) const;
+  void write(const CfsRq& cfs_rq, u64 h_load, u64 last_update);
+  void apply() const;
 };
-HLoad task_h_load(u64 load_avg, const CfsRq& cfs_rq, u64 jiffies);
+u64 task_h_load(u64 load_avg, const CfsRq& cfs_rq, u64 jiffies, HLoadWrites& w);
 
 // ---- class callbacks (fair_class.cpp) ----
 void enqueue_task_fair(Rq& rq, Task& p, int flags);

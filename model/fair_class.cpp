@@ -9,7 +9,8 @@ bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
 bool normal_policy(const Task& p) { return p.policy == Policy::normal; }
 
 // The second loop of enqueue_task_fair() and dequeue_entities(): on each level
-// from se up, whose entity stays queued, refresh the group weight, give the
+// from se up, whose entity stays queued, update the entity's averages and
+// runnable count, refresh the group weight, give the
 // entity its queue's shortest request (with the min_slice augment) and update
 // the hierarchical counters with `account`.
 template <class Account>
@@ -17,6 +18,8 @@ void refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
   for (; se; se = se->parent) {
     CfsRq& cfs_rq = *se->cfs_rq;
     const Behaviour& b = cfs_rq.rq->profile().behaviour;
+    update_load_avg(cfs_rq, *se, pelt_flags::UPDATE_TG);
+    se_update_runnable(*se);
     update_cfs_group(*se);
     if (b.group_slice_from_queue) {
       se->slice = slice;

@@ -73,6 +73,7 @@ void enqueue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   if (curr) lag_placed = place_entity(cfs_rq, se, flags);
   update_curr(cfs_rq);
   update_load_avg(cfs_rq, se, pelt_flags::UPDATE_TG | pelt_flags::DO_ATTACH);
+  se_update_runnable(se);
   update_cfs_group(se);  // a group entity takes its share before it is placed
   if (!curr) {
     saved_lag = se.vlag;  // update_cfs_group() may have rescaled it
@@ -110,9 +111,13 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
     }
   }
 
-  // a task moved by the load balancer (migrate) leaves the queue's sums now;
-  // one woken elsewhere leaves them through remove_entity_load_avg()
-  update_load_avg(cfs_rq, se, pelt_flags::UPDATE_TG | ((flags & dequeue_flags::MIGRATING) ? pelt_flags::DO_DETACH : 0));
+  // a task moved by the load balancer (migrate) leaves the queue's sums now
+  // (task_on_rq_migrating(): the task only, not the group entities its
+  // dequeue takes along); one woken elsewhere leaves them through
+  // remove_entity_load_avg()
+  const bool migrating = entity_is_task(se) && (flags & dequeue_flags::MIGRATING);
+  update_load_avg(cfs_rq, se, pelt_flags::UPDATE_TG | (migrating ? pelt_flags::DO_DETACH : 0));
+  se_update_runnable(se);
   update_entity_lag(cfs_rq, se);
   if (profile.feat(Feature::PLACE_REL_DEADLINE) && !sleep) {
     se.deadline -= se.vruntime;

@@ -45,8 +45,8 @@ MatchedEntities matching_entities(Task& donor, Task& p) {
   return {*se, *pse};
 }
 
-// The PELT stand-in for tg->load_avg: the sum of every CPU's contribution
-// (tg_load_avg_contrib), each its queue's scale_load_down(load.weight).
+// The v7.3 flat runqueue's PELT stand-in for tg->load_avg (docs/model.md):
+// the sum of every CPU's contribution, each its queue's scale_load_down(load.weight).
 s64 tg_load_avg(const TaskGroup& tg) {
   s64 sum = 0;  // each queue's weight is below 2^48, 8 CPUs at most: no overflow
   for (const CfsRq* cfs_rq : tg.cfs_rq) sum += as_s64(scale_load_down(cfs_rq->load.weight));
@@ -62,19 +62,17 @@ s64 tg_runnable_avg(const TaskGroup& tg) {
 }
 
 // calc_group_shares() (v7.1): tg->shares · load / tg_weight, clamped to
-// [MIN_SHARES, tg->shares]. Model stand-in for PELT (docs/model.md): a
-// queue's load average is its scale_load_down(load.weight), which is also its
-// contribution to tg->load_avg, the sum over every CPU; so tg_weight =
-// tg->load_avg - tg_load_avg_contrib + load is the load of the group's queues
-// on the other CPUs plus this one's (on one CPU: load).
+// [MIN_SHARES, tg->shares], where load is the queue's weight or its load
+// average, whichever is larger, and tg_weight is tg->load_avg with this
+// queue's last contribution replaced by load (model/fair_pelt.cpp keeps both
+// sums; on one CPU tg_weight = load, and a queue with load gets tg->shares).
 u64 calc_group_shares(const Rq& rq, const CfsRq& cfs_rq) {
   const TaskGroup& tg = rq.task_groups[static_cast<std::size_t>(cfs_rq.group_id)];
   const s64 tg_shares = as_s64(tg.shares);
-  const s64 load_weight = as_s64(scale_load_down(cfs_rq.load.weight));
-  const s64 load_avg = load_weight;  // stand-in for cfs_rq->avg.load_avg
-  const s64 load = load_weight > load_avg ? load_weight : load_avg;
-  const s64 tg_load_avg_contrib = load_avg;  // cfs_rq->tg_load_avg_contrib
-  const s64 tg_weight = tg_load_avg(tg) - tg_load_avg_contrib + load;
+  const u64 load_weight = scale_load_down(cfs_rq.load.weight);
+  const s64 load = as_s64(load_weight > cfs_rq.avg.load_avg ? load_weight : cfs_rq.avg.load_avg);
+  // tg_weight: long arithmetic on the atomic sum and the unsigned contribution
+  const s64 tg_weight = as_s64(as_u64(tg.load_avg) - cfs_rq.tg_load_avg_contrib + as_u64(load));
   s64 shares = tg_shares * load;  // at most 2^28 · 2^41: no overflow
   if (tg_weight) shares /= tg_weight;
   const s64 min_shares = static_cast<s64>(kMinShares);

@@ -3,13 +3,17 @@
 // the wake-up choice reads (cpu_load(), task_h_load()). The arithmetic itself
 // is model/pelt.*.
 //
-// Tracked while the system has no task group and the runqueue is not the
-// v7.3 flat one: a group entity's averages, their propagation up the
-// hierarchy and tg->load_avg are not modelled, so from the first group on
-// every function here is a no-op (the kernel backend stops the tree's PELT at
-// the same moment; docs/model.md). The PELT clock is clock_task, from a base
-// of about a second (model/pelt.hpp, kPeltClockBase). update_blocked_averages() (load balancing),
-// util_est and NO_HZ's migrate_se_pelt_lag() are not modelled.
+// With task groups: a group entity's averages, their propagation up the
+// hierarchy (propagate_entity_load_avg(), update_tg_cfs_*()), tg->load_avg
+// (update_tg_load_avg()), a group's attach at its creation and a task's
+// detach/attach at a move between groups, and the hierarchical h_load of
+// task_h_load(). Not on the v7.3 flat runqueue (every function here is a
+// no-op there: docs/model.md). The PELT clock is clock_task, from a base of
+// about a second (model/pelt.hpp, kPeltClockBase); sched_clock_cpu(), which
+// rate-limits tg->load_avg, is the scenario's clock from the same base.
+// update_blocked_averages() (load balancing), util_est, NO_HZ's
+// migrate_se_pelt_lag(), the leaf cfs_rq list and bandwidth are not modelled.
+#include <array>
 #include <type_traits>
 
 #include "model/fair.hpp"
@@ -21,9 +25,13 @@ namespace {
 
 u64 se_weight(const SchedEntity& se) { return scale_load_down(se.load.weight); }
 
-// se_runnable(): a delayed entity is not runnable; a queued task is (group
-// entities are not tracked here)
-u64 se_runnable(const SchedEntity& se) { return se.sched_delayed ? 0 : (se.on_rq ? 1 : 0); }
+// se_runnable(): a delayed entity is not runnable; a queued task is; a group
+// entity counts its queue's runnable tasks as se_update_runnable() last saw them
+u64 se_runnable(const SchedEntity& se) {
+  if (se.sched_delayed) return 0;
+  if (entity_is_task(se)) return se.on_rq ? 1 : 0;
+  return se.runnable_weight;
+}
 
 // sub_positive(): subtract, 0 on underflow (up to v6.18)
 template <class T>
@@ -58,6 +66,27 @@ void update_sa(u64& avg, S& sum, u64 delta_avg, u64 delta_sum) {
 
 bool clamp_u32(const CfsRq& cfs_rq) { return cfs_rq.rq->profile().behaviour.pelt_clamp_u32; }
 
+// add_positive() up to v6.18: the delta in its own (64-bit signed) type
+template <class T>
+void add_positive_s64(T& var, s64 val) {
+  const T res = static_cast<T>(var + static_cast<T>(val));
+  var = (val < 0 && res > var) ? 0 : res;
+}
+
+// Add DELTA_AVG and DELTA_SUM to one of the queue's average/sum pairs, as the
+// propagation does: add_positive() on each, then the max_t(u32, ...) floor (up
+// to v6.18), or __update_sa() (v7.0).
+template <class S>
+void add_sa(const CfsRq& cfs_rq, u64& avg, S& sum, s64 delta_avg, s64 delta_sum) {
+  if (clamp_u32(cfs_rq)) {
+    add_positive_s64(avg, delta_avg);
+    add_positive_s64(sum, delta_sum);
+    clamp_sum_u32(sum, avg);
+  } else {
+    update_sa(avg, sum, as_u64(delta_avg), as_u64(delta_sum));
+  }
+}
+
 // Take AVG_PART and SUM_PART out of one of the queue's average/sum pairs, as
 // the version does: sub_positive() on each, then the max_t(u32, ...) floor (up
 // to v6.18), or __update_sa() with the negated parts (v7.0).
@@ -74,7 +103,111 @@ void sub_sa(const CfsRq& cfs_rq, u64& avg, S& sum, u64 avg_part, u64 sum_part) {
 
 }  // namespace
 
-bool pelt_tracked(const Rq& rq) { return !rq.profile().behaviour.flat_runqueue && rq.task_groups.empty(); }
+bool pelt_tracked(const Rq& rq) { return !rq.profile().behaviour.flat_runqueue; }
+
+// sched_clock_cpu(): the scenario's clock, from the PELT clock's base (the
+// kernel backend's is the same)
+u64 sched_clock_cpu(const Rq& rq) { return rq.clock_task + kPeltClockBase; }
+
+void add_tg_cfs_propagate(CfsRq& cfs_rq, s64 runnable_sum) {
+  cfs_rq.propagate = true;
+  cfs_rq.prop_runnable_sum = as_s64(as_u64(cfs_rq.prop_runnable_sum) + as_u64(runnable_sum));
+}
+
+// update_tg_load_avg(): a group's queue passes the change of its load average
+// on to tg->load_avg when it is more than 1/64 of what it last passed on, at
+// most once a millisecond (Behaviour::tg_load_avg_ratelimit). Every CPU is
+// active.
+void update_tg_load_avg(CfsRq& cfs_rq) {
+  if (cfs_rq.group_id < 0) return;  // the root task group's sum is not read
+  const Rq& rq = *cfs_rq.rq;
+  const u64 now = sched_clock_cpu(rq);
+  const bool ratelimit = rq.profile().behaviour.tg_load_avg_ratelimit;
+  if (ratelimit && now - cfs_rq.last_update_tg_load_avg < kNsecPerMsec) return;
+  const s64 delta = as_s64(cfs_rq.avg.load_avg - cfs_rq.tg_load_avg_contrib);
+  const u64 magnitude = delta < 0 ? u64{0} - as_u64(delta) : as_u64(delta);
+  if (magnitude > cfs_rq.tg_load_avg_contrib / 64) {
+    TaskGroup& tg = *cfs_rq.rq->group(cfs_rq.group_id);
+    tg.load_avg = as_s64(as_u64(tg.load_avg) + as_u64(delta));
+    cfs_rq.tg_load_avg_contrib = cfs_rq.avg.load_avg;
+    if (ratelimit) cfs_rq.last_update_tg_load_avg = now;
+  }
+}
+
+namespace {
+
+// update_tg_cfs_util(): the group entity takes its queue's utilization; the
+// parent queue's sums follow.
+void update_tg_cfs_util(CfsRq& cfs_rq, SchedEntity& se, const CfsRq& gcfs_rq) {
+  const s64 delta_avg = as_s64(gcfs_rq.avg.util_avg - se.avg.util_avg);
+  if (!delta_avg) return;
+  const u32 divider = get_pelt_divider(cfs_rq.avg);
+  se.avg.util_avg = gcfs_rq.avg.util_avg;
+  const u32 new_sum = static_cast<u32>(se.avg.util_avg * divider);
+  const s64 delta_sum = s64{new_sum} - s64{se.avg.util_sum};
+  se.avg.util_sum = new_sum;
+  add_sa(cfs_rq, cfs_rq.avg.util_avg, cfs_rq.avg.util_sum, delta_avg, delta_sum);
+}
+
+// update_tg_cfs_runnable(): the same for the runnable average (a u32 new sum)
+void update_tg_cfs_runnable(CfsRq& cfs_rq, SchedEntity& se, const CfsRq& gcfs_rq) {
+  const s64 delta_avg = as_s64(gcfs_rq.avg.runnable_avg - se.avg.runnable_avg);
+  if (!delta_avg) return;
+  const u32 divider = get_pelt_divider(cfs_rq.avg);
+  se.avg.runnable_avg = gcfs_rq.avg.runnable_avg;
+  const u32 new_sum = static_cast<u32>(se.avg.runnable_avg * divider);
+  const s64 delta_sum = s64{new_sum} - as_s64(se.avg.runnable_sum);
+  se.avg.runnable_sum = new_sum;
+  add_sa(cfs_rq, cfs_rq.avg.runnable_avg, cfs_rq.avg.runnable_sum, delta_avg, delta_sum);
+}
+
+// update_tg_cfs_load(): the load sum waiting in the group's queue (attached
+// or detached entities, removed load) changes the group entity's unweighted
+// runnable sum: added and clipped at the divider, or, when taken away,
+// estimated from the queue's load sum per unit of weight; never below its
+// running sum; its load average follows with its weight.
+void update_tg_cfs_load(CfsRq& cfs_rq, SchedEntity& se, CfsRq& gcfs_rq) {
+  s64 runnable_sum = gcfs_rq.prop_runnable_sum;
+  if (!runnable_sum) return;
+  gcfs_rq.prop_runnable_sum = 0;
+  const u32 divider = get_pelt_divider(cfs_rq.avg);
+  u64 load_sum = 0;
+  if (runnable_sum >= 0) {
+    runnable_sum = as_s64(as_u64(runnable_sum) + se.avg.load_sum);
+    if (runnable_sum > s64{divider}) runnable_sum = divider;
+  } else {
+    const u64 weight = scale_load_down(gcfs_rq.load.weight);
+    if (weight) load_sum = gcfs_rq.avg.load_sum / static_cast<u32>(weight);  // div_u64(): a u32 divisor
+    runnable_sum = as_s64(se.avg.load_sum < load_sum ? se.avg.load_sum : load_sum);
+  }
+  const s64 running_sum = s64{se.avg.util_sum >> 10};  // >> SCHED_CAPACITY_SHIFT
+  if (running_sum > runnable_sum) runnable_sum = running_sum;
+  load_sum = se_weight(se) * as_u64(runnable_sum);
+  const u64 load_avg = load_sum / divider;
+  const s64 delta_avg = as_s64(load_avg - se.avg.load_avg);
+  if (!delta_avg) return;
+  const s64 delta_sum = as_s64(load_sum - se_weight(se) * se.avg.load_sum);
+  se.avg.load_sum = as_u64(runnable_sum);
+  se.avg.load_avg = load_avg;
+  add_sa(cfs_rq, cfs_rq.avg.load_avg, cfs_rq.avg.load_sum, delta_avg, delta_sum);
+}
+
+// propagate_entity_load_avg(): a group entity whose queue has something to
+// pass up takes it, and leaves the load part for its own parent
+bool propagate_entity_load_avg(SchedEntity& se) {
+  if (entity_is_task(se)) return false;
+  CfsRq& gcfs_rq = *se.my_q;
+  if (!gcfs_rq.propagate) return false;
+  gcfs_rq.propagate = false;
+  CfsRq& cfs_rq = *se.cfs_rq;
+  add_tg_cfs_propagate(cfs_rq, gcfs_rq.prop_runnable_sum);
+  update_tg_cfs_util(cfs_rq, se, gcfs_rq);
+  update_tg_cfs_runnable(cfs_rq, se, gcfs_rq);
+  update_tg_cfs_load(cfs_rq, se, gcfs_rq);
+  return true;
+}
+
+}  // namespace
 
 u64 cfs_rq_clock_pelt(const CfsRq& cfs_rq) { return cfs_rq.rq->clock_task + kPeltClockBase; }
 
@@ -106,7 +239,8 @@ bool update_cfs_rq_load_avg(u64 now, CfsRq& cfs_rq) {
     sub_sa(cfs_rq, sa.load_avg, sa.load_sum, r.load_avg, r.load_avg * divider);
     sub_sa(cfs_rq, sa.util_avg, sa.util_sum, r.util_avg, r.util_avg * divider);
     sub_sa(cfs_rq, sa.runnable_avg, sa.runnable_sum, r.runnable_avg, r.runnable_avg * divider);
-    // add_tg_cfs_propagate(): read by a group entity only (none is tracked)
+    // the unweighted runnable average stands for the removed load sum
+    add_tg_cfs_propagate(cfs_rq, -as_s64(r.runnable_avg * divider) >> 10);
     decayed = true;
   }
   decayed |= update_load_avg_cfs_rq(now, sa, scale_load_down(cfs_rq.load.weight), cfs_rq.h_nr_runnable,
@@ -131,6 +265,7 @@ void attach_entity_load_avg(CfsRq& cfs_rq, SchedEntity& se) {
   cfs_rq.avg.util_sum += a.util_sum;
   cfs_rq.avg.runnable_avg += a.runnable_avg;
   cfs_rq.avg.runnable_sum += a.runnable_sum;
+  add_tg_cfs_propagate(cfs_rq, as_s64(a.load_sum));
 }
 
 void detach_entity_load_avg(CfsRq& cfs_rq, SchedEntity& se) {
@@ -138,6 +273,7 @@ void detach_entity_load_avg(CfsRq& cfs_rq, SchedEntity& se) {
   SchedAvg& sa = cfs_rq.avg;
   sub_sa(cfs_rq, sa.util_avg, sa.util_sum, se.avg.util_avg, se.avg.util_sum);
   sub_sa(cfs_rq, sa.runnable_avg, sa.runnable_sum, se.avg.runnable_avg, se.avg.runnable_sum);
+  add_tg_cfs_propagate(cfs_rq, as_s64(u64{0} - se.avg.load_sum));
 }
 
 void update_load_avg(CfsRq& cfs_rq, SchedEntity& se, int flags) {
@@ -146,11 +282,47 @@ void update_load_avg(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   // util_est stays 0 (not modelled), so cfs_se_util_change() has nothing to clear
   if (se.avg.last_update_time && !(flags & pelt_flags::SKIP_AGE_LOAD))
     update_load_avg_se(now, se.avg, se_weight(se), se.on_rq, se_runnable(se), cfs_rq.curr == &se, false);
-  update_cfs_rq_load_avg(now, cfs_rq);  // decayed: tg->load_avg and cpufreq, neither tracked
-  if (!se.avg.last_update_time && (flags & pelt_flags::DO_ATTACH))
+  bool decayed = update_cfs_rq_load_avg(now, cfs_rq);
+  decayed |= propagate_entity_load_avg(se);
+  if (!se.avg.last_update_time && (flags & pelt_flags::DO_ATTACH)) {
     attach_entity_load_avg(cfs_rq, se);
-  else if (flags & pelt_flags::DO_DETACH)
+    update_tg_load_avg(cfs_rq);
+  } else if (flags & pelt_flags::DO_DETACH) {
     detach_entity_load_avg(cfs_rq, se);
+    update_tg_load_avg(cfs_rq);
+  } else if (decayed && (flags & pelt_flags::UPDATE_TG)) {
+    update_tg_load_avg(cfs_rq);  // (and cpufreq's hook, not modelled)
+  }
+}
+
+void se_update_runnable(SchedEntity& se) {
+  if (!entity_is_task(se)) se.runnable_weight = se.my_q->h_nr_runnable;
+}
+
+// propagate_entity_cfs_rq(): every level above SE takes what changed below
+void propagate_entity_cfs_rq(SchedEntity& se) {
+  for (SchedEntity* p = se.parent; p; p = p->parent) update_load_avg(*p->cfs_rq, *p, pelt_flags::UPDATE_TG);
+}
+
+// detach_entity_cfs_rq(): an attached entity leaves its queue's sums (synced
+// first), and the hierarchy above learns of it
+void detach_entity_cfs_rq(SchedEntity& se) {
+  CfsRq& cfs_rq = *se.cfs_rq;
+  if (!pelt_tracked(*cfs_rq.rq) || !se.avg.last_update_time) return;
+  update_load_avg(cfs_rq, se, 0);
+  detach_entity_load_avg(cfs_rq, se);
+  update_tg_load_avg(cfs_rq);
+  propagate_entity_cfs_rq(se);
+}
+
+// attach_entity_cfs_rq() with ATTACH_AGE_LOAD (the default, not a model feature)
+void attach_entity_cfs_rq(SchedEntity& se) {
+  CfsRq& cfs_rq = *se.cfs_rq;
+  if (!pelt_tracked(*cfs_rq.rq)) return;
+  update_load_avg(cfs_rq, se, 0);
+  attach_entity_load_avg(cfs_rq, se);
+  update_tg_load_avg(cfs_rq);
+  propagate_entity_cfs_rq(se);
 }
 
 // remove_entity_load_avg(): a task leaving its queue without a dequeue there
@@ -203,15 +375,59 @@ void reweight_load_avg(SchedEntity& se) {
 
 u64 cpu_load(const Rq& rq) { return rq.cfs.avg.load_avg; }
 
-HLoad task_h_load(u64 load_avg, const CfsRq& cfs_rq, u64 jiffies) {
-  // update_cfs_rq_h_load() of the root queue: refreshed once a jiffy
-  HLoad h{cfs_rq.h_load, cfs_rq.last_h_load_update, 0};
-  if (h.last_update != jiffies) {
-    h.h_load = cfs_rq.avg.load_avg;
-    h.last_update = jiffies;
+void HLoadWrites::apply() const {
+  for (unsigned i = 0; i < n; ++i) {
+    writes[i].cfs_rq->h_load = writes[i].h_load;
+    writes[i].cfs_rq->last_h_load_update = writes[i].last_update;
   }
-  h.load = (load_avg * h.h_load) / (cfs_rq.avg.load_avg + 1);
-  return h;
+}
+
+HLoadWrites::Write HLoadWrites::read(const CfsRq& cfs_rq) const {
+  for (unsigned i = n; i-- > 0;)
+    if (writes[i].cfs_rq == &cfs_rq) return writes[i];
+  return {const_cast<CfsRq*>(&cfs_rq), cfs_rq.h_load, cfs_rq.last_h_load_update};
+}
+
+void HLoadWrites::write(const CfsRq& cfs_rq, u64 h_load, u64 last_update) {
+  for (unsigned i = 0; i < n; ++i)
+    if (writes[i].cfs_rq == &cfs_rq) {
+      writes[i].h_load = h_load;
+      writes[i].last_update = last_update;
+      return;
+    }
+  writes[n++] = {const_cast<CfsRq*>(&cfs_rq), h_load, last_update};
+}
+
+namespace {
+
+// update_cfs_rq_h_load(): refreshed once a jiffy, top down: from the highest
+// queue on the path that is already current (or the root, which takes its
+// load average), each group's queue gets its parent's h_load times its
+// entity's share of the parent's load average
+void update_cfs_rq_h_load(const CfsRq& cfs_rq, u64 jiffies, HLoadWrites& w) {
+  if (w.read(cfs_rq).last_update == jiffies) return;
+  std::array<const SchedEntity*, kMaxGroups + 1> path{};  // the group entities from CFS_RQ's up
+  unsigned depth = 0;
+  const CfsRq* top = &cfs_rq;
+  const SchedEntity* se = cfs_rq.group_id < 0 ? nullptr : &cfs_rq.rq->groups[static_cast<std::size_t>(cfs_rq.group_id)].se;
+  for (; se; se = se->parent) {
+    path[depth++] = se;
+    top = se->cfs_rq;
+    if (w.read(*top).last_update == jiffies) break;
+  }
+  if (!se) w.write(*top, top->avg.load_avg, jiffies);
+  for (unsigned i = depth; i-- > 0;) {
+    const SchedEntity& ge = *path[i];
+    const u64 load = (w.read(*ge.cfs_rq).h_load * ge.avg.load_avg) / (ge.cfs_rq->avg.load_avg + 1);
+    w.write(*ge.my_q, load, jiffies);
+  }
+}
+
+}  // namespace
+
+u64 task_h_load(u64 load_avg, const CfsRq& cfs_rq, u64 jiffies, HLoadWrites& w) {
+  update_cfs_rq_h_load(cfs_rq, jiffies, w);
+  return (load_avg * w.read(cfs_rq).h_load) / (cfs_rq.avg.load_avg + 1);
 }
 
 }  // namespace eevdf

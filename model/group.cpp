@@ -30,7 +30,10 @@ void Rq::init_tg_cfs_entry(TaskGroup& tg, int id) {
 }
 
 // sched_create_group() + alloc_fair_sched_group() (v7.1): the shared part,
-// then init_tg_cfs_entry() on every possible CPU; then a cpu.shares write.
+// then init_tg_cfs_entry() on every possible CPU (the entity's averages start
+// at 0); sched_online_group() → online_fair_sched_group(): on every possible
+// CPU the group entity is attached to its parent queue's sums
+// (attach_entity_cfs_rq()); then a cpu.shares write.
 int Rq::create_group(std::string_view name, int parent, u64 shares) {
   for (const Rq* r : possible_cpus_)
     if (r->oops) return -1;
@@ -45,19 +48,24 @@ int Rq::create_group(std::string_view name, int parent, u64 shares) {
   tg.parent = parent;
   tg.shares = kNice0Load;  // alloc_fair_sched_group()
   for (Rq* r : possible_cpus_) r->init_tg_cfs_entry(tg, id);
+  for (SchedEntity* se : tg.se) attach_entity_cfs_rq(*se);
   sched_group_set_shares(tg, scale_load(shares));
   return id;
 }
 
 // __sched_group_set_shares() (v7.1): clamp, store, then on every possible
-// CPU update_cfs_group() on every level above the group's entity there.
+// CPU, on every level from the group's entity there up, update_load_avg() and
+// update_cfs_group().
 void Rq::sched_group_set_shares(TaskGroup& tg, u64 shares) {
   if (shares < scale_load(kMinShares)) shares = scale_load(kMinShares);
   if (shares > scale_load(kMaxShares)) shares = scale_load(kMaxShares);
   if (tg.shares == shares) return;
   tg.shares = shares;
   for (SchedEntity* cpu_se : tg.se)
-    for (SchedEntity* se = cpu_se; se; se = se->parent) update_cfs_group(*se);
+    for (SchedEntity* se = cpu_se; se; se = se->parent) {
+      update_load_avg(*se->cfs_rq, *se, pelt_flags::UPDATE_TG);
+      update_cfs_group(*se);
+    }
 }
 
 // sched_group_set_shares() (v7.1): -EINVAL for an idle group.
@@ -108,8 +116,9 @@ Refusal Rq::set_group_idle(int id, bool idle) {
 // possible CPU, CPU 0 first, a group entity still queued as sched_delayed (its
 // last task left while it was ineligible) is dequeued under that CPU's rq lock,
 // dequeue_entities(DEQUEUE_SLEEP | DEQUEUE_DELAYED), which also takes the
-// levels above with it when their queues empty. The rest (PELT's
-// remove_entity_load_avg(), the leaf cfs_rq list, bandwidth) is not modelled.
+// levels above with it when their queues empty; then the entity's averages
+// are left for its parent queue to take out (remove_entity_load_avg()). The
+// rest (the leaf cfs_rq list, bandwidth) is not modelled.
 // v6.6 has no delayed dequeue (152e11f6df29 came in v6.12): nothing is queued
 // there. The v7.3 single runqueue never queues a group entity in a tree, so
 // none is delayed. The RCU grace periods between the steps are not modelled:
@@ -126,9 +135,11 @@ Refusal Rq::destroy_group(int id) {
   tg->destroyed = true;  // sched_release_group(): off the task group list
   for (std::size_t c = 0; c < tg->se.size(); ++c) {
     SchedEntity& se = *tg->se[c];
-    if (!se.sched_delayed || profile_.behaviour.flat_runqueue) continue;
-    Rq& rq = *tg->cfs_rq[c]->rq;  // cpu_rq(cpu); update_rq_clock(): the model's clock is already current
-    dequeue_entities(rq, se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
+    if (se.sched_delayed && !profile_.behaviour.flat_runqueue) {
+      Rq& rq = *tg->cfs_rq[c]->rq;  // cpu_rq(cpu); update_rq_clock(): the model's clock is already current
+      dequeue_entities(rq, se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
+    }
+    remove_entity_load_avg(se);  // its averages leave the parent queue at that queue's next update
   }
   return Refusal::none;
 }

@@ -220,6 +220,7 @@ Profile v6_6() {
   b.custom_slices = false;                   // 857b158dc5e8 came in v6.12
   b.idle_weight_reweights = false;           // d32960528702 came in v6.11 (and 6.6.y)
   b.group_slice_from_queue = false;          // aef6987d8954 came in v6.12
+  b.tg_load_avg_ratelimit = false;           // 1528c661c24b came in v6.7
   return p;
 }
 

@@ -273,6 +273,10 @@ struct Behaviour {
   // enqueue adds without clamping (6.12.118, 6.18.0). 7.0.0 does both through
   // __update_sa() in the sum's own width, with the delta signed. True up to v6.18.
   bool pelt_clamp_u32 = false;
+  // update_tg_load_avg() passes a queue's change on to tg->load_avg at most once
+  // a millisecond of sched_clock_cpu() (1528c661c24b, v6.7); v6.6 does at every
+  // call that passes the 1/64 dead band.
+  bool tg_load_avg_ratelimit = true;
   bool operator==(const Behaviour&) const = default;
 
   // What `pick` says:

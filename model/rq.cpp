@@ -47,8 +47,8 @@ const char* refusal_text(Refusal r) {
     case Refusal::group_has_children:
       return "the group has a child group (cgroup rmdir: -EBUSY; remove the child first)";
     case Refusal::wake_affine_weight:
-      return "the wake-up CPU choice reaches wake_affine_weight(), which compares PELT loads the model does not "
-             "keep: name the CPU (cpu=N), or turn WA_WEIGHT off (features NO_WA_WEIGHT)";
+      return "the wake-up CPU choice reaches wake_affine_weight(), which compares PELT loads the model does not keep on "
+             "the v7.3 flat runqueue: name the CPU (cpu=N), or turn WA_WEIGHT off (features NO_WA_WEIGHT)";
     case Refusal::sis_util_scan:
       return "the wake-up CPU choice depends on select_idle_cpu()'s SIS_UTIL budget (nr_idle_scan, which the load "
              "balancer computes from PELT utilization the model does not keep): name the CPU (cpu=N), or turn "
@@ -504,8 +504,14 @@ Refusal Rq::move_task(int id, int group) {
   const bool running = curr >= 0 && &tasks[static_cast<std::size_t>(curr)] == p;
   const bool queued = p->on_rq;
   sched_change(*p, dequeue_flags::SAVE | dequeue_flags::MOVE | dequeue_flags::NOCLOCK, [&] {
-    p->group = group;  // sched_change_group()
+    // sched_change_group() → task_change_group_fair(): the task's averages leave
+    // the old group's queue and join the new one's (a TASK_NEW task has none yet)
+    const bool task_new = p->state == TaskState::new_;
+    if (!task_new) detach_entity_cfs_rq(p->se);
+    p->group = group;
+    if (!task_new) p->se.avg.last_update_time = 0;
     set_task_rq(*p);
+    if (!task_new) attach_entity_cfs_rq(p->se);
   });
   if (running)
     resched_curr();

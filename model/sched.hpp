@@ -70,8 +70,10 @@ struct SchedEntity {
   int task_id = -1;   // index of the owning task; -1 for a group entity
   int group_id = -1;  // index of the owning task group for a group entity; -1 for a task
 
-  // PELT (model/fair_pelt.cpp): tracked while the system has no task group
+  // PELT (model/fair_pelt.cpp); a group entity's runnable count,
+  // se->runnable_weight = my_q->h_nr_runnable as se_update_runnable() last set it
   SchedAvg avg;
+  u64 runnable_weight = 0;
 };
 
 // RB_DECLARE_CALLBACKS(min_vruntime_cb, ...) with RBCOMPUTE =
@@ -131,6 +133,13 @@ struct CfsRq {
   } removed;
   u64 h_load = 0;
   u64 last_h_load_update = 0;  // jiffies
+  // A group's queue: what it last added to tg->load_avg and when (the
+  // scenario's clock on sched_clock_cpu()'s base), and the load sum waiting to
+  // be propagated to its group entity (add_tg_cfs_propagate())
+  u64 tg_load_avg_contrib = 0;
+  u64 last_update_tg_load_avg = 0;
+  bool propagate = false;
+  s64 prop_runnable_sum = 0;
 };
 
 // struct task_group: the configuration every CPU shares (tg->shares,
@@ -144,6 +153,7 @@ struct TaskGroup {
   // group may join it; its slot, entity and queue stay (dequeued, empty) so ids keep.
   bool destroyed = false;
   int parent = -1;          // parent group, -1 = the root task group
+  s64 load_avg = 0;         // tg->load_avg: Σ of its queues' tg_load_avg_contrib (update_tg_load_avg())
   std::vector<SchedEntity*> se;  // tg->se[cpu], one a CPU
   std::vector<CfsRq*> cfs_rq;    // tg->cfs_rq[cpu], one a CPU
 };

@@ -230,10 +230,9 @@ struct Choice {
   bool wide = false;  // wake_wide(): want_affine false
   bool weighed = false;  // wake_affine_weight() answered (or had no answer)
   int cpu = -1;
-  // task_h_load()'s cache of each root queue it read (the waker's, on a sync
-  // wake-up, and the wakee's): (CPU, cache), h_load_count of them
-  std::array<std::pair<int, HLoad>, 2> h_loads;
-  unsigned h_load_count = 0;
+  // task_h_load()'s caches of the queues it walked (the waker's, on a sync
+  // wake-up, and the wakee's)
+  HLoadWrites h_loads;
 };
 
 // wake_affine_weight() (6.12.118 = 6.18.0 = 7.0.0): the waking CPU if its load
@@ -242,7 +241,8 @@ struct Choice {
 // imbalance_pct; else no answer. Every CPU has capacity 1024; the domain is
 // the one LLC domain of the backend's topology, imbalance_pct 117 (an SMT
 // sibling's own domain, 110 in the kernel, is not modelled). The loads are the
-// root queues' PELT averages as last updated (model/fair_pelt.cpp).
+// root queues' PELT averages as last updated and the tasks' hierarchical loads
+// (model/fair_pelt.cpp).
 int wake_affine_weight(const System& sys, const Task& p, int this_cpu, int prev_cpu, bool sync, u64 jiffies,
                        Choice& c) {
   const Rq& this_rq = sys.rq(static_cast<unsigned>(this_cpu));
@@ -254,17 +254,18 @@ int wake_affine_weight(const System& sys, const Task& p, int this_cpu, int prev_
   if (sync) {
     // task_h_load(current): the running task, or the idle task (load average 0)
     const int waker = this_rq.running();
-    const HLoad h = task_h_load(waker >= 0 ? this_rq.task(waker)->se.avg.load_avg : 0, this_rq.cfs, jiffies);
-    c.h_loads[c.h_load_count++] = {this_cpu, h};
-    if (h.load > this_eff_load) return this_cpu;
-    this_eff_load -= h.load;
+    // (the idle task's queue is the root one, its load average 0)
+    const u64 h = waker >= 0 ? task_h_load(this_rq.task(waker)->se.avg.load_avg, *this_rq.task(waker)->se.cfs_rq,
+                                           jiffies, c.h_loads)
+                             : task_h_load(0, this_rq.cfs, jiffies, c.h_loads);
+    if (h > this_eff_load) return this_cpu;
+    this_eff_load -= h;
   }
-  const HLoad t = task_h_load(p.se.avg.load_avg, *p.se.cfs_rq, jiffies);
-  c.h_loads[c.h_load_count++] = {prev_cpu, t};
-  this_eff_load += t.load;
+  const u64 t = task_h_load(p.se.avg.load_avg, *p.se.cfs_rq, jiffies, c.h_loads);
+  this_eff_load += t;
   if (profile.feat(Feature::WA_BIAS)) this_eff_load *= 100;
   this_eff_load *= capacity;
-  u64 prev_eff_load = cpu_load(prev_rq) - t.load;
+  u64 prev_eff_load = cpu_load(prev_rq) - t;
   if (profile.feat(Feature::WA_BIAS)) prev_eff_load *= 100 + (imbalance_pct - 100) / 2;
   prev_eff_load *= capacity;
   if (sync) prev_eff_load += 1;
@@ -291,7 +292,7 @@ Choice choose(const System& sys, int id, int from, bool sync) {
     int target = kNoCpu;
     if (profile.feat(Feature::WA_IDLE)) target = wake_affine_idle(sys, cpu, prev_cpu, sync);
     if (profile.feat(Feature::WA_WEIGHT) && target == kNoCpu) {
-      // the loads are PELT averages, tracked only without task groups
+      // the loads are PELT averages, not tracked on the v7.3 flat runqueue
       if (!pelt_tracked(this_rq)) {
         c.refusal = Refusal::wake_affine_weight;
         return c;
@@ -324,12 +325,7 @@ Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& 
   (waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee) = c.current;
   this_rq.task(id)->recent_used_cpu = c.recent;
   sys.llc_shared().has_idle_cores = c.has_idle_cores;
-  for (unsigned i = 0; i < c.h_load_count; ++i) {
-    const auto& [cpu, h] = c.h_loads[i];
-    CfsRq& root = sys.rq(static_cast<unsigned>(cpu)).cfs;
-    root.h_load = h.h_load;
-    root.last_h_load_update = h.last_update;
-  }
+  c.h_loads.apply();
   chosen = c.cpu;
   return Refusal::none;
 }

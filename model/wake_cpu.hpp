@@ -2,7 +2,7 @@
 // makes; issue 26): the counters each test reads, exactly as the profile's
 // kernel reads them, and the choice itself for a wake-up (WF_TTWU) as far as
 // those counters decide it, with wake_affine_weight() (WA_WEIGHT) on the PELT
-// loads of model/fair_pelt.cpp while the system has no task group (with one
+// loads of model/fair_pelt.cpp (on the v7.3 flat runqueue, which keeps none,
 // a choice that reaches it is refused, as is one that SIS_UTIL's scan budget
 // decides). Not modelled: fork and exec balancing (the slow path), energy-aware
 // placement, clusters, core scheduling. SMT siblings are modelled when the

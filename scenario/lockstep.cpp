@@ -85,7 +85,10 @@ struct Cmp {
     num(where, "avg.util_avg", a.util_avg, b.util_avg);
   }
   void entity(const Where& where, const SchedEntity& a, const SchedEntity& b) {
-    if (pelt) avg(where, a.avg, b.avg);
+    if (pelt) {
+      avg(where, a.avg, b.avg);
+      if (a.my_q) num(where, "runnable_weight", a.runnable_weight, b.runnable_weight);
+    }
     num(where, "vruntime", a.vruntime, b.vruntime);
     num(where, "deadline", a.deadline, b.deadline);
     num(where, "vlag", a.vlag, b.vlag);
@@ -140,6 +143,12 @@ struct Cmp {
       num(where, "removed.runnable_avg", a.removed.runnable_avg, b.removed.runnable_avg);
       num(where, "h_load", a.h_load, b.h_load);
       num(where, "last_h_load_update", a.last_h_load_update, b.last_h_load_update);
+      if (a.group_id >= 0) {
+        num(where, "tg_load_avg_contrib", a.tg_load_avg_contrib, b.tg_load_avg_contrib);
+        num(where, "last_update_tg_load_avg", a.last_update_tg_load_avg, b.last_update_tg_load_avg);
+        num(where, "propagate", a.propagate, b.propagate);
+        num(where, "prop_runnable_sum", a.prop_runnable_sum, b.prop_runnable_sum);
+      }
     }
   }
 };
@@ -197,6 +206,9 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
   const bool pelt = model.pelt_kept() && kernel.pelt_kept();
   {
     Cmp c{m0, k0, std::nullopt, pelt};
+    for (std::size_t g = 0; pelt && g < m0.task_groups.size() && !c.d; ++g)
+      c.num(Cmp::Where{"group", m0.task_groups[g].name}, "tg->load_avg", m0.task_groups[g].load_avg,
+            k0.task_groups[g].load_avg);
     for (std::size_t i = 0; i < m0.tasks.size() && !c.d; ++i) {
       const Task& a = m0.tasks[i];
       const Task& b = k0.tasks[i];

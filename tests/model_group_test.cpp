@@ -333,13 +333,15 @@ namespace eevdf {
 namespace {
 
 // update_cfs_group() before 66951e4860d3 (v6.12.0, v6.6) takes the share of an
-// emptied group too: tg_shares * 0 = 0, clamped to MIN_SHARES = 2 (unscaled),
-// while DELAY_DEQUEUE keeps its entity queued; reweight_eevdf() then rescales
-// its lag by 2^19 while avg_vruntime() counts it at scale_load_down(2) = 2, and
-// V jumps (I-RW). v6.18 keeps the empty group's weight.
+// emptied group too: tg_shares * max(0, avg.load_avg), here 0 (T0's renice
+// before its first wake-up recomputed its load average from a load sum of 0),
+// clamped to MIN_SHARES = 2 (unscaled), while DELAY_DEQUEUE keeps its entity
+// queued; reweight_eevdf() then rescales its lag by 2^19 while avg_vruntime()
+// counts it at scale_load_down(2) = 2, and V jumps (I-RW). v6.18 keeps the
+// empty group's weight.
 scn::ExecResult run_emptied_delayed_group(const std::string& profile, u64 expected_weight) {
   const std::string text = "profile " + profile +
-                           "\ntask T0\ngroup G0\nmove T0 G0\ntask T4 nice=9\nwake T0\nwake T4\ntick\nmove T0 root\n"
+                           "\ntask T0\ngroup G0\nnice T0 -20\nmove T0 G0\ntask T1 policy=idle\nwake T0\nwake T1\ntick\nsleep T0\n"
                            "expect field G0.weight == " + std::to_string(expected_weight) + "\n";
   const auto parsed = scn::parse_scenario(text, "t.scn");
   const auto* s = std::get_if<scn::Scenario>(&parsed);

@@ -82,12 +82,17 @@ TEST(SmpGroup, GroupExistsOnEveryCpu) {
   EXPECT_EQ(m.sys.rq(2).find_group("c"), child);
 }
 
-// tg->load_avg is the sum over CPUs: A alone on CPU 0 and B, C on CPU 1 split
-// cpu.shares 1024 as 1024 : 2048 once every CPU's entity has been updated.
-//   wake A (CPU 0): load 1024 of 1024          -> 1048576
-//   wake B (CPU 1): 1048576 · 1024 / 2048      ->  524288
-//   wake C (CPU 1): 1048576 · 2048 / 3072      ->  699050 (CPU 0 keeps 1048576)
-//   tick (CPU 0's entity_tick): 1048576 · 1024 / 3072 -> 349525
+// tg->load_avg is the sum over CPUs of each queue's last contribution
+// (update_tg_load_avg(): at most once a millisecond): A alone on CPU 0 and B,
+// C on CPU 1 split cpu.shares 1024 as 1024 : 2048 once both contributions are
+// current. A new task's load average starts at its weight (1024).
+//   wake A (CPU 0): tg->load_avg 1024; 1048576 · 1024 / 1024  -> 1048576
+//   wake B (CPU 1): tg->load_avg 2048; 1048576 · 1024 / 2048  ->  524288
+//   wake C (CPU 1): CPU 1's contribution waits (same millisecond), 1024:
+//                   tg_weight 2048 - 1024 + 2048; 1048576 · 2048 / 3072 -> 699050
+//   tick (1 ms, CPU 0's entity_tick): CPU 1 still contributes 1024;
+//                   1048576 · 1024 / 2048 -> 524288
+//   20 ms later CPU 1 contributes 2048: 1048576 · 1024 / 3072  ->  349525
 TEST(SmpGroup, SharesSplitByEachCpusLoad) {
   expect_ok(run_text(
       "runqueues 2\n"
@@ -103,15 +108,18 @@ TEST(SmpGroup, SharesSplitByEachCpusLoad) {
       "expect field g.weight == 699050 cpu=1\n"
       "expect field g.weight == 1048576 cpu=0\n"  // not updated before its CPU's next update_cfs_group()
       "tick\n"
-      "expect field g.weight == 349525 cpu=0\n"
+      "expect field g.weight == 524288 cpu=0\n"
       "expect field g.weight == 699050 cpu=1\n"
       "run 20ms\n"
-      "expect field g.weight == 349525\n"
+      "expect field g.weight == 349525 cpu=0\n"
+      "expect field g.weight == 699050 cpu=1\n"
       "expect no-violation\n"));
 }
 
-// The same split read from the model: calc_group_shares() of each CPU's queue.
-TEST(SmpGroup, CalcGroupSharesSumsEveryCpu) {
+// calc_group_shares() by its formula: tg->shares · load / tg_weight, load =
+// max(scale_load_down(weight), avg.load_avg), tg_weight = tg->load_avg -
+// tg_load_avg_contrib + load, clamped to [MIN_SHARES, tg->shares].
+TEST(SmpGroup, CalcGroupSharesFollowsTheLoadAverages) {
   Machine m(2);
   const int g = m.sys.create_group("g", -1, 1024);
   const int a = m.task("A", g);
@@ -120,14 +128,20 @@ TEST(SmpGroup, CalcGroupSharesSumsEveryCpu) {
   m.step(inv::OpClass::placement, [&] { m.sys.wake(a, false, 0); });
   m.step(inv::OpClass::placement, [&] { m.sys.wake(b, false, 1); });
   m.step(inv::OpClass::placement, [&] { m.sys.wake(c, false, 1); });
-  EXPECT_EQ(tg_load_avg(m.sys.task_groups[0]), 3072);
-  EXPECT_EQ(calc_group_shares(m.sys.rq(0), m.group_on(0, g).cfs_rq), 349525u);
-  EXPECT_EQ(calc_group_shares(m.sys.rq(1), m.group_on(1, g).cfs_rq), 699050u);
-  // the entity weights follow at each CPU's next update_cfs_group()
-  m.step(inv::OpClass::running, [&] { m.sys.run(3'000'000); });
-  EXPECT_EQ(m.group_on(0, g).se.load.weight, 349525u);
-  EXPECT_EQ(m.group_on(1, g).se.load.weight, 699050u);
-  m.expect_clean();
+  TaskGroup& tg = m.sys.task_groups[0];
+  CfsRq& q0 = m.sys.rq(0).groups[static_cast<std::size_t>(g)].cfs_rq;
+  CfsRq& q1 = m.sys.rq(1).groups[static_cast<std::size_t>(g)].cfs_rq;
+  ASSERT_EQ(scale_load_down(q0.load.weight), 1024u);
+  ASSERT_EQ(scale_load_down(q1.load.weight), 2048u);
+  tg.load_avg = 3072;
+  q0.tg_load_avg_contrib = 1024;
+  q0.avg.load_avg = 512;  // below the weight: load 1024
+  EXPECT_EQ(calc_group_shares(m.sys.rq(0), q0), 349525u);  // 1048576 · 1024 / 3072
+  q1.tg_load_avg_contrib = 2048;
+  q1.avg.load_avg = 2100;  // above: load 2100, tg_weight 3072 - 2048 + 2100
+  EXPECT_EQ(calc_group_shares(m.sys.rq(1), q1), 704868u);  // 1048576 · 2100 / 3124
+  tg.load_avg = 1u << 30;  // a huge group elsewhere: the floor
+  EXPECT_EQ(calc_group_shares(m.sys.rq(0), q0), kMinShares);
 }
 
 // A grouped task migrated by the load balancer leaves its group's entity on
@@ -173,8 +187,14 @@ TEST(SmpGroup, MigrationMovesTheTaskBetweenTheGroupsHierarchies) {
   EXPECT_EQ(m.sys.rq(1).cfs.nr_queued, 1u);
   EXPECT_EQ(m.sys.rq(1).cfs.h_nr_queued, 2u);
   EXPECT_EQ(m.sys.rq(1).nr_running, 2u);
-  // update_cfs_group() on the destination saw the whole group on CPU 1
-  EXPECT_EQ(dst.se.load.weight, scale_load(1024));
+  // A's load average left CPU 0's group queue (DO_DETACH) and joined CPU 1's
+  EXPECT_EQ(ta.se.avg.last_update_time, dst.cfs_rq.avg.last_update_time);
+  EXPECT_LT(src.cfs_rq.avg.load_avg, 1024u);
+  // but tg->load_avg still holds CPU 0's contribution of A (the
+  // millisecond of update_tg_load_avg() has not passed): tg_weight
+  // 2048 - 1024 + 2048, 1048576 · 2048 / 3072
+  EXPECT_EQ(src.cfs_rq.tg_load_avg_contrib, 1024u);
+  EXPECT_EQ(dst.se.load.weight, 699050u);
   m.step(inv::OpClass::running, [&] { m.sys.run(10'000'000); });
   m.expect_clean();
 }

@@ -71,13 +71,22 @@ TEST(WakeCpuChoice, WaWeightPullsToTheLighterWakingCpu) {
                         "wake B from=1\nexpect field B.cpu == 1\n"));
 }
 
-// PELT is tracked only while the system has no task group (a group entity's
-// averages are not modelled): from the first group on, a choice that reaches
-// WA_WEIGHT is refused, with the reason.
-TEST(WakeCpuChoice, WaWeightDecisionIsRefusedWithTaskGroups) {
-  const scn::ExecResult r = run("", "group G\n" + kBothBusy + "wake B from=1\n");
-  EXPECT_NE(r.error.find("cannot wake B: the wake-up CPU choice reaches wake_affine_weight()"), std::string::npos)
-      << r.error;
+// A group changes what WA_WEIGHT weighs: CPU 0 runs A and holds D, E and the
+// sleeping B; CPU 1 runs C, then F joins it. Without a group, CPU 1 with B,
+// (2048 + 1024) x 100, is below CPU 0 without B, (4096 - 1024) x 108: B is
+// pulled. With D, E and B in a group G (cpu.shares 1024), CPU 0's load is A
+// and G's entity, about 2048, and task_h_load(B) is B's third of G's,
+// about 1024 · 1023 / 3073 = 341 (update_cfs_rq_h_load(): root h_load 2048,
+// G's 2048 · 1024 / 2049): (2048 + 341) x 100 is above (2048 - 341) x 108,
+// and B stays on CPU 0.
+const std::string kCpu1Pair = "task F\nwake F cpu=1\n";
+TEST(WakeCpuChoice, WaWeightPullsFromTheUngroupedHeavierCpu) {
+  expect_ok(run("", "task D\ntask E\nwake D cpu=0\nwake E cpu=0\n" + kBothBusy + kCpu1Pair +
+                        "wake B from=1\nexpect field B.cpu == 1\n"));
+}
+TEST(WakeCpuChoice, WaWeightReadsTheWakeesShareOfItsGroup) {
+  expect_ok(run("", "group G\ntask D group=G\ntask E group=G\nmove B G\nwake D cpu=0\nwake E cpu=0\n" + kBothBusy +
+                        kCpu1Pair + "wake B from=1\nexpect field B.cpu == 0\n"));
 }
 
 // With SIS_UTIL and no idle CPU to find, every budget gives the same answer:
