@@ -284,7 +284,7 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "a target is the fair tasks that can run there. Catches aa3ee4f0b754 (v6.16, 6.12.y: the sync clause\n"
      "counted delayed tasks, v6.12) and the RFC's rejected rq->nr_running form. Every profile with DELAY_DEQUEUE breaks the sched_idle_rq()\n"
      "clause (a delayed normal task beside a running SCHED_IDLE one: docs/findings.md, F9). Not\n"
-     "checked: WA_WEIGHT's loads (PELT is not modelled), the per-CPU-kthread stacking test (no\n"
+     "checked: WA_WEIGHT's loads (PELT averages, not counts), the per-CPU-kthread stacking test (no\n"
      "kthreads), rq->ttwu_pending. Exact."},
     {"I-PLACE",
      "placement keeps the saved lag: once placed, an entity's lag V - v is its saved vlag",
@@ -305,8 +305,8 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "reweighted, removed) keeps sum >= avg x PELT_MIN_DIVIDER, the bound fair.c restores after each\n"
      "subtraction. Below it, the next period's average falls to what the sum holds: the CPU's load\n"
      "(cpu_load(), read by WA_WEIGHT and the load balancer) drops at once. Checked after every\n"
-     "operation on every root queue, for the load, runnable and utilization sums, while PELT is\n"
-     "tracked (no task group, not the v7.3 flat runqueue: model/fair_pelt.cpp). Catches the\n"
+     "operation on every queue (each CPU's root queue and each group's), for the load, runnable and\n"
+     "utilization sums, while PELT is tracked (not the v7.3 flat runqueue: model/fair_pelt.cpp). Catches the\n"
      "max_t(u32, ...) clamps of 6.12.118 and 6.18.0, which store a 64-bit sum cut to 32 bits: a\n"
      "reweight, detach or removal on a queue whose load average passes about 90 000 (two nice -20\n"
      "tasks) drops its load by a third (docs/findings.md, F10; 7.0.0 clamps in the sum's width).\n"

@@ -10,8 +10,8 @@
 // minimum possible divider"). A sum below it means the next period's average
 // falls to what the sum holds: the queue's load (cpu_load(), what WA_WEIGHT
 // and the load balancer read) drops at once, whatever its tasks do.
-// Checked on the root queue while PELT is tracked (model/fair_pelt.cpp), for
-// the load, runnable and utilization sums.
+// Checked on every queue, the root one and each group's, while PELT is
+// tracked (model/fair_pelt.cpp), for the load, runnable and utilization sums.
 #include <fmt/format.h>
 
 #include "invariants/checker.hpp"
@@ -21,7 +21,7 @@
 namespace eevdf::inv {
 
 void check_pelt(const CheckScope& s) {
-  if (!s.on(Id::PELT) || &s.cfs != &s.rq.cfs || !pelt_tracked(s.rq)) return;
+  if (!s.on(Id::PELT) || !pelt_tracked(s.rq)) return;
   const SchedAvg& a = s.cfs.avg;
   struct Pair {
     const char* name;
@@ -32,9 +32,10 @@ void check_pelt(const CheckScope& s) {
     const u128 floor = static_cast<u128>(p.avg) * kPeltMinDivider;
     if (static_cast<u128>(p.sum) >= floor) continue;
     s.report(Id::PELT, "cfs_rq->avg",
-             fmt::format("CPU {}: {}_sum {} is below {}_avg {} x PELT_MIN_DIVIDER {} = {}: the next period's "
-                         "average falls to at most {}",
-                         s.rq.cpu, p.name, p.sum, p.name, p.avg, kPeltMinDivider, static_cast<u64>(floor),
+             fmt::format("CPU {}, {}: {}_sum {} is below {}_avg {} x PELT_MIN_DIVIDER {} = {}: the next "
+                         "period's average falls to at most {}",
+                         s.rq.cpu, s.cfs.group_id < 0 ? std::string("root queue") : "group " + s.rq.group(s.cfs.group_id)->name,
+                         p.name, p.sum, p.name, p.avg, kPeltMinDivider, static_cast<u64>(floor),
                          p.sum / kPeltMinDivider),
              {});
     return;

@@ -3,9 +3,12 @@
 # kernel in QEMU (2 CPUs, TCG by default, as scripts/vm-sched-idle.sh) with
 # bridge/vm/pelt_probe.c as /init: N nice -20 spinners on CPU 1, one reniced
 # to -19 and back, CPU 1's root cfs_rq .load_avg read from sched/debug every
-# millisecond around the renice (see the C file).
+# millisecond around the renice (see the C file). --mode rmdir: one spinner on
+# CPU 1 in a cgroup of cpu.weight W (--weight, default 10000), and an empty
+# cgroup created and removed each round, the load read around the rmdir.
 #
-#   scripts/vm-pelt.sh [--tasks 3] [--rounds 10] [--warm-ms 500]
+#   scripts/vm-pelt.sh [--mode renice|rmdir] [--tasks 3] [--weight 10000]
+#                      [--rounds 10] [--warm-ms 500]
 #                      [--accel tcg|kvm] [--out DIR] [--cache DIR] [--timeout S]
 #
 # Exit codes: 0 the boot ran to its end (DIR/results.jsonl has the samples);
@@ -13,9 +16,11 @@
 # early; 2 bad usage; 77 a piece is missing (QEMU, gcc, cpio, the kernel).
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-tasks=3 rounds=10 warm=500 accel=tcg out="$here/build/vm/pelt" cache="${EEVDF_VM_CACHE:-$here/build/vm}" timeout=300
+mode=renice weight=10000 tasks=3 rounds=10 warm=500 accel=tcg out="$here/build/vm/pelt" cache="${EEVDF_VM_CACHE:-$here/build/vm}" timeout=300
 while [ $# -gt 0 ]; do
   case "$1" in
+    --mode) mode="$2"; shift 2 ;;
+    --weight) weight="$2"; shift 2 ;;
     --tasks) tasks="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --warm-ms) warm="$2"; shift 2 ;;
@@ -28,6 +33,9 @@ while [ $# -gt 0 ]; do
 done
 case "$accel" in tcg|kvm) ;; *) echo "vm-pelt: --accel tcg or kvm" >&2; exit 2 ;; esac
 case "$tasks" in [1-9]|1[0-6]) ;; *) echo "vm-pelt: --tasks 1 to 16" >&2; exit 2 ;; esac
+case "$mode" in renice|rmdir) ;; *) echo "vm-pelt: --mode renice or rmdir" >&2; exit 2 ;; esac
+case "$weight" in ''|*[!0-9]*) echo "vm-pelt: --weight 1 to 10000" >&2; exit 2 ;; esac
+[ "$weight" -ge 1 ] && [ "$weight" -le 10000 ] || { echo "vm-pelt: --weight 1 to 10000" >&2; exit 2; }
 skip() { echo "vm-pelt: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
 . "$here/scripts/vm-lib.sh"
@@ -44,7 +52,7 @@ cp "$prog" "$stage/init"
 vm_initramfs "$stage" "$out/initramfs.cpio" || exit 2
 rm -f "$out/results.jsonl" "$out/console.log"
 append="console=ttyS0 loglevel=4 irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
-append="$append pp.tasks=$tasks pp.rounds=$rounds pp.warm_ms=$warm"
+append="$append pp.mode=$mode pp.weight=$weight pp.tasks=$tasks pp.rounds=$rounds pp.warm_ms=$warm"
 start=$(date +%s)
 timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -smp 2,sockets=1,cores=2,threads=1 \
   -m 512M -display none -no-reboot -nic none \

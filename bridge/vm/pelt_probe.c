@@ -8,10 +8,20 @@
  * bits); with 2 tasks (sum under 2^32 once one task's part is out), only the
  * reniced task's own share, about 17 000.
  *
+ * pp.mode=rmdir instead: one busy task on CPU 1 in a cgroup of cpu.weight
+ * 10000 (shares 262144: CPU 1's load about 262 000, its sum past 2^32); each
+ * round creates an empty cgroup (its group entities join every CPU's root
+ * queue) and removes it (rmdir: unregister_fair_sched_group() leaves their
+ * averages for the next update of those queues to take out), the event at
+ * T = 0 being the rmdir. F10 predicts a drop to about 82 000 within a
+ * period (docs/findings.md, corpus/regressions/v6.18-pelt-load-sum-cut-by-a-
+ * cgroup-rmdir.scn); pp.weight=100 as a control (CPU 1's load about 2 600,
+ * no drop).
+ *
  * Output: JSON lines on the second serial port: {"type":"sample","round":R,
- * "t_us":T,"load_avg":L} (T from the renice; negative before it), then
+ * "t_us":T,"load_avg":L} (T from the renice or the rmdir; negative before it), then
  * {"type":"done"}. Parameters (kernel command line): pp.tasks=3 pp.rounds=10
- * pp.warm_ms=500.
+ * pp.warm_ms=500 pp.mode=renice|rmdir pp.weight=10000.
  *
  * Built static by scripts/vm-pelt.sh: gcc -static -O2. */
 #define _GNU_SOURCE
@@ -43,6 +53,62 @@ static long root_load_avg(int cpu) {
   return colon ? strtol(colon + 1, NULL, 10) : -1;
 }
 
+/* write TEXT to PATH; 0 or -1 */
+static int write_text(const char *path, const char *text) {
+  const int fd = open(path, O_WRONLY);
+  if (fd < 0) return -1;
+  const ssize_t n = write(fd, text, strlen(text));
+  close(fd);
+  return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* pp.mode=rmdir: the heavy cgroup's task and the rounds of mkdir/rmdir */
+static void rmdir_rounds(long rounds, long warm_ms, long weight) {
+  char num[32];
+  mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+  if (write_text("/sys/fs/cgroup/cgroup.subtree_control", "+cpu") < 0 || mkdir("/sys/fs/cgroup/heavy", 0755) < 0) {
+    emit("{\"type\":\"error\",\"what\":\"cgroup setup: %s\"}", strerror(errno));
+    return;
+  }
+  snprintf(num, sizeof num, "%ld", weight);
+  if (write_text("/sys/fs/cgroup/heavy/cpu.weight", num) < 0) {
+    emit("{\"type\":\"error\",\"what\":\"cpu.weight: %s\"}", strerror(errno));
+    return;
+  }
+  const pid_t c = fork();
+  if (c == 0) {
+    pin(1);
+    for (volatile unsigned long x = 0;; x++) {
+    }
+  }
+  snprintf(num, sizeof num, "%d", (int)c);
+  if (write_text("/sys/fs/cgroup/heavy/cgroup.procs", num) < 0) {
+    emit("{\"type\":\"error\",\"what\":\"cgroup.procs: %s\"}", strerror(errno));
+    kill(c, SIGKILL);
+    return;
+  }
+  emit("{\"type\":\"start\",\"mode\":\"rmdir\",\"weight\":%ld,\"rounds\":%ld}", weight, rounds);
+  sleep_us(warm_ms * 1000);
+  for (long r = 0; r < rounds; r++) {
+    char dir[64];
+    snprintf(dir, sizeof dir, "/sys/fs/cgroup/empty%ld", r);
+    if (mkdir(dir, 0755) < 0) emit("{\"type\":\"error\",\"what\":\"mkdir: %s\"}", strerror(errno));
+    for (int k = 5; k > 0; k--) {
+      emit("{\"type\":\"sample\",\"round\":%ld,\"t_us\":%ld,\"load_avg\":%ld}", r, -1000L * k, root_load_avg(1));
+      sleep_us(1000);
+    }
+    const long long t0 = now_ns();
+    if (rmdir(dir) < 0) emit("{\"type\":\"error\",\"what\":\"rmdir: %s\"}", strerror(errno));
+    for (int k = 0; k < 40; k++) {
+      const long l = root_load_avg(1);
+      emit("{\"type\":\"sample\",\"round\":%ld,\"t_us\":%lld,\"load_avg\":%ld}", r, (now_ns() - t0) / 1000, l);
+      sleep_us(1000);
+    }
+    sleep_us(warm_ms * 1000);
+  }
+  kill(c, SIGKILL);
+}
+
 int main(void) {
   static char cmdline[4096];
   probe_init(cmdline, sizeof cmdline);
@@ -51,6 +117,13 @@ int main(void) {
   const long rounds = param(cmdline, "pp.rounds=", 10);
   const long warm_ms = param(cmdline, "pp.warm_ms=", 500);
   pin(0);
+  if (strstr(cmdline, "pp.mode=rmdir")) {
+    rmdir_rounds(rounds, warm_ms, param(cmdline, "pp.weight=", 10000));
+    emit("{\"type\":\"done\"}");
+    sync();
+    reboot(RB_POWER_OFF);
+    return 0;
+  }
   pid_t child[16];
   for (long i = 0; i < tasks && i < 16; i++) {
     child[i] = fork();
