@@ -70,6 +70,12 @@ VERSIONS = {
              "config": ["CONFIG_SCHED_SMT"]},
 }
 
+# --smp: the versions whose scheduler still has !CONFIG_SMP code can be taken
+# with CONFIG_SMP instead, under the same cut points as 6.18 and 7.0
+# (shim_smp.h). Experimental for 6.12 (docs/kernel-backend.md, "6.12.118 with
+# CONFIG_SMP"); the default stays uniprocessor.
+SMP_VARIANTS = {(6, 12): {"shim": "shim_smp.h", "config": ["CONFIG_SMP", "CONFIG_SCHED_SMT"]}}
+
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
 inline int long register restrict return short signed sizeof static struct switch typedef union unsigned
 void volatile while _Bool __attribute__ typeof __typeof__ __builtin_expect asm __asm__ bool true false
@@ -662,6 +668,8 @@ def main():
     ap.add_argument("--pelt-shim", help="with --pelt-glue: also write pelt_extract.c, the tree's pelt.c")
     ap.add_argument("--pelt-glue")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("--smp", action="store_true",
+                    help="take a tree that still has !CONFIG_SMP code (6.12) with CONFIG_SMP (experimental)")
     args = ap.parse_args()
     if args.print_version:
         try:
@@ -676,6 +684,13 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     try:
         files = read_tree(args.src, args.out)
+        if args.smp:
+            key = kernel_version(files["Makefile"])[:2]
+            if key in SMP_VARIANTS:
+                VERSIONS[key] = {**VERSIONS[key], **SMP_VARIANTS[key]}
+            elif key in VERSIONS and VERSIONS[key].get("shim") != "shim_smp.h":
+                raise ExtractError(f"Makefile: kernel {key[0]}.{key[1]}: --smp is known for "
+                                   + ", ".join(f"{a}.{b}" for a, b in SMP_VARIANTS) + " only")
         with open(args.shim) as f:
             shim = f.read()
         with open(args.glue) as f:

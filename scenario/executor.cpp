@@ -442,6 +442,9 @@ ExecResult Executor::run(const Scenario& s) {
       count_model_choice(model_refusal);
       const std::optional<Op> kernel_op = op_for_kernel(sys, op, id, model_refusal);
       refusal = kernel_op ? apply_op(*kernel, *kernel_op, id, nullptr) : model_refusal;
+      // a wake-up the kernel is not asked about is still an operation after which a
+      // racing debugfs reader's stores land, as they did on the model (apply_op())
+      if (!kernel_op && kernel->pending_debug_reads()) kernel->store_debug_reads(kernel->pending_debug_reads());
       if (chooses && !kernel_op) ++r.wake_choices_refused;
       if (chooses && kernel_op && model_refusal == Refusal::none) ++r.wake_choices_compared;
       if (model_refusal != refusal && !r.divergence) {
