@@ -70,10 +70,10 @@ VERSIONS = {
              "config": ["CONFIG_SCHED_SMT"]},
 }
 
-# --smp: the versions whose scheduler still has !CONFIG_SMP code can be taken
-# with CONFIG_SMP instead, under the same cut points as 6.18 and 7.0
-# (shim_smp.h). Experimental for 6.12 (docs/kernel-backend.md, "6.12.118 with
-# CONFIG_SMP"); the default stays uniprocessor.
+# --smp: the versions whose scheduler still has !CONFIG_SMP code are taken
+# with CONFIG_SMP, under the same cut points as 6.18 and 7.0 (shim_smp.h);
+# without it, uniprocessor (docs/kernel-backend.md, "6.12.118 with
+# CONFIG_SMP"). The build passes it unless EEVDF_KERNEL_SMP is OFF.
 SMP_VARIANTS = {(6, 12): {"shim": "shim_smp.h", "config": ["CONFIG_SMP", "CONFIG_SCHED_SMT"]}}
 
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
@@ -669,7 +669,7 @@ def main():
     ap.add_argument("--pelt-glue")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--smp", action="store_true",
-                    help="take a tree that still has !CONFIG_SMP code (6.12) with CONFIG_SMP (experimental)")
+                    help="take a tree that still has !CONFIG_SMP code (6.12) with CONFIG_SMP")
     args = ap.parse_args()
     if args.print_version:
         try:

@@ -174,6 +174,8 @@ static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq) {
 #endif
   if (!se && kb_picking) {
     kb_crashed = 1;
+    /* the empty pick, as the model's on_pick(NULL) and its crash report */
+    kb_emit(KB_EVENT_PICK, cfs_rq, NULL, 0);
     longjmp(kb_pick_env, 1);
   }
   /* a schedule's pick (kb_picking): the answer with slice protection, as the

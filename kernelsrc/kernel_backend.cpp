@@ -102,6 +102,13 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
     obs.on_pick(q, nullptr, e->protect != 0, PickCaller::wakeup_preempt_decision);
     return;
   }
+  if (e->kind == KB_EVENT_PICK && e->entity < 0) {
+    // a schedule's pick_eevdf() returned NULL: the kernel crashes in pick_next_entity(),
+    // reported as the model reports it (pick_next_entity(): on_pick, then the warning)
+    obs.on_pick(q, nullptr, true, PickCaller::schedule);
+    obs.on_warn(Warn::pick_next_entity_null, nullptr);
+    return;
+  }
   if (e->entity < 0) return;
   SchedEntity& se = e->entity < KB_MAX_TASKS ? kb.mirror_->rq(0).tasks[static_cast<std::size_t>(e->entity)].se
                                              : rq.groups[static_cast<std::size_t>(e->entity - KB_MAX_TASKS)].se;
@@ -571,11 +578,6 @@ void KernelBackend::refresh() {
   mirror_->set_pelt_kept(s.pelt != 0);
   sched_idle_rq_.clear();
   for (int c = 0; c < s.nr_cpus; ++c) sched_idle_rq_.push_back(s.cpu[c].sched_idle_rq != 0);
-  if (oops && !crash_reported_) {
-    crash_reported_ = true;
-    warnings_.push_back({"kernel/sched/fair.c", 0,
-                         "pick_eevdf() returned NULL with entities queued; pick_next_entity() dereferences it", true});
-  }
 }
 
 }  // namespace eevdf::kernelsrc

@@ -35,7 +35,6 @@ struct KernelWarning {
   std::string file;
   int line = 0;
   std::string condition;
-  bool null_pick = false;  // not a warning: pick_eevdf() returned NULL in a pick, the kernel crashed (I-NULLPICK)
 };
 
 // Whether this build's tree has a print_cfs_rq() that calls avg_vruntime()
@@ -132,7 +131,6 @@ class KernelBackend {
     unsigned long long zero_vruntime;
   };
   std::vector<PendingRead> pending_reads_;
-  bool crash_reported_ = false;
   std::vector<bool> sched_idle_rq_;  // by CPU
   std::optional<WakeChoice> wake_choice_;
 };

@@ -531,12 +531,10 @@ ExecResult Executor::run(const Scenario& s) {
     if (kernel) {
       for (const auto& w : kernel->take_warnings()) {
         inv::Violation v;
-        v.id = w.null_pick ? inv::Id::NULLPICK : inv::Id::WARN;
+        v.id = inv::Id::WARN;
         v.op_index = index;
-        // a NULL pick as the model reports it (Checker::on_warn), so that a finding is the same on both
-        v.where = w.null_pick ? std::string(warn_name(Warn::pick_next_entity_null)) : fmt::format("{}:{}", w.file, w.line);
-        v.what = w.null_pick ? w.condition : fmt::format("the kernel's warning fired: {}", w.condition);
-        if (w.null_pick && !selection[inv::Id::NULLPICK]) continue;
+        v.where = fmt::format("{}:{}", w.file, w.line);
+        v.what = fmt::format("the kernel's warning fired: {}", w.condition);
         if (!lockstep && r.violations.size() < inv::Checker::kMaxViolations) r.violations.push_back(std::move(v));
       }
     }
