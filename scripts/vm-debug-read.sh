@@ -39,12 +39,7 @@ vm_require_tools "$qemu"
 kver="6.12.118+deb12-cloud-amd64"
 mkdir -p "$cache" "$out" || exit 2
 kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77  # as scripts/vm-run.sh
-prog="$cache/eevdf-debug-read-stress"
-vm_static_program "$here/bridge/vm/debug_read_stress.c" "$prog"
-stage=$(mktemp -d "$cache/initramfs-dr.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
-cp "$prog" "$stage/init"
-vm_initramfs "$stage" "$out/initramfs.cpio" || exit 2
+vm_probe_initramfs "$here/bridge/vm/debug_read_stress.c" "$cache/eevdf-debug-read-stress" "$out/initramfs.cpio"
 rm -f "$out/results.jsonl" "$out/console.log"
 append="console=ttyS0 loglevel=4 isolcpus=1 irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
 append="$append dr.seconds=$seconds dr.pairs=$pairs dr.nice=$nice dr.read=$read dr.checks=$checks"

@@ -49,6 +49,18 @@ vm_initramfs() {
   (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet > "$2")
 }
 
+# vm_probe_initramfs SRC PROG OUT.cpio: SRC built as PROG (vm_static_program)
+# and packed as the /init of the archive OUT.cpio; the staging directory beside
+# PROG is removed when the script exits. Exits 2 when the archive cannot be made.
+vm_probe_initramfs() {
+  local src="$1" prog="$2" cpio="$3"
+  vm_static_program "$src" "$prog"
+  vm_stage=$(mktemp -d "$prog.initramfs.XXXXXX") || exit 2
+  trap 'rm -rf "$vm_stage"' EXIT
+  cp "$prog" "$vm_stage/init"
+  vm_initramfs "$vm_stage" "$cpio" || exit 2
+}
+
 # vm_accel_args ACCEL: the QEMU arguments of ACCEL (tcg, or kvm when /dev/kvm
 # is usable) in the array accel_args.
 vm_accel_args() {

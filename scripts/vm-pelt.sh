@@ -44,12 +44,7 @@ vm_accel_args "$accel"
 kver="6.12.118+deb12-cloud-amd64"
 mkdir -p "$cache" "$out" || exit 2
 kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77
-prog="$cache/eevdf-pelt-probe"
-vm_static_program "$here/bridge/vm/pelt_probe.c" "$prog"
-stage=$(mktemp -d "$cache/initramfs-pelt.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
-cp "$prog" "$stage/init"
-vm_initramfs "$stage" "$out/initramfs.cpio" || exit 2
+vm_probe_initramfs "$here/bridge/vm/pelt_probe.c" "$cache/eevdf-pelt-probe" "$out/initramfs.cpio"
 rm -f "$out/results.jsonl" "$out/console.log"
 append="console=ttyS0 loglevel=4 irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
 append="$append pp.mode=$mode pp.weight=$weight pp.tasks=$tasks pp.rounds=$rounds pp.warm_ms=$warm"

@@ -66,12 +66,7 @@ vm_accel_args "$accel"
 kver="6.12.118+deb12-cloud-amd64"
 mkdir -p "$cache" "$out" || exit 2
 kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77  # as scripts/vm-run.sh
-prog="$cache/eevdf-sched-idle-probe"
-vm_static_program "$here/bridge/vm/sched_idle_probe.c" "$prog"
-stage=$(mktemp -d "$cache/initramfs-si.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
-cp "$prog" "$stage/init"
-vm_initramfs "$stage" "$out/initramfs.cpio" || exit 2
+vm_probe_initramfs "$here/bridge/vm/sched_idle_probe.c" "$cache/eevdf-sched-idle-probe" "$out/initramfs.cpio"
 rm -f "$out/results.jsonl" "$out/console.log"
 # no isolcpus: CPU 1 must stay in CPU 0's scheduling domains (the wake-up scan)
 append="console=ttyS0 loglevel=4 sched_verbose irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
