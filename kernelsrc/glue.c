@@ -707,33 +707,26 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
 /* select_idle_cpu(), interposed: whether the choice
  * being made read what the backend does not keep (kb_select_task_rq_wake()) */
 static int kb_choice_unknown;
-/* update_cfs_rq_h_load()'s caches of every queue (the root queues, then each
- * group's), kept across a choice that is undone */
+/* update_cfs_rq_h_load()'s caches of every queue (each CPU's root queue, then
+ * each group's), kept across a choice that is undone: kb_h_load_keep(0) saves
+ * them, kb_h_load_keep(1) puts them back */
 static struct kb_h_load_cache {
   unsigned long h_load;
   u64 last_h_load_update;
   struct sched_entity *h_load_next;
 } kb_h_load_saved[KB_MAX_GROUPS + 1][KB_MAX_CPUS];
-static struct cfs_rq *kb_h_load_queue(int g, unsigned int c) {
-  return g == KB_MAX_GROUPS ? &kb_rqs[c].cfs : &kb_group_cfs_rq[g][c];
-}
-static void kb_h_load_save(void) {
-  for (int g = 0; g <= KB_MAX_GROUPS; g++) {
-    if (g < KB_MAX_GROUPS && g >= kb_nr_groups) continue;
+static void kb_h_load_keep(int restore) {
+  for (int g = -1; g < kb_nr_groups; g++) {
     for (unsigned int c = 0; c < kb_nr_cpus; c++) {
-      const struct cfs_rq *q = kb_h_load_queue(g, c);
-      kb_h_load_saved[g][c] = (struct kb_h_load_cache){q->h_load, q->last_h_load_update, q->h_load_next};
-    }
-  }
-}
-static void kb_h_load_restore(void) {
-  for (int g = 0; g <= KB_MAX_GROUPS; g++) {
-    if (g < KB_MAX_GROUPS && g >= kb_nr_groups) continue;
-    for (unsigned int c = 0; c < kb_nr_cpus; c++) {
-      struct cfs_rq *q = kb_h_load_queue(g, c);
-      q->h_load = kb_h_load_saved[g][c].h_load;
-      q->last_h_load_update = kb_h_load_saved[g][c].last_h_load_update;
-      q->h_load_next = kb_h_load_saved[g][c].h_load_next;
+      struct cfs_rq *q = g < 0 ? &kb_rqs[c].cfs : &kb_group_cfs_rq[g][c];
+      struct kb_h_load_cache *k = &kb_h_load_saved[g + 1][c];
+      if (!restore) {
+        *k = (struct kb_h_load_cache){q->h_load, q->last_h_load_update, q->h_load_next};
+        continue;
+      }
+      q->h_load = k->h_load;
+      q->last_h_load_update = k->last_h_load_update;
+      q->h_load_next = k->h_load_next;
     }
   }
 }
@@ -759,11 +752,11 @@ int kb_select_task_rq_wake(int id, int sync, int from) {
   const unsigned long decay_ts = waker->wakee_flip_decay_ts;
   const int recent_used_cpu = p->recent_used_cpu;
   const int has_idle_cores = kb_sd_shared.has_idle_cores;
-  kb_h_load_save();  /* task_h_load()'s caches, which wake_affine_weight() refreshes */
+  kb_h_load_keep(0);  /* task_h_load()'s caches, which wake_affine_weight() refreshes */
   kb_choice_unknown = 0;
   const int cpu = select_task_rq_fair(p, p->cpu, wake_flags);
   if (!kb_choice_unknown) return cpu;
-  kb_h_load_restore();
+  kb_h_load_keep(1);
   waker->last_wakee = last_wakee;
   waker->wakee_flips = flips;
   waker->wakee_flip_decay_ts = decay_ts;

@@ -198,16 +198,24 @@ u64 cpu_load(const Rq& rq);
 // above. The caches are written to W (read back by later walks), for the
 // caller to apply once the wake-up choice is made.
 struct HLoadWrites {
-  struct Write {
-    CfsRq* cfs_rq = nullptr;
+  struct Cache {  // cfs_rq->h_load, cfs_rq->last_h_load_update
     u64 h_load = 0;
     u64 last_update = 0;
   };
-  std::array<Write, 2 * (kMaxGroups + 1)> writes{};  // two walks (the waker's, the wakee's)
-  unsigned n = 0;
-  Write read(const CfsRq& cfs_rq) const;
-  void write(const CfsRq& cfs_rq, u64 h_load, u64 last_update);
+  // a queue's cache as the walks so far left it
+  Cache read(const CfsRq& cfs_rq) const;
+  void write(const CfsRq& cfs_rq, Cache cache);
+  // stores every cache written into its queue (of the system the choice was made on)
   void apply() const;
+
+ private:
+  struct Write {
+    const CfsRq* cfs_rq = nullptr;
+    Cache cache;
+  };
+  std::array<Write, 2 * (kMaxGroups + 1)> writes_{};  // two walks (the waker's, the wakee's), one a queue
+  unsigned n_ = 0;
+  unsigned index_of(const CfsRq& cfs_rq) const;  // n_ when it has none
 };
 u64 task_h_load(u64 load_avg, const CfsRq& cfs_rq, u64 jiffies, HLoadWrites& w);
 

@@ -375,27 +375,30 @@ void reweight_load_avg(SchedEntity& se) {
 
 u64 cpu_load(const Rq& rq) { return rq.cfs.avg.load_avg; }
 
+unsigned HLoadWrites::index_of(const CfsRq& cfs_rq) const {
+  unsigned i = 0;
+  while (i < n_ && writes_[i].cfs_rq != &cfs_rq) ++i;
+  return i;
+}
+
+HLoadWrites::Cache HLoadWrites::read(const CfsRq& cfs_rq) const {
+  const unsigned i = index_of(cfs_rq);
+  return i < n_ ? writes_[i].cache : Cache{cfs_rq.h_load, cfs_rq.last_h_load_update};
+}
+
+void HLoadWrites::write(const CfsRq& cfs_rq, Cache cache) {
+  const unsigned i = index_of(cfs_rq);
+  writes_[i] = {&cfs_rq, cache};
+  if (i == n_) ++n_;
+}
+
 void HLoadWrites::apply() const {
-  for (unsigned i = 0; i < n; ++i) {
-    writes[i].cfs_rq->h_load = writes[i].h_load;
-    writes[i].cfs_rq->last_h_load_update = writes[i].last_update;
+  for (unsigned i = 0; i < n_; ++i) {
+    // the choice read the queues through the const system; the caller applies it to the same, mutable one
+    CfsRq& q = const_cast<CfsRq&>(*writes_[i].cfs_rq);
+    q.h_load = writes_[i].cache.h_load;
+    q.last_h_load_update = writes_[i].cache.last_update;
   }
-}
-
-HLoadWrites::Write HLoadWrites::read(const CfsRq& cfs_rq) const {
-  for (unsigned i = n; i-- > 0;)
-    if (writes[i].cfs_rq == &cfs_rq) return writes[i];
-  return {const_cast<CfsRq*>(&cfs_rq), cfs_rq.h_load, cfs_rq.last_h_load_update};
-}
-
-void HLoadWrites::write(const CfsRq& cfs_rq, u64 h_load, u64 last_update) {
-  for (unsigned i = 0; i < n; ++i)
-    if (writes[i].cfs_rq == &cfs_rq) {
-      writes[i].h_load = h_load;
-      writes[i].last_update = last_update;
-      return;
-    }
-  writes[n++] = {const_cast<CfsRq*>(&cfs_rq), h_load, last_update};
 }
 
 namespace {
@@ -415,11 +418,11 @@ void update_cfs_rq_h_load(const CfsRq& cfs_rq, u64 jiffies, HLoadWrites& w) {
     top = se->cfs_rq;
     if (w.read(*top).last_update == jiffies) break;
   }
-  if (!se) w.write(*top, top->avg.load_avg, jiffies);
+  if (!se) w.write(*top, {top->avg.load_avg, jiffies});
   for (unsigned i = depth; i-- > 0;) {
     const SchedEntity& ge = *path[i];
     const u64 load = (w.read(*ge.cfs_rq).h_load * ge.avg.load_avg) / (ge.cfs_rq->avg.load_avg + 1);
-    w.write(*ge.my_q, load, jiffies);
+    w.write(*ge.my_q, {load, jiffies});
   }
 }
 

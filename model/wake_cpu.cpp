@@ -255,9 +255,9 @@ int wake_affine_weight(const System& sys, const Task& p, int this_cpu, int prev_
     // task_h_load(current): the running task, or the idle task (load average 0)
     const int waker = this_rq.running();
     // (the idle task's queue is the root one, its load average 0)
-    const u64 h = waker >= 0 ? task_h_load(this_rq.task(waker)->se.avg.load_avg, *this_rq.task(waker)->se.cfs_rq,
-                                           jiffies, c.h_loads)
-                             : task_h_load(0, this_rq.cfs, jiffies, c.h_loads);
+    const SchedEntity* current = waker >= 0 ? &this_rq.task(waker)->se : nullptr;
+    const u64 h = current ? task_h_load(current->avg.load_avg, *current->cfs_rq, jiffies, c.h_loads)
+                          : task_h_load(0, this_rq.cfs, jiffies, c.h_loads);
     if (h > this_eff_load) return this_cpu;
     this_eff_load -= h;
   }
