@@ -194,6 +194,13 @@ struct ModelTarget {
   System& state() { return sys; }
 };
 
+// After an operation, performed or refused: the stores of the racing debugfs
+// readers (debug_read ... racing) that loaded before it land.
+template <class Target>
+void land_debug_reads(Target& t, std::size_t reads_before) {
+  if (reads_before) t.store_debug_reads(reads_before);
+}
+
 // The one place that applies an operation to a backend (the model or the
 // kernel's own code). A create or fork appends the new task's id to
 // `slot_task` when given. Expectations are not operations: none.
@@ -264,7 +271,7 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     case OpKind::expect_field:
     case OpKind::expect_queue: break;
   }
-  if (reads_before) t.store_debug_reads(reads_before);
+  land_debug_reads(t, reads_before);
   return refusal;
 }
 }  // namespace
@@ -442,9 +449,8 @@ ExecResult Executor::run(const Scenario& s) {
       count_model_choice(model_refusal);
       const std::optional<Op> kernel_op = op_for_kernel(sys, op, id, model_refusal);
       refusal = kernel_op ? apply_op(*kernel, *kernel_op, id, nullptr) : model_refusal;
-      // a wake-up the kernel is not asked about is still an operation after which a
-      // racing debugfs reader's stores land, as they did on the model (apply_op())
-      if (!kernel_op && kernel->pending_debug_reads()) kernel->store_debug_reads(kernel->pending_debug_reads());
+      // a wake-up the kernel is not asked about is still an operation there
+      if (!kernel_op) land_debug_reads(*kernel, kernel->pending_debug_reads());
       if (chooses && !kernel_op) ++r.wake_choices_refused;
       if (chooses && kernel_op && model_refusal == Refusal::none) ++r.wake_choices_compared;
       if (model_refusal != refusal && !r.divergence) {
