@@ -25,8 +25,24 @@ std::optional<scn::ProfileOverride> parse_side(const std::string& spec, std::str
     return std::nullopt;
   }
   if (!features.empty()) {
-    FeatureSet scratch;
-    if (auto err = apply_features(scratch, features); !err.empty()) {
+    // the named profile checks every item; without one, the SCHED_FEAT names
+    // are checked here and a cgroup_mode item by build_profile() (v7.3 only)
+    std::string err;
+    if (!profile.empty()) {
+      Profile scratch = *profile_by_name(profile);
+      err = apply_features(scratch, features);
+    } else {
+      std::string feats;
+      for (std::size_t pos = 0; pos <= features.size();) {
+        const std::size_t end = std::min(features.find(',', pos), features.size());
+        const std::string item = features.substr(pos, end - pos);
+        if (item.rfind("cgroup_mode=", 0) != 0) feats += (feats.empty() ? "" : ",") + item;
+        pos = end + 1;
+      }
+      FeatureSet scratch;
+      if (!feats.empty()) err = apply_features(scratch, feats);
+    }
+    if (!err.empty()) {
       error = fmt::format("'{}': {}", spec, err);
       return std::nullopt;
     }
@@ -72,13 +88,23 @@ s64 largest_lag(const SimResult& r) {
   return m;
 }
 
+// Each invariant once, in the order of its first violation: "I-AUG at op 20 (32)"
 std::string violations_text(const SimResult& r) {
   if (!r.error.empty()) return "error: " + r.error;
   if (r.violations.empty()) return "none";
-  std::string out;
+  std::vector<std::pair<inv::Id, std::pair<int, int>>> seen;  // id, (first op, count)
   for (const auto& v : r.violations) {
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == v.id; });
+    if (it == seen.end())
+      seen.push_back({v.id, {v.op_index, 1}});
+    else
+      ++it->second.second;
+  }
+  std::string out;
+  for (const auto& [id, at] : seen) {
     if (!out.empty()) out += ", ";
-    out += fmt::format("{} at op {}", inv::id_name(v.id), v.op_index + 1);
+    out += fmt::format("{} at op {}", inv::id_name(id), at.first + 1);
+    if (at.second > 1) out += fmt::format(" ({})", at.second);
   }
   return out;
 }
@@ -105,34 +131,73 @@ std::string format_metrics(const SimResult& r, const std::string& title) {
   return out;
 }
 
-std::string format_compare(const SimResult& a, const std::string& la, const SimResult& b, const std::string& lb) {
+std::string format_compare(const std::vector<CompareSide>& sides) {
   std::string out;
-  const int w = static_cast<int>(std::max<std::size_t>({la.size(), lb.size(), 24}));
-  auto line = [&](const std::string& what, const std::string& x, const std::string& y) {
-    out += fmt::format("{:<34} {:>{}}  {:>{}}\n", what, x, w, y, w);
+  std::size_t width = 24;
+  for (const auto& s : sides) width = std::max(width, s.label.size());
+  const int w = static_cast<int>(width);
+  auto line = [&](const std::string& what, auto&& cell) {
+    out += fmt::format("{:<34}", what);
+    for (const auto& s : sides) out += fmt::format(" {:>{}}", cell(s.result), w);
+    out += "\n";
   };
-  line("", la, lb);
-  line("simulated time (ms)", fmt::format("{:.3f}", static_cast<double>(a.end_clock) / 1e6), fmt::format("{:.3f}", static_cast<double>(b.end_clock) / 1e6));
-  line("reschedules", std::to_string(a.counters.reschedules), std::to_string(b.counters.reschedules));
-  line("wakeup preemptions", std::to_string(a.counters.wakeup_preemptions),
-       std::to_string(b.counters.wakeup_preemptions));
-  line("context switches", std::to_string(a.counters.context_switches), std::to_string(b.counters.context_switches));
-  line("largest |lag| (virtual us)", fmt::format("{:.1f}", static_cast<double>(largest_lag(a)) / 1000.0),
-       fmt::format("{:.1f}", static_cast<double>(largest_lag(b)) / 1000.0));
-  const std::size_t n = std::max(a.tasks.size(), b.tasks.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const TaskMetrics empty;
-    const TaskMetrics& ta = i < a.tasks.size() ? a.tasks[i] : empty;
-    const TaskMetrics& tb = i < b.tasks.size() ? b.tasks[i] : empty;
-    const std::string name = !ta.name.empty() ? ta.name : tb.name;
-    const Row ra = row(ta, a.end_clock), rb = row(tb, b.end_clock);
-    line(fmt::format("{}: latency p50/p99/max (us)", name), fmt::format("{}/{}/{}", ra.p50, ra.p99, ra.max),
-         fmt::format("{}/{}/{}", rb.p50, rb.p99, rb.max));
-    line(fmt::format("{}: runtime share (ideal)", name), fmt::format("{} ({})", ra.share, ra.ideal),
-         fmt::format("{} ({})", rb.share, rb.ideal));
-    line(fmt::format("{}: lag min..max (us)", name), ra.lag, rb.lag);
+  auto ms = [](u64 ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6); };
+  out += fmt::format("{:<34}", "");
+  for (const auto& s : sides) out += fmt::format(" {:>{}}", s.label, w);
+  out += "\n";
+  line("simulated time (ms)", [&](const SimResult& r) { return ms(r.end_clock); });
+  line("reschedules", [](const SimResult& r) { return std::to_string(r.counters.reschedules); });
+  line("wakeup preemptions", [](const SimResult& r) { return std::to_string(r.counters.wakeup_preemptions); });
+  line("context switches", [](const SimResult& r) { return std::to_string(r.counters.context_switches); });
+  line("largest |lag| (virtual us)",
+       [](const SimResult& r) { return fmt::format("{:.1f}", static_cast<double>(largest_lag(r)) / 1000.0); });
+  const bool smp = std::any_of(sides.begin(), sides.end(), [](const CompareSide& s) { return s.result.cpus > 1; });
+  if (smp) {
+    line("wake-ups: waker's/prev/other CPU", [](const SimResult& r) {
+      return fmt::format("{}/{}/{}", r.placement.on_waker_cpu, r.placement.on_prev_cpu, r.placement.on_other_cpu);
+    });
+    line("wake-ups landing on CPU 0/1/..", [](const SimResult& r) {
+      std::string x;
+      for (u64 n : r.placement.per_cpu) x += (x.empty() ? "" : "/") + std::to_string(n);
+      return x;
+    });
+    line("CPU time used (of all CPUs)", [](const SimResult& r) {
+      u64 total = 0;
+      for (const auto& t : r.tasks) total += t.runtime;
+      return pct(static_cast<double>(total), static_cast<double>(r.end_clock) * r.cpus);
+    });
   }
-  line("invariant violations", violations_text(a), violations_text(b));
+  line("wait p50/p99/max, all wake-ups (us)", [](const SimResult& r) {
+    std::vector<u64> all;
+    for (const auto& t : r.tasks) all.insert(all.end(), t.wake_latency.begin(), t.wake_latency.end());
+    if (all.empty()) return std::string("-");
+    return fmt::format("{}/{}/{}", us(percentile(all, 50)), us(percentile(all, 99)), us(percentile(all, 100)));
+  });
+  std::size_t n = 0;
+  for (const auto& s : sides) n = std::max(n, s.result.tasks.size());
+  if (n <= kCompareTaskRows) {
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string name;
+      for (const auto& s : sides)
+        if (name.empty() && i < s.result.tasks.size()) name = s.result.tasks[i].name;
+      const auto task_row = [i](const SimResult& r) {
+        const TaskMetrics empty;
+        return row(i < r.tasks.size() ? r.tasks[i] : empty, r.end_clock);
+      };
+      line(fmt::format("{}: latency p50/p99/max (us)", name), [&](const SimResult& r) {
+        const Row x = task_row(r);
+        return fmt::format("{}/{}/{}", x.p50, x.p99, x.max);
+      });
+      line(fmt::format("{}: runtime share (ideal)", name), [&](const SimResult& r) {
+        const Row x = task_row(r);
+        return fmt::format("{} ({})", x.share, x.ideal);
+      });
+      line(fmt::format("{}: lag min..max (us)", name), [&](const SimResult& r) { return task_row(r).lag; });
+    }
+  } else {
+    out += fmt::format("({} tasks: no per-task rows; `run --rt-app FILE` prints them for one side)\n", n);
+  }
+  line("invariant violations", [](const SimResult& r) { return violations_text(r); });
   return out;
 }
 

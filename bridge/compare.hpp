@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bridge/sim.hpp"
 #include "scenario/executor.hpp"
@@ -20,8 +21,14 @@ std::optional<scn::ProfileOverride> parse_side(const std::string& spec, std::str
 // One run's table (per task: wake-ups, latency p50/p99/max, runtime, share, ideal share, lag extremes).
 std::string format_metrics(const SimResult& r, const std::string& title);
 
-// Two runs side by side.
-std::string format_compare(const SimResult& a, const std::string& label_a, const SimResult& b,
-                           const std::string& label_b);
+// Runs side by side, one column each. Counters, the wait of every wake-up
+// (all tasks), and on several CPUs where wake-ups landed; per task rows when
+// there are at most kCompareTaskRows tasks.
+struct CompareSide {
+  std::string label;
+  SimResult result;
+};
+inline constexpr std::size_t kCompareTaskRows = 8;
+std::string format_compare(const std::vector<CompareSide>& sides);
 
 }  // namespace eevdf::bridge

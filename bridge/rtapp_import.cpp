@@ -126,12 +126,13 @@ bool sched_key(const std::string& key, const json& v, const std::string& where, 
     out.slice_ns = ns;
   } else if (key == "dl-period" || key == "dl-deadline") {
     throw Bad{fmt::format("{}: '{}' is SCHED_DEADLINE, which is not modelled", where, key)};
-  } else if (key == "cpus" || key == "util_min" || key == "util_max" || key == "membind_nodes" ||
-             key == "nodes_membind") {
-    // one CPU, no uclamp or NUMA in the model: no effect on EEVDF's decisions here
+  } else if (key == "cpus") {
+    out.pinned = true;  // refused on several CPUs (simulate_rtapp)
+  } else if (key == "util_min" || key == "util_max" || key == "membind_nodes" || key == "nodes_membind") {
+    // no uclamp or NUMA in the model: no effect on EEVDF's decisions here
   } else if (key == "taskgroup") {
-    if (!v.is_string() || !v.get<std::string>().empty())
-      throw Bad{where + ": \"taskgroup\" is not supported yet (task groups are not modelled)"};
+    if (!v.is_string()) throw Bad{where + ": \"taskgroup\" must be a cgroup path, \"/a/b\""};
+    out.taskgroup = v.get<std::string>();
   } else {
     return false;
   }
@@ -144,6 +145,27 @@ std::string identifier(const std::string& name) {
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "t_" + out;
   if (out == "idle") out = "idle_";
   if (out.size() > 28) out.resize(28);
+  return out;
+}
+
+// "/a/b" -> the scenario groups "a", "a_b" (each named after its path)
+std::vector<std::string> group_path(const std::string& path, const std::string& where) {
+  std::vector<std::string> out;
+  if (path.empty() || path == "/") return out;
+  if (path[0] != '/') throw Bad{where + ": \"taskgroup\" is a path from the root, \"/a/b\"; found \"" + path + "\""};
+  std::string name;
+  std::size_t i = 1;
+  while (i <= path.size()) {
+    const std::size_t j = std::min(path.find('/', i), path.size());
+    const std::string part = path.substr(i, j - i);
+    if (part.empty()) throw Bad{where + ": an empty component in \"taskgroup\" \"" + path + "\""};
+    name += (name.empty() ? "" : "_") + part;
+    std::string id = identifier(name);
+    if (id == "root") id = "root_";  // the root group's reserved name
+    out.push_back(id);
+    i = j + 1;
+  }
+  if (out.size() > 8) throw Bad{where + ": \"taskgroup\" deeper than 8 levels"};
   return out;
 }
 
@@ -211,6 +233,8 @@ RtWorkload parse(const json& root) {
           RtPhase ph;
           ph.name = pname;
           for (const auto& [ek, ev] : p.items()) {
+            if (ek == "taskgroup")
+              throw Bad{pw + ": \"taskgroup\" of a phase is not supported (give it to the task)"};
             if (ek == "loop")
               ph.loop = to_loop(ev, pw + " loop");
             else if (!sched_key(ek, ev, pw, ph.sched))
@@ -228,6 +252,8 @@ RtWorkload parse(const json& root) {
     if (task_sched.policy) th.policy = *task_sched.policy;
     if (task_sched.nice) th.nice = *task_sched.nice;
     if (task_sched.slice_ns) th.slice_ns = *task_sched.slice_ns;
+    if (task_sched.taskgroup) th.groups = group_path(*task_sched.taskgroup, where);
+    th.pinned = task_sched.pinned;
     if (!inline_phase.events.empty()) {
       if (!phases.empty()) throw Bad{where + ": events and \"phases\" in the same task"};
       phases.push_back(std::move(inline_phase));
@@ -294,20 +320,37 @@ struct ThreadRun {
 
 class Runner {
  public:
-  Runner(const RtWorkload& w, const Profile& p, u64 duration, bool keep, inv::Tolerances tol)
-      : w_(w), sim_(p, true, tol, keep), end_(duration) {
+  Runner(const RtWorkload& w, const Profile& p, u64 duration, bool keep, inv::Tolerances tol, unsigned cpus,
+         unsigned smt)
+      : w_(w), sim_(p, true, tol, keep, cpus, smt), end_(duration), cpus_(cpus) {
     run_.scenario.profile = p.name;
     run_.scenario.title = "rt-app workload";
+    run_.scenario.runqueues = cpus;
+    run_.scenario.smt = smt;
   }
 
   RtRun go() {
     for (const RtThread& t : w_.threads) {
+      std::string parent;
+      for (const std::string& g : t.groups) {  // its cgroup path, created once
+        if (std::find(groups_.begin(), groups_.end(), g) == groups_.end()) {
+          scn::Op op;
+          op.kind = scn::OpKind::group_create;
+          op.group = g;
+          op.parent = parent;
+          op.value = scn::kDefaultShares;
+          emit(op);
+          groups_.push_back(g);
+        }
+        parent = g;
+      }
       scn::Op op;
       op.kind = scn::OpKind::create;
       op.task = t.name;
       op.value = t.nice;
       op.policy = t.policy;
       op.slice = static_cast<s64>(t.slice_ns);
+      op.group = parent;
       emit(op);
       ThreadRun tr;
       tr.wake_at = t.delay_ns;
@@ -321,34 +364,43 @@ class Runner {
       for (std::size_t i = 0; i < threads_.size(); ++i)
         if (threads_[i].st == ThreadRun::St::waiting && threads_[i].wake_at <= clock) {
           threads_[i].st = ThreadRun::St::runnable;
-          emit_task(scn::OpKind::wake, i);
+          wake(i, -1);
         }
-      if (sim_.rq().need_resched || (sim_.rq().curr < 0 && sim_.rq().cfs.nr_queued)) emit_plain(scn::OpKind::schedule);
+      if (needs_schedule()) emit_plain(scn::OpKind::schedule);
       if (sim_.stopped()) break;
-      const int c = curr_thread();
-      if (c >= 0 && !progress(static_cast<std::size_t>(c))) continue;  // the CPU changed hands: look again
+      bool changed = false;  // a CPU changed hands: look again
+      for (unsigned cpu = 0; cpu < cpus_ && !changed; ++cpu) {
+        const int c = curr_thread(cpu);
+        if (c >= 0 && !progress(static_cast<std::size_t>(c))) changed = true;
+        if (sim_.stopped() || sim_stop_) break;
+      }
+      if (changed) continue;
       if (sim_.stopped() || sim_stop_) break;
-      if (sim_.rq().need_resched) continue;  // a resume or a renice asked for a switch: schedule first
-      // advance to the next event: a wake-up, the end of the current task's event, the next tick, the end
+      if (any_resched()) continue;  // a resume or a renice asked for a switch: schedule first
+      // advance to the next event: a wake-up, the end of a running task's event, the next tick, the end
       u64 to = end_;
       const u64 tick = sim_.rq().profile().tick_nsec();
-      const int c2 = curr_thread();
-      // while a thread runs, stop at the next tick (it may lose the CPU there); an idle CPU waits for a wake-up
-      if (c2 >= 0) to = std::min(to, (clock / tick + 1) * tick);
-      for (const auto& t : threads_)
-        if (t.st == ThreadRun::St::waiting) to = std::min(to, std::max(t.wake_at, clock));
-      if (c2 >= 0) {
-        const ThreadRun& t = threads_[static_cast<std::size_t>(c2)];
-        const RtEvent& e = current_event(static_cast<std::size_t>(c2));
+      for (unsigned cpu = 0; cpu < cpus_; ++cpu) {
+        const int c = curr_thread(cpu);
+        if (c < 0) continue;
+        // while a thread runs, stop at the next tick (it may lose the CPU there); an idle CPU waits for a wake-up
+        to = std::min(to, (clock / tick + 1) * tick);
+        const ThreadRun& t = threads_[static_cast<std::size_t>(c)];
+        const RtEvent& e = current_event(static_cast<std::size_t>(c));
         if (e.kind == RtEvent::Kind::run) to = std::min(to, clock + t.remaining);
         if (e.kind == RtEvent::Kind::runtime) to = std::min(to, std::max(t.runtime_end, clock));
       }
+      for (const auto& t : threads_)
+        if (t.st == ThreadRun::St::waiting) to = std::min(to, std::max(t.wake_at, clock));
       if (to > clock) {
         scn::Op op;
         op.kind = scn::OpKind::run;
         op.value = static_cast<s64>(to - clock);
-        if (c2 >= 0 && current_event(static_cast<std::size_t>(c2)).kind == RtEvent::Kind::run)
-          threads_[static_cast<std::size_t>(c2)].remaining -= to - clock;
+        for (unsigned cpu = 0; cpu < cpus_; ++cpu) {
+          const int c = curr_thread(cpu);
+          if (c >= 0 && current_event(static_cast<std::size_t>(c)).kind == RtEvent::Kind::run)
+            threads_[static_cast<std::size_t>(c)].remaining -= to - clock;
+        }
         emit(op);
         idle_rounds = 0;
       } else if (static_cast<u64>(run_.scenario.ops.size()) == before_ops && ++idle_rounds > 2) {
@@ -369,8 +421,10 @@ class Runner {
   const RtWorkload& w_;
   Sim sim_;
   u64 end_;
+  unsigned cpus_;
   RtRun run_;
   std::vector<ThreadRun> threads_;
+  std::vector<std::string> groups_;  // created so far
   long long rounds_ = 0;
   bool sim_stop_ = false;
   std::vector<std::pair<std::string, u64>> shared_timers_;  // other refs: shared by every thread
@@ -379,14 +433,43 @@ class Runner {
 
   u64 now() const { return sim_.rq().clock_task; }
 
-  int curr_thread() const {
-    const int c = sim_.rq().curr;
+  int curr_thread(unsigned cpu) const {
+    const Rq& rq = sim_.system().rq(cpu);
+    const int c = rq.curr;
     if (c < 0) return -1;
-    return sim_.rq().tasks[static_cast<std::size_t>(c)].name.empty() ? -1 : thread_of_task(c);
+    return rq.tasks[static_cast<std::size_t>(c)].name.empty() ? -1 : thread_of_task(c);
   }
   int thread_of_task(int task) const {
     // threads are created first and in order: task id == thread index
     return task < static_cast<int>(threads_.size()) ? task : -1;
+  }
+  bool any_resched() const {
+    for (unsigned cpu = 0; cpu < cpus_; ++cpu)
+      if (sim_.system().rq(cpu).need_resched) return true;
+    return false;
+  }
+  bool needs_schedule() const {
+    for (unsigned cpu = 0; cpu < cpus_; ++cpu) {
+      const Rq& rq = sim_.system().rq(cpu);
+      if (rq.need_resched || (rq.curr < 0 && rq.cfs.nr_queued)) return true;
+    }
+    return false;
+  }
+
+  // Wakes thread i: its first wake-up on CPU i mod cpus (several CPUs), later
+  // ones where select_task_rq_fair() puts them, made from CPU `from` (-1: its own).
+  void wake(std::size_t i, int from) {
+    scn::Op op;
+    op.kind = scn::OpKind::wake;
+    op.task = w_.threads[i].name;
+    if (cpus_ > 1) {
+      const Task& t = sim_.rq().tasks[i];
+      if (t.state == TaskState::new_)
+        op.cpu = static_cast<int>(i % cpus_);
+      else if (from >= 0 && from != t.cpu)
+        op.from = from;
+    }
+    emit(op);
   }
 
   const RtEvent& current_event(std::size_t i) const {
@@ -511,7 +594,7 @@ class Runner {
               if (j != i && threads_[j].suspended && w_.threads[j].rtapp_name == e.ref) {
                 threads_[j].suspended = false;
                 threads_[j].st = ThreadRun::St::runnable;
-                emit_task(scn::OpKind::wake, j);
+                wake(j, sim_.rq_of(static_cast<int>(i)).task(static_cast<int>(i))->cpu);
               }
             break;
           case RtEvent::Kind::yield:
@@ -556,7 +639,7 @@ class Runner {
       op.value = static_cast<s64>(*sc.slice_ns);
       emit(op);
     }
-    return sim_.rq().curr == static_cast<int>(i);
+    return sim_.rq_of(static_cast<int>(i)).curr == static_cast<int>(i);
   }
 
   bool finish(std::size_t i) {
@@ -569,8 +652,17 @@ class Runner {
 }  // namespace
 
 RtRun simulate_rtapp(const RtWorkload& w, const Profile& profile, u64 duration_ns, bool keep_samples,
-                     inv::Tolerances tolerances) {
-  Runner r(w, profile, duration_ns, keep_samples, tolerances);
+                     inv::Tolerances tolerances, unsigned cpus, unsigned smt) {
+  if (cpus > 1)
+    for (const RtThread& t : w.threads)
+      if (t.pinned) {
+        RtRun refused;
+        refused.result.error = fmt::format("task '{}' has \"cpus\": affinity is not modelled, and on {} CPUs it "
+                                           "would change where it runs (remove the key to let the model choose)",
+                                           t.rtapp_name, cpus);
+        return refused;
+      }
+  Runner r(w, profile, duration_ns, keep_samples, tolerances, cpus, smt);
   return r.go();
 }
 

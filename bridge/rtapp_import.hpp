@@ -3,7 +3,10 @@
 // replay. Supported: "global" (duration, default_policy and rt-app's
 // run-environment keys, which are ignored), per task "instance", "loop",
 // "policy" (SCHED_OTHER/SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE), "priority"
-// (the nice level), "delay", "cpus" (accepted: everything is one CPU),
+// (the nice level), "delay", "taskgroup" (a cgroup path, "/a/b": the groups
+// are created with default cpu.shares, each named after its path, "a", "a_b"),
+// "cpus" (accepted on one CPU, where it changes nothing; an error on
+// several, where the model has no affinity),
 // "dl-runtime" (for a fair task: the custom slice, sched_runtime, as rt-app's
 // doc/examples/custom-slice.json does), "phases" (each with "loop" and its own
 // policy/priority/dl-runtime), and the events "run", "runtime", "sleep",
@@ -35,6 +38,8 @@ struct RtSched {
   std::optional<Policy> policy;
   std::optional<int> nice;        // "priority" of a fair task
   std::optional<u64> slice_ns;    // "dl-runtime" of a fair task: the custom slice (sched_runtime)
+  std::optional<std::string> taskgroup;  // the thread's cgroup path (a task's key only)
+  bool pinned = false;            // "cpus" given
 };
 
 struct RtPhase {
@@ -52,6 +57,8 @@ struct RtThread {
   u64 slice_ns = 0;     // custom slice, 0 = base slice
   u64 delay_ns = 0;
   long long loop = -1;  // -1: until the end of the run
+  std::vector<std::string> groups;  // its taskgroup: scenario group names, outermost first (empty: root)
+  bool pinned = false;  // it has "cpus"
   std::vector<RtPhase> phases;
 };
 
@@ -68,8 +75,14 @@ struct RtRun {
   SimResult result;
 };
 
-// Replays the workload on profile for duration_ns of simulated time.
+// Replays the workload on profile for duration_ns of simulated time, on
+// `cpus` runqueues with `smt` SMT siblings a core. On several CPUs a thread's
+// first wake-up places it on CPU (its index mod cpus), a stand-in for the fork
+// balancing the model does not have; every later wake-up lands where
+// select_task_rq_fair() puts it: a timer's or a sleep's end wakes it from the
+// CPU it slept on, a "resume" from the resumer's CPU. A workload with "cpus"
+// is refused there (error), as the model has no affinity.
 RtRun simulate_rtapp(const RtWorkload& w, const Profile& profile, u64 duration_ns, bool keep_samples = true,
-                     inv::Tolerances tolerances = {});
+                     inv::Tolerances tolerances = {}, unsigned cpus = 1, unsigned smt = 1);
 
 }  // namespace eevdf::bridge

@@ -43,21 +43,32 @@ struct Sim::Fwd final : Observer {
   void on_placed(const CfsRq& q, const SchedEntity& se, s64 saved_lag) override { c->on_placed(q, se, saved_lag); }
 };
 
-Sim::Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances, bool keep_samples)
+Sim::Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances, bool keep_samples, unsigned cpus,
+         unsigned smt)
     : profile_(profile), keep_going_(keep_going), keep_samples_(keep_samples) {
-  sys_ = std::make_unique<System>(profile_, 1);
-  rq_ = &sys_->rq(0);
-  checker_ = std::make_unique<inv::Checker>(inv::Selection{}, tolerances);
-  fwd_ = std::make_unique<Fwd>();
-  fwd_->c = checker_.get();
-  checker_->attach(*rq_);
-  rq_->set_observer(fwd_.get());
+  sys_ = std::make_unique<System>(profile_, cpus);
+  sys_->set_smt(smt);
+  for (unsigned c = 0; c < cpus; ++c) {
+    // one checker per runqueue, each its runqueue's observer (as the executor's)
+    checkers_.push_back(std::make_unique<inv::Checker>(inv::Selection{}, tolerances));
+    fwds_.push_back(std::make_unique<Fwd>());
+    fwds_.back()->c = checkers_.back().get();
+    checkers_.back()->attach(sys_->rq(c));
+    sys_->rq(c).set_observer(fwds_.back().get());
+  }
+  last_curr_.assign(cpus, -1);
+  r_.cpus = cpus;
+  r_.placement.per_cpu.assign(cpus, 0);
   sample();
 }
 
 Sim::~Sim() = default;
 
-int Sim::task_index(const std::string& name) const { return rq_->find_task(name); }
+int Sim::task_index(const std::string& name) const { return sys_->rq(0).find_task(name); }
+
+bool Sim::violated() const {
+  return std::any_of(checkers_.begin(), checkers_.end(), [](const auto& c) { return c->violated(); });
+}
 
 namespace {
 char state_of(const Rq& rq, const Task& t) {
@@ -68,26 +79,35 @@ char state_of(const Rq& rq, const Task& t) {
   if (t.se.on_rq) return 'q';
   return 's';
 }
+
+s64 v_of(const CfsRq& q) { return as_s64(q.zero_vruntime + as_u64(avg_vruntime_offset(q, null_observer()))); }
+
+// The queue whose V a task's lag is measured against: its own (a group's,
+// for a task in a group), or rq->cfs on the single runqueue
+const CfsRq& eevdf_queue(const Rq& rq, const Task& t) {
+  return rq.profile().behaviour.flat_runqueue || !t.se.cfs_rq ? rq.cfs : *t.se.cfs_rq;
+}
 }  // namespace
 
 void Sim::sample() {
-  const Rq& rq = *rq_;
-  const s64 v = as_s64(rq.cfs.zero_vruntime + as_u64(avg_vruntime_offset(rq.cfs, null_observer())));
+  const Rq& rq0 = sys_->rq(0);
   Sample s;
-  s.clock = rq.clock_task;
+  s.clock = rq0.clock_task;
   s.op_index = op_index_ - 1;
-  s.curr = rq.running();  // the task on the CPU, of whichever class
-  s.avg_vruntime = v;
-  s.tasks.reserve(rq.tasks.size());
-  for (const Task& t : rq.tasks) {
+  s.curr = rq0.running();  // the task on the CPU, of whichever class
+  s.avg_vruntime = v_of(rq0.cfs);
+  s.tasks.reserve(rq0.tasks.size());
+  for (const Task& t : rq0.tasks) {
+    const Rq& rq = sys_->rq_of(t.se.task_id);
     TaskSample ts;
     ts.state = state_of(rq, t);
     ts.vruntime = as_s64(t.se.vruntime);
     ts.deadline = as_s64(t.se.deadline);
     ts.vprot = as_s64(t.se.vprot);
     ts.weight = t.se.load.weight;
+    ts.cpu = t.cpu;
     const bool queued = t.se.on_rq;
-    ts.lag = queued ? vruntime_diff(as_u64(v), t.se.vruntime) : t.se.vlag;
+    ts.lag = queued ? vruntime_diff(as_u64(v_of(eevdf_queue(rq, t))), t.se.vruntime) : t.se.vlag;
     if (queued && !t.se.sched_delayed) {
       TaskMetrics& m = r_.tasks[static_cast<std::size_t>(t.se.task_id)];
       m.lag_min = std::min(m.lag_min, ts.lag);
@@ -104,51 +124,57 @@ void Sim::sample() {
 void Sim::account(u64 from, u64 to) {
   if (to <= from) return;
   const u64 dt = to - from;
-  const Rq& rq = *rq_;
-  if (rq.running() >= 0) r_.tasks[static_cast<std::size_t>(rq.running())].runtime += dt;
-  double total = 0;
-  for (const Task& t : rq.tasks)
-    if (t.se.on_rq && !t.se.sched_delayed) total += static_cast<double>(t.se.load.weight);
-  if (total <= 0) return;
-  for (const Task& t : rq.tasks)
-    if (t.se.on_rq && !t.se.sched_delayed)
-      r_.tasks[static_cast<std::size_t>(t.se.task_id)].ideal_runtime +=
-          static_cast<double>(dt) * static_cast<double>(t.se.load.weight) / total;
+  for (unsigned c = 0; c < sys_->size(); ++c) {
+    const Rq& rq = sys_->rq(c);
+    if (rq.running() >= 0) r_.tasks[static_cast<std::size_t>(rq.running())].runtime += dt;
+    double total = 0;
+    for (const Task& t : rq.tasks)
+      if (t.cpu == static_cast<int>(c) && t.se.on_rq && !t.se.sched_delayed) total += static_cast<double>(t.se.load.weight);
+    if (total <= 0) continue;
+    for (const Task& t : rq.tasks)
+      if (t.cpu == static_cast<int>(c) && t.se.on_rq && !t.se.sched_delayed)
+        r_.tasks[static_cast<std::size_t>(t.se.task_id)].ideal_runtime +=
+            static_cast<double>(dt) * static_cast<double>(t.se.load.weight) / total;
+  }
 }
 
 void Sim::after_switch() {
-  const int c = rq_->running();
-  if (c == last_curr_) return;
-  ++r_.counters.context_switches;
-  last_curr_ = c;
-  if (c >= 0) {
-    auto& pending = pending_wake_[static_cast<std::size_t>(c)];
-    if (pending >= 0) {
-      r_.tasks[static_cast<std::size_t>(c)].wake_latency.push_back(rq_->clock_task - static_cast<u64>(pending));
-      pending = -1;
+  for (unsigned cpu = 0; cpu < sys_->size(); ++cpu) {
+    const Rq& rq = sys_->rq(cpu);
+    const int c = rq.running();
+    if (c == last_curr_[cpu]) continue;
+    ++r_.counters.context_switches;
+    last_curr_[cpu] = c;
+    if (c >= 0) {
+      auto& pending = pending_wake_[static_cast<std::size_t>(c)];
+      if (pending >= 0) {
+        r_.tasks[static_cast<std::size_t>(c)].wake_latency.push_back(rq.clock_task - static_cast<u64>(pending));
+        pending = -1;
+      }
     }
   }
 }
 
 void Sim::schedule_if_needed() {
-  Rq& rq = *rq_;
-  if (rq.oops) return;
-  if (rq.need_resched) ++r_.counters.reschedules;
-  if (rq.need_resched || (rq.running() < 0 && (rq.cfs.nr_queued || !rq.rt_queue.empty()))) {
-    rq.schedule();
-    after_switch();
+  for (unsigned c = 0; c < sys_->size(); ++c) {
+    Rq& rq = sys_->rq(c);
+    if (rq.oops) continue;
+    if (rq.need_resched) ++r_.counters.reschedules;
+    if (rq.need_resched || (rq.running() < 0 && (rq.cfs.nr_queued || !rq.rt_queue.empty()))) rq.schedule();
   }
+  after_switch();
 }
 
 // Advances by ns, which ends at or before the next tick boundary: the task on
-// the CPU is the same for the whole interval, a tick at its end may switch.
+// each CPU is the same for the whole interval, a tick at its end may switch.
 void Sim::advance(u64 ns) {
-  Rq& rq = *rq_;
-  if (ns == 0 || rq.oops) return;
-  account(rq.clock_task, rq.clock_task + ns);
-  const u64 picks = fwd_->schedule_picks;
-  rq.run(ns);
-  if (fwd_->schedule_picks != picks) ++r_.counters.reschedules;
+  if (ns == 0 || sys_->oops()) return;
+  account(clock(), clock() + ns);
+  std::vector<u64> picks;
+  for (const auto& f : fwds_) picks.push_back(f->schedule_picks);
+  sys_->run(ns);
+  for (std::size_t c = 0; c < fwds_.size(); ++c)
+    if (fwds_[c]->schedule_picks != picks[c]) ++r_.counters.reschedules;  // the tick's reschedule
   after_switch();
 }
 
@@ -161,6 +187,25 @@ void Sim::add_task(const std::string& name, int id) {
   r_.tasks[static_cast<std::size_t>(id)].name = name;
 }
 
+void Sim::count_wake(int id, int prev_cpu, int from, const std::vector<std::pair<bool, bool>>& before) {
+  const Task& t = *sys_->rq_of(id).task(id);
+  const Rq& rq = sys_->rq_of(id);
+  ++r_.tasks[static_cast<std::size_t>(id)].wakeups;
+  ++r_.placement.per_cpu[static_cast<std::size_t>(t.cpu)];
+  if (const System::WakeChoiceMade& made = sys_->last_wake_choice(); made.made) {
+    if (t.cpu == prev_cpu)
+      ++r_.placement.on_prev_cpu;
+    else if (t.cpu == from)
+      ++r_.placement.on_waker_cpu;
+    else
+      ++r_.placement.on_other_cpu;
+  }
+  // need_resched set on a CPU that ran a fair task before
+  const auto [had_resched, was_running] = before[static_cast<std::size_t>(t.cpu)];
+  if (!had_resched && rq.need_resched && was_running) ++r_.counters.wakeup_preemptions;
+  if (rq.curr != id) pending_wake_[static_cast<std::size_t>(id)] = static_cast<long long>(rq.clock_task);
+}
+
 bool Sim::apply(const scn::Op& op) {
   if (stopped_) return false;
   using scn::OpKind;
@@ -169,11 +214,11 @@ bool Sim::apply(const scn::Op& op) {
     return true;
   }
   System& sys = *sys_;
-  Rq& rq = *rq_;
+  const Rq& rq0 = sys.rq(0);
   const int index = op_index_++;
-  checker_->begin_op(index, scn::op_class(op.kind));
+  for (auto& c : checkers_) c->begin_op(index, scn::op_class(op.kind));
   Refusal refusal = Refusal::none;
-  const int id = op.task.empty() ? -1 : rq.find_task(op.task);
+  const int id = op.task.empty() ? -1 : rq0.find_task(op.task);
   // `tick nopreempt` honours nothing: applied as one operation (default below)
   switch (op.kind == OpKind::tick && op.nopreempt ? OpKind::schedule : op.kind) {
     case OpKind::run:
@@ -182,13 +227,12 @@ bool Sim::apply(const scn::Op& op) {
       // racing reader's stores land after the whole operation, as apply_operation() has them
       const std::size_t reads_before = sys.pending_debug_reads();
       const u64 tick = profile_.tick_nsec();
-      const u64 end = op.kind == OpKind::run ? rq.clock_task + op.duration_ns()
-                                             : (rq.clock_task / tick + 1) * tick;
+      const u64 end = op.kind == OpKind::run ? clock() + op.duration_ns() : (clock() / tick + 1) * tick;
       schedule_if_needed();
-      while (!rq.oops && rq.clock_task < end) {
-        const u64 next_tick = (rq.clock_task / tick + 1) * tick;
+      while (!sys.oops() && clock() < end) {
+        const u64 next_tick = (clock() / tick + 1) * tick;
         const u64 to = std::min(next_tick, end);
-        advance(to - rq.clock_task);
+        advance(to - clock());
         if (to == next_tick && to != end) sample();
       }
       if (reads_before) sys.store_debug_reads(reads_before);
@@ -198,29 +242,30 @@ bool Sim::apply(const scn::Op& op) {
     case OpKind::fork: {
       // the bridges find tasks by name: a name given twice is refused
       const std::string& name = op.kind == OpKind::create ? op.task : op.child;
-      if (rq.find_task(name) >= 0) {
-        refusal = op.kind == OpKind::create ? (scn::group_id(rq, op.group) ? Refusal::too_many_tasks : Refusal::no_such_group)
+      if (rq0.find_task(name) >= 0) {
+        refusal = op.kind == OpKind::create ? (scn::group_id(rq0, op.group) ? Refusal::too_many_tasks : Refusal::no_such_group)
                   : id < 0                  ? Refusal::no_such_task
-                  : id != rq.curr           ? Refusal::task_not_running_on_cpu
+                  : id != sys.rq_of(id).curr ? Refusal::task_not_running_on_cpu
                                             : Refusal::too_many_tasks;
         break;
       }
       refusal = scn::apply_operation(sys, op, id);
-      if (refusal == Refusal::none) add_task(name, static_cast<int>(rq.tasks.size()) - 1);
+      if (refusal == Refusal::none) add_task(name, static_cast<int>(rq0.tasks.size()) - 1);
       break;
     }
     case OpKind::wake: {
-      const bool had = rq.need_resched, running = rq.curr >= 0;
+      const int prev_cpu = id >= 0 ? sys.rq_of(id).task(id)->cpu : 0;
+      const int from = op.from >= 0 ? op.from : prev_cpu;
+      std::vector<std::pair<bool, bool>> before;  // by CPU: need_resched, a fair task on it
+      for (unsigned c = 0; c < sys.size(); ++c) before.emplace_back(sys.rq(c).need_resched, sys.rq(c).curr >= 0);
       refusal = scn::apply_operation(sys, op, id);
-      if (refusal == Refusal::none) {
-        ++r_.tasks[static_cast<std::size_t>(id)].wakeups;
-        if (!had && rq.need_resched && running) ++r_.counters.wakeup_preemptions;
-        if (rq.curr != id) pending_wake_[static_cast<std::size_t>(id)] = static_cast<long long>(rq.clock_task);
-      }
+      if (refusal == Refusal::none) count_wake(id, prev_cpu, from, before);
       break;
     }
     case OpKind::schedule:
-      if (op.kind == OpKind::schedule && rq.need_resched) ++r_.counters.reschedules;
+      if (op.kind == OpKind::schedule)
+        for (unsigned c = 0; c < sys.size(); ++c)
+          if (sys.rq(c).need_resched) ++r_.counters.reschedules;
       refusal = scn::apply_operation(sys, op, id);
       break;
     default: refusal = scn::apply_operation(sys, op, id); break;
@@ -232,28 +277,27 @@ bool Sim::apply(const scn::Op& op) {
     return false;
   }
   after_switch();
-  checker_->end_op();
+  if (sys.size() > 1)
+    inv::end_ops_touched(sys, checkers_, ~std::uint32_t{0}, true);  // every CPU, sharing what a migration carries
+  else
+    checkers_.front()->end_op();
   sample();
-  if (rq.oops) r_.oops = true;
-  if ((checker_->violated() && !keep_going_) || rq.oops) stopped_ = true;
+  if (sys.oops()) r_.oops = true;
+  if ((violated() && !keep_going_) || sys.oops()) stopped_ = true;
   return !stopped_;
 }
 
 SimResult Sim::finish() {
-  r_.violations = checker_->violations();
-  r_.end_clock = rq_->clock_task;
+  for (const auto& c : checkers_)  // CPU by CPU, as the executor reports them
+    for (const auto& v : c->violations())
+      if (r_.violations.size() < inv::Checker::kMaxViolations) r_.violations.push_back(v);
+  r_.end_clock = clock();
   return std::move(r_);
 }
 
 SimResult simulate(const scn::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples,
                    inv::Tolerances tolerances) {
-  Sim sim(profile, keep_going, tolerances, keep_samples);
-  if (s.runqueues != 1) {  // the bridges model one CPU
-    SimResult r = sim.finish();
-    r.error = "the bridges (simulate, compare, report, exports) model one CPU; the scenario has runqueues " +
-              std::to_string(s.runqueues);
-    return r;
-  }
+  Sim sim(profile, keep_going, tolerances, keep_samples, s.runqueues, s.smt);
   for (const auto& op : s.ops)
     if (!sim.apply(op)) break;
   return sim.finish();

@@ -5,8 +5,11 @@
 // scheduling events the comparison and the report need are counted. Used by
 // `compare`, `report`, `export` and the rt-app importer.
 //
-// Only one CPU is modelled (a System of one runqueue); a workload that needs
-// more is refused by its reader.
+// On several CPUs (a System of N runqueues, the scenario's `runqueues`) every
+// CPU is advanced and counted the same way; a `wake` without `cpu=` lands
+// where select_task_rq_fair() puts it, and where it lands is counted
+// (Placement). Samples (the HTML report) describe CPU 0's queue and each task on
+// its own CPU.
 #pragma once
 
 #include <memory>
@@ -28,13 +31,14 @@ struct TaskSample {
   s64 vprot = 0;
   s64 lag = 0;       // V - vruntime (virtual ns) while queued, else vlag
   u64 weight = 0;
+  int cpu = 0;       // the CPU the task is on
 };
 
 struct Sample {
   u64 clock = 0;
   int op_index = -1;       // the operation this sample belongs to (-1: the start)
-  int curr = -1;           // task index or -1 (idle)
-  s64 avg_vruntime = 0;    // V, (s64)
+  int curr = -1;           // task index or -1 (idle), on CPU 0
+  s64 avg_vruntime = 0;    // V of CPU 0's rq->cfs, (s64)
   std::vector<TaskSample> tasks;
 };
 
@@ -53,10 +57,21 @@ struct Counters {
   u64 context_switches = 0;     // changes of the task on the CPU (idle included)
 };
 
+// Where wake-ups of sleeping tasks landed (a task's first wake-up, and a
+// wake-up of a task still queued as delayed, do not choose and are not counted).
+struct Placement {
+  u64 on_waker_cpu = 0;  // the waking CPU, which was not the task's previous one (wake_affine() pulled it)
+  u64 on_prev_cpu = 0;   // the CPU it slept on
+  u64 on_other_cpu = 0;  // neither: an idle CPU select_idle_sibling() found
+  std::vector<u64> per_cpu;  // wake-ups (every kind) by the CPU they landed on
+};
+
 struct SimResult {
   std::vector<Sample> samples;
   std::vector<TaskMetrics> tasks;
   Counters counters;
+  Placement placement;
+  unsigned cpus = 1;
   std::vector<inv::Violation> violations;
   std::string error;         // an operation the model refused (strict), or a bad profile
   int error_op = -1;
@@ -67,7 +82,10 @@ struct SimResult {
 class Sim {
  public:
   // keep_going: continue after the first violation (compare, rt-app runs).
-  Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances = {}, bool keep_samples = true);
+  // cpus runqueues, smt SMT siblings a core (the scenario's directives; both
+  // valid: runqueues_refusal(), smt_refusal()).
+  Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances = {}, bool keep_samples = true,
+      unsigned cpus = 1, unsigned smt = 1);
   ~Sim();
   Sim(const Sim&) = delete;
   Sim& operator=(const Sim&) = delete;
@@ -78,7 +96,10 @@ class Sim {
   bool apply(const scn::Op& op);
   bool stopped() const { return stopped_; }
 
-  const Rq& rq() const { return *rq_; }
+  // CPU 0's runqueue (the lone one on one CPU), and a task's own
+  const Rq& rq() const { return sys_->rq(0); }
+  const Rq& rq_of(int task) const { return sys_->rq_of(task); }
+  const System& system() const { return *sys_; }
   int task_index(const std::string& name) const;
   int ops() const { return op_index_; }
   // Time task id has had on the CPU so far (exact, accounted per interval).
@@ -92,27 +113,31 @@ class Sim {
   struct Fwd;
   Profile profile_;
   bool keep_going_, keep_samples_;
-  std::unique_ptr<System> sys_;  // one CPU: operations go through scn::apply_operation(), as the executor's
-  Rq* rq_ = nullptr;             // its runqueue
-  std::unique_ptr<inv::Checker> checker_;
-  std::unique_ptr<Fwd> fwd_;
+  std::unique_ptr<System> sys_;  // operations go through scn::apply_operation(), as the executor's
+  std::vector<std::unique_ptr<inv::Checker>> checkers_;  // one a CPU, as the executor's
+  std::vector<std::unique_ptr<Fwd>> fwds_;
   SimResult r_;
   int op_index_ = 0;
   bool stopped_ = false;
   std::vector<std::string> names_;
   std::vector<int> ids_;
   std::vector<long long> pending_wake_;  // clock of an unanswered wake-up, -1 if none
-  int last_curr_ = -1;
+  std::vector<int> last_curr_;          // by CPU
 
+  u64 clock() const { return sys_->rq(0).clock_task; }
+  bool violated() const;
+  u64 schedule_picks() const;
   void sample();
-  void advance(u64 ns);             // clock moves with the current task on the CPU
-  void schedule_if_needed();        // what Rq::run() does before advancing
-  void account(u64 from, u64 to);   // runtime and ideal share over [from, to)
-  void after_switch();
+  void advance(u64 ns);             // clock moves with the current task on each CPU
+  void schedule_if_needed();        // what Rq::run() does before advancing, on each CPU
+  void account(u64 from, u64 to);   // runtime and ideal share over [from, to), on each CPU
+  void after_switch();              // on each CPU
+  void count_wake(int id, int prev_cpu, int from, const std::vector<std::pair<bool, bool>>& before);
   void add_task(const std::string& name, int id);
 };
 
-// Runs a whole scenario (no expectations judged). Strict like `run`.
+// Runs a whole scenario (no expectations judged), on its runqueues and SMT
+// siblings. Strict like `run`.
 SimResult simulate(const scn::Scenario& s, const Profile& profile, bool keep_going, bool keep_samples = true,
                    inv::Tolerances tolerances = {});
 

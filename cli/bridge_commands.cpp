@@ -30,7 +30,9 @@ struct BridgeCommands {
   scn::ProfileOverride exp_profile;
 
   CLI::App* compare = nullptr;
-  std::string cmp_workload, cmp_a = "default", cmp_b, cmp_duration, cmp_profile;
+  std::string cmp_workload, cmp_a = "default", cmp_duration, cmp_profile;
+  std::vector<std::string> cmp_b;
+  unsigned cmp_runqueues = 0, cmp_smt = 0;
 
   CLI::App* report = nullptr;
   std::string rep_file, rep_out;
@@ -87,9 +89,23 @@ std::optional<Workload> load_workload(const std::string& path, std::string& erro
   return w;
 }
 
-bridge::SimResult run_workload(const Workload& w, const Profile& p, u64 duration) {
-  if (w.rtapp) return bridge::simulate_rtapp(w.rt, p, duration, false).result;
-  return bridge::simulate(w.scenario, p, true, false);
+bridge::SimResult run_workload(const Workload& w, const Profile& p, u64 duration, unsigned cpus, unsigned smt) {
+  if (w.rtapp) return bridge::simulate_rtapp(w.rt, p, duration, false, {}, cpus, smt).result;
+  scn::Scenario s = w.scenario;
+  s.runqueues = cpus;
+  s.smt = smt;
+  return bridge::simulate(s, p, true, false);
+}
+
+// The runqueues and SMT siblings of a run: the option's, else the scenario's
+// (an rt-app workload: 1); empty error when they fit the profile.
+bool cpus_of(const std::string& profile, unsigned option_runqueues, unsigned option_smt, unsigned& cpus,
+             unsigned& smt, std::string& error) {
+  if (option_runqueues) cpus = option_runqueues;
+  if (option_smt) smt = option_smt;
+  error = runqueues_refusal(profile, cpus);
+  if (error.empty()) error = smt_refusal(cpus, smt);
+  return error.empty();
 }
 
 int run_rtapp(BridgeCommands& b) {
@@ -110,7 +126,13 @@ int run_rtapp(BridgeCommands& b) {
   }
   const auto profile = scn::build_profile(o, error);
   if (!profile) return bad(b.run_rtapp + ": " + error);
-  const auto run = bridge::simulate_rtapp(w, *profile, duration, false);
+  unsigned cpus = 1, smt = 1;
+  const auto opt = [&](const char* name) {
+    const auto* x = b.run->get_option(name);
+    return x->count() ? x->as<unsigned>() : 0u;
+  };
+  if (!cpus_of(profile->name, opt("--runqueues"), opt("--smt"), cpus, smt, error)) return bad(b.run_rtapp + ": " + error);
+  const auto run = bridge::simulate_rtapp(w, *profile, duration, false, {}, cpus, smt);
   if (!b.run_scenario_out.empty()) {
     scn::Scenario sc = run.scenario;
     sc.features = o.features;
@@ -119,8 +141,9 @@ int run_rtapp(BridgeCommands& b) {
     out << scn::print_scenario(sc);
   }
   std::cout << bridge::format_metrics(
-      run.result, fmt::format("rt-app {} on profile {}{}: {} threads, {} operations", b.run_rtapp, profile->name,
-                              o.features.empty() ? "" : " with " + o.features, w.threads.size(),
+      run.result, fmt::format("rt-app {} on profile {}{}{}: {} threads, {} operations", b.run_rtapp, profile->name,
+                              o.features.empty() ? "" : " with " + o.features,
+                              cpus > 1 ? fmt::format(", {} CPUs", cpus) : "", w.threads.size(),
                               run.scenario.ops.size()));
   if (!run.result.error.empty()) return bad(b.run_rtapp + ": " + run.result.error);
   return run.result.violations.empty() ? 0 : 1;
@@ -150,10 +173,8 @@ int run_compare(BridgeCommands& b) {
   std::string error;
   const auto w = load_workload(b.cmp_workload, error);
   if (!w) return bad(error);
-  const auto a = bridge::parse_side(b.cmp_a, error);
-  if (!a) return bad("--features " + error);
-  const auto bside = bridge::parse_side(b.cmp_b, error);
-  if (!bside) return bad("--vs " + error);
+  std::vector<std::pair<std::string, std::string>> specs{{"--features", b.cmp_a}};  // (option, side)
+  for (const auto& side : b.cmp_b) specs.emplace_back("--vs", side);
   scn::Scenario header = w->rtapp ? scn::Scenario{} : w->scenario;
   if (!b.cmp_profile.empty()) header.profile = b.cmp_profile;
   u64 duration = w->rtapp ? w->rt.duration_ns.value_or(1'000'000'000ULL) : 0;
@@ -163,21 +184,27 @@ int run_compare(BridgeCommands& b) {
     if (!d) return bad(error);
     duration = *d;
   }
-  const auto pa = scn::build_profile(header, *a, error);
-  if (!pa) return bad(fmt::format("--features {}: {}", b.cmp_a, error));
-  const auto pb = scn::build_profile(header, *bside, error);
-  if (!pb) return bad(fmt::format("--vs {}: {}", b.cmp_b, error));
-  const auto ra = run_workload(*w, *pa, duration);
-  const auto rb = run_workload(*w, *pb, duration);
-  auto label = [&](const Profile& p, const scn::ProfileOverride& o) {
+  std::vector<bridge::CompareSide> sides;
+  bool refused = false;
+  for (const auto& [option, spec] : specs) {
+    const auto o = bridge::parse_side(spec, error);
+    if (!o) return bad(option + " " + error);
+    const auto p = scn::build_profile(header, *o, error);
+    if (!p) return bad(fmt::format("{} {}: {}", option, spec, error));
+    unsigned cpus = header.runqueues, smt = header.smt;
+    if (!cpus_of(p->name, b.cmp_runqueues, b.cmp_smt, cpus, smt, error))
+      return bad(fmt::format("{} {}: {}", option, spec, error));
     std::string f = header.features;
-    if (!o.features.empty()) f += (f.empty() ? "" : ",") + o.features;
-    return f.empty() ? p.name : p.name + " " + f;
-  };
-  std::cout << fmt::format("{} ({})\n\n", b.cmp_workload, w->rtapp ? "rt-app workload" : "scenario");
-  std::cout << bridge::format_compare(ra, label(*pa, *a), rb, label(*pb, *bside));
-  if (!ra.error.empty() || !rb.error.empty()) return 2;
-  return ra.violations.empty() && rb.violations.empty() ? 0 : 1;
+    if (!o->features.empty()) f += (f.empty() ? "" : ",") + o->features;
+    sides.push_back({f.empty() ? p->name : p->name + " " + f, run_workload(*w, *p, duration, cpus, smt)});
+    refused = refused || !sides.back().result.error.empty();
+  }
+  const unsigned cpus = sides.front().result.cpus;
+  std::cout << fmt::format("{} ({}{})\n\n", b.cmp_workload, w->rtapp ? "rt-app workload" : "scenario",
+                           cpus > 1 ? fmt::format(", {} CPUs", cpus) : "");
+  std::cout << bridge::format_compare(sides);
+  if (refused) return 2;
+  return std::all_of(sides.begin(), sides.end(), [](const auto& s) { return s.result.violations.empty(); }) ? 0 : 1;
 }
 
 int run_report(BridgeCommands& b) {
@@ -188,6 +215,9 @@ int run_report(BridgeCommands& b) {
   if (!loaded) return bad(error);
   const auto profile = scn::build_profile(loaded->scenario, b.rep_profile, error);
   if (!profile) return bad(b.rep_file + ": " + error);
+  if (loaded->scenario.runqueues > 1)
+    return bad(fmt::format("{}: the HTML report draws one CPU; the scenario has runqueues {}", b.rep_file,
+                           loaded->scenario.runqueues));
   const auto r = bridge::simulate(loaded->scenario, *profile, false, true, inv::Tolerances{!b.rep_no_tolerance});
   if (!r.error.empty()) return bad(b.rep_file + ":" + r.error);
   const std::string html = bridge::html_report(loaded->scenario, b.rep_file, *text, *profile, r);
@@ -218,12 +248,17 @@ std::shared_ptr<BridgeCommands> add_bridge_commands(CLI::App& app, CLI::App* run
   b->exp->add_option("--profile", b->exp_profile.profile, "kernel profile (overrides the scenario's)");
   b->exp->add_option("--features", b->exp_profile.features, "scheduler features, debugfs syntax");
 
-  b->compare = app.add_subcommand("compare", "run a workload under two feature sets or profiles, side by side");
+  b->compare = app.add_subcommand("compare", "run a workload under feature sets or profiles, side by side");
   b->compare->add_option("workload", b->cmp_workload, "scenario (.scn) or rt-app workload (.json)")->required();
   b->compare->add_option("--features", b->cmp_a,
                          "side A: a profile, a feature list (NO_RUN_TO_PARITY,...), or PROFILE:FEATURES")
       ->capture_default_str();
-  b->compare->add_option("--vs", b->cmp_b, "side B, same forms")->required();
+  b->compare->add_option("--vs", b->cmp_b, "another side, same forms; repeat for more columns")->required();
+  b->compare->add_option("--runqueues", b->cmp_runqueues,
+                         "CPUs modelled (overrides the scenario's 'runqueues'; an rt-app workload: default 1)")
+      ->check(CLI::Range(1u, kMaxRunqueues));
+  b->compare->add_option("--smt", b->cmp_smt, "SMT siblings a core (overrides the scenario's 'smt')")
+      ->check(CLI::Range(1u, kMaxRunqueues));
   b->compare->add_option("--profile", b->cmp_profile, "base profile (default: the scenario's, or mainline)");
   b->compare->add_option("--duration", b->cmp_duration, "simulated time of an rt-app workload");
 

@@ -38,6 +38,20 @@ expect_text "$work/out.txt" "latency p50/p99/max" "compare prints latency percen
 expect_rc 1 "compare a scenario with a violation" -- "$bin" compare "$f1" --features mainline --vs v7.1
 expect_rc 2 "compare with an unknown feature" -- "$bin" compare "$f1" --vs NO_SUCH_THING
 expect_text "$work/err.txt" "NO_SUCH_THING" "the error names it"
+expect_rc 0 "compare three sides on four CPUs" -- "$bin" compare "$data/schbench_like.json" --features mainline:NO_SIS_UTIL \
+  --vs v7.3:NO_SIS_UTIL,NO_WA_WEIGHT --vs v7.3:NO_SIS_UTIL,NO_WA_WEIGHT,cgroup_mode=smp --runqueues 4 --duration 50ms
+expect_text "$work/out.txt" "v7.3 NO_SIS_UTIL,NO_WA_WEIGHT,cgroup_mode=smp" "a column for each side"
+expect_text "$work/out.txt" "wake-ups: waker's/prev/other CPU" "where wake-ups landed"
+expect_text "$work/out.txt" "4 CPUs" "the CPU count is printed"
+expect_rc 2 "compare: cgroup_mode on a hierarchical profile" -- "$bin" compare "$data/schbench_like.json" --vs v7.2:cgroup_mode=smp --runqueues 2
+expect_text "$work/err.txt" "cgroup_mode exists only on the single runqueue" "the error says why"
+expect_rc 2 "compare: too many runqueues" -- "$bin" compare "$data/schbench_like.json" --vs v7.3 --runqueues 9
+expect_rc 2 "run --rt-app: affinity on several CPUs" -- "$bin" run --rt-app "$work/F1.json" --runqueues 2 --duration 1ms
+expect_rc 0 "run --rt-app on four CPUs" -- "$bin" run --rt-app "$data/schbench_like.json" --features NO_SIS_UTIL --runqueues 4 --duration 20ms --scenario-out "$work/sb.scn"
+expect_text "$work/sb.scn" "runqueues 4" "the written scenario has its CPUs"
+expect_rc 0 "the four-CPU scenario replays" -- "$bin" run --quiet "$work/sb.scn"
+expect_rc 2 "report refuses several CPUs" -- "$bin" report "$work/sb.scn" -o "$work/sb.html"
+expect_text "$work/err.txt" "draws one CPU" "the error says why"
 expect_rc 0 "report" -- "$bin" report "$f1" -o "$work/F1.html"
 cp "$work/F1.html" "$work/F1-first.html"
 "$bin" report "$f1" -o "$work/F1.html" 2>/dev/null

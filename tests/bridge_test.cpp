@@ -58,15 +58,12 @@ std::string rtapp_error(const std::string& text) {
 // ---- the simulator is the executor, cut finer ----
 
 TEST(BridgeSim, SameViolationsAndFinalStateAsTheExecutorOnEveryRegression) {
-  int files = 0;
+  int files = 0, smp_files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/corpus/regressions")) {
     if (entry.path().extension() != ".scn") continue;
     const auto s = parse(slurp(entry.path().string()));
-    if (s.runqueues != 1) {  // the bridges model one CPU and say so
-      EXPECT_NE(simulate(s, profile_of(s), false, true, {}).error.find("model one CPU"), std::string::npos);
-      continue;
-    }
     ++files;
+    if (s.runqueues > 1) ++smp_files;
     const Profile p = profile_of(s);
     for (bool tolerate : {true, false}) {
       scn::ExecOptions o;
@@ -76,7 +73,7 @@ TEST(BridgeSim, SameViolationsAndFinalStateAsTheExecutorOnEveryRegression) {
       const auto r = simulate(s, p, false, true, inv::Tolerances{tolerate});
       ASSERT_EQ(e.error, "") << entry.path();
       ASSERT_EQ(r.error, "") << entry.path();
-      ASSERT_EQ(r.violations.size(), e.violations.size()) << entry.path();
+      ASSERT_EQ(r.violations.size(), e.violations.size()) << entry.path() << (r.violations.empty() ? "" : std::string(inv::id_name(r.violations[0].id)) + " " + r.violations[0].where + " " + r.violations[0].what + " op " + std::to_string(r.violations[0].op_index));
       for (std::size_t i = 0; i < r.violations.size(); ++i) {
         EXPECT_EQ(r.violations[i].id, e.violations[i].id) << entry.path();
         EXPECT_EQ(r.violations[i].op_index, e.violations[i].op_index) << entry.path();
@@ -84,15 +81,19 @@ TEST(BridgeSim, SameViolationsAndFinalStateAsTheExecutorOnEveryRegression) {
       const auto& last = e.trace.back();
       const auto& mine = r.samples.back();
       EXPECT_EQ(mine.clock, last.clock) << entry.path();
-      EXPECT_EQ(mine.curr >= 0 ? r.tasks[static_cast<std::size_t>(mine.curr)].name : "idle", last.curr);
+      // CPU 0's task (the trace lists every CPU's, "A|idle")
+      EXPECT_EQ(mine.curr >= 0 ? r.tasks[static_cast<std::size_t>(mine.curr)].name : "idle",
+                last.curr.substr(0, last.curr.find('|')));
       ASSERT_EQ(mine.tasks.size(), last.tasks.size());
       for (std::size_t t = 0; t < mine.tasks.size(); ++t) {
+        if (s.runqueues > 1) EXPECT_EQ(mine.tasks[t].cpu, last.task_cpu[t]) << entry.path() << " task " << t;
         EXPECT_EQ(mine.tasks[t].vruntime, as_s64(last.tasks[t].vruntime)) << entry.path() << " task " << t;
         EXPECT_EQ(mine.tasks[t].deadline, as_s64(last.tasks[t].deadline)) << entry.path() << " task " << t;
       }
     }
   }
   EXPECT_GE(files, 3);
+  EXPECT_GE(smp_files, 3);
 }
 
 // A long run cut at every tick ends where the executor's single run ends.
@@ -240,7 +241,13 @@ TEST(BridgeRtApp, UnsupportedInputIsAnErrorNamingIt) {
   const auto fifo = rtapp_error(slurp(kSource + "/tests/data/rtapp/unsupported_policy.json"));
   EXPECT_NE(fifo.find("SCHED_FIFO"), std::string::npos) << fifo;
   EXPECT_NE(rtapp_error(R"({"tasks": {"a": {"run": 10, "barrier": "x"}}})").find("'barrier'"), std::string::npos);
-  EXPECT_NE(rtapp_error(R"({"tasks": {"a": {"run": 10, "taskgroup": "/g"}}})").find("task groups"), std::string::npos);
+  EXPECT_NE(rtapp_error(R"({"tasks": {"a": {"run": 10, "taskgroup": "g"}}})").find("path from the root"),
+            std::string::npos);
+  EXPECT_NE(rtapp_error(R"({"tasks": {"a": {"run": 10, "taskgroup": "/g//h"}}})").find("empty component"),
+            std::string::npos);
+  EXPECT_NE(rtapp_error(R"({"tasks": {"a": {"phases": {"p": {"run": 10, "taskgroup": "/g"}}}}})")
+                .find("\"taskgroup\" of a phase"),
+            std::string::npos);
   EXPECT_NE(rtapp_error(R"({"tasks": {"a": {"run": -3}}})").find(">= 0"), std::string::npos);
   EXPECT_NE(rtapp_error(R"({"tasks": {"a": {"run": 10, "colour": 1}}})").find("unsupported key 'colour'"),
             std::string::npos);
@@ -327,6 +334,89 @@ TEST(BridgeRtApp, Deterministic) {
   const auto a = run_file("timer.json", 100), b = run_file("timer.json", 100);
   EXPECT_EQ(scn::print_scenario(a.scenario), scn::print_scenario(b.scenario));
   EXPECT_EQ(format_metrics(a.result, "x"), format_metrics(b.result, "x"));
+}
+
+TEST(BridgeRtApp, TaskgroupCreatesItsCgroupPath) {
+  auto parsed = parse_rtapp(R"({"tasks": {"a": {"taskgroup": "/top/sub", "run": 100, "sleep": 900},
+                                          "b": {"taskgroup": "/top", "run": 300, "sleep": 700},
+                                          "c": {"taskgroup": "/", "run": 500}}})",
+                            "t.json");
+  ASSERT_TRUE(std::holds_alternative<RtWorkload>(parsed)) << std::get<std::string>(parsed);
+  const auto& w = std::get<RtWorkload>(parsed);
+  EXPECT_EQ(w.threads[0].groups, (std::vector<std::string>{"top", "top_sub"}));
+  EXPECT_EQ(w.threads[1].groups, (std::vector<std::string>{"top"}));
+  EXPECT_TRUE(w.threads[2].groups.empty());
+  const auto r = simulate_rtapp(w, *profile_by_name("mainline"), 20'000'000, false);
+  ASSERT_EQ(r.result.error, "");
+  EXPECT_TRUE(r.result.violations.empty());
+  // each group created once, the child below its parent, before the tasks in it
+  std::vector<std::pair<std::string, std::string>> groups;
+  for (const auto& op : r.scenario.ops)
+    if (op.kind == scn::OpKind::group_create) groups.emplace_back(op.group, op.parent);
+  EXPECT_EQ(groups, (std::vector<std::pair<std::string, std::string>>{{"top", ""}, {"top_sub", "top"}}));
+  for (const auto& op : r.scenario.ops)
+    if (op.kind == scn::OpKind::create) EXPECT_EQ(op.group, op.task == "a" ? "top_sub" : op.task == "b" ? "top" : "");
+  EXPECT_GT(r.result.tasks[0].runtime, 0u);
+}
+
+// The schbench-like workload on four CPUs: every CPU works, and the
+// operations the run performed replay as a scenario (runqueues 4) to the
+// same state with the executor.
+TEST(BridgeRtApp, SeveralCpusReplayAsAScenario) {
+  const auto w = rtapp_file("schbench_like.json");
+  Profile p = *profile_by_name("mainline");
+  ASSERT_EQ(apply_features(p, "NO_SIS_UTIL"), "");
+  const auto r = simulate_rtapp(w, p, 100'000'000, false, {}, 4, 1);
+  ASSERT_EQ(r.result.error, "");
+  EXPECT_TRUE(r.result.violations.empty());
+  EXPECT_EQ(r.scenario.runqueues, 4u);
+  ASSERT_EQ(r.result.placement.per_cpu.size(), 4u);
+  for (u64 n : r.result.placement.per_cpu) EXPECT_GT(n, 0u);
+  u64 total = 0;
+  for (const auto& t : r.result.tasks) total += t.runtime;
+  EXPECT_GT(total, 100'000'000u);   // more than one CPU's time
+  EXPECT_LE(total, 400'000'000u);   // at most four
+  const u64 placed = r.result.placement.on_waker_cpu + r.result.placement.on_prev_cpu + r.result.placement.on_other_cpu;
+  EXPECT_GT(placed, 100u);  // chosen by select_task_rq_fair()
+  scn::Scenario sc = r.scenario;
+  sc.features = "NO_SIS_UTIL";
+  const auto s = parse(scn::print_scenario(sc));
+  scn::ExecOptions o;
+  o.trace = true;
+  const auto e = scn::execute(s, p, o);
+  ASSERT_EQ(e.error, "");
+  EXPECT_TRUE(e.violations.empty());
+  EXPECT_EQ(static_cast<std::size_t>(e.executed), r.scenario.ops.size());
+  EXPECT_EQ(e.trace.back().clock, r.result.end_clock);
+  // where every task ended up
+  const auto again = simulate(s, p, true, false);
+  for (std::size_t t = 0; t < e.trace.back().task_cpu.size(); ++t)
+    EXPECT_EQ(again.samples.back().tasks[t].cpu, e.trace.back().task_cpu[t]) << "task " << t;
+  EXPECT_EQ(format_metrics(again, "x"), format_metrics(r.result, "x"));
+}
+
+TEST(BridgeRtApp, AffinityIsRefusedOnSeveralCpus) {
+  auto parsed = parse_rtapp(R"({"tasks": {"a": {"cpus": [1], "run": 100}}})", "t.json");
+  const auto& w = std::get<RtWorkload>(parsed);
+  EXPECT_EQ(simulate_rtapp(w, *profile_by_name("mainline"), 1'000'000, false).result.error, "");
+  const auto r = simulate_rtapp(w, *profile_by_name("mainline"), 1'000'000, false, {}, 2, 1);
+  EXPECT_NE(r.result.error.find("affinity is not modelled"), std::string::npos) << r.result.error;
+}
+
+TEST(BridgeCompare, SeveralSidesAndWhereWakeupsLand) {
+  const auto w = rtapp_file("schbench_like.json");
+  std::vector<CompareSide> sides;
+  for (const char* f : {"NO_SIS_UTIL", "NO_SIS_UTIL,NO_WA_IDLE", "NO_SIS_UTIL,NO_WA_WEIGHT"}) {
+    Profile p = *profile_by_name("mainline");
+    ASSERT_EQ(apply_features(p, f), "");
+    sides.push_back({f, simulate_rtapp(w, p, 50'000'000, false, {}, 4, 1).result});
+  }
+  const std::string t = format_compare(sides);
+  for (const auto& s : sides) EXPECT_NE(t.find(s.label), std::string::npos);
+  EXPECT_NE(t.find("wake-ups: waker's/prev/other CPU"), std::string::npos) << t;
+  EXPECT_NE(t.find("18 tasks: no per-task rows"), std::string::npos) << t;
+  const auto& p = sides[0].result.placement;
+  EXPECT_NE(t.find(std::to_string(p.on_waker_cpu) + "/" + std::to_string(p.on_prev_cpu) + "/" + std::to_string(p.on_other_cpu)), std::string::npos);
 }
 
 // ---- exports ----
