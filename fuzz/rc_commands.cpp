@@ -378,7 +378,7 @@ class WakeCmd final : public RcCommand {
   std::optional<Op> resolve(const RcSystem& sut) const override {
     const Task* t = sut.task(task_);
     if (!t || (t->state != TaskState::new_ && t->state != TaskState::sleeping)) return std::nullopt;
-    // a choice the model cannot make (WA_WEIGHT's loads, an RT task's class) is skipped like a wake of an awake task
+    // a choice the model cannot make (SIS_UTIL's budget, an RT task's class) is skipped like a wake of an awake task
     if (sut.sys.wake_choice_refusal(t->se.task_id, sync_, cpu_, from_) != Refusal::none) return std::nullopt;
     return shown_op();
   }

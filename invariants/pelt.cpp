@@ -10,8 +10,9 @@
 // minimum possible divider"). A sum below it means the next period's average
 // falls to what the sum holds: the queue's load (cpu_load(), what WA_WEIGHT
 // and the load balancer read) drops at once, whatever its tasks do.
-// Checked on every queue, the root one and each group's, while PELT is
-// tracked (model/fair_pelt.cpp), for the load, runnable and utilization sums.
+// Checked on every queue, the root one and each group's (on the v7.3 flat
+// runqueue too, whose group queues keep PELT), for the load, runnable and
+// utilization sums.
 #include <fmt/format.h>
 
 #include "invariants/checker.hpp"
@@ -21,7 +22,7 @@
 namespace eevdf::inv {
 
 void check_pelt(const CheckScope& s) {
-  if (!s.on(Id::PELT) || !pelt_tracked(s.rq)) return;
+  if (!s.on(Id::PELT)) return;
   const SchedAvg& a = s.cfs.avg;
   struct Pair {
     const char* name;

@@ -146,8 +146,6 @@ u64 calc_group_shares(const Rq& rq, const CfsRq& cfs_rq);
 // PELT stand-ins summed over the group's queues on every CPU (docs/model.md):
 // atomic_long_read(&tg->load_avg) as Σ scale_load_down(cfs_rq->load.weight),
 // and (v7.3-rc) tg->runnable_avg as Σ h_nr_runnable · 1024.
-s64 tg_load_avg(const TaskGroup& tg);
-s64 tg_runnable_avg(const TaskGroup& tg);
 void update_cfs_group(SchedEntity& se);
 void put_prev_set_next_fair(Rq& rq, Task& prev, Task& next);
 // min_vruntime_cb_propagate(&se->run_node, NULL): refresh the augments above se.
@@ -160,8 +158,6 @@ inline constexpr int SKIP_AGE_LOAD = 0x2;
 inline constexpr int DO_ATTACH = 0x4;
 inline constexpr int DO_DETACH = 0x8;
 }  // namespace pelt_flags
-// Whether PELT is tracked: not on the v7.3 flat runqueue.
-bool pelt_tracked(const Rq& rq);
 u64 cfs_rq_clock_pelt(const CfsRq& cfs_rq);
 void update_load_avg(CfsRq& cfs_rq, SchedEntity& se, int flags);
 inline constexpr u64 kNsecPerMsec = 1'000'000;

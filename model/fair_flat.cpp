@@ -56,10 +56,9 @@ u64 calc_prop_weight(CfsRq& cfs_rq, const SchedEntity& se, u64 w) {
 namespace {
 
 // tg_tasks() (v7.3-rc1): max(1, tg->runnable_avg >> SCHED_CAPACITY_SHIFT),
-// truncated to int. Stand-in for PELT (docs/model.md): tg->runnable_avg is
-// the sum over CPUs of each group queue's h_nr_runnable · 1024 (tg_runnable_avg()).
+// truncated to int: about the group's runnable tasks, averaged (PELT).
 s64 tg_tasks(const TaskGroup& tg) {
-  const u64 runnable_avg = as_u64(tg_runnable_avg(tg));
+  const u64 runnable_avg = as_u64(tg.runnable_avg);
   const auto nr = static_cast<s32>(static_cast<u32>(runnable_avg >> 10));
   return nr > 1 ? nr : 1;
 }
@@ -71,19 +70,18 @@ s64 tg_cpus(const Rq& rq) {
 }
 
 // __calc_smp_shares() (v7.3-rc1): ts · load / tg_weight clamped to
-// [MIN_SHARES, smax], the upper bound tested first. PELT stand-in as in
-// calc_group_shares(): load_avg = scale_load_down(load.weight), also this
-// CPU's contribution to tg->load_avg, the sum over every CPU (on one CPU
-// tg_weight = load).
+// [MIN_SHARES, smax], the upper bound tested first; load is the queue's weight
+// or its load average, whichever is larger, and tg_weight is tg->load_avg with
+// this queue's last contribution replaced by load (as calc_group_shares()).
 s64 calc_smp_shares(const Rq& rq, const TaskGroup& tg, const CfsRq& gcfs_rq, s64 ts, s64 smax) {
-  const s64 load_weight = as_s64(scale_load_down(gcfs_rq.load.weight));
-  const s64 load_avg = load_weight;  // stand-in for cfs_rq->avg.load_avg
-  const s64 load = load_weight > load_avg ? load_weight : load_avg;
-  const s64 tg_load_avg_contrib = load_avg;
-  const s64 tg_weight = tg_load_avg(tg) - tg_load_avg_contrib + load;
+  const u64 load_weight = scale_load_down(gcfs_rq.load.weight);
+  const s64 load = as_s64(load_weight > gcfs_rq.avg.load_avg ? load_weight : gcfs_rq.avg.load_avg);
+  // long arithmetic on the atomic sum and the unsigned contribution
+  const s64 tg_weight = as_s64(as_u64(tg.load_avg) - gcfs_rq.tg_load_avg_contrib + as_u64(load));
   s64 shares = mul_s64(ts, load, Site::calc_smp_shares_ts_x_load, rq.obs());
   if (tg_weight) {
-    // C division; INT64_MIN / -1 cannot happen: tg_weight >= 0
+    // C division; INT64_MIN / -1 cannot happen: tg->load_avg holds this queue's
+    // contribution, so tg_weight is the others' sum plus load, >= 0
     shares /= tg_weight;
   }
   const s64 min_shares = static_cast<s64>(kMinShares);
@@ -117,12 +115,16 @@ u64 calc_group_shares_flat(const Rq& rq, const CfsRq& gcfs_rq) {
 }
 
 // reweight_entity() of the flat runqueue (v7.3-rc1): a group entity's (or a
-// task's per-level) weight; only se->load and cfs_rq->load change.
+// task's per-level) weight; only se->load, cfs_rq->load and the load averages
+// change.
 void reweight_entity_flat(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
   if (se.load.weight == weight) return;
   if (se.on_rq) cfs_rq.load.weight -= se.load.weight;
+  dequeue_load_avg(cfs_rq, se);
   se.load.weight = weight;  // update_load_set()
   se.load.inv_weight = 0;
+  reweight_load_avg(se);
+  enqueue_load_avg(cfs_rq, se);
   if (se.on_rq) {
     cfs_rq.load.weight += weight;
     cfs_rq.load.inv_weight = 0;
@@ -215,6 +217,10 @@ void requeue_delayed_entity_flat(CfsRq& root, SchedEntity& se) {
     if (&se != root.curr) enqueue_entity_rb(root, se);
     root.h_nr_queued++;
   }
+  // rq->cfs, not the task's own queue, also for a task in a group (as the
+  // v3 patch and v7.3-rc have it): the task's averages age with running
+  // false there, and rq->cfs's own are brought up to date
+  update_load_avg(root, se, 0);
   clear_delayed(se);
 }
 
@@ -231,6 +237,8 @@ u64 enqueue_hierarchy(Task& p, int flags) {
     CfsRq& cfs_rq = *se->cfs_rq;
     update_curr_flat(cfs_rq);
     if (!se->on_rq) {  // enqueue_entity(): PELT, shares, account_entity_enqueue()
+      update_load_avg(cfs_rq, *se, pelt_flags::UPDATE_TG | pelt_flags::DO_ATTACH);
+      se_update_runnable(*se);
       update_cfs_group(*se);
       cfs_rq.load.weight += se->load.weight;
       cfs_rq.load.inv_weight = 0;
@@ -238,6 +246,8 @@ u64 enqueue_hierarchy(Task& p, int flags) {
       if (flags & enqueue_flags::MIGRATED) se->exec_start = 0;
       se->on_rq = true;
     } else {
+      update_load_avg(cfs_rq, *se, pelt_flags::UPDATE_TG);
+      se_update_runnable(*se);
       update_cfs_group(*se);
     }
     cfs_rq.h_nr_runnable += h_nr_runnable;
@@ -263,6 +273,10 @@ void dequeue_hierarchy(Task& p, int flags) {
     CfsRq& cfs_rq = *se->cfs_rq;
     update_curr_flat(cfs_rq);
     if (dequeue) {  // dequeue_entity(): PELT, account_entity_dequeue(), shares
+      // a task moved by the load balancer leaves the sums now (task_on_rq_migrating())
+      const bool migrating = entity_is_task(*se) && (flags & dequeue_flags::MIGRATING);
+      update_load_avg(cfs_rq, *se, pelt_flags::UPDATE_TG | (migrating ? pelt_flags::DO_DETACH : 0));
+      se_update_runnable(*se);
       se->on_rq = false;
       cfs_rq.load.weight -= se->load.weight;
       cfs_rq.load.inv_weight = 0;
@@ -270,6 +284,8 @@ void dequeue_hierarchy(Task& p, int flags) {
       update_cfs_group(*se);
       if (cfs_rq.load.weight) dequeue = false;  // the parent stays queued
     } else {
+      update_load_avg(cfs_rq, *se, pelt_flags::UPDATE_TG);
+      se_update_runnable(*se);
       update_cfs_group(*se);
     }
     cfs_rq.h_nr_runnable -= h_nr_runnable;
@@ -324,6 +340,7 @@ bool dequeue_task_flat(Rq& rq, Task& p, int flags) {
     const bool delay = (flags & dequeue_flags::SLEEP) && !(flags & (dequeue_flags::SPECIAL | dequeue_flags::THROTTLE));
     if (delay && se.sched_delayed) rq.obs().on_warn(Warn::dequeue_sleep_already_delayed, &se);
     if (profile.feat(Feature::DELAY_DEQUEUE) && delay && !entity_eligible(root, se)) {
+      update_load_avg(*se.cfs_rq, se, 0);  // UPDATE_UTIL_EST only: util_est is not modelled
       set_delayed(se);
       rq.obs().on_delayed(se);
       return false;
@@ -368,7 +385,10 @@ void put_prev_task_fair_flat(Rq& rq, Task& prev, const Task* next) {
   for (SchedEntity* se = &prev.se; se; se = se->parent) {
     if (next && on_path(*next, se)) break;
     CfsRq& cfs_rq = *se->cfs_rq;
-    if (se->on_rq) update_curr_flat(cfs_rq);
+    if (se->on_rq) {  // put_prev_entity(): the run counts as running
+      update_curr_flat(cfs_rq);
+      update_load_avg(cfs_rq, *se, 0);
+    }
     cfs_rq.h_curr = nullptr;
   }
   CfsRq& root = rq.cfs;
@@ -389,6 +409,7 @@ void set_next_task_fair_flat(Rq& rq, Task& p, bool first) {
   for (SchedEntity* s = &se; s; s = s->parent) {
     CfsRq& cfs_rq = *s->cfs_rq;
     if (!(first && cfs_rq.h_curr)) {  // set_next_entity()
+      if (s->on_rq) update_load_avg(cfs_rq, *s, pelt_flags::UPDATE_TG);  // the wait counts as not running
       s->exec_start = rq.clock_task;
       cfs_rq.h_curr = s;
       s->prev_sum_exec_runtime = s->sum_exec_runtime;
@@ -403,15 +424,16 @@ void set_next_task_fair_flat(Rq& rq, Task& p, bool first) {
   rq.obs().on_set_next(se, first);
 }
 
-// task_tick_fair() (v7.3-rc1): entity_tick() on every level (update_curr and
-// the group's share) with the effective weight, then reweight_eevdf().
+// task_tick_fair() (v7.3-rc1): entity_tick() on every level (update_curr, the
+// averages and the group's share) with the effective weight, then reweight_eevdf().
 void task_tick_fair_flat(Rq& rq, Task& curr) {
   SchedEntity& se = curr.se;
   if (!se.on_rq) return;
   u64 w = kNice0Load;
   for (SchedEntity* s = &se; s; s = s->parent) {
     CfsRq& cfs_rq = *s->cfs_rq;
-    update_curr_flat(cfs_rq);
+    update_curr_flat(cfs_rq);  // entity_tick()
+    update_load_avg(cfs_rq, *s, pelt_flags::UPDATE_TG);
     update_cfs_group(*s);
     w = calc_prop_weight(cfs_rq, *s, w);
   }

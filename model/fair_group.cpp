@@ -45,22 +45,6 @@ MatchedEntities matching_entities(Task& donor, Task& p) {
   return {*se, *pse};
 }
 
-// The v7.3 flat runqueue's PELT stand-in for tg->load_avg (docs/model.md):
-// the sum of every CPU's contribution, each its queue's scale_load_down(load.weight).
-s64 tg_load_avg(const TaskGroup& tg) {
-  s64 sum = 0;  // each queue's weight is below 2^48, 8 CPUs at most: no overflow
-  for (const CfsRq* cfs_rq : tg.cfs_rq) sum += as_s64(scale_load_down(cfs_rq->load.weight));
-  return sum;
-}
-
-// The PELT stand-in for tg->runnable_avg (v7.3-rc): Σ over CPUs of each
-// queue's h_nr_runnable · SCHED_CAPACITY_SCALE.
-s64 tg_runnable_avg(const TaskGroup& tg) {
-  s64 sum = 0;
-  for (const CfsRq* cfs_rq : tg.cfs_rq) sum += s64{cfs_rq->h_nr_runnable} << 10;
-  return sum;
-}
-
 // calc_group_shares() (v7.1): tg->shares · load / tg_weight, clamped to
 // [MIN_SHARES, tg->shares], where load is the queue's weight or its load
 // average, whichever is larger, and tg_weight is tg->load_avg with this

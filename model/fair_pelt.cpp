@@ -7,8 +7,10 @@
 // hierarchy (propagate_entity_load_avg(), update_tg_cfs_*()), tg->load_avg
 // (update_tg_load_avg()), a group's attach at its creation and a task's
 // detach/attach at a move between groups, and the hierarchical h_load of
-// task_h_load(). Not on the v7.3 flat runqueue (every function here is a
-// no-op there: docs/model.md). The PELT clock is clock_task, from a base of
+// task_h_load(). On the v7.3 flat runqueue the same functions run from the
+// flat paths (model/fair_flat.cpp); what is "running" there is each level's
+// h_curr (the v3 patch's pelt.c), and tg->runnable_avg is kept too
+// (Behaviour::tg_runnable_avg). The PELT clock is clock_task, from a base of
 // about a second (model/pelt.hpp, kPeltClockBase); sched_clock_cpu(), which
 // rate-limits tg->load_avg, is the scenario's clock from the same base.
 // update_blocked_averages() (load balancing), util_est, NO_HZ's
@@ -103,7 +105,10 @@ void sub_sa(const CfsRq& cfs_rq, u64& avg, S& sum, u64 avg_part, u64 sum_part) {
 
 }  // namespace
 
-bool pelt_tracked(const Rq& rq) { return !rq.profile().behaviour.flat_runqueue; }
+// The entity of this level on the running task's path, which PELT counts as
+// running: cfs_rq->curr, or on the flat runqueue cfs_rq->h_curr (85570f10a4c6
+// changed pelt.c to read it; rq->cfs.curr is the running task itself there)
+const SchedEntity* pelt_curr(const CfsRq& cfs_rq) { return flat_runqueue(cfs_rq) ? cfs_rq.h_curr : cfs_rq.curr; }
 
 // sched_clock_cpu(): the scenario's clock, from the PELT clock's base (the
 // kernel backend's is the same)
@@ -116,22 +121,31 @@ void add_tg_cfs_propagate(CfsRq& cfs_rq, s64 runnable_sum) {
 
 // update_tg_load_avg(): a group's queue passes the change of its load average
 // on to tg->load_avg when it is more than 1/64 of what it last passed on, at
-// most once a millisecond (Behaviour::tg_load_avg_ratelimit). Every CPU is
-// active.
+// most once a millisecond (Behaviour::tg_load_avg_ratelimit). With
+// Behaviour::tg_runnable_avg (v7.3) the runnable average goes to
+// tg->runnable_avg the same way, and a change of either moves both. Every
+// CPU is active. The clock, sched_clock_cpu() (v6.7 on) or rq_clock() (v7.3),
+// is clock_task from the same base in the model.
 void update_tg_load_avg(CfsRq& cfs_rq) {
   if (cfs_rq.group_id < 0) return;  // the root task group's sum is not read
   const Rq& rq = *cfs_rq.rq;
+  const Behaviour& b = rq.profile().behaviour;
   const u64 now = sched_clock_cpu(rq);
-  const bool ratelimit = rq.profile().behaviour.tg_load_avg_ratelimit;
-  if (ratelimit && now - cfs_rq.last_update_tg_load_avg < kNsecPerMsec) return;
-  const s64 delta = as_s64(cfs_rq.avg.load_avg - cfs_rq.tg_load_avg_contrib);
-  const u64 magnitude = delta < 0 ? u64{0} - as_u64(delta) : as_u64(delta);
-  if (magnitude > cfs_rq.tg_load_avg_contrib / 64) {
-    TaskGroup& tg = *cfs_rq.rq->group(cfs_rq.group_id);
-    tg.load_avg = as_s64(as_u64(tg.load_avg) + as_u64(delta));
-    cfs_rq.tg_load_avg_contrib = cfs_rq.avg.load_avg;
-    if (ratelimit) cfs_rq.last_update_tg_load_avg = now;
+  if (b.tg_load_avg_ratelimit && now - cfs_rq.last_update_tg_load_avg < kNsecPerMsec) return;
+  const auto magnitude = [](s64 d) { return d < 0 ? u64{0} - as_u64(d) : as_u64(d); };
+  const s64 dl = as_s64(cfs_rq.avg.load_avg - cfs_rq.tg_load_avg_contrib);
+  const s64 dr = as_s64(cfs_rq.avg.runnable_avg - cfs_rq.tg_runnable_avg_contrib);
+  const bool load_moved = magnitude(dl) > cfs_rq.tg_load_avg_contrib / 64;
+  const bool runnable_moved = b.tg_runnable_avg && magnitude(dr) > cfs_rq.tg_runnable_avg_contrib / 64;
+  if (!load_moved && !runnable_moved) return;
+  TaskGroup& tg = *cfs_rq.rq->group(cfs_rq.group_id);
+  tg.load_avg = as_s64(as_u64(tg.load_avg) + as_u64(dl));
+  cfs_rq.tg_load_avg_contrib = cfs_rq.avg.load_avg;
+  if (b.tg_runnable_avg) {
+    tg.runnable_avg = as_s64(as_u64(tg.runnable_avg) + as_u64(dr));
+    cfs_rq.tg_runnable_avg_contrib = cfs_rq.avg.runnable_avg;
   }
+  if (b.tg_load_avg_ratelimit) cfs_rq.last_update_tg_load_avg = now;
 }
 
 namespace {
@@ -149,14 +163,16 @@ void update_tg_cfs_util(CfsRq& cfs_rq, SchedEntity& se, const CfsRq& gcfs_rq) {
   add_sa(cfs_rq, cfs_rq.avg.util_avg, cfs_rq.avg.util_sum, delta_avg, delta_sum);
 }
 
-// update_tg_cfs_runnable(): the same for the runnable average (a u32 new sum)
+// update_tg_cfs_runnable(): the same for the runnable average (a u32 new sum,
+// u64 with Behaviour::tg_cfs_runnable_sum_u64)
 void update_tg_cfs_runnable(CfsRq& cfs_rq, SchedEntity& se, const CfsRq& gcfs_rq) {
   const s64 delta_avg = as_s64(gcfs_rq.avg.runnable_avg - se.avg.runnable_avg);
   if (!delta_avg) return;
   const u32 divider = get_pelt_divider(cfs_rq.avg);
   se.avg.runnable_avg = gcfs_rq.avg.runnable_avg;
-  const u32 new_sum = static_cast<u32>(se.avg.runnable_avg * divider);
-  const s64 delta_sum = s64{new_sum} - as_s64(se.avg.runnable_sum);
+  const u64 product = se.avg.runnable_avg * divider;
+  const u64 new_sum = cfs_rq.rq->profile().behaviour.tg_cfs_runnable_sum_u64 ? product : static_cast<u32>(product);
+  const s64 delta_sum = as_s64(new_sum) - as_s64(se.avg.runnable_sum);
   se.avg.runnable_sum = new_sum;
   add_sa(cfs_rq, cfs_rq.avg.runnable_avg, cfs_rq.avg.runnable_sum, delta_avg, delta_sum);
 }
@@ -212,7 +228,6 @@ bool propagate_entity_load_avg(SchedEntity& se) {
 u64 cfs_rq_clock_pelt(const CfsRq& cfs_rq) { return cfs_rq.rq->clock_task + kPeltClockBase; }
 
 void enqueue_load_avg(CfsRq& cfs_rq, const SchedEntity& se) {
-  if (!pelt_tracked(*cfs_rq.rq)) return;
   SchedAvg& sa = cfs_rq.avg;
   if (clamp_u32(cfs_rq)) {
     sa.load_avg += se.avg.load_avg;
@@ -223,7 +238,6 @@ void enqueue_load_avg(CfsRq& cfs_rq, const SchedEntity& se) {
 }
 
 void dequeue_load_avg(CfsRq& cfs_rq, const SchedEntity& se) {
-  if (!pelt_tracked(*cfs_rq.rq)) return;
   sub_sa(cfs_rq, cfs_rq.avg.load_avg, cfs_rq.avg.load_sum, se.avg.load_avg, se_weight(se) * se.avg.load_sum);
 }
 
@@ -244,7 +258,7 @@ bool update_cfs_rq_load_avg(u64 now, CfsRq& cfs_rq) {
     decayed = true;
   }
   decayed |= update_load_avg_cfs_rq(now, sa, scale_load_down(cfs_rq.load.weight), cfs_rq.h_nr_runnable,
-                                    cfs_rq.curr != nullptr);
+                                    pelt_curr(cfs_rq) != nullptr);
   return decayed;
 }
 
@@ -277,11 +291,10 @@ void detach_entity_load_avg(CfsRq& cfs_rq, SchedEntity& se) {
 }
 
 void update_load_avg(CfsRq& cfs_rq, SchedEntity& se, int flags) {
-  if (!pelt_tracked(*cfs_rq.rq)) return;
   const u64 now = cfs_rq_clock_pelt(cfs_rq);
   // util_est stays 0 (not modelled), so cfs_se_util_change() has nothing to clear
   if (se.avg.last_update_time && !(flags & pelt_flags::SKIP_AGE_LOAD))
-    update_load_avg_se(now, se.avg, se_weight(se), se.on_rq, se_runnable(se), cfs_rq.curr == &se, false);
+    update_load_avg_se(now, se.avg, se_weight(se), se.on_rq, se_runnable(se), pelt_curr(cfs_rq) == &se, false);
   bool decayed = update_cfs_rq_load_avg(now, cfs_rq);
   decayed |= propagate_entity_load_avg(se);
   if (!se.avg.last_update_time && (flags & pelt_flags::DO_ATTACH)) {
@@ -308,7 +321,7 @@ void propagate_entity_cfs_rq(SchedEntity& se) {
 // first), and the hierarchy above learns of it
 void detach_entity_cfs_rq(SchedEntity& se) {
   CfsRq& cfs_rq = *se.cfs_rq;
-  if (!pelt_tracked(*cfs_rq.rq) || !se.avg.last_update_time) return;
+  if (!se.avg.last_update_time) return;
   update_load_avg(cfs_rq, se, 0);
   detach_entity_load_avg(cfs_rq, se);
   update_tg_load_avg(cfs_rq);
@@ -318,7 +331,6 @@ void detach_entity_cfs_rq(SchedEntity& se) {
 // attach_entity_cfs_rq() with ATTACH_AGE_LOAD (the default, not a model feature)
 void attach_entity_cfs_rq(SchedEntity& se) {
   CfsRq& cfs_rq = *se.cfs_rq;
-  if (!pelt_tracked(*cfs_rq.rq)) return;
   update_load_avg(cfs_rq, se, 0);
   attach_entity_load_avg(cfs_rq, se);
   update_tg_load_avg(cfs_rq);
@@ -330,7 +342,6 @@ void attach_entity_cfs_rq(SchedEntity& se) {
 // its averages are left for the queue to take out at its next update.
 void remove_entity_load_avg(SchedEntity& se) {
   CfsRq& cfs_rq = *se.cfs_rq;
-  if (!pelt_tracked(*cfs_rq.rq)) return;
   update_load_avg_blocked_se(cfs_rq.avg.last_update_time, se.avg, se_weight(se));  // sync_entity_load_avg()
   ++cfs_rq.removed.nr;
   cfs_rq.removed.util_avg += se.avg.util_avg;

@@ -86,6 +86,8 @@ Profile v7_3() {
   p.behaviour.protect_ineligible_cap = true;
   p.behaviour.update_protect_from_avg = true;
   p.behaviour.flat_runqueue = true;
+  p.behaviour.tg_runnable_avg = true;
+  p.behaviour.tg_cfs_runnable_sum_u64 = true;
   p.known.set(Feature::RFC_SAME_PRIO_NO_WAKEUP_PREEMPT, false);  // the RFC is against v7.1's wakeup_preempt_fair()
   return p;
 }

@@ -277,6 +277,17 @@ struct Behaviour {
   // a millisecond of sched_clock_cpu() (1528c661c24b, v6.7); v6.6 does at every
   // call that passes the 1/64 dead band.
   bool tg_load_avg_ratelimit = true;
+  // The cgroup_mode series (v3 1/7..6/7 with 85570f10a4c6, v7.3-rc1): each
+  // group queue also passes its runnable average on to tg->runnable_avg, which
+  // tg_tasks() reads; update_tg_load_avg() moves both sums when either changed
+  // by more than 1/64 of what it last passed on, at most once a millisecond of
+  // rq_clock() (the model's clock_task). True on v7.3.
+  bool tg_runnable_avg = false;
+  // update_tg_cfs_runnable() computes the group entity's new runnable sum in
+  // u64 (4f166adb5cb0 "Fix overflow in update_tg_cfs_runnable", v7.3-rc1);
+  // before, in u32, which wraps once runnable_avg · divider reaches 2^32
+  // (runnable_avg above about 90 000: tens of runnable tasks in one group queue).
+  bool tg_cfs_runnable_sum_u64 = false;
   bool operator==(const Behaviour&) const = default;
 
   // What `pick` says:

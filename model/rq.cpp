@@ -46,9 +46,6 @@ const char* refusal_text(Refusal r) {
       return "a task that has not exited is in the group (cgroup rmdir: -EBUSY; move it out or let it exit first)";
     case Refusal::group_has_children:
       return "the group has a child group (cgroup rmdir: -EBUSY; remove the child first)";
-    case Refusal::wake_affine_weight:
-      return "the wake-up CPU choice reaches wake_affine_weight(), which compares PELT loads the model does not keep on "
-             "the v7.3 flat runqueue: name the CPU (cpu=N), or turn WA_WEIGHT off (features NO_WA_WEIGHT)";
     case Refusal::sis_util_scan:
       return "the wake-up CPU choice depends on select_idle_cpu()'s SIS_UTIL budget (nr_idle_scan, which the load "
              "balancer computes from PELT utilization the model does not keep): name the CPU (cpu=N), or turn "

@@ -42,7 +42,6 @@ enum class Refusal : std::uint8_t {
   rt_policy_change,         // sched_setscheduler() to SCHED_FIFO: switching classes is not modelled
   group_has_tasks,          // cgroup rmdir of a group with a task in it: -EBUSY
   group_has_children,       // cgroup rmdir of a group with a child group: -EBUSY
-  wake_affine_weight,       // a wake-up CPU choice that WA_WEIGHT's PELT loads decide (model/wake_cpu.hpp)
   rt_wake_cpu,              // a wake-up CPU choice for a SCHED_FIFO task (select_task_rq_rt(): not modelled)
   sis_util_scan,            // a wake-up CPU choice that SIS_UTIL's scan budget decides (model/wake_cpu.hpp)
 };

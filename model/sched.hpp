@@ -137,6 +137,7 @@ struct CfsRq {
   // scenario's clock on sched_clock_cpu()'s base), and the load sum waiting to
   // be propagated to its group entity (add_tg_cfs_propagate())
   u64 tg_load_avg_contrib = 0;
+  u64 tg_runnable_avg_contrib = 0;  // v7.3: what it last added to tg->runnable_avg
   u64 last_update_tg_load_avg = 0;
   bool propagate = false;
   s64 prop_runnable_sum = 0;
@@ -154,6 +155,7 @@ struct TaskGroup {
   bool destroyed = false;
   int parent = -1;          // parent group, -1 = the root task group
   s64 load_avg = 0;         // tg->load_avg: Σ of its queues' tg_load_avg_contrib (update_tg_load_avg())
+  s64 runnable_avg = 0;     // tg->runnable_avg (v7.3): Σ of tg_runnable_avg_contrib, read by tg_tasks()
   std::vector<SchedEntity*> se;  // tg->se[cpu], one a CPU
   std::vector<CfsRq*> cfs_rq;    // tg->cfs_rq[cpu], one a CPU
 };

@@ -120,7 +120,7 @@ const Rq& System::rq_of(int id) const {
   return p ? *rqs_[static_cast<std::size_t>(p->cpu)] : *rqs_[0];
 }
 
-bool System::pelt_kept() const { return pelt_kept_ && pelt_tracked(*rqs_[0]); }
+bool System::pelt_kept() const { return pelt_kept_; }
 
 bool System::oops() const {
   for (const auto& r : rqs_)

@@ -48,9 +48,9 @@ class System {
   const LlcShared& llc_shared() const { return llc_; }
   Rq& rq(unsigned cpu) { return *rqs_[cpu]; }
   const Rq& rq(unsigned cpu) const { return *rqs_[cpu]; }
-  // Whether the PELT averages are kept (model/fair_pelt.cpp: not on the flat
-  // runqueue); a mirror of the kernel backend says whether the tree
-  // kept them (none on a !CONFIG_SMP tree), and lockstep compares them only then.
+  // Whether the PELT averages are kept: always by the model; a mirror of the
+  // kernel backend says whether the tree kept them (none on a !CONFIG_SMP
+  // tree), and lockstep compares them only then.
   bool pelt_kept() const;
   void set_pelt_kept(bool kept) { pelt_kept_ = kept; }
   // The runqueue of task id (CPU 0 for an unknown id).

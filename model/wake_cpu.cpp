@@ -292,11 +292,6 @@ Choice choose(const System& sys, int id, int from, bool sync) {
     int target = kNoCpu;
     if (profile.feat(Feature::WA_IDLE)) target = wake_affine_idle(sys, cpu, prev_cpu, sync);
     if (profile.feat(Feature::WA_WEIGHT) && target == kNoCpu) {
-      // the loads are PELT averages, not tracked on the v7.3 flat runqueue
-      if (!pelt_tracked(this_rq)) {
-        c.refusal = Refusal::wake_affine_weight;
-        return c;
-      }
       target = wake_affine_weight(sys, p, cpu, prev_cpu, sync, jiffies_now(this_rq), c);
       c.weighed = true;
     }

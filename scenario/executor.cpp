@@ -322,9 +322,8 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
 
 std::optional<Op> op_for_kernel(const System& model, const Op& op, int id, Refusal model_refusal) {
   if (op.kind != OpKind::wake || op.cpu >= 0 || model.size() <= 1 || id < 0) return op;
-  // a choice the model could not make (it keeps no PELT, no RT placement): not asked of the kernel either
-  if (model_refusal == Refusal::wake_affine_weight || model_refusal == Refusal::sis_util_scan ||
-      model_refusal == Refusal::rt_wake_cpu)
+  // a choice the model could not make (SIS_UTIL's budget, RT placement): not asked of the kernel either
+  if (model_refusal == Refusal::sis_util_scan || model_refusal == Refusal::rt_wake_cpu)
     return std::nullopt;
   if (model_refusal != Refusal::none) return op;
   // the tree's own select_task_rq_fair() chooses, from the same waking CPU; its answer

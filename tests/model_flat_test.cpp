@@ -13,6 +13,7 @@
 #include "model/fair.hpp"
 #include "model/profile.hpp"
 #include "model/rq.hpp"
+#include "model/system.hpp"
 
 namespace eevdf {
 namespace {
@@ -102,40 +103,105 @@ TEST(ModelFlat, ZeroDivisorIsReportedAndOopses) {
 }
 
 // ---------------------------------------------------------------------------
-// calc_group_shares per cgroup_mode (PELT stand-ins of docs/model.md:
-// tg_weight = load, tg_tasks = h_nr_runnable, tg_cpus = ncpus)
+// calc_group_shares per cgroup_mode, from the PELT sums it reads
 // ---------------------------------------------------------------------------
 
-u64 shares_with(CgroupMode mode, unsigned ncpus, u64 cpu_shares, int tasks) {
+// The group queue's shares when TASKS tasks are queued there and the sums
+// read are set by hand: this queue's load average and its contribution 0
+// (so load = its weight, scaled down), tg->load_avg = others (the other CPUs'
+// contributions), tg->runnable_avg = runnable.
+u64 shares_with(CgroupMode mode, unsigned ncpus, u64 cpu_shares, int tasks, s64 runnable, s64 others = 0) {
   Rq rq(v7_3(mode, ncpus));
   const int g = rq.create_group("G", -1, cpu_shares);
   for (int i = 0; i < tasks; ++i) {
     const int id = rq.create_task(std::string("T") + std::to_string(i), 0, Policy::normal, 0, g);
     rq.wake(id, false);
   }
-  return calc_group_shares_flat(rq, rq.groups[0].cfs_rq);
+  CfsRq& q = rq.groups[0].cfs_rq;
+  q.avg.load_avg = 0;
+  q.tg_load_avg_contrib = 0;
+  rq.task_groups[0].load_avg = others;
+  rq.task_groups[0].runnable_avg = runnable;
+  return calc_group_shares_flat(rq, q);
 }
 
 TEST(ModelFlat, SharesPerCgroupMode) {
   const u64 s = kNice0;  // cpu.shares 1024
-  // three runnable tasks on 2 CPUs
-  EXPECT_EQ(shares_with(CgroupMode::up, 2, 1024, 3), s);
-  EXPECT_EQ(shares_with(CgroupMode::smp, 2, 1024, 3), s);         // S * load / load
-  EXPECT_EQ(shares_with(CgroupMode::concur, 2, 1024, 3), 2 * s);  // min(3 tasks, 2 cpus) * S
-  EXPECT_EQ(shares_with(CgroupMode::max, 2, 1024, 3), 2 * s);     // 2 cpus * S < 90891264
-  EXPECT_EQ(shares_with(CgroupMode::tasks, 2, 1024, 3), 3 * s);   // 3 tasks * S
+  // three tasks on this CPU (load 3072), tg->runnable_avg 3 * 1024 (tg_tasks 3), 2 CPUs:
+  // tg_weight = load, so shares = ts, clamped to smax
+  EXPECT_EQ(shares_with(CgroupMode::up, 2, 1024, 3, 3072), s);
+  EXPECT_EQ(shares_with(CgroupMode::smp, 2, 1024, 3, 3072), s);         // S * load / load
+  EXPECT_EQ(shares_with(CgroupMode::concur, 2, 1024, 3, 3072), 2 * s);  // min(3 tasks, 2 cpus) * S
+  EXPECT_EQ(shares_with(CgroupMode::max, 2, 1024, 3, 3072), 2 * s);     // 2 cpus * S < 90891264
+  EXPECT_EQ(shares_with(CgroupMode::tasks, 2, 1024, 3, 3072), 3 * s);   // 3 tasks * S
+  // tg_tasks() truncates: 3071 >> 10 = 2
+  EXPECT_EQ(shares_with(CgroupMode::tasks, 2, 1024, 3, 3071), 2 * s);
+  // ... and counts at least one
+  EXPECT_EQ(shares_with(CgroupMode::tasks, 2, 1024, 3, 0), s);
   // on 8 CPUs concur follows the tasks
-  EXPECT_EQ(shares_with(CgroupMode::concur, 8, 1024, 3), 3 * s);
+  EXPECT_EQ(shares_with(CgroupMode::concur, 8, 1024, 3, 3072), 3 * s);
   // max is capped at scale_load(88761) = 90891264: 8 * 2^28 is beyond it
-  EXPECT_EQ(shares_with(CgroupMode::max, 8, 262144, 1), kNiceMinus20);
+  EXPECT_EQ(shares_with(CgroupMode::max, 8, 262144, 1, 1024), kNiceMinus20);
   // one task: concur = smp
-  EXPECT_EQ(shares_with(CgroupMode::concur, 8, 2, 1), 2048u);
-  // the shares reach the group entity at its next update_cfs_group()
+  EXPECT_EQ(shares_with(CgroupMode::concur, 8, 2, 1, 1024), 2048u);
+  // another CPU's contribution 2048 beside this queue's load 3072: smp gives S * 3072 / 5120
+  EXPECT_EQ(shares_with(CgroupMode::smp, 2, 1024, 3, 3072, 2048), s * 3072 / 5120);
+  // concur: 2S * 3072 / 5120
+  EXPECT_EQ(shares_with(CgroupMode::concur, 2, 1024, 3, 3072, 2048), 2 * s * 3072 / 5120);
+  // the load average counts when it is above the weight: 4096 -> S * 4096 / (2048 + 4096)
+  Rq rq(v7_3(CgroupMode::smp, 2));
+  const int g = rq.create_group("G", -1, 1024);
+  rq.wake(rq.create_task("A", 0, Policy::normal, 0, g), false);
+  CfsRq& q = rq.groups[0].cfs_rq;
+  q.avg.load_avg = 4096;
+  q.tg_load_avg_contrib = 1000;
+  rq.task_groups[0].load_avg = 3048;  // 2048 from another CPU + this queue's 1000
+  EXPECT_EQ(calc_group_shares_flat(rq, q), s * 4096 / (2048 + 4096));
+}
+
+// The shares reach the group entity at its next update_cfs_group(); what they
+// read builds up with PELT. Three busy tasks in one group on one CPU, tasks mode.
+TEST(ModelFlat, TasksModeFollowsTheRunnableAverage) {
   Rq rq(v7_3(CgroupMode::tasks, 8));
   const int g = rq.create_group("G", -1, 1024);
   for (const char* n : {"A", "B", "C"}) rq.wake(rq.create_task(n, 0, Policy::normal, 0, g), false);
-  EXPECT_EQ(rq.groups[0].se.load.weight, 3 * s);
-  EXPECT_EQ(rq.cfs.load.weight, 3 * s);
+  // At the first wake-up the group's queue passed on its runnable average,
+  // A's initial 512 (post_init_entity_util_avg(): half the free capacity);
+  // B's and C's wake-ups are in the same millisecond (the rate limit): tg_tasks 1
+  EXPECT_EQ(rq.task_groups[0].runnable_avg, 512);
+  EXPECT_EQ(rq.groups[0].se.load.weight, kNice0);
+  // After 200 ms of three runnable tasks the queue's runnable average is about
+  // 3072 * (1 - 2^(-200/32)) = 3031 (PELT halves in 32 ms), tg_tasks 2
+  rq.run(200'000'000);
+  EXPECT_GE(rq.task_groups[0].runnable_avg, 3072 - 3072 / 64 - 64);
+  EXPECT_LT(rq.task_groups[0].runnable_avg, 3072);
+  EXPECT_EQ(rq.groups[0].se.load.weight, 2 * kNice0);
+  EXPECT_EQ(rq.cfs.load.weight, 2 * kNice0);
+}
+
+// tg->runnable_avg approaches N * 1024 from below and update_tg_load_avg()'s
+// 1/64 dead band keeps each CPU's contribution at the last value it passed on:
+// with two busy tasks, one on each CPU, tg_tasks() = (below 2048) >> 10 = 1
+// for good, and concur gives each CPU's entity S * 1 * 1024 / 2048 = S/2,
+// what smp gives (docs/findings.md, "v7.3 concur: N busy tasks count as N - 1").
+TEST(ModelFlat, ConcurCountsTwoBusyTasksAsOne) {
+  for (CgroupMode mode : {CgroupMode::concur, CgroupMode::smp}) {
+    System sys(v7_3(mode, 2), 2);
+    const int g = sys.create_group("G", -1, 1024);
+    const int a = sys.rq(0).create_task("A", 0, Policy::normal, 0, g);
+    const int b = sys.rq(0).create_task("B", 0, Policy::normal, 0, g);
+    ASSERT_EQ(sys.wake(a, false, 0), Refusal::none);
+    ASSERT_EQ(sys.wake(b, false, 1), Refusal::none);
+    sys.run(1'000'000'000);
+    const TaskGroup& tg = sys.task_groups[0];
+    for (unsigned cpu = 0; cpu < 2; ++cpu) {
+      EXPECT_EQ(tg.cfs_rq[cpu]->avg.runnable_avg, 1024u) << "CPU " << cpu;  // converged
+      EXPECT_LT(tg.cfs_rq[cpu]->tg_runnable_avg_contrib, 1024u) << "CPU " << cpu;
+      EXPECT_GE(tg.cfs_rq[cpu]->tg_runnable_avg_contrib, 1024u - 1024u / 64) << "CPU " << cpu;
+      EXPECT_EQ(tg.se[cpu]->load.weight, kNice0 / 2) << "CPU " << cpu << " " << cgroup_mode_name(mode);
+    }
+    EXPECT_LT(tg.runnable_avg, 2048);
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -315,19 +315,27 @@ TEST(SmpGroup, OneBusyCpuOfTwoMatchesOneCpu) {
 // nr = min(2, 8 CPUs) = 2, and each CPU's entity 2S · 1024 / 2048 = S; the same
 // two tasks on one CPU give 2S. smp: S · 1024 / 2048 = S/2 on each CPU.
 TEST(SmpGroup, FlatRunqueueCountsTasksOnEveryCpu) {
+  // concur: tg->load_avg holds both CPUs' load (2048), tg->runnable_avg the
+  // two new tasks' initial 512 each (tg_tasks 1): S * 1 * 1024 / 2048 = S/2 on
+  // CPU 1 at its wake-up, on CPU 0 from its next tick (A's wake-up saw CPU 0 alone)
   expect_ok(run_text(
       "profile v7.3\nrunqueues 2\n"
       "group g\ntask A group=g\ntask B group=g\n"
       "wake A\nwake B cpu=1\n"
-      "expect field g.weight == 1048576 cpu=1\n"
-      "tick\n"
       "expect field g.weight == 1048576 cpu=0\n"
+      "expect field g.weight == 524288 cpu=1\n"
+      "tick\n"
+      "expect field g.weight == 524288 cpu=0\n"
       "expect no-violation\n"));
   expect_ok(run_text(
       "profile v7.3\n"
       "group g\ntask A group=g\ntask B group=g\n"
       "wake A\nwake B\n"
-      "expect field g.weight == 2097152\n"
+      // one CPU: tg_tasks reads the runnable average, 512 at A's wake-up (B's is rate-limited)
+      "expect field g.weight == 1048576\n"
+      // and below 2048 while it approaches it: two busy tasks count as one
+      "run 500ms\n"
+      "expect field g.weight == 1048576\n"
       "expect no-violation\n"));
   expect_ok(run_text(
       "profile v7.3\nfeatures cgroup_mode=smp\nrunqueues 2\n"
