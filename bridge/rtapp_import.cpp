@@ -327,6 +327,7 @@ class Runner {
     run_.scenario.title = "rt-app workload";
     run_.scenario.runqueues = cpus;
     run_.scenario.smt = smt;
+    run_.scenario.cpus = p.tunables.ncpus;
   }
 
   RtRun go() {

@@ -16,6 +16,7 @@
 #include "cli/vm_command.hpp"
 #include "scenario/duration.hpp"
 #include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
 #include "scenario/scenario_print.hpp"
 
 namespace eevdf::cli {
@@ -32,7 +33,7 @@ struct BridgeCommands {
   CLI::App* compare = nullptr;
   std::string cmp_workload, cmp_a = "default", cmp_duration, cmp_profile;
   std::vector<std::string> cmp_b;
-  unsigned cmp_runqueues = 0, cmp_smt = 0;
+  unsigned cmp_runqueues = 0, cmp_smt = 0, cmp_cpus = 0;
 
   CLI::App* report = nullptr;
   std::string rep_file, rep_out;
@@ -97,6 +98,14 @@ bridge::SimResult run_workload(const Workload& w, const Profile& p, u64 duration
   return bridge::simulate(s, p, true, false);
 }
 
+// The online CPUs (the `cpus` tunable: base-slice factor, v7.3's tg_cpus())
+// of an rt-app run: --cpus, else the runqueues when there are several, else the
+// model's default (0: the header's).
+unsigned online_cpus(unsigned option_cpus, unsigned option_runqueues) {
+  if (option_cpus) return option_cpus;
+  return option_runqueues > 1 ? option_runqueues : 0;
+}
+
 // The runqueues and SMT siblings of a run: the option's, else the scenario's
 // (an rt-app workload: 1); empty error when they fit the profile.
 bool cpus_of(const std::string& profile, unsigned option_runqueues, unsigned option_smt, unsigned& cpus,
@@ -124,13 +133,14 @@ int run_rtapp(BridgeCommands& b) {
     if (!d) return bad(error);
     duration = *d;
   }
-  const auto profile = scn::build_profile(o, error);
-  if (!profile) return bad(b.run_rtapp + ": " + error);
-  unsigned cpus = 1, smt = 1;
   const auto opt = [&](const char* name) {
     const auto* x = b.run->get_option(name);
     return x->count() ? x->as<unsigned>() : 0u;
   };
+  o.cpus = online_cpus(opt("--cpus"), opt("--runqueues"));
+  const auto profile = scn::build_profile(o, error);
+  if (!profile) return bad(b.run_rtapp + ": " + error);
+  unsigned cpus = 1, smt = 1;
   if (!cpus_of(profile->name, opt("--runqueues"), opt("--smt"), cpus, smt, error)) return bad(b.run_rtapp + ": " + error);
   const auto run = bridge::simulate_rtapp(w, *profile, duration, false, {}, cpus, smt);
   if (!b.run_scenario_out.empty()) {
@@ -177,6 +187,7 @@ int run_compare(BridgeCommands& b) {
   for (const auto& side : b.cmp_b) specs.emplace_back("--vs", side);
   scn::Scenario header = w->rtapp ? scn::Scenario{} : w->scenario;
   if (!b.cmp_profile.empty()) header.profile = b.cmp_profile;
+  if (const unsigned c = w->rtapp ? online_cpus(b.cmp_cpus, b.cmp_runqueues) : b.cmp_cpus) header.cpus = c;
   u64 duration = w->rtapp ? w->rt.duration_ns.value_or(1'000'000'000ULL) : 0;
   if (!b.cmp_duration.empty()) {
     if (!w->rtapp) return bad("--duration applies to an rt-app workload only");
@@ -201,7 +212,7 @@ int run_compare(BridgeCommands& b) {
   }
   const unsigned cpus = sides.front().result.cpus;
   std::cout << fmt::format("{} ({}{})\n\n", b.cmp_workload, w->rtapp ? "rt-app workload" : "scenario",
-                           cpus > 1 ? fmt::format(", {} CPUs", cpus) : "");
+                           cpus > 1 ? fmt::format(", {} CPUs, cpus {}", cpus, header.cpus) : "");
   std::cout << bridge::format_compare(sides);
   if (refused) return 2;
   return std::all_of(sides.begin(), sides.end(), [](const auto& s) { return s.result.violations.empty(); }) ? 0 : 1;
@@ -259,6 +270,10 @@ std::shared_ptr<BridgeCommands> add_bridge_commands(CLI::App& app, CLI::App* run
       ->check(CLI::Range(1u, kMaxRunqueues));
   b->compare->add_option("--smt", b->cmp_smt, "SMT siblings a core (overrides the scenario's 'smt')")
       ->check(CLI::Range(1u, kMaxRunqueues));
+  b->compare->add_option("--cpus", b->cmp_cpus,
+                         "online CPUs: base-slice factor, v7.3's tg_cpus() (overrides the scenario's 'cpus'; an rt-app "
+                         "workload: the runqueues when several, else 8)")
+      ->check(CLI::Range(1u, static_cast<unsigned>(scn::kMaxCpus)));
   b->compare->add_option("--profile", b->cmp_profile, "base profile (default: the scenario's, or mainline)");
   b->compare->add_option("--duration", b->cmp_duration, "simulated time of an rt-app workload");
 
