@@ -49,6 +49,7 @@ expect_rc 2 "compare: too many runqueues" -- "$bin" compare "$data/schbench_like
 expect_rc 2 "run --rt-app: affinity on several CPUs" -- "$bin" run --rt-app "$work/F1.json" --runqueues 2 --duration 1ms
 expect_rc 0 "run --rt-app on four CPUs" -- "$bin" run --rt-app "$data/schbench_like.json" --features NO_SIS_UTIL --runqueues 4 --duration 20ms --scenario-out "$work/sb.scn"
 expect_text "$work/sb.scn" "runqueues 4" "the written scenario has its CPUs"
+expect_text "$work/sb.scn" "cpus 4" "and as many online CPUs (tg_cpus, the base slice)"
 expect_rc 0 "the four-CPU scenario replays" -- "$bin" run --quiet "$work/sb.scn"
 expect_rc 2 "report refuses several CPUs" -- "$bin" report "$work/sb.scn" -o "$work/sb.html"
 expect_text "$work/err.txt" "draws one CPU" "the error says why"
