@@ -105,10 +105,12 @@ void sub_sa(const CfsRq& cfs_rq, u64& avg, S& sum, u64 avg_part, u64 sum_part) {
 
 }  // namespace
 
+namespace {
 // The entity of this level on the running task's path, which PELT counts as
 // running: cfs_rq->curr, or on the flat runqueue cfs_rq->h_curr (85570f10a4c6
 // changed pelt.c to read it; rq->cfs.curr is the running task itself there)
 const SchedEntity* pelt_curr(const CfsRq& cfs_rq) { return flat_runqueue(cfs_rq) ? cfs_rq.h_curr : cfs_rq.curr; }
+}  // namespace
 
 // sched_clock_cpu(): the scenario's clock, from the PELT clock's base (the
 // kernel backend's is the same)
