@@ -67,13 +67,22 @@ std::string timeline(const SimResult& r, const std::set<std::size_t>& marks) {
       if (t >= r.samples[i].tasks.size()) continue;
       const char st = r.samples[i].tasks[t].state;
       const double x0 = x_of(i, n), x1 = x_of(i + 1, n);
-      if (st == 'r')
+      if (st == 'r') {
+        // on several CPUs the bar says which (the tooltip, and the CPU's number at a change)
+        const int cpu = r.samples[i].tasks[t].cpu;
+        const bool new_cpu = r.cpus > 1 && (i == 0 || r.samples[i - 1].tasks.size() <= t ||
+                                            r.samples[i - 1].tasks[t].state != 'r' ||
+                                            r.samples[i - 1].tasks[t].cpu != cpu);
         out += fmt::format("<rect class=\"run\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\">"
-                           "<title>{} runs from {} ns (step {})</title></rect>\n",
-                           x0, y + 2, std::max(x1 - x0, 1.0), colour(t), esc(r.tasks[t].name), r.samples[i].clock, i);
-      else if (st == 'q' || st == 'd')
+                           "<title>{} runs{} from {} ns (step {})</title></rect>\n",
+                           x0, y + 2, std::max(x1 - x0, 1.0), colour(t), esc(r.tasks[t].name),
+                           r.cpus > 1 ? fmt::format(" on CPU {}", cpu) : "", r.samples[i].clock, i);
+        if (new_cpu)
+          out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"cpu-label\">{}</text>\n", x0 + 1, y + 14, cpu);
+      } else if (st == 'q' || st == 'd') {
         out += fmt::format("<rect class=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"2\" fill=\"{}\"/>\n",
                            st == 'q' ? "queued" : "delayed", x0, y + 9, std::max(x1 - x0, 1.0), colour(t));
+      }
     }
     out += "</g>\n";
   }
@@ -111,7 +120,7 @@ std::string series_chart(const SimResult& r, const std::set<std::size_t>& marks,
   };
   for (const auto& smp : r.samples) {
     if (v_only) {
-      see(static_cast<double>(smp.avg_vruntime));
+      for (s64 v : smp.cpu_avg_vruntime) see(static_cast<double>(v));
       continue;
     }
     for (const auto& t : smp.tasks)
@@ -134,10 +143,13 @@ std::string series_chart(const SimResult& r, const std::set<std::size_t>& marks,
                        esc(task), col, pts);
   };
   if (v_only) {
-    std::string pts;
-    for (std::size_t i = 0; i < n; ++i)
-      pts += fmt::format("{:.1f},{:.1f} ", x_of(i, n), y_of(static_cast<double>(r.samples[i].avg_vruntime)));
-    polyline(pts, "#000", "V");
+    for (unsigned c = 0; c < r.cpus; ++c) {  // each CPU's V, CPU 0's black
+      std::string pts;
+      for (std::size_t i = 0; i < n; ++i)
+        if (c < r.samples[i].cpu_avg_vruntime.size())
+          pts += fmt::format("{:.1f},{:.1f} ", x_of(i, n), y_of(static_cast<double>(r.samples[i].cpu_avg_vruntime[c])));
+      polyline(pts, c == 0 ? "#000" : colour(c + 5), r.cpus > 1 ? fmt::format("V CPU {}", c) : "V");
+    }
   } else {
     for (std::size_t t = 0; t < r.tasks.size(); ++t) {
       std::string pts;
@@ -180,7 +192,7 @@ std::string html_report(const scn::Scenario& s, const std::string& source_name, 
          ".main{display:flex;gap:1.5em;align-items:flex-start}\n"
          ".charts{flex:none}\n"
          ".chart{display:block;margin-bottom:.8em;border:1px solid #ddd;background:#fff}\n"
-         ".label{font-size:12px}.tick{font-size:10px;fill:#666}\n"
+         ".label{font-size:12px}.tick{font-size:10px;fill:#666}.cpu-label{font-size:10px;fill:#fff}\n"
          ".violation-marker{stroke:#d00;stroke-width:2;stroke-dasharray:4 2}\n"
          "pre#scenario{background:#f6f6f6;padding:.6em;font-size:12px;line-height:1.4;max-width:40em;overflow:auto}\n"
          ".violating-line{background:#fdd;font-weight:bold}\n"
@@ -188,9 +200,10 @@ std::string html_report(const scn::Scenario& s, const std::string& source_name, 
          ".ok{color:#080}.bad{color:#c00}\n"
          "</style>\n</head>\n<body>\n";
   out += fmt::format("<h1>{}</h1>\n", esc(s.title.empty() ? source_name : s.title));
-  out += fmt::format("<p id=\"summary\">{} &middot; profile <b>{}</b>: {} &middot; {} steps, {:.3f} ms simulated "
+  out += fmt::format("<p id=\"summary\">{} &middot; profile <b>{}</b>: {} &middot; {}{} steps, {:.3f} ms simulated "
                      "&middot; <span class=\"{}\">{}</span></p>\n",
-                     esc(source_name), esc(profile.name), esc(profile.description), r.samples.size(),
+                     esc(source_name), esc(profile.name), esc(profile.description),
+                     r.cpus > 1 ? fmt::format("{} CPUs &middot; ", r.cpus) : "", r.samples.size(),
                      static_cast<double>(r.end_clock) / 1e6, r.violations.empty() && r.error.empty() ? "ok" : "bad",
                      !r.error.empty() ? esc("error: " + r.error)
                      : r.violations.empty()
@@ -198,7 +211,8 @@ std::string html_report(const scn::Scenario& s, const std::string& source_name, 
                          : fmt::format("{} violation(s), first {}", r.violations.size(),
                                        inv::id_name(r.violations.front().id)));
   out += "<div class=\"main\">\n<div class=\"charts\">\n";
-  out += "<h2>Who runs when (x: steps; labels: clock)</h2>\n";
+  out += r.cpus > 1 ? "<h2>Who runs when (x: steps; labels: clock; in a bar: the CPU it starts on)</h2>\n"
+                    : "<h2>Who runs when (x: steps; labels: clock)</h2>\n";
   out += timeline(r, marks);
   out += "<h2>Over the steps</h2>\n";
   out += series_chart(
@@ -211,10 +225,13 @@ std::string html_report(const scn::Scenario& s, const std::string& source_name, 
       r, marks, "chart-lag", "lag = V - vruntime (virtual ns)", [](const Sample&, const TaskSample& t) { return t.lag; },
       false);
   out += series_chart(
-      r, marks, "chart-V", "V = avg_vruntime (s64)", [](const Sample&, const TaskSample&) { return s64{0}; }, true);
+      r, marks, "chart-V", r.cpus > 1 ? "V = avg_vruntime (s64), one line a CPU" : "V = avg_vruntime (s64)",
+      [](const Sample&, const TaskSample&) { return s64{0}; }, true);
   out += "<p class=\"legend\">";
   for (std::size_t t = 0; t < r.tasks.size(); ++t)
     out += fmt::format("<span style=\"color:{}\">&#9632; {}</span> ", colour(t), esc(r.tasks[t].name));
+  for (unsigned c = 0; r.cpus > 1 && c < r.cpus; ++c)
+    out += fmt::format("<span style=\"color:{}\">&#9472; V CPU {}</span> ", c == 0 ? "#000" : colour(c + 5), c);
   out += "<span style=\"color:#d00\">&#9474; violation</span></p>\n";
   out += "</div>\n<div class=\"side\">\n<h2>Scenario</h2>\n<pre id=\"scenario\">";
   std::size_t start = 0;

@@ -96,6 +96,7 @@ void Sim::sample() {
   s.op_index = op_index_ - 1;
   s.curr = rq0.running();  // the task on the CPU, of whichever class
   s.avg_vruntime = v_of(rq0.cfs);
+  for (unsigned c = 0; c < sys_->size(); ++c) s.cpu_avg_vruntime.push_back(v_of(sys_->rq(c).cfs));
   s.tasks.reserve(rq0.tasks.size());
   for (const Task& t : rq0.tasks) {
     const Rq& rq = sys_->rq_of(t.se.task_id);

@@ -8,8 +8,8 @@
 // On several CPUs (a System of N runqueues, the scenario's `runqueues`) every
 // CPU is advanced and counted the same way; a `wake` without `cpu=` lands
 // where select_task_rq_fair() puts it, and where it lands is counted
-// (Placement). Samples (the HTML report) describe CPU 0's queue and each task on
-// its own CPU.
+// (Placement). Samples (the HTML report) have each CPU's V and each task on its
+// own CPU.
 #pragma once
 
 #include <memory>
@@ -39,6 +39,7 @@ struct Sample {
   int op_index = -1;       // the operation this sample belongs to (-1: the start)
   int curr = -1;           // task index or -1 (idle), on CPU 0
   s64 avg_vruntime = 0;    // V of CPU 0's rq->cfs, (s64)
+  std::vector<s64> cpu_avg_vruntime;  // V of each CPU's rq->cfs (CPU 0's first)
   std::vector<TaskSample> tasks;
 };
 

@@ -226,9 +226,6 @@ int run_report(BridgeCommands& b) {
   if (!loaded) return bad(error);
   const auto profile = scn::build_profile(loaded->scenario, b.rep_profile, error);
   if (!profile) return bad(b.rep_file + ": " + error);
-  if (loaded->scenario.runqueues > 1)
-    return bad(fmt::format("{}: the HTML report draws one CPU; the scenario has runqueues {}", b.rep_file,
-                           loaded->scenario.runqueues));
   const auto r = bridge::simulate(loaded->scenario, *profile, false, true, inv::Tolerances{!b.rep_no_tolerance});
   if (!r.error.empty()) return bad(b.rep_file + ":" + r.error);
   const std::string html = bridge::html_report(loaded->scenario, b.rep_file, *text, *profile, r);

@@ -51,8 +51,9 @@ expect_rc 0 "run --rt-app on four CPUs" -- "$bin" run --rt-app "$data/schbench_l
 expect_text "$work/sb.scn" "runqueues 4" "the written scenario has its CPUs"
 expect_text "$work/sb.scn" "cpus 4" "and as many online CPUs (tg_cpus, the base slice)"
 expect_rc 0 "the four-CPU scenario replays" -- "$bin" run --quiet "$work/sb.scn"
-expect_rc 2 "report refuses several CPUs" -- "$bin" report "$work/sb.scn" -o "$work/sb.html"
-expect_text "$work/err.txt" "draws one CPU" "the error says why"
+expect_rc 0 "report on four CPUs" -- "$bin" report "$work/sb.scn" -o "$work/sb.html"
+expect_text "$work/sb.html" "V CPU 3" "a V line for each CPU"
+expect_text "$work/sb.html" " on CPU 2 from " "running bars say their CPU"
 expect_rc 0 "report" -- "$bin" report "$f1" -o "$work/F1.html"
 cp "$work/F1.html" "$work/F1-first.html"
 "$bin" report "$f1" -o "$work/F1.html" 2>/dev/null

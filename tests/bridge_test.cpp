@@ -533,5 +533,25 @@ TEST(BridgeReport, F1PageHasLanesChartsAndTheMarker) {
   EXPECT_EQ(html, html_report(s, "F1.scn", text, p, simulate(s, p, false, true, inv::Tolerances{false})));
 }
 
+// On several CPUs: a running bar says its CPU, V is drawn for each CPU, and
+// each task sample has its CPU (T0 ends on CPU 1, where `migrate` moved it).
+TEST(BridgeReport, SeveralCpus) {
+  const std::string path = "/corpus/regressions/v7.3-smp-delayed-task-migrates-at-h-load.scn";
+  const std::string text = slurp(kSource + path);
+  const auto s = parse(text);
+  ASSERT_EQ(s.runqueues, 2u);
+  const Profile p = profile_of(s);
+  const auto r = simulate(s, p, false, true, {});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.cpus, 2u);
+  ASSERT_EQ(r.samples.back().cpu_avg_vruntime.size(), 2u);
+  EXPECT_EQ(r.samples.back().tasks[0].cpu, 1);  // T0, moved by `migrate T0 1`
+  const std::string html = html_report(s, "smp.scn", text, p, r);
+  for (const char* want : {"2 CPUs", "data-task=\"V CPU 0\"", "data-task=\"V CPU 1\"", "T0 runs on CPU 0 from",
+                           "T3 runs on CPU 0 from", "class=\"cpu-label\""})
+    EXPECT_NE(html.find(want), std::string::npos) << want;
+  EXPECT_EQ(html, html_report(s, "smp.scn", text, p, simulate(s, p, false, true, {})));
+}
+
 }  // namespace
 }  // namespace eevdf::bridge
