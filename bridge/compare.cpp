@@ -33,12 +33,8 @@ std::optional<scn::ProfileOverride> parse_side(const std::string& spec, std::str
       err = apply_features(scratch, features);
     } else {
       std::string feats;
-      for (std::size_t pos = 0; pos <= features.size();) {
-        const std::size_t end = std::min(features.find(',', pos), features.size());
-        const std::string item = features.substr(pos, end - pos);
-        if (item.rfind("cgroup_mode=", 0) != 0) feats += (feats.empty() ? "" : ",") + item;
-        pos = end + 1;
-      }
+      for (std::string_view item : list_items(features))
+        if (item.substr(0, 12) != "cgroup_mode=") feats += (feats.empty() ? "" : ",") + std::string(item);
       FeatureSet scratch;
       if (!feats.empty()) err = apply_features(scratch, feats);
     }

@@ -29,6 +29,8 @@ std::string esc(const std::string& in) {
 const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 const char* colour(std::size_t i) { return kColours[i % (sizeof kColours / sizeof kColours[0])]; }
+// the V line of CPU c: CPU 0's black (the one-CPU page's), the others past the first tasks' colours
+const char* v_colour(unsigned c) { return c == 0 ? "#000" : colour(c + 5); }
 
 constexpr int kLeft = 90, kWidth = 900, kLane = 22;
 
@@ -148,7 +150,7 @@ std::string series_chart(const SimResult& r, const std::set<std::size_t>& marks,
       for (std::size_t i = 0; i < n; ++i)
         if (c < r.samples[i].cpu_avg_vruntime.size())
           pts += fmt::format("{:.1f},{:.1f} ", x_of(i, n), y_of(static_cast<double>(r.samples[i].cpu_avg_vruntime[c])));
-      polyline(pts, c == 0 ? "#000" : colour(c + 5), r.cpus > 1 ? fmt::format("V CPU {}", c) : "V");
+      polyline(pts, v_colour(c), r.cpus > 1 ? fmt::format("V CPU {}", c) : "V");
     }
   } else {
     for (std::size_t t = 0; t < r.tasks.size(); ++t) {
@@ -231,7 +233,7 @@ std::string html_report(const scn::Scenario& s, const std::string& source_name, 
   for (std::size_t t = 0; t < r.tasks.size(); ++t)
     out += fmt::format("<span style=\"color:{}\">&#9632; {}</span> ", colour(t), esc(r.tasks[t].name));
   for (unsigned c = 0; r.cpus > 1 && c < r.cpus; ++c)
-    out += fmt::format("<span style=\"color:{}\">&#9472; V CPU {}</span> ", c == 0 ? "#000" : colour(c + 5), c);
+    out += fmt::format("<span style=\"color:{}\">&#9472; V CPU {}</span> ", v_colour(c), c);
   out += "<span style=\"color:#d00\">&#9474; violation</span></p>\n";
   out += "</div>\n<div class=\"side\">\n<h2>Scenario</h2>\n<pre id=\"scenario\">";
   std::size_t start = 0;

@@ -253,7 +253,8 @@ RtWorkload parse(const json& root) {
     if (task_sched.nice) th.nice = *task_sched.nice;
     if (task_sched.slice_ns) th.slice_ns = *task_sched.slice_ns;
     if (task_sched.taskgroup) th.groups = group_path(*task_sched.taskgroup, where);
-    th.pinned = task_sched.pinned;
+    th.pinned = task_sched.pinned ||
+                std::any_of(phases.begin(), phases.end(), [](const RtPhase& ph) { return ph.sched.pinned; });
     if (!inline_phase.events.empty()) {
       if (!phases.empty()) throw Bad{where + ": events and \"phases\" in the same task"};
       phases.push_back(std::move(inline_phase));

@@ -57,6 +57,7 @@ Sim::Sim(const Profile& profile, bool keep_going, inv::Tolerances tolerances, bo
     sys_->rq(c).set_observer(fwds_.back().get());
   }
   last_curr_.assign(cpus, -1);
+  before_.assign(cpus, {});
   r_.cpus = cpus;
   r_.placement.per_cpu.assign(cpus, 0);
   sample();
@@ -108,7 +109,9 @@ void Sim::sample() {
     ts.weight = t.se.load.weight;
     ts.cpu = t.cpu;
     const bool queued = t.se.on_rq;
-    ts.lag = queued ? vruntime_diff(as_u64(v_of(eevdf_queue(rq, t))), t.se.vruntime) : t.se.vlag;
+    const CfsRq& q = eevdf_queue(rq, t);
+    const s64 v = &q == &rq.cfs ? s.cpu_avg_vruntime[static_cast<std::size_t>(t.cpu)] : v_of(q);
+    ts.lag = queued ? vruntime_diff(as_u64(v), t.se.vruntime) : t.se.vlag;
     if (queued && !t.se.sched_delayed) {
       TaskMetrics& m = r_.tasks[static_cast<std::size_t>(t.se.task_id)];
       m.lag_min = std::min(m.lag_min, ts.lag);
@@ -125,18 +128,20 @@ void Sim::sample() {
 void Sim::account(u64 from, u64 to) {
   if (to <= from) return;
   const u64 dt = to - from;
+  const auto runnable = [](const Task& t) { return t.se.on_rq && !t.se.sched_delayed; };
   for (unsigned c = 0; c < sys_->size(); ++c) {
     const Rq& rq = sys_->rq(c);
     if (rq.running() >= 0) r_.tasks[static_cast<std::size_t>(rq.running())].runtime += dt;
-    double total = 0;
-    for (const Task& t : rq.tasks)
-      if (t.cpu == static_cast<int>(c) && t.se.on_rq && !t.se.sched_delayed) total += static_cast<double>(t.se.load.weight);
-    if (total <= 0) continue;
-    for (const Task& t : rq.tasks)
-      if (t.cpu == static_cast<int>(c) && t.se.on_rq && !t.se.sched_delayed)
-        r_.tasks[static_cast<std::size_t>(t.se.task_id)].ideal_runtime +=
-            static_cast<double>(dt) * static_cast<double>(t.se.load.weight) / total;
+    before_[c].runnable_weight = 0;
   }
+  const std::vector<Task>& tasks = sys_->rq(0).tasks;
+  for (const Task& t : tasks)
+    if (runnable(t)) before_[static_cast<std::size_t>(t.cpu)].runnable_weight += static_cast<double>(t.se.load.weight);
+  for (const Task& t : tasks)
+    if (runnable(t))
+      r_.tasks[static_cast<std::size_t>(t.se.task_id)].ideal_runtime +=
+          static_cast<double>(dt) * static_cast<double>(t.se.load.weight) /
+          before_[static_cast<std::size_t>(t.cpu)].runnable_weight;
 }
 
 void Sim::after_switch() {
@@ -171,11 +176,10 @@ void Sim::schedule_if_needed() {
 void Sim::advance(u64 ns) {
   if (ns == 0 || sys_->oops()) return;
   account(clock(), clock() + ns);
-  std::vector<u64> picks;
-  for (const auto& f : fwds_) picks.push_back(f->schedule_picks);
+  for (std::size_t c = 0; c < fwds_.size(); ++c) before_[c].schedule_picks = fwds_[c]->schedule_picks;
   sys_->run(ns);
   for (std::size_t c = 0; c < fwds_.size(); ++c)
-    if (fwds_[c]->schedule_picks != picks[c]) ++r_.counters.reschedules;  // the tick's reschedule
+    if (fwds_[c]->schedule_picks != before_[c].schedule_picks) ++r_.counters.reschedules;  // the tick's reschedule
   after_switch();
 }
 
@@ -188,7 +192,7 @@ void Sim::add_task(const std::string& name, int id) {
   r_.tasks[static_cast<std::size_t>(id)].name = name;
 }
 
-void Sim::count_wake(int id, int prev_cpu, int from, const std::vector<std::pair<bool, bool>>& before) {
+void Sim::count_wake(int id, int prev_cpu, int from) {
   const Task& t = *sys_->rq_of(id).task(id);
   const Rq& rq = sys_->rq_of(id);
   ++r_.tasks[static_cast<std::size_t>(id)].wakeups;
@@ -202,8 +206,8 @@ void Sim::count_wake(int id, int prev_cpu, int from, const std::vector<std::pair
       ++r_.placement.on_other_cpu;
   }
   // need_resched set on a CPU that ran a fair task before
-  const auto [had_resched, was_running] = before[static_cast<std::size_t>(t.cpu)];
-  if (!had_resched && rq.need_resched && was_running) ++r_.counters.wakeup_preemptions;
+  const CpuBefore& b = before_[static_cast<std::size_t>(t.cpu)];
+  if (!b.need_resched && rq.need_resched && b.fair_running) ++r_.counters.wakeup_preemptions;
   if (rq.curr != id) pending_wake_[static_cast<std::size_t>(id)] = static_cast<long long>(rq.clock_task);
 }
 
@@ -257,10 +261,12 @@ bool Sim::apply(const scn::Op& op) {
     case OpKind::wake: {
       const int prev_cpu = id >= 0 ? sys.rq_of(id).task(id)->cpu : 0;
       const int from = op.from >= 0 ? op.from : prev_cpu;
-      std::vector<std::pair<bool, bool>> before;  // by CPU: need_resched, a fair task on it
-      for (unsigned c = 0; c < sys.size(); ++c) before.emplace_back(sys.rq(c).need_resched, sys.rq(c).curr >= 0);
+      for (unsigned c = 0; c < sys.size(); ++c) {
+        before_[c].need_resched = sys.rq(c).need_resched;
+        before_[c].fair_running = sys.rq(c).curr >= 0;
+      }
       refusal = scn::apply_operation(sys, op, id);
-      if (refusal == Refusal::none) count_wake(id, prev_cpu, from, before);
+      if (refusal == Refusal::none) count_wake(id, prev_cpu, from);
       break;
     }
     case OpKind::schedule:

@@ -124,6 +124,15 @@ class Sim {
   std::vector<int> ids_;
   std::vector<long long> pending_wake_;  // clock of an unanswered wake-up, -1 if none
   std::vector<int> last_curr_;          // by CPU
+  // By CPU, what a step or a wake-up compares with after it (kept between
+  // calls: no allocation per operation)
+  struct CpuBefore {
+    u64 schedule_picks = 0;
+    bool need_resched = false;
+    bool fair_running = false;
+    double runnable_weight = 0;  // account(): Σ weights of its runnable, non-delayed tasks
+  };
+  std::vector<CpuBefore> before_;
 
   u64 clock() const { return sys_->rq(0).clock_task; }
   bool violated() const;
@@ -133,7 +142,7 @@ class Sim {
   void schedule_if_needed();        // what Rq::run() does before advancing, on each CPU
   void account(u64 from, u64 to);   // runtime and ideal share over [from, to), on each CPU
   void after_switch();              // on each CPU
-  void count_wake(int id, int prev_cpu, int from, const std::vector<std::pair<bool, bool>>& before);
+  void count_wake(int id, int prev_cpu, int from);  // reads before_
   void add_task(const std::string& name, int id);
 };
 

@@ -290,9 +290,6 @@ std::optional<Profile> profile_by_name(std::string_view name) {
   return std::nullopt;
 }
 
-namespace {
-// The comma-separated items of a debugfs-style list, blanks trimmed; an empty
-// item (",," or an empty list) stays, for the caller to refuse.
 std::vector<std::string_view> list_items(std::string_view list) {
   std::vector<std::string_view> items;
   std::size_t pos = 0;
@@ -307,7 +304,6 @@ std::vector<std::string_view> list_items(std::string_view list) {
   }
   return items;
 }
-}  // namespace
 
 std::string apply_features(FeatureSet& set, std::string_view list) {
   for (std::string_view item : list_items(list)) {

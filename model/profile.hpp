@@ -350,6 +350,9 @@ std::string behaviour_refusal(const Profile& profile);
 
 // Applies a debugfs-style feature list ("NO_NEXT_BUDDY,PARANOID_AVG").
 // Returns an error message, or an empty string on success.
+// The comma-separated items of a debugfs-style list, blanks trimmed; an empty
+// item (",," or an empty list) stays, for the caller to refuse.
+std::vector<std::string_view> list_items(std::string_view list);
 std::string apply_features(FeatureSet& set, std::string_view list);
 // The same, refusing features that the profile's kernel does not have.
 std::string apply_features(Profile& profile, std::string_view list);

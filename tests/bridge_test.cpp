@@ -86,7 +86,9 @@ TEST(BridgeSim, SameViolationsAndFinalStateAsTheExecutorOnEveryRegression) {
                 last.curr.substr(0, last.curr.find('|')));
       ASSERT_EQ(mine.tasks.size(), last.tasks.size());
       for (std::size_t t = 0; t < mine.tasks.size(); ++t) {
-        if (s.runqueues > 1) EXPECT_EQ(mine.tasks[t].cpu, last.task_cpu[t]) << entry.path() << " task " << t;
+        if (s.runqueues > 1) {
+          EXPECT_EQ(mine.tasks[t].cpu, last.task_cpu[t]) << entry.path() << " task " << t;
+        }
         EXPECT_EQ(mine.tasks[t].vruntime, as_s64(last.tasks[t].vruntime)) << entry.path() << " task " << t;
         EXPECT_EQ(mine.tasks[t].deadline, as_s64(last.tasks[t].deadline)) << entry.path() << " task " << t;
       }
@@ -355,7 +357,9 @@ TEST(BridgeRtApp, TaskgroupCreatesItsCgroupPath) {
     if (op.kind == scn::OpKind::group_create) groups.emplace_back(op.group, op.parent);
   EXPECT_EQ(groups, (std::vector<std::pair<std::string, std::string>>{{"top", ""}, {"top_sub", "top"}}));
   for (const auto& op : r.scenario.ops)
-    if (op.kind == scn::OpKind::create) EXPECT_EQ(op.group, op.task == "a" ? "top_sub" : op.task == "b" ? "top" : "");
+    if (op.kind == scn::OpKind::create) {
+      EXPECT_EQ(op.group, op.task == "a" ? "top_sub" : op.task == "b" ? "top" : "");
+    }
   EXPECT_GT(r.result.tasks[0].runtime, 0u);
 }
 
@@ -401,6 +405,12 @@ TEST(BridgeRtApp, AffinityIsRefusedOnSeveralCpus) {
   EXPECT_EQ(simulate_rtapp(w, *profile_by_name("mainline"), 1'000'000, false).result.error, "");
   const auto r = simulate_rtapp(w, *profile_by_name("mainline"), 1'000'000, false, {}, 2, 1);
   EXPECT_NE(r.result.error.find("affinity is not modelled"), std::string::npos) << r.result.error;
+  // a phase's "cpus" too
+  auto in_phase = parse_rtapp(R"({"tasks": {"a": {"phases": {"p": {"cpus": [1], "run": 100}}}}})", "t.json");
+  const auto& wp = std::get<RtWorkload>(in_phase);
+  EXPECT_NE(simulate_rtapp(wp, *profile_by_name("mainline"), 1'000'000, false, {}, 2, 1).result.error.find(
+                "affinity is not modelled"),
+            std::string::npos);
 }
 
 TEST(BridgeCompare, SeveralSidesAndWhereWakeupsLand) {
