@@ -44,6 +44,9 @@ class PrintingLog final : public fuzz::CampaignLog {
         groups, debug_read ? ", debugfs reads (debug_read)" : "",
         o.fan_out ? ", fan-out wakes and sleeps (byte format 8)" : "",
         o.smt > 1 ? fmt::format(", SMT siblings (smt {})", o.smt) : "", o.findings_dir);
+    if (o.backend != scn::Backend::model)
+      std::cerr << fmt::format("backend {}: Linux {}'s own fair.c, {}\n", scn::backend_name(o.backend),
+                               kernelsrc::kernel_version(), o.judge_note);
   }
   void progress(double secs, std::uint64_t runs, std::uint64_t ops, std::size_t coverage,
                 std::size_t findings) override {

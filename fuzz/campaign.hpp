@@ -1,6 +1,6 @@
 // The own engine (`eevdf-check fuzz`): a random campaign over the byte
 // encoding (every byte string is a valid scenario), with state coverage,
-// minimization of each distinct finding (fuzz/finding_identity.hpp), each written to
+// minimization of each distinct finding (scenario/finding_identity.hpp), each written to
 // a scenario file. What it finds is told to a CampaignLog as it goes and
 // summed up in a CampaignResult; printing both is the CLI's job
 // (cli/campaign.cpp). Coverage-guided fuzzing with libFuzzer is a separate
@@ -15,7 +15,7 @@
 
 #include "scenario/executor.hpp"
 
-#include "fuzz/finding_identity.hpp"
+#include "scenario/finding_identity.hpp"
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
 
@@ -68,12 +68,13 @@ struct CampaignOptions {
   // --backend kernel: the kernel's own fair.c; lockstep: model and kernel compared
   // after every operation, a divergence is a finding (one job: the backend is one per process)
   scn::Backend backend = scn::Backend::model;
+  std::string judge_note;  // on the kernel's code: which profile judges the tree, and why (scn::choose_judge())
 };
 
 // One distinct finding (its identity: invariant, site, detail class and
 // trigger), minimized and written to `file`.
 struct CampaignFinding {
-  FindingIdentity identity;
+  scn::FindingIdentity identity;
   std::string file;
   std::size_t ops = 0;       // operations of the minimized scenario
   std::uint64_t at_run = 0;  // the run of its worker that found it
