@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "fuzz/finding_identity.hpp"
+#include "scenario/finding_identity.hpp"
 #include "scenario/duration.hpp"
 
 namespace eevdf::fuzz {
@@ -12,7 +12,7 @@ using namespace scn;  // the scenario layer the engines drive
 namespace {
 
 // The violation of r with the target's identity (invariant, site, detail
-// class and trigger: fuzz/finding_identity.hpp), or nullptr: a candidate that
+// class and trigger: scenario/finding_identity.hpp), or nullptr: a candidate that
 // breaks the invariant at the site by another mechanism is not the finding.
 const inv::Violation* same_finding(const Scenario& candidate, const ExecResult& r, const FindingIdentity& target) {
   for (const auto& v : r.violations)

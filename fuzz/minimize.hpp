@@ -1,6 +1,6 @@
 // Operation-level delta debugging: the smallest sub-sequence of operations
 // that still raises the same finding: the same invariant at the same site, by
-// the same mechanism (fuzz/finding_identity.hpp).
+// the same mechanism (scenario/finding_identity.hpp).
 #pragma once
 
 #include <algorithm>
