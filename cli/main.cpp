@@ -15,6 +15,7 @@
 #include "cli/campaign.hpp"
 #include "cli/counterexample.hpp"
 #include "cli/demo.hpp"
+#include "cli/known.hpp"
 #include "cli/load.hpp"
 #include "cli/prove.hpp"
 #include "model/system.hpp"
@@ -40,6 +41,7 @@ struct RunArgs {
   std::string only, skip;
   bool json = false, keep_going = false, detail = false, quiet = false, no_tolerance = false, without_bug = false;
   bool force_profile = false;  // --force-profile: judge the kernel's code by a profile of another release
+  bool stop_on_known = false;  // --stop-on-known: a known finding is a violation like any other
   std::string backend;  // --backend NAME; empty: the scenario's `backend` (model by default)
   bool lockstep = false;
   std::string trace_out;
@@ -119,6 +121,14 @@ void add_force_profile_flag(CLI::App* cmd, bool& force) {
                 "profile of the tree's release (by default the tree chooses, docs/kernel-backend.md)");
 }
 
+// --stop-on-known: a known finding of the profile (corpus/known/) ends the run
+// and counts as a finding, as every violation did before known findings.
+void add_stop_on_known_flag(CLI::App* cmd, bool& stop) {
+  cmd->add_flag("--stop-on-known", stop,
+                "a known finding of the profile (docs/findings.md, corpus/known/) is reported and ends the run like "
+                "a new one (by default it is labelled 'known' and the run goes on)");
+}
+
 int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
   std::string error;
   cli::Loaded with_runqueues;
@@ -158,6 +168,7 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
     return bad_input(err);
   const auto profile = scn::build_profile(loaded.scenario, override, error);
   if (!profile) return bad_input(a.file + ": " + error);
+  options.known = scn::known_for_run(options, *profile, a.stop_on_known);
   const auto r = scn::execute(loaded.scenario, *profile, options);
   if (!r.error.empty()) return bad_input(a.file + ":" + r.error);
   if (!a.trace_out.empty() && !cli::write_trace(a.trace_out, loaded.scenario, r, error)) return bad_input(error);
@@ -209,6 +220,7 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
                   "scenario's 'backend'");
   cmd->add_flag("--lockstep", a.lockstep, "the same as --backend lockstep (overrides the scenario's 'backend')");
   add_force_profile_flag(cmd, a.force_profile);
+  add_stop_on_known_flag(cmd, a.stop_on_known);
   cmd->add_flag("--without-bug", a.without_bug,
                 "run on the fixed kernel: drop the scenario's bug switch and expect no violation");
 }
@@ -277,7 +289,16 @@ int main(int argc, char** argv) {
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");
-  bool fuzz_no_tolerance = false;
+  bool fuzz_no_tolerance = false, fuzz_stop_on_known = false;
+  std::vector<std::string> fuzz_baselines;
+  add_stop_on_known_flag(fuzzcmd, fuzz_stop_on_known);
+  bool fuzz_fixed_features = false;
+  fuzzcmd->add_flag("--fixed-features", fuzz_fixed_features,
+                    "every run with the profile's features (by default one run in four switches on some of its "
+                    "default-off features, NEXT_BUDDY, PARANOID_AVG, as debugfs allows; --features implies this)");
+  fuzzcmd->add_option("--baseline", fuzz_baselines,
+                      "a campaign.known file of an earlier campaign (e.g. the unmodified tree's): its findings are "
+                      "known too, so only what is new since is reported (repeatable)");
   fuzzcmd->add_flag("--no-tolerance", fuzz_no_tolerance,
                     "also report the documented findings the checker tolerates by default (docs/findings.md); the "
                     "findings' files say 'tolerate none'");
@@ -360,6 +381,16 @@ int main(int argc, char** argv) {
   encode->add_option("file", encode_file, "scenario (.scn)")->required();
   encode->add_option("-o,--output", encode_out, "output file")->required();
 
+  cli::KnownArgs known_args;
+  auto* knowncmd = app.add_subcommand(
+      "known", "check the known-findings files (corpus/known/PROFILE.known) against their scenarios, or update them");
+  knowncmd->add_option("files", known_args.files, "corpus/known/PROFILE.known ...")->required();
+  knowncmd->add_flag("--update", known_args.update,
+                     "write the site and detail class each scenario raises into its entry");
+  knowncmd->add_option("--backend", known_args.backend,
+                       "model (default) or kernel: replay on this build's tree (only its profile's file)");
+  knowncmd->add_option("--root", known_args.root, "the directory the scenario paths start from")->capture_default_str();
+
   cli::add_prove_command(app);
   try {
     app.parse(argc, argv);
@@ -400,6 +431,16 @@ int main(int argc, char** argv) {
       return bad_input(err);
     const auto profile = scn::build_profile(fuzz_profile, error);
     if (!profile) return bad_input(error);
+    // known findings: the profile's and the baselines' (runs go on past them; only what is new is a finding)
+    if (!fuzz_no_tolerance && !fuzz_stop_on_known) campaign.known = scn::known_findings(profile->name);
+    for (const std::string& file : fuzz_baselines) {
+      if (fuzz_no_tolerance || fuzz_stop_on_known)
+        return bad_input("--baseline: not with --stop-on-known or --no-tolerance (they report every finding)");
+      const auto baseline = scn::KnownSet::load(file, error);
+      if (!baseline) return bad_input(error);
+      campaign.known.merge(*baseline);
+    }
+    campaign.vary_features = !fuzz_fixed_features && fuzz_profile.features.empty();
     campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
     campaign.smt = fuzz_profile.smt ? fuzz_profile.smt : 1;
     if (std::string why = smt_refusal(campaign.runqueues, campaign.smt); !why.empty())
@@ -423,7 +464,7 @@ int main(int argc, char** argv) {
     if (!fuzz_only.empty()) replay_args += " --invariants " + fuzz_only;
     if (!fuzz_skip.empty()) replay_args += " --skip " + fuzz_skip;
     // (the backend is not a flag of it: a finding says `backend kernel` itself)
-    return cli::run_campaign(*profile, replay_args, campaign) > 0 ? 1 : 0;
+    return cli::run_campaign(*profile, replay_args, campaign) > 0 ? 1 : 0;  // 1: something new (or a divergence)
   }
   if (mincmd->parsed()) {
     std::string error;
@@ -554,6 +595,7 @@ int main(int argc, char** argv) {
                   << scn::print_scenario(*shorter);
     return 1;
   }
+  if (knowncmd->parsed()) return cli::run_known(known_args);
   if (encode->parsed()) {
     std::string error;
     const auto loaded = cli::load_scenario(encode_file, true, error);

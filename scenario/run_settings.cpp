@@ -65,11 +65,16 @@ std::string choose_judge(Backend backend, const Scenario* s, bool force, Profile
     return {};
   }
   const std::string where = from_line ? (file.empty() ? "<scenario>" : file) + ":" + std::to_string(s->profile_line) + ": "
-                                      : std::string("--profile ");
+                                      : std::string("--profile: ");
   return where + "profile " + given + " does not judge this build's tree: " + tree + " is judged by " +
          (judge.empty() ? std::string("no profile") : judge) +
          " (its release's rules, never another's); leave the profile out to use it, or pass --force-profile to "
          "judge the tree by " + given + " anyway";
+}
+
+const KnownSet* known_for_run(const ExecOptions& options, const Profile& profile, bool stop_on_known) {
+  if (stop_on_known || !options.tolerances.f1_unscaled_vprot) return nullptr;
+  return &known_findings(profile.name);
 }
 
 void record_run_settings(const inv::Selection& selection, const inv::Tolerances& tolerances, Scenario& s) {

@@ -41,6 +41,12 @@ std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOpt
 std::string choose_judge(Backend backend, const Scenario* s, bool force, ProfileOverride& o, std::string& note,
                          const std::string& file = {});
 
+// The known findings a run labels (ExecOptions::known): the profile's own
+// (corpus/known/PROFILE.known), unless the tolerances are off (`tolerate none`,
+// --no-tolerance: every documented finding reported) or `stop_on_known`
+// (--stop-on-known: a known finding stops the run as any other).
+const KnownSet* known_for_run(const ExecOptions& options, const Profile& profile, bool stop_on_known);
+
 // Writes into s the directives under which a plain `run` checks what
 // `selection` and `tolerances` check: `skip` lists every invariant the
 // selection leaves out (the ones s already skips first, in their order, then
