@@ -812,8 +812,12 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
           ? W * rw_.lag_c * (a * static_cast<i128>(w2) - a2 * static_cast<i128>(w)) / static_cast<i128>(w2)
           : 0;
   const i128 num = dz * W * W2 + after.sum * W - rw_.v_sum * W2 - W * a * cut - precision;
-  // + 1: the truncation of the precision term's division
-  const i128 bound = W * W + 2 * W * W2 + (precision ? 1 : 0);
+  // + 1: the truncation of the precision term's division. v6.14-v7.0 re-place the entity
+  // through place_entity() (replace_after_rescale), within 2 ns of V - vlag' (checked
+  // above): that placement error, counted at the entity's average weight a', moves V by
+  // up to 2·a'/W' more.
+  const i128 replaced = rule == ReweightRule::replace_after_rescale ? 2 * a2 * W : 0;
+  const i128 bound = W * W + 2 * W * W2 + (precision ? 1 : 0) + replaced;
   if (num > bound || num < -bound) {
     const std::string clamp =
         cut ? fmt::format(" beyond the clamp's displacement {} (lag clamped by {})", format_i128(a * cut / W2),
@@ -825,7 +829,7 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
     scope.report(Id::RW, "reweight_entity",
                  fmt::format("V moved by about {} ns (virtual){}{} while reweighting {} -> {}; allowed {} (rounding)",
                              format_i128(num / (W * W2)), clamp, prec, rw_.old_weight, rw_.new_weight,
-                             format_i128(W / W2 + 2)),
+                             format_i128(bound / (W * W2))),
                  {&se});
   }
 }
