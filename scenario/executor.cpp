@@ -432,9 +432,10 @@ ExecResult Executor::run(const Scenario& s) {
       if (v.known.empty()) {
         new_violation = true;
       } else {
-        // the first of each known finding is kept, the later ones counted
+        // the first of each known identity (invariant, site, detail class) is kept, the later ones counted
         const bool repeat = std::any_of(r.violations.begin(), r.violations.end(), [&](const inv::Violation& o) {
-          return o.known == v.known && o.id == v.id && o.where == v.where;
+          return o.known == v.known && o.id == v.id && o.where == v.where &&
+                 finding_identity(o, s).detail == finding_identity(v, s).detail;
         });
         if (repeat) {
           ++r.known_repeats;
