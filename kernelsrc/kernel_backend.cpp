@@ -109,6 +109,11 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
     obs.on_warn(Warn::pick_next_entity_null, nullptr);
     return;
   }
+  if (e->kind == KB_EVENT_WAKE_CHOICE) {
+    obs.on_wake_choice({e->entity, e->cpu, e->prev_cpu, e->chosen_cpu, e->sync != 0, e->recent_used_cpu,
+                        e->had_idle_cores != 0});
+    return;
+  }
   if (e->entity < 0) return;
   SchedEntity& se = e->entity < KB_MAX_TASKS ? kb.mirror_->rq(0).tasks[static_cast<std::size_t>(e->entity)].se
                                              : rq.groups[static_cast<std::size_t>(e->entity - KB_MAX_TASKS)].se;
