@@ -7,6 +7,8 @@
 // own answer, the tree's sched_idle_rq(), is judged, not the model's formula.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <variant>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "model/system.hpp"
 #include "support/kernel_tree.hpp"
 #include "scenario/executor.hpp"
+#include "scenario/run_settings.hpp"
 #include "scenario/scenario_parse.hpp"
 
 namespace eevdf {
@@ -266,6 +269,50 @@ TEST(WakeChoiceProperty, UnsettledIdleCpuIsNoPremise) {
   EXPECT_EQ(site(b.judge(choice(t, 0, 1, 0))), "select_task_rq_fair: prev free");
 }
 
+// ---- corpus scenarios: the report of the choice, by its site ----
+
+// The sites of the I-WAKECOUNT reports of the wake-up choice made on source
+// line `line` of corpus/regressions/FILE, run as `eevdf-check run` runs it (its
+// run settings applied); the state reports of the same operation come from
+// the other CPUs' checkers and are left out ("select_task_rq_fair" sites only).
+std::string site_at(const char* file, int line, scn::Backend backend) {
+  std::ifstream in(std::string(EEVDF_SOURCE_DIR) + "/corpus/regressions/" + file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto parsed = scn::parse_scenario(text, file);
+  if (!std::holds_alternative<scn::Scenario>(parsed)) return "parse error";
+  const auto& s = std::get<scn::Scenario>(parsed);
+  std::string error;
+  const auto p = scn::build_profile(s, {}, error);
+  if (!p) return error;
+  scn::ExecOptions options;
+  scn::RunFlags flags;
+  flags.backend = backend;
+  if (std::string e = scn::apply_run_settings(s, flags, options); !e.empty()) return e;
+  const scn::ExecResult r = scn::execute(s, *p, options);
+  if (!r.error.empty()) return r.error;
+  if (!r.expectation_failures.empty()) return r.expectation_failures.front();
+  std::string out;
+  for (const auto& v : r.violations)
+    if (v.id == inv::Id::WAKECOUNT && v.op_index >= 0 && s.ops[static_cast<std::size_t>(v.op_index)].line == line &&
+        v.where.rfind("select_task_rq_fair", 0) == 0)
+      out += (out.empty() ? "" : " + ") + v.where;
+  return out;
+}
+
+// aa3ee4f0b754 (v6.12's WF_SYNC clause counts a delayed task) at the choice it
+// spoils: B stays on its busy prev (line 32).
+TEST(WakeChoiceProperty, V612SyncClauseIsReportedAtTheChoice) {
+  EXPECT_EQ(site_at("v6.12-sync-wakeup-lands-behind-busy-prev.scn", 32, scn::Backend::model),
+            "select_task_rq_fair: WF_SYNC waker alone");
+}
+
+// The SMT_BUDDY_ASSIST RFC's rejected count hands W to an idle sibling while a
+// whole core idles (line 37).
+TEST(WakeChoiceProperty, RfcNrRunningFormIsReportedAtTheChoice) {
+  EXPECT_EQ(site_at("rfc-smt-buddy-assist-nr-running-counts-delayed.scn", 37, scn::Backend::model),
+            "select_task_rq_fair: an idle core");
+}
+
 // ---- the kernel backend: the tree's own choice and answers ----
 
 const char* tree_profile() {
@@ -319,33 +366,14 @@ TEST(WakeChoiceProperty, TreesOwnChoiceIsToldBeforeTheWakeUp) {
   EXPECT_TRUE(rec.choices.empty());
 }
 
-// F9 on the tree's own choice: corpus/regressions/F9-wakeup-stays-behind-busy-cpu.scn
-// with the tolerances off reports the tree's select_task_rq_fair() at `wake B`.
+// F9 on the tree's own choice: the corpus scenario
+// v6.12.118-F9-wakeup-choice-passes-over-sched-idle-cpu.scn reports the CPU the
+// tree's select_task_rq_fair() returned at `wake B` (line 31), as the model's.
 TEST(WakeChoiceProperty, TreesOwnChoiceBreaksTheScanPropertyThroughF9) {
   if (!test::kernel_tree_is("6.12.") || !kernelsrc::smp()) GTEST_SKIP() << "written for 6.12.118 with CONFIG_SMP";
-  const auto parsed = scn::parse_scenario(
-      "profile v6.12.118\nrunqueues 2\nfeatures NO_SIS_UTIL\n"
-      "task A\ntask B\ntask I policy=idle\ntask D\n"
-      "wake B\nrun 1ms\nsleep B\nwake A\nwake I cpu=1\nwake D cpu=1\nrun 1ms\n"
-      "expect curr A cpu=0\nexpect curr D cpu=1\nsleep D\nwake B\nexpect field B.cpu == 0\n",
-      "t.scn");
-  ASSERT_TRUE(std::holds_alternative<scn::Scenario>(parsed));
-  const auto& s = std::get<scn::Scenario>(parsed);
-  std::string error;
-  const auto p = scn::build_profile(s, {}, error);
-  ASSERT_TRUE(p) << error;
-  scn::ExecOptions options;
-  options.backend = scn::Backend::kernel;
-  options.keep_going = true;
-  options.tolerances.f1_unscaled_vprot = false;  // `tolerate none`
-  const scn::ExecResult r = scn::execute(s, *p, options);
-  ASSERT_TRUE(r.error.empty()) << r.error;
-  EXPECT_TRUE(r.expectation_failures.empty());
-  bool at_choice = false;
-  for (const auto& v : r.violations)
-    if (v.id == inv::Id::WAKECOUNT && v.where == "select_task_rq_fair: a free CPU in the LLC")  // only at a choice
-      at_choice = true;
-  EXPECT_TRUE(at_choice);
+  for (const scn::Backend backend : {scn::Backend::model, scn::Backend::kernel})
+    EXPECT_EQ(site_at("v6.12.118-F9-wakeup-choice-passes-over-sched-idle-cpu.scn", 31, backend),
+              "select_task_rq_fair: a free CPU in the LLC");
 }
 
 // After every operation the kernel backend's own sched_idle_rq() answer is
