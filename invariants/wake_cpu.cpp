@@ -269,8 +269,15 @@ void check_wake_choice(Checker& checker, const Rq& rq, const WakeCpuChoice& c) {
   if (r == Rule::none) return;
   // F9 (tolerated by default): the choice is the one the counters justify
   // when the delayed tasks count as work for SCHED_IDLE-only
-  if (checker.tolerates_f9() && broken_rule(v, true) == Rule::none) return;
+  const Rule counters = broken_rule(v, true);
+  if (checker.tolerates_f9() && counters == Rule::none) return;
   std::string what = rule_text(v, r, p->name);
+  if (counters == Rule::none)
+    what += " (F9: with the delayed tasks counted as work, as sched_idle_rq() counts them, the choice holds)";
+  else if (counters != r)
+    what += fmt::format(" (with the delayed tasks counted as work, as sched_idle_rq() counts them (F9), it breaks "
+                        "'{}' still)",
+                        rule_site(counters));
   for (unsigned x = 0; x < n; ++x) {
     const Rq& crq = *cpus[x];
     const int run = crq.running();
