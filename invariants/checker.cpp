@@ -581,6 +581,11 @@ void Checker::on_delayed(const SchedEntity& se) {
   delay_seen_[i] = true;
 }
 
+void Checker::on_wake_choice(const WakeCpuChoice& c) {
+  adopt_new_tasks();
+  if (selection_[Id::WAKECOUNT]) check_wake_choice(*this, *rq_, c);
+}
+
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
   adopt_new_tasks();
   mono_moved_ = vruntime_diff(se.vruntime, vruntime_before_[entity_slot(se)]);

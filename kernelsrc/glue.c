@@ -703,7 +703,8 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
  * the model's: INITIAL_JIFFIES plus the ticks elapsed on the waking CPU.
  * Returns the CPU, or -1 for a task that is not chosen for (queued, new,
  * running, dead, an RT task) or a bad `from`.  Changes record_wakee()'s and
- * select_idle_sibling()'s memory, nothing else: kb_wake() performs it. */
+ * select_idle_sibling()'s memory, nothing else: kb_wake() performs it.  The
+ * answer is sent as KB_EVENT_WAKE_CHOICE first. */
 /* select_idle_cpu(), interposed: whether the choice
  * being made read what the backend does not keep (kb_select_task_rq_wake()) */
 static int kb_choice_unknown;
@@ -755,7 +756,22 @@ int kb_select_task_rq_wake(int id, int sync, int from) {
   kb_h_load_keep(0);  /* task_h_load()'s caches, which wake_affine_weight() refreshes */
   kb_choice_unknown = 0;
   const int cpu = select_task_rq_fair(p, p->cpu, wake_flags);
-  if (!kb_choice_unknown) return cpu;
+  if (!kb_choice_unknown) {
+    /* the answer, told before kb_wake() performs it (I-WAKECOUNT judges it on
+     * the state the choice read) */
+    struct kb_event e = {0};
+    e.kind = KB_EVENT_WAKE_CHOICE;
+    e.cpu = from;
+    e.queue = -1;
+    e.entity = id;
+    e.prev_cpu = p->cpu;
+    e.chosen_cpu = cpu;
+    e.sync = sync ? 1 : 0;
+    e.recent_used_cpu = recent_used_cpu;
+    e.had_idle_cores = has_idle_cores;
+    if (kb_event_cb) kb_event_cb(kb_event_ctx, &e);
+    return cpu;
+  }
   kb_h_load_keep(1);
   waker->last_wakee = last_wakee;
   waker->wakee_flips = flips;

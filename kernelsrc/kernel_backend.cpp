@@ -117,6 +117,11 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
     obs.on_warn(Warn::pick_next_entity_null, nullptr);
     return;
   }
+  if (e->kind == KB_EVENT_WAKE_CHOICE) {
+    obs.on_wake_choice({e->entity, e->cpu, e->prev_cpu, e->chosen_cpu, e->sync != 0, e->recent_used_cpu,
+                        e->had_idle_cores != 0});
+    return;
+  }
   if (e->entity < 0) return;
   SchedEntity& se = e->entity < KB_MAX_TASKS ? kb.mirror_->rq(0).tasks[static_cast<std::size_t>(e->entity)].se
                                              : rq.groups[static_cast<std::size_t>(e->entity - KB_MAX_TASKS)].se;
@@ -578,6 +583,7 @@ void KernelBackend::refresh() {
     rq.fair_tick_rescheds = k.fair_tick_rescheds;
     rq.need_resched = k.need_resched != 0;
     rq.nr_running = k.nr_running;
+    rq.tree_sched_idle_rq = k.sched_idle_rq != 0 ? 1 : 0;  // the tree's own answer (I-WAKECOUNT)
     if (s.nr_cpus > 1) copy_wakee(k.idle_wakee, rq.idle_wakee);
     // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops): every CPU stops
     rq.oops = oops;
