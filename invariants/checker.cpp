@@ -835,8 +835,9 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
     // (v6.12's empty-group class, 66951e4860d3 / 6d71a9c61604): said, so that it reads as its own class
     const bool floored = !rq_->profile().behaviour.avg_full_weight && (w <= 1024 || w2 <= 1024);
     scope.report(Id::RW, "reweight_entity",
-                 fmt::format("V moved by about {} ns (virtual){}{} while reweighting {} -> {}{}; allowed {} (rounding)",
-                             format_i128(num / (W * W2)), clamp, prec, rw_.old_weight, rw_.new_weight,
+                 fmt::format("V moved by about {} ns (virtual){}{} while reweighting {}{} -> {}{}; allowed {} (rounding)",
+                             format_i128(num / (W * W2)), clamp, prec, cfs_rq.curr == &se ? "the running entity " : "",
+                             rw_.old_weight, rw_.new_weight,
                              floored ? " (a weight at or below 1024, which the average counts at its floor)" : "",
                              format_i128(bound / (W * W2))),
                  {&se});

@@ -108,7 +108,8 @@ std::optional<KnownSet> KnownSet::load(const std::string& path, std::string& err
 
 bool KnownFinding::matches(const FindingIdentity& f, const Scenario& s, int op_index,
                            const std::vector<std::string>& before) const {
-  if (f.id != identity.id || f.where != identity.where || f.detail != identity.detail) return false;
+  if (f.id != identity.id || f.where != identity.where || (identity.detail != "*" && f.detail != identity.detail))
+    return false;
   if (!triggers.empty() && std::find(triggers.begin(), triggers.end(), f.trigger) == triggers.end()) return false;
   if (after.empty()) return true;
   if (!op_spec_by_keyword(after)) return std::find(before.begin(), before.end(), after) != before.end();
@@ -238,10 +239,11 @@ std::vector<std::string> replay_known(KnownSet& set, const std::string& profile,
       problem(fmt::format("raises no {} at {}", inv::id_name(k.identity.id), k.triggers_text()));
       continue;
     }
+    const bool any_detail = k.identity.detail == "*";
     if (update) {
       k.identity.where = seen_identity.where;
-      k.identity.detail = seen_identity.detail;
-    } else if (seen_identity.where != k.identity.where || seen_identity.detail != k.identity.detail) {
+      if (!any_detail) k.identity.detail = seen_identity.detail;
+    } else if (seen_identity.where != k.identity.where || (!any_detail && seen_identity.detail != k.identity.detail)) {
       problem(fmt::format("raises it in '{}' as '{}', the file says '{}' as '{}'", seen_identity.where,
                           seen_identity.detail, k.identity.where, k.identity.detail));
     }

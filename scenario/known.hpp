@@ -19,7 +19,9 @@
 // K2), or by " after NAME": only after a violation of known finding NAME in
 // the same run (its documented consequence: "* after K1"). SCENARIO is the regression scenario that raises it; for a profile's
 // file the test suite replays each and asks for exactly that invariant, site
-// and detail class, at one of the triggers.
+// and detail class, at one of the triggers. A DETAIL CLASS of "*" takes every
+// detail class of the site: for an entry with a condition whose consequences
+// take many forms (a wrong V after K2's lost update breaks every pick rule).
 #pragma once
 
 #include <optional>
