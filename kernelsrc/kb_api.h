@@ -134,6 +134,17 @@ typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *co
 #define KB_READER_PLACE_ENTITY 1
 #define KB_READER_PICK_EEVDF 2
 #define KB_EVENT_DECISION_PICK 11  /* the wake-up preemption decision's pick answered entity (-1: none) */
+#define KB_EVENT_WAKEUP_PREEMPT 12  /* the wake-up preemption decision returned having called resched_curr() itself
+                                       (not inside update_curr()): entity is the wakee where it meets curr
+                                       (the tree's find_matching_se()), queue theirs; reason KB_PREEMPT_* */
+/* why, read from the tree's own calls during the decision (docs/kernel-backend.md,
+ * "Why a wake-up preempted"): its pick answered (with or without protection; on 6.12
+ * do_preempt_short() answered true first), 7.0's preempt_sync() answered
+ * PREEMPT_WAKEUP_RESCHED, or neither: the idle-curr rule */
+#define KB_PREEMPT_PICK 0
+#define KB_PREEMPT_SHORT_PICK 1
+#define KB_PREEMPT_IDLE_CURR 2
+#define KB_PREEMPT_SYNC 3
 struct kb_event {
   int kind;
   int cpu;
@@ -145,6 +156,7 @@ struct kb_event {
   long long lag_raw, lag_saved;  /* KB_EVENT_LAG */
   int reader;                    /* KB_EVENT_READ_AVG */
   int protect;                   /* KB_EVENT_DECISION_PICK: the pick honoured slice protection */
+  int reason;                    /* KB_EVENT_WAKEUP_PREEMPT: KB_PREEMPT_* */
 };
 typedef void (*kb_event_fn)(void *ctx, const struct kb_event *e);
 /* NULL: no events (the default after kb_init()) */

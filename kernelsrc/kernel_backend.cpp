@@ -125,6 +125,15 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
     case KB_EVENT_REWEIGHT_END: obs.on_reweight_end(q, se); break;
     case KB_EVENT_LAG: obs.on_lag_clamp(q, se, e->lag_raw, e->lag_saved); break;
     case KB_EVENT_DECISION_PICK: obs.on_pick(q, &se, e->protect != 0, PickCaller::wakeup_preempt_decision); break;
+    case KB_EVENT_WAKEUP_PREEMPT:
+      switch (e->reason) {
+        case KB_PREEMPT_PICK: obs.on_wakeup_preempt(q, se, WakeupPreemptReason::pick); break;
+        case KB_PREEMPT_SHORT_PICK: obs.on_wakeup_preempt(q, se, WakeupPreemptReason::short_pick); break;
+        case KB_PREEMPT_IDLE_CURR: obs.on_wakeup_preempt(q, se, WakeupPreemptReason::idle_curr); break;
+        case KB_PREEMPT_SYNC: obs.on_wakeup_preempt(q, se, WakeupPreemptReason::sync); break;
+        default: break;
+      }
+      break;
     default: break;
   }
 }

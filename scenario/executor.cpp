@@ -380,10 +380,10 @@ ExecResult Executor::run(const Scenario& s) {
   if (kernel && !lockstep) {
     // On the kernel's own state the checker hears the model's events from the
     // tree's own functions (kernelsrc/glue.c wraps them: placements, picks,
-    // set_next_entity(), delays, reweights, lags, reads of V) and its warnings
-    // (kernelsrc/shim.h). Two are not sent: the 128-bit shadow of each
-    // multiplication (I-OVF, off here) and why a wake-up preempted (I-WAKEPICK
-    // is not raised). docs/kernel-backend.md, "Events from the tree's own functions".
+    // set_next_entity(), delays, reweights, lags, reads of V, why a wake-up
+    // preempted) and its warnings (kernelsrc/shim.h). One is not sent: the
+    // 128-bit shadow of each multiplication (I-OVF, off here).
+    // docs/kernel-backend.md, "Events from the tree's own functions".
     selection.set(inv::Id::OVF, false);
     // a tree built !CONFIG_SMP (6.12.118) keeps no PELT: I-PELT has nothing to judge
     if (!kernelsrc::smp()) selection.set(inv::Id::PELT, false);
