@@ -13,6 +13,7 @@
 
 #include "fuzz/coverage.hpp"
 #include "fuzz/minimize.hpp"
+#include "model/profile_spec.hpp"
 #include "scenario/bytes.hpp"
 #include "scenario/executor.hpp"
 #include "scenario/run_settings.hpp"
@@ -23,6 +24,16 @@ namespace eevdf::fuzz {
 using namespace scn;  // the scenario layer the engines drive
 
 namespace {
+
+// The campaign's features as changes from the named profile (--features), for
+// a finding's or divergence's header: the file alone replays it. Empty when the
+// profile has none, or when no spec builds it (spec_of() says why; the file then
+// names the profile alone, as before).
+std::string features_of(const Profile& profile) {
+  std::string error;
+  const auto spec = spec_of(profile, error);
+  return spec ? spec->features : std::string();
+}
 
 std::string slug(std::string_view where) {
   std::string out;
@@ -137,6 +148,7 @@ void work(Shared& sh, unsigned job) {
         shown.bug = sh.profile.bug;
         shown.hz = sh.profile.tunables.hz;
         shown.cpus = sh.profile.tunables.ncpus;
+        shown.features = features_of(sh.profile);
         shown.smt = o.smt;
         shown.backend = scn::Backend::lockstep;
         sh.log.divergence(*r.divergence, s.ops[at], scn::print_scenario(shown));
@@ -181,6 +193,7 @@ void work(Shared& sh, unsigned job) {
       out.bug = sh.profile.bug;
       out.hz = sh.profile.tunables.hz;
       out.cpus = sh.profile.tunables.ncpus;
+      out.features = features_of(sh.profile);
       out.runqueues = o.runqueues;
       out.smt = o.smt;
       out.backend = o.backend;  // `backend kernel`: the finding replays on the kernel's code from the file alone
