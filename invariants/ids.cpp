@@ -321,8 +321,9 @@ constexpr std::string_view kEverywhere = "model; kernel (6.12.118, 6.18.0, 7.0.0
 constexpr std::array<std::string_view, kIdCount> kBackends = {{
     kEverywhere,  // NULLPICK
     kEverywhere,  // SUM
-    "model; lockstep (the model's 128-bit shadow, its state compared with the kernel's); not on the kernel's "
-    "code: the tree's products have no shadow",  // OVF
+    "model; kernel (6.12.118, 6.18.0, 7.0.0: at reweight_entity() and place_entity() only, the model's "
+    "arithmetic re-run on the tree's operands); lockstep (the model's shadow, its state compared with the "
+    "kernel's)",  // OVF
     kEverywhere,  // KEY
     kEverywhere,  // ELIG
     kEverywhere,  // AVG0

@@ -108,6 +108,7 @@ static jmp_buf kb_pick_env;
  * preempt_sync()).  kb_wakeup_preempt_fair() sends the event from them. */
 static struct task_struct *kb_deciding;
 static int kb_in_update_curr;
+static int kb_reweighting;  /* inside reweight_entity() (its wrapper): no PLACING event for its re-placement */
 static int kb_decision_rescheds, kb_decision_picked, kb_decision_protect, kb_decision_short, kb_decision_sync;
 
 /* rq->clock_pelt: clock_task (capacity 1024, no IRQ or steal time: the two
@@ -464,6 +465,9 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   kb_event_ctx = NULL;
   kb_enqueuing = NULL;
   kb_lag_placed = 0;
+  kb_reweighting = 0;
+  kb_deciding = NULL;
+  kb_in_update_curr = 0;
   kb_nr_cpus = cfg->nr_cpus >= 1 && cfg->nr_cpus <= KB_MAX_CPUS && EEVDF_SHIM_SMP ? cfg->nr_cpus : 1;
   sysctl_sched_features = cfg->features;
   kb_online_cpus = cfg->ncpus;
@@ -1182,6 +1186,12 @@ static void place_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int fla
   const int lag_placed = sched_feat(PLACE_LAG) && KB_NR_QUEUED(cfs_rq);
   const long long lag = se->vlag;
   kb_read_avg(cfs_rq, KB_READER_PLACE_ENTITY);
+  if (!kb_reweighting) {
+    struct kb_event e = {0};
+    e.kind = KB_EVENT_PLACING;
+    e.initial = (flags & ENQUEUE_INITIAL) != 0;
+    kb_send(e, cfs_rq, se);
+  }
   kb_tree_place_entity(cfs_rq, se, flags);
   if (se == kb_enqueuing) {
     kb_lag_placed = lag_placed;
@@ -1293,7 +1303,9 @@ static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsi
   e.old_relative = se->deadline;
   const int relative_off_queue = !se->on_rq && se->rel_deadline;
   kb_send(e, cfs_rq, se);
+  ++kb_reweighting;
   kb_tree_reweight_entity(cfs_rq, se, weight);
+  --kb_reweighting;
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 14)
   if (relative_off_queue) {
     e.kind = KB_EVENT_RELATIVE_RESCALED;

@@ -137,6 +137,8 @@ typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *co
 #define KB_EVENT_WAKEUP_PREEMPT 12  /* the wake-up preemption decision returned having called resched_curr() itself
                                        (not inside update_curr()): entity is the wakee where it meets curr
                                        (the tree's find_matching_se()), queue theirs; reason KB_PREEMPT_* */
+#define KB_EVENT_PLACING 13  /* place_entity() was entered for entity (not inside reweight_entity(), whose
+                               REWEIGHT_BEGIN covers 7.0's re-placement); initial: ENQUEUE_INITIAL */
 /* why, read from the tree's own calls during the decision (docs/kernel-backend.md,
  * "Why a wake-up preempted"): its pick answered (with or without protection; on 6.12
  * do_preempt_short() answered true first), 7.0's preempt_sync() answered
@@ -157,6 +159,7 @@ struct kb_event {
   int reader;                    /* KB_EVENT_READ_AVG */
   int protect;                   /* KB_EVENT_DECISION_PICK: the pick honoured slice protection */
   int reason;                    /* KB_EVENT_WAKEUP_PREEMPT: KB_PREEMPT_* */
+  int initial;                   /* KB_EVENT_PLACING: place_entity()'s flags have ENQUEUE_INITIAL */
 };
 typedef void (*kb_event_fn)(void *ctx, const struct kb_event *e);
 /* NULL: no events (the default after kb_init()) */

@@ -381,10 +381,11 @@ ExecResult Executor::run(const Scenario& s) {
     // On the kernel's own state the checker hears the model's events from the
     // tree's own functions (kernelsrc/glue.c wraps them: placements, picks,
     // set_next_entity(), delays, reweights, lags, reads of V, why a wake-up
-    // preempted) and its warnings (kernelsrc/shim.h). One is not sent: the
-    // 128-bit shadow of each multiplication (I-OVF, off here).
-    // docs/kernel-backend.md, "Events from the tree's own functions".
-    selection.set(inv::Id::OVF, false);
+    // preempted) and its warnings (kernelsrc/shim.h). I-OVF hears the model's
+    // 128-bit shadow at two of them only, reweight_entity() and place_entity()
+    // (the model's arithmetic on the tree's operands; the other sites are not
+    // shadowed). docs/kernel-backend.md, "Which invariants run where".
+    kernel->set_overflow_shadow(selection[inv::Id::OVF]);
     // a tree built !CONFIG_SMP (6.12.118) keeps no PELT: I-PELT has nothing to judge
     if (!kernelsrc::smp()) selection.set(inv::Id::PELT, false);
   }
