@@ -341,8 +341,45 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "Exact."},
 }};
 
+// Where each invariant runs. Lockstep checks the model's run, whose state is
+// compared with the kernel's after every operation: every invariant runs there.
+// On the kernel's own code the checker hears the tree's functions through the
+// glue's events (kernelsrc/glue.c); the trees are 6.12.118, 6.18.0 and 7.0.0.
+constexpr std::string_view kEverywhere = "model; kernel (6.12.118, 6.18.0, 7.0.0); lockstep";
+constexpr std::array<std::string_view, kIdCount> kBackends = {{
+    kEverywhere,  // NULLPICK
+    kEverywhere,  // SUM
+    "model; kernel (6.12.118, 6.18.0, 7.0.0: at reweight_entity() and place_entity() only, the model's "
+    "arithmetic re-run on the tree's operands); lockstep (the model's shadow, its state compared with the "
+    "kernel's)",  // OVF
+    kEverywhere,  // KEY
+    kEverywhere,  // ELIG
+    kEverywhere,  // AVG0
+    kEverywhere,  // PICKOPT
+    kEverywhere,  // AUG
+    kEverywhere,  // LAG
+    kEverywhere,  // RW
+    kEverywhere,  // DL
+    kEverywhere,  // DELAY
+    kEverywhere,  // PROT
+    kEverywhere,  // SLICE
+    kEverywhere,  // CNT
+    kEverywhere,  // MONO
+    kEverywhere,  // FAIR
+    "model (its warnings); kernel (6.12.118, 6.18.0, 7.0.0: the tree's WARN_ON_ONCE/BUG_ON); lockstep (the "
+    "model's)",   // WARN
+    kEverywhere,  // WAKEPICK
+    kEverywhere,  // FRESH
+    "model (v7.3's flat runqueue only); on the kernel's code and in lockstep it runs with nothing to judge: no "
+    "tree has that runqueue",  // HLOAD
+    kEverywhere,  // WAKECOUNT
+    kEverywhere,  // PLACE
+    "model; kernel (6.12.118 taken with CONFIG_SMP, the default; 6.18.0, 7.0.0); lockstep",  // PELT
+}};
+
 }  // namespace
 
+std::string_view id_backends(Id id) { return kBackends[static_cast<std::size_t>(id)]; }
 std::string_view id_name(Id id) { return kEntries[static_cast<std::size_t>(id)].name; }
 std::string_view id_statement(Id id) { return kEntries[static_cast<std::size_t>(id)].statement; }
 std::string_view id_documentation(Id id) { return kEntries[static_cast<std::size_t>(id)].doc; }
