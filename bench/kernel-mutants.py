@@ -241,6 +241,7 @@ def main():
     ap.add_argument("--show", action="store_true",
                     help="apply every entry, print the lines each changes (a diff against the tree), build nothing")
     a = ap.parse_args()
+    a.out = os.path.abspath(a.out)  # the build reads the tree from there
     for c in (a.configs or "").split(","):
         if c and c not in CONFIGS:
             fail(f"--configs: unknown configuration '{c}' (known: {', '.join(CONFIGS)})")
