@@ -15,6 +15,7 @@
 #include "cli/campaign.hpp"
 #include "cli/counterexample.hpp"
 #include "cli/demo.hpp"
+#include "cli/known.hpp"
 #include "cli/load.hpp"
 #include "cli/prove.hpp"
 #include "model/system.hpp"
@@ -39,6 +40,8 @@ struct RunArgs {
   scn::ProfileOverride profile;
   std::string only, skip;
   bool json = false, keep_going = false, detail = false, quiet = false, no_tolerance = false, without_bug = false;
+  bool force_profile = false;  // --force-profile: judge the kernel's code by a profile of another release
+  bool stop_on_known = false;  // --stop-on-known: a known finding is a violation like any other
   std::string backend;  // --backend NAME; empty: the scenario's `backend` (model by default)
   bool lockstep = false;
   std::string trace_out;
@@ -110,6 +113,22 @@ void add_profile_options(CLI::App* cmd, scn::ProfileOverride& o, const char* pro
       ->check(CLI::Range(1u, kMaxRunqueues));
 }
 
+// --force-profile: on the kernel's own code the tree's release chooses the
+// profile that judges it; a profile of another release is refused without this.
+void add_force_profile_flag(CLI::App* cmd, bool& force) {
+  cmd->add_flag("--force-profile", force,
+                "with --backend kernel or lockstep: judge the tree by the profile given even when it is not the "
+                "profile of the tree's release (by default the tree chooses, docs/kernel-backend.md)");
+}
+
+// --stop-on-known: a known finding of the profile (corpus/known/) ends the run
+// and counts as a finding, as every violation did before known findings.
+void add_stop_on_known_flag(CLI::App* cmd, bool& stop) {
+  cmd->add_flag("--stop-on-known", stop,
+                "a known finding of the profile (docs/findings.md, corpus/known/) is reported and ends the run like "
+                "a new one (by default it is labelled 'known' and the run goes on)");
+}
+
 int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
   std::string error;
   cli::Loaded with_runqueues;
@@ -131,8 +150,6 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
   const cli::Loaded& loaded = a.without_bug ? without_bug : given;
   scn::ProfileOverride override = a.profile;
   if (a.without_bug) override.bug.clear();
-  const auto profile = scn::build_profile(loaded.scenario, override, error);
-  if (!profile) return bad_input(a.file + ": " + error);
   scn::ExecOptions options;
   options.strict = !loaded.from_bytes;
   options.keep_going = a.keep_going;
@@ -144,6 +161,14 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
   if (auto err = scn::apply_run_settings(loaded.scenario, {a.only, a.skip, a.no_tolerance, backend, a.file}, options);
       !err.empty())
     return bad_input(err);
+  // on the kernel's own code the tree's release judges (docs/kernel-backend.md, "The judge")
+  std::string judge_note;
+  if (auto err = scn::choose_judge(options.backend, &loaded.scenario, a.force_profile, override, judge_note, a.file);
+      !err.empty())
+    return bad_input(err);
+  const auto profile = scn::build_profile(loaded.scenario, override, error);
+  if (!profile) return bad_input(a.file + ": " + error);
+  options.known = scn::known_for_run(options, *profile, a.stop_on_known);
   const auto r = scn::execute(loaded.scenario, *profile, options);
   if (!r.error.empty()) return bad_input(a.file + ":" + r.error);
   if (!a.trace_out.empty() && !cli::write_trace(a.trace_out, loaded.scenario, r, error)) return bad_input(error);
@@ -155,8 +180,8 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
     if (!a.quiet) cli::print_table(std::cout, loaded.scenario, r, a.detail);
     cli::print_findings(std::cout, loaded.scenario, r, *profile);
     if (options.backend != scn::Backend::model)
-      std::cout << fmt::format("backend {}: Linux {}'s own fair.c\n", scn::backend_name(options.backend),
-                               kernelsrc::kernel_version());
+      std::cout << fmt::format("backend {}: Linux {}'s own fair.c, {}\n", scn::backend_name(options.backend),
+                               kernelsrc::kernel_version(), judge_note);
     if (r.divergence) {
       const auto& d = *r.divergence;
       const int line = d.op_index >= 0 ? loaded.scenario.ops[static_cast<std::size_t>(d.op_index)].line : 0;
@@ -194,6 +219,8 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
                   "docs/kernel-backend.md) or lockstep (both, compared after every operation); overrides the "
                   "scenario's 'backend'");
   cmd->add_flag("--lockstep", a.lockstep, "the same as --backend lockstep (overrides the scenario's 'backend')");
+  add_force_profile_flag(cmd, a.force_profile);
+  add_stop_on_known_flag(cmd, a.stop_on_known);
   cmd->add_flag("--without-bug", a.without_bug,
                 "run on the fixed kernel: drop the scenario's bug switch and expect no violation");
 }
@@ -223,10 +250,14 @@ int main(int argc, char** argv) {
   fuzz::CampaignOptions campaign;
   std::string fuzz_backend = "model";
   bool fuzz_lockstep = false;
-  scn::ProfileOverride fuzz_profile{"mainline", "", ""};
+  scn::ProfileOverride fuzz_profile;
   long time_s = 30, minimize_s = 30;
+  bool fuzz_force_profile = false;
   auto* fuzzcmd = app.add_subcommand("fuzz", "random campaign: find and minimize invariant violations");
-  add_profile_options(fuzzcmd, fuzz_profile, "kernel profile");
+  add_profile_options(fuzzcmd, fuzz_profile,
+                      "kernel profile (default: mainline; on --backend kernel or lockstep the profile of the tree's "
+                      "release)");
+  add_force_profile_flag(fuzzcmd, fuzz_force_profile);
   fuzzcmd->add_option("--time", time_s, "seconds to fuzz")->capture_default_str()->check(CLI::Range(1L, 86400L));
   fuzzcmd->add_option("--seed", campaign.seed, "random seed")->capture_default_str();
   fuzzcmd->add_option("--backend", fuzz_backend, "model (default), kernel (the kernel's own fair.c) or lockstep");
@@ -258,7 +289,16 @@ int main(int argc, char** argv) {
   std::string fuzz_only, fuzz_skip;
   fuzzcmd->add_option("--invariants", fuzz_only, "check only these invariants: I-SUM,I-OVF");
   fuzzcmd->add_option("--skip", fuzz_skip, "do not check these invariants (e.g. a profile's expected findings)");
-  bool fuzz_no_tolerance = false;
+  bool fuzz_no_tolerance = false, fuzz_stop_on_known = false;
+  std::vector<std::string> fuzz_baselines;
+  add_stop_on_known_flag(fuzzcmd, fuzz_stop_on_known);
+  bool fuzz_fixed_features = false;
+  fuzzcmd->add_flag("--fixed-features", fuzz_fixed_features,
+                    "every run with the profile's features (by default one run in four switches on some of its "
+                    "default-off features, NEXT_BUDDY, PARANOID_AVG, as debugfs allows; --features implies this)");
+  fuzzcmd->add_option("--baseline", fuzz_baselines,
+                      "a campaign.known file of an earlier campaign (e.g. the unmodified tree's): its findings are "
+                      "known too, so only what is new since is reported (repeatable)");
   fuzzcmd->add_flag("--no-tolerance", fuzz_no_tolerance,
                     "also report the documented findings the checker tolerates by default (docs/findings.md); the "
                     "findings' files say 'tolerate none'");
@@ -291,6 +331,8 @@ int main(int argc, char** argv) {
                      "what the scenario runs on while it shrinks: model, kernel or lockstep (as --lockstep); "
                      "overrides the scenario's 'backend' and is kept in the output");
   add_profile_options(mincmd, min_profile, "kernel profile (overrides the scenario's)");
+  bool min_force_profile = false;
+  add_force_profile_flag(mincmd, min_force_profile);
   mincmd->add_option("--time", min_budget, "seconds")->capture_default_str()->check(CLI::Range(1L, 3600L));
   mincmd->add_flag("--no-tolerance", min_no_tolerance,
                    "also report the documented findings (docs/findings.md), as 'tolerate none'; kept in the output");
@@ -314,11 +356,14 @@ int main(int argc, char** argv) {
   auto* decode = app.add_subcommand("decode", "print a libFuzzer input as a text scenario");
   decode->add_option("file", decode_file, "crash or corpus file")->required();
 
-  scn::ProfileOverride check_profile{"mainline", "", ""};
+  scn::ProfileOverride check_profile;
+  bool check_force_profile = false;
   fuzz::CheckConfig check_config;
   long shrink_s = 30;
   auto* check = app.add_subcommand("check", "RapidCheck stateful testing: random operation sequences, shrunk on failure");
-  add_profile_options(check, check_profile, "kernel profile");
+  add_profile_options(check, check_profile,
+                      "kernel profile (default: mainline; with --lockstep the profile of the tree's release)");
+  add_force_profile_flag(check, check_force_profile);
   check->add_option("--cases", check_config.cases, "number of cases")->capture_default_str()->check(CLI::Range(1, 100000000));
   check->add_option("--max-ops", check_config.max_ops, "largest sequence")->capture_default_str()->check(CLI::Range(1, 10000));
   check->add_option("--seed", check_config.seed, "random seed (0: random)")->capture_default_str();
@@ -335,6 +380,16 @@ int main(int argc, char** argv) {
   auto* encode = app.add_subcommand("encode", "write a text scenario's operations in the byte encoding (a fuzzing seed)");
   encode->add_option("file", encode_file, "scenario (.scn)")->required();
   encode->add_option("-o,--output", encode_out, "output file")->required();
+
+  cli::KnownArgs known_args;
+  auto* knowncmd = app.add_subcommand(
+      "known", "check the known-findings files (corpus/known/PROFILE.known) against their scenarios, or update them");
+  knowncmd->add_option("files", known_args.files, "corpus/known/PROFILE.known ...")->required();
+  knowncmd->add_flag("--update", known_args.update,
+                     "write the site and detail class each scenario raises into its entry");
+  knowncmd->add_option("--backend", known_args.backend,
+                       "model (default) or kernel: replay on this build's tree (only its profile's file)");
+  knowncmd->add_option("--root", known_args.root, "the directory the scenario paths start from")->capture_default_str();
 
   cli::add_prove_command(app);
   try {
@@ -364,8 +419,28 @@ int main(int argc, char** argv) {
     if (auto err = inv::parse_selection(fuzz_only, fuzz_skip, campaign.selection); !err.empty()) return bad_input(err);
     if (fuzz_no_tolerance) campaign.tolerances = inv::Tolerances{false};
     std::string error;
+    const auto backend = scn::backend_from_name(fuzz_lockstep ? "lockstep" : fuzz_backend);
+    if (!backend) return bad_input("--backend " + fuzz_backend + ": not a backend (model, kernel, lockstep)");
+    campaign.backend = *backend;
+    if (campaign.backend != scn::Backend::model && !kernelsrc::available())
+      return bad_input("--backend " + fuzz_backend + ": this build has no kernel backend (no kernel tree at build "
+                       "time: cmake -DEEVDF_KERNEL_SRC=DIR)");
+    // on the kernel's own code the tree's release judges (docs/kernel-backend.md, "The judge")
+    if (auto err = scn::choose_judge(campaign.backend, nullptr, fuzz_force_profile, fuzz_profile, campaign.judge_note);
+        !err.empty())
+      return bad_input(err);
     const auto profile = scn::build_profile(fuzz_profile, error);
     if (!profile) return bad_input(error);
+    // known findings: the profile's and the baselines' (runs go on past them; only what is new is a finding)
+    if (!fuzz_no_tolerance && !fuzz_stop_on_known) campaign.known = scn::known_findings(profile->name);
+    for (const std::string& file : fuzz_baselines) {
+      if (fuzz_no_tolerance || fuzz_stop_on_known)
+        return bad_input("--baseline: not with --stop-on-known or --no-tolerance (they report every finding)");
+      const auto baseline = scn::KnownSet::load(file, error);
+      if (!baseline) return bad_input(error);
+      campaign.known.merge(*baseline);
+    }
+    campaign.vary_features = !fuzz_fixed_features && fuzz_profile.features.empty();
     campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
     campaign.smt = fuzz_profile.smt ? fuzz_profile.smt : 1;
     if (std::string why = smt_refusal(campaign.runqueues, campaign.smt); !why.empty())
@@ -378,9 +453,6 @@ int main(int argc, char** argv) {
                                                : fuzz::CampaignOptions::DebugRead::profile;
     campaign.time = std::chrono::seconds(time_s);
     campaign.minimize_budget = std::chrono::seconds(minimize_s);
-    const auto backend = scn::backend_from_name(fuzz_lockstep ? "lockstep" : fuzz_backend);
-    if (!backend) return bad_input("--backend " + fuzz_backend + ": not a backend (model, kernel, lockstep)");
-    campaign.backend = *backend;
     // refused before the first run: otherwise every run is refused and the
     // campaign reports "0 operations, no violation" as if it had run
     if (campaign.backend != scn::Backend::model)
@@ -392,7 +464,7 @@ int main(int argc, char** argv) {
     if (!fuzz_only.empty()) replay_args += " --invariants " + fuzz_only;
     if (!fuzz_skip.empty()) replay_args += " --skip " + fuzz_skip;
     // (the backend is not a flag of it: a finding says `backend kernel` itself)
-    return cli::run_campaign(*profile, replay_args, campaign) > 0 ? 1 : 0;
+    return cli::run_campaign(*profile, replay_args, campaign) > 0 ? 1 : 0;  // 1: something new (or a divergence)
   }
   if (mincmd->parsed()) {
     std::string error;
@@ -400,8 +472,6 @@ int main(int argc, char** argv) {
     if (!loaded) return bad_input(error);
     if (min_profile.runqueues) loaded->scenario.runqueues = min_profile.runqueues;
     if (min_profile.smt) loaded->scenario.smt = min_profile.smt;
-    const auto profile = scn::build_profile(loaded->scenario, min_profile, error);
-    if (!profile) return bad_input(min_file + ": " + error);
     scn::ExecOptions options;
     options.strict = false;
     std::optional<scn::Backend> backend;
@@ -410,6 +480,13 @@ int main(int argc, char** argv) {
                                             {min_only, min_skip, min_no_tolerance, backend, min_file}, options);
         !err.empty())
       return bad_input(err);
+    std::string judge_note;
+    if (auto err = scn::choose_judge(options.backend, &loaded->scenario, min_force_profile, min_profile, judge_note,
+                                     min_file);
+        !err.empty())
+      return bad_input(err);
+    const auto profile = scn::build_profile(loaded->scenario, min_profile, error);
+    if (!profile) return bad_input(min_file + ": " + error);
     // a divergence: from --lockstep, --backend lockstep, or the scenario's 'backend lockstep'
     if (options.backend == scn::Backend::lockstep) {
       const auto r = scn::execute(loaded->scenario, *profile, options);
@@ -486,6 +563,11 @@ int main(int argc, char** argv) {
   }
   if (check->parsed()) {
     std::string error;
+    std::string judge_note;
+    if (auto err = scn::choose_judge(check_lockstep ? scn::Backend::lockstep : scn::Backend::model, nullptr,
+                                     check_force_profile, check_profile, judge_note);
+        !err.empty())
+      return bad_input(err);
     const auto profile = scn::build_profile(check_profile, error);
     if (!profile) return bad_input(error);
     check_config.profile = *profile;
@@ -513,6 +595,7 @@ int main(int argc, char** argv) {
                   << scn::print_scenario(*shorter);
     return 1;
   }
+  if (knowncmd->parsed()) return cli::run_known(known_args);
   if (encode->parsed()) {
     std::string error;
     const auto loaded = cli::load_scenario(encode_file, true, error);

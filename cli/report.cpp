@@ -51,7 +51,12 @@ void print_table(std::ostream& out, const scn::Scenario& s, const scn::ExecResul
 }
 
 void print_findings(std::ostream& out, const scn::Scenario& s, const scn::ExecResult& r, const Profile& p) {
-  for (const auto& v : r.violations) out << "\n" << inv::format_violation(v, op_text(s, v.op_index), p.name);
+  for (const auto& v : r.violations) {
+    out << "\n" << inv::format_violation(v, op_text(s, v.op_index), p.name);
+    if (!v.known.empty()) out << "  known: " << v.known << ", a known finding of " << p.name << " (docs/findings.md); the run goes on\n";
+  }
+  if (r.known_repeats > 0)
+    out << "\n" << r.known_repeats << " later violation(s) of the same known finding(s), not shown\n";
   for (const auto& f : r.expectation_failures) out << "\nexpectation failed: " << f << "\n";
 }
 
@@ -95,7 +100,8 @@ void print_json(std::ostream& out, const scn::Scenario& s, const scn::ExecResult
     out << nlohmann::json{{"type", "violation"}, {"invariant", std::string(inv::id_name(v.id))},
                           {"step", v.op_index + 1}, {"op", op_text(s, v.op_index)},
                           {"where", v.where},       {"what", v.what},
-                          {"entities", ents},       {"profile", p.name}}
+                          {"entities", ents},       {"profile", p.name},
+                          {"known", v.known}}
                .dump()
         << "\n";
   }
@@ -104,6 +110,7 @@ void print_json(std::ostream& out, const scn::Scenario& s, const scn::ExecResult
                         {"executed", r.executed},
                         {"skipped", r.skipped},
                         {"violations", r.violations.size()},
+                        {"known_repeats", r.known_repeats},
                         {"expectation_failures", r.expectation_failures},
                         {"error", r.error},
                         {"ok", r.ok()}}

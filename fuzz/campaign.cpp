@@ -13,6 +13,7 @@
 
 #include "fuzz/coverage.hpp"
 #include "fuzz/minimize.hpp"
+#include "model/profile_spec.hpp"
 #include "scenario/bytes.hpp"
 #include "scenario/executor.hpp"
 #include "scenario/run_settings.hpp"
@@ -54,6 +55,46 @@ void repeat_a_window(scn::Scenario& s, std::mt19937_64& rng) {
                  window.begin() + static_cast<long>(len));
 }
 
+// The profile's default-off SCHED_FEATs that a run may switch on, as
+// /sys/kernel/debug/sched/features allows (not the RFC what-ifs, which no
+// kernel has): NEXT_BUDDY on every profile, PARANOID_AVG where it exists.
+std::vector<Feature> variable_features(const Profile& p) {
+  std::vector<Feature> out;
+  for (std::size_t i = 0; i < kFeatureCount; ++i) {
+    const auto f = static_cast<Feature>(i);
+    if (p.known[f] && !p.features[f] && std::string_view(feature_name(f)).substr(0, 4) != "RFC_") out.push_back(f);
+  }
+  return out;
+}
+
+// The profile, then (vary) the profile with each non-empty subset of its variable features on.
+std::vector<Profile> feature_variants(const Profile& p, bool vary) {
+  std::vector<Profile> out{p};
+  const std::vector<Feature> features = vary ? variable_features(p) : std::vector<Feature>{};
+  for (std::size_t mask = 1; mask < (std::size_t{1} << features.size()); ++mask) {
+    Profile v = p;
+    for (std::size_t b = 0; b < features.size(); ++b)
+      if (mask & (std::size_t{1} << b)) v.features.set(features[b], true);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// The header lines of a finding's scenario: the profile, its bug, its
+// features as changes from the named profile (a run's variant included), the
+// tunables, so that the file alone replays it.
+void set_profile_lines(scn::Scenario& s, const Profile& p) {
+  std::string error;
+  if (const auto spec = spec_of(p, error)) {
+    scn::set_profile_spec(s, *spec);
+    return;
+  }
+  s.profile = p.name;  // (a profile no spec builds: the names and tunables alone, as before)
+  s.bug = p.bug;
+  s.hz = p.tunables.hz;
+  s.cpus = p.tunables.ncpus;
+}
+
 // State shared by the workers of one campaign.
 struct Shared {
   Shared(const Profile& p, const CampaignOptions& opts, CampaignLog& l)
@@ -62,6 +103,7 @@ struct Shared {
                    (opts.debug_read == CampaignOptions::DebugRead::profile && debug_read_races(p))) {}
   const Profile& profile;
   const CampaignOptions& o;
+  std::vector<Profile> variants = feature_variants(profile, o.vary_features);
   CampaignLog& log;
   std::chrono::steady_clock::time_point start;
   bool debug_read;  // generate debug_read (byte format 6 without kBytesNoDebugRead)
@@ -75,7 +117,23 @@ struct Shared {
   std::atomic<unsigned> divergences{0};
   double until_seconds = -1;  // when the --until invariant was first found
   std::uint64_t until_runs = 0;
+  std::vector<KnownCount> known;  // runs that raised each known finding
 };
+
+// Counts each known finding once for the run that raised it.
+void count_known(Shared& sh, const scn::ExecResult& r) {
+  std::lock_guard lock(sh.mutex);
+  for (std::size_t i = 0; i < r.violations.size(); ++i) {
+    const std::string& name = r.violations[i].known;
+    if (name.empty()) continue;
+    bool earlier = false;  // the same finding earlier in this run's list
+    for (std::size_t j = 0; j < i && !earlier; ++j) earlier = r.violations[j].known == name;
+    if (earlier) continue;
+    auto it = std::find_if(sh.known.begin(), sh.known.end(), [&](const KnownCount& k) { return k.name == name; });
+    if (it == sh.known.end()) it = sh.known.insert(sh.known.end(), KnownCount{name, 0});
+    ++it->runs;
+  }
+}
 
 // One worker: its own random stream (seed + job) and executor.
 void work(Shared& sh, unsigned job) {
@@ -89,8 +147,11 @@ void work(Shared& sh, unsigned job) {
   exec.tolerances = o.tolerances;
   exec.observer = &sh.coverage;
   exec.backend = o.backend;
+  exec.known = o.known.empty() ? nullptr : &o.known;
   if (o.backend == scn::Backend::lockstep) exec.selection.on.fill(false);  // the comparison alone: invariants are the other campaigns' job
-  scn::Executor executor(sh.profile, exec);
+  // one executor a feature set (CampaignOptions::vary_features): the profile's, then each variant
+  std::vector<scn::Executor> executors;
+  for (const Profile& p : sh.variants) executors.emplace_back(p, exec);
   std::vector<std::uint8_t> bytes;
   scn::Scenario s;  // reused from run to run
   auto last_progress = sh.start;
@@ -113,7 +174,10 @@ void work(Shared& sh, unsigned job) {
     scn::decode_bytes_into(bytes.data(), bytes.size(), s);
     s.smt = o.smt;
     repeat_a_window(s, rng);
-    const scn::ExecResult r = executor.run(s);
+    // in one run of four, a set of the default-off features switched on (as debugfs allows)
+    const std::size_t variant = sh.variants.size() > 1 && rng() % 4 == 0 ? 1 + rng() % (sh.variants.size() - 1) : 0;
+    const Profile& run_profile = sh.variants[variant];
+    const scn::ExecResult r = executors[variant].run(s);
     ++my_runs;
     sh.runs.fetch_add(1);
     sh.ops.fetch_add(static_cast<std::uint64_t>(r.executed + r.skipped));
@@ -133,10 +197,7 @@ void work(Shared& sh, unsigned job) {
         shown.ops.resize(at + 1);
         for (auto it = r.skipped_ops.rbegin(); it != r.skipped_ops.rend(); ++it)
           if (*it < at) shown.ops.erase(shown.ops.begin() + static_cast<long>(*it));
-        shown.profile = sh.profile.name;
-        shown.bug = sh.profile.bug;
-        shown.hz = sh.profile.tunables.hz;
-        shown.cpus = sh.profile.tunables.ncpus;
+        set_profile_lines(shown, run_profile);
         shown.smt = o.smt;
         shown.backend = scn::Backend::lockstep;
         sh.log.divergence(*r.divergence, s.ops[at], scn::print_scenario(shown));
@@ -144,9 +205,8 @@ void work(Shared& sh, unsigned job) {
       }
       break;
     }
+    if (exec.known) count_known(sh, r);
     for (const auto& v : r.violations) {
-      const FindingIdentity identity = finding_identity(v, s);
-      std::size_t index = 0;
       {
         std::lock_guard lock(sh.mutex);
         const bool until_match = !o.until.empty() && inv::id_name(v.id) == o.until &&
@@ -156,31 +216,45 @@ void work(Shared& sh, unsigned job) {
           sh.until_runs = sh.runs.load();
           sh.stop = true;
         }
-        const bool known = std::any_of(sh.findings.begin(), sh.findings.end(),
+      }
+      if (!v.known.empty()) continue;  // a known finding: counted, not a finding
+      const FindingIdentity identity = finding_identity(v, s);
+      // a known finding at or before it in this run: it may be that finding's consequence
+      const bool after_known = std::any_of(r.violations.begin(), r.violations.end(), [&](const inv::Violation& k) {
+        return !k.known.empty() && k.op_index <= v.op_index;
+      });
+      std::size_t index = 0;
+      {
+        std::lock_guard lock(sh.mutex);
+        const auto seen = std::find_if(sh.findings.begin(), sh.findings.end(),
                                        [&](const CampaignFinding& f) { return f.identity == identity; });
-        if (known) continue;
-        // claim it, minimize outside the lock; its file is named for the
-        // invariant, the site and the trigger, numbered from the second detail class on
-        std::size_t same_name = 1;
-        for (const auto& f : sh.findings)
-          same_name += f.identity.id == v.id && f.identity.where == v.where && f.identity.trigger == identity.trigger;
-        index = sh.findings.size();
-        sh.findings.push_back(CampaignFinding{
-            identity,
-            fmt::format("{}/{}-{}{}{}{}.scn", o.findings_dir, inv::id_name(v.id), slug(v.where),
-                        identity.trigger.empty() ? "" : "-at-", identity.trigger,
-                        same_name > 1 ? fmt::format("-{}", same_name) : ""),
-            0, my_runs});
+        if (seen != sh.findings.end()) {
+          // found before; a consequence of a known finding is minimized once more
+          // when a run raises it with no known finding before it
+          if (seen->after_known.empty() || after_known || seen->tried_alone) continue;
+          seen->tried_alone = true;
+          index = static_cast<std::size_t>(seen - sh.findings.begin());
+        } else {
+          // claim it, minimize outside the lock; its file is named for the
+          // invariant, the site and the trigger, numbered from the second detail class on
+          std::size_t same_name = 1;
+          for (const auto& f : sh.findings)
+            same_name += f.identity.id == v.id && f.identity.where == v.where && f.identity.trigger == identity.trigger;
+          index = sh.findings.size();
+          sh.findings.push_back(CampaignFinding{
+              identity,
+              fmt::format("{}/{}-{}{}{}{}.scn", o.findings_dir, inv::id_name(v.id), slug(v.where),
+                          identity.trigger.empty() ? "" : "-at-", identity.trigger,
+                          same_name > 1 ? fmt::format("-{}", same_name) : ""),
+              0, my_runs, "", !after_known});
+        }
       }
       // on the backend that found it: a violation of the kernel's own state is shrunk there
-      const auto m = minimize(s, sh.profile, v, o.minimize_budget, o.tolerances, o.selection, o.backend);
+      const auto m = minimize(s, run_profile, v, o.minimize_budget, o.tolerances, o.selection, o.backend, exec.known);
       scn::Scenario out = m.scenario;
-      out.title = fmt::format("{} in {} (found by eevdf-check fuzz --seed {}, run {})", inv::id_name(v.id), v.where,
-                              seed, my_runs);
-      out.profile = sh.profile.name;
-      out.bug = sh.profile.bug;
-      out.hz = sh.profile.tunables.hz;
-      out.cpus = sh.profile.tunables.ncpus;
+      out.title = fmt::format("{} in {} (found by eevdf-check fuzz --seed {}, run {}{})", inv::id_name(v.id), v.where,
+                              seed, my_runs, m.after_known.empty() ? "" : "; after the known finding " + m.after_known);
+      set_profile_lines(out, run_profile);
       out.runqueues = o.runqueues;
       out.smt = o.smt;
       out.backend = o.backend;  // `backend kernel`: the finding replays on the kernel's code from the file alone
@@ -191,6 +265,7 @@ void work(Shared& sh, unsigned job) {
       CampaignFinding& f = sh.findings[index];
       std::ofstream(f.file) << text;
       f.ops = out.ops.size();
+      f.after_known = m.after_known;
       sh.log.finding(index + 1, v, f, m.complete, text);
     }
     if (job == 0 && o.progress && clock::now() - last_progress >= std::chrono::seconds(5)) {
@@ -220,6 +295,7 @@ CampaignResult run_campaign(const Profile& profile, const CampaignOptions& o, Ca
   r.jobs = jobs;
   r.coverage = sh.coverage.count();
   r.findings = sh.findings;
+  r.known = sh.known;
   r.until_seconds = sh.until_seconds;
   r.until_runs = sh.until_runs;
   r.divergences = sh.divergences.load();
@@ -229,6 +305,18 @@ CampaignResult run_campaign(const Profile& profile, const CampaignOptions& o, Ca
   r.wake_choices_wide = sh.wake_choices_wide.load();
   r.wake_choices_weighed = sh.wake_choices_weighed.load();
   return r;
+}
+
+scn::KnownSet seen_identities(const CampaignResult& r, const CampaignOptions& o) {
+  scn::KnownSet out;
+  for (const KnownCount& k : r.known)
+    for (const scn::KnownFinding& f : o.known.entries())
+      if (f.name == k.name) out.add(f);
+  for (const CampaignFinding& f : r.findings) {
+    const std::string stem = std::filesystem::path(f.file).stem().string();
+    out.add(scn::KnownSet::exactly(f.after_known.empty() ? stem : stem + "-after-" + f.after_known, f.identity, f.file));
+  }
+  return out;
 }
 
 }  // namespace eevdf::fuzz

@@ -1,6 +1,6 @@
 // The own engine (`eevdf-check fuzz`): a random campaign over the byte
 // encoding (every byte string is a valid scenario), with state coverage,
-// minimization of each distinct finding (fuzz/finding_identity.hpp), each written to
+// minimization of each distinct finding (scenario/finding_identity.hpp), each written to
 // a scenario file. What it finds is told to a CampaignLog as it goes and
 // summed up in a CampaignResult; printing both is the CLI's job
 // (cli/campaign.cpp). Coverage-guided fuzzing with libFuzzer is a separate
@@ -15,7 +15,7 @@
 
 #include "scenario/executor.hpp"
 
-#include "fuzz/finding_identity.hpp"
+#include "scenario/finding_identity.hpp"
 #include "invariants/ids.hpp"
 #include "model/profile.hpp"
 
@@ -68,15 +68,38 @@ struct CampaignOptions {
   // --backend kernel: the kernel's own fair.c; lockstep: model and kernel compared
   // after every operation, a divergence is a finding (one job: the backend is one per process)
   scn::Backend backend = scn::Backend::model;
+  std::string judge_note;  // on the kernel's code: which profile judges the tree, and why (scn::choose_judge())
+  // Known findings (scenario/known.hpp): the judging profile's, and a
+  // --baseline's. Their violations are counted by name and the runs go on;
+  // only what is not known is a finding. Empty (--stop-on-known,
+  // --no-tolerance): every violation is a finding and ends its run.
+  scn::KnownSet known;
+  // In one run of four, a set of the profile's default-off features switched
+  // on (NEXT_BUDDY, PARANOID_AVG where the profile has it; as debugfs allows),
+  // so that the code behind them runs too; a finding's scenario says which.
+  // Off: every run has the profile's features (--features, --fixed-features).
+  bool vary_features = true;
 };
 
 // One distinct finding (its identity: invariant, site, detail class and
 // trigger), minimized and written to `file`.
 struct CampaignFinding {
-  FindingIdentity identity;
+  scn::FindingIdentity identity;
   std::string file;
   std::size_t ops = 0;       // operations of the minimized scenario
   std::uint64_t at_run = 0;  // the run of its worker that found it
+  // Not new: its minimized scenario raises it only after this known finding
+  // (MinimizeResult::after_known), a consequence of that finding's state.
+  std::string after_known;
+  // ... and a run that raised it with no known finding before it has been
+  // minimized too (so it is not minimized again for that reason)
+  bool tried_alone = false;
+};
+
+// A known finding's count: the runs that raised it.
+struct KnownCount {
+  std::string name;
+  std::uint64_t runs = 0;
 };
 
 // What a campaign tells as it goes. Calls come one at a time (under the
@@ -91,6 +114,7 @@ class CampaignLog {
                         std::size_t findings) = 0;
   // A new finding, number `number` (1-based), minimized (complete: 1-minimal) and
   // written to f.file with the scenario text `text`.
+  // f.after_known set: not new, a consequence of that known finding.
   virtual void finding(std::size_t number, const inv::Violation& v, const CampaignFinding& f, bool complete,
                        const std::string& text) = 0;
   // Lockstep: the first divergence (the campaign stops there); `shown` is the
@@ -103,7 +127,13 @@ struct CampaignResult {
   double seconds = 0;
   unsigned jobs = 1;
   std::size_t coverage = 0;   // distinct state features (fuzz/coverage.hpp), of StateCoverage::kFeatures
-  std::vector<CampaignFinding> findings;
+  std::vector<CampaignFinding> findings;  // the new ones and the consequences of known ones (after_known)
+  std::vector<KnownCount> known;          // the known findings seen, in the order first seen
+  std::size_t new_findings() const {
+    std::size_t n = 0;
+    for (const auto& f : findings) n += f.after_known.empty();
+    return n;
+  }
   double until_seconds = -1;  // when the --until invariant was first found (-1: not found)
   std::uint64_t until_runs = 0;
   unsigned divergences = 0;   // lockstep
@@ -113,5 +143,10 @@ struct CampaignResult {
 };
 
 CampaignResult run_campaign(const Profile& profile, const CampaignOptions& options, CampaignLog& log);
+
+// What a campaign saw, as a known-findings file (scenario/known.hpp) that
+// `fuzz --baseline` reads back: the known findings it counted, then every
+// finding with its minimized scenario (a new one named for its file).
+scn::KnownSet seen_identities(const CampaignResult& r, const CampaignOptions& o);
 
 }  // namespace eevdf::fuzz

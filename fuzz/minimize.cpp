@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "fuzz/finding_identity.hpp"
+#include "scenario/finding_identity.hpp"
 #include "scenario/duration.hpp"
 
 namespace eevdf::fuzz {
@@ -12,11 +12,12 @@ using namespace scn;  // the scenario layer the engines drive
 namespace {
 
 // The violation of r with the target's identity (invariant, site, detail
-// class and trigger: fuzz/finding_identity.hpp), or nullptr: a candidate that
+// class and trigger: scenario/finding_identity.hpp), or nullptr: a candidate that
 // breaks the invariant at the site by another mechanism is not the finding.
 const inv::Violation* same_finding(const Scenario& candidate, const ExecResult& r, const FindingIdentity& target) {
   for (const auto& v : r.violations)
-    if (v.id == target.id && v.where == target.where && finding_identity(v, candidate) == target) return &v;
+    if (v.known.empty() && v.id == target.id && v.where == target.where && finding_identity(v, candidate) == target)
+      return &v;
   return nullptr;
 }
 
@@ -307,19 +308,26 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
 
 MinimizeResult minimize(const Scenario& s, const Profile& profile, const inv::Violation& target,
                         std::chrono::milliseconds budget, inv::Tolerances tolerances,
-                        const inv::Selection& selection, Backend backend) {
+                        const inv::Selection& selection, Backend backend, const KnownSet* known) {
   ExecOptions options;
   options.strict = false;
   options.tolerances = tolerances;
   options.selection = selection;
   options.backend = backend;
+  options.known = known;
   const FindingIdentity identity = finding_identity(target, s);
   MinimizeResult result = shrink(
       s, profile, options,
       [&](const Scenario& candidate, const ExecResult& r) { return same_finding(candidate, r, identity) != nullptr; },
       budget);
   const ExecResult final_run = execute(result.scenario, profile, options);
-  if (const inv::Violation* v = same_finding(result.scenario, final_run, identity)) result.violation = *v;
+  if (const inv::Violation* v = same_finding(result.scenario, final_run, identity)) {
+    result.violation = *v;
+    for (const auto& k : final_run.violations)
+      if (!k.known.empty() && k.op_index <= v->op_index &&
+          (", " + result.after_known + ", ").find(", " + k.known + ", ") == std::string::npos)
+        result.after_known += (result.after_known.empty() ? "" : ", ") + k.known;
+  }
   Expectation e;
   e.kind = Expectation::Kind::violation;
   e.invariant = std::string(inv::id_name(target.id));

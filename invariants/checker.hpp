@@ -302,6 +302,12 @@ class Checker final : public Observer {
   void check_queues_now();
 
   const std::vector<Violation>& violations() const { return violations_; }
+  // Moves the violations reported since the last call to `out` (the executor
+  // labels each as known or new after every operation).
+  void take_violations(std::vector<Violation>& out) {
+    for (auto& v : violations_) out.push_back(std::move(v));
+    violations_.clear();
+  }
   bool violated() const { return !violations_.empty(); }
   const Selection& selection() const { return selection_; }
   void add(Violation v);

@@ -33,11 +33,12 @@ void check_pelt(const CheckScope& s) {
     const u128 floor = static_cast<u128>(p.avg) * kPeltMinDivider;
     if (static_cast<u128>(p.sum) >= floor) continue;
     s.report(Id::PELT, "cfs_rq->avg",
-             fmt::format("CPU {}, {}: {}_sum {} is below {}_avg {} x PELT_MIN_DIVIDER {} = {}: the next "
+             fmt::format("CPU {}, {}: {}_sum {} is below {}_avg {} x PELT_MIN_DIVIDER {} = {}{}: the next "
                          "period's average falls to at most {}",
                          s.rq.cpu, s.cfs.group_id < 0 ? std::string("root queue") : "group " + s.rq.group(s.cfs.group_id)->name,
                          p.name, p.sum, p.name, p.avg, kPeltMinDivider, static_cast<u64>(floor),
-                         p.sum / kPeltMinDivider),
+                         // a floor past 32 bits: a sum that a 32-bit intermediate cannot hold (F10's class)
+                         floor > UINT32_MAX ? " (past 32 bits)" : "", p.sum / kPeltMinDivider),
              {});
     return;
   }

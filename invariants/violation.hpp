@@ -27,6 +27,9 @@ struct Violation {
   std::string where;       // kernel function or arithmetic site
   std::string what;        // expected vs actual, in words and numbers
   std::vector<EntitySnapshot> entities;
+  // The known finding it is ("K1"; scenario/known.hpp), set by the executor;
+  // empty: not known, a finding.
+  std::string known;
 };
 
 // A paragraph a kernel developer reads without our code: op_text is the

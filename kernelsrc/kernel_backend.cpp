@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <iterator>
+#include <cstdio>
 #include <stdexcept>
 
 #include "kernelsrc/kb_api.h"
@@ -53,6 +54,13 @@ TaskState state_of(int s) {
 bool available() { return true; }
 bool debug_reader_unlocked() { return kb_debug_reader_unlocked() != 0; }
 std::string kernel_version() { return kb_kernel_version(); }
+KernelRelease tree_release() {
+  // EEVDF_KERNEL_VERSION is VERSION.PATCHLEVEL.SUBLEVEL of the tree's Makefile (kernelsrc/extract.py)
+  KernelRelease r;
+  if (std::sscanf(kb_kernel_version(), "%u.%u.%u", &r.major, &r.minor, &r.sublevel) != 3) return {};
+  return r;
+}
+std::string judge() { return judge_for_kernel(tree_release()); }
 
 bool smp() { return kb_smp() != 0; }
 

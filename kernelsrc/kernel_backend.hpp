@@ -24,6 +24,11 @@ namespace eevdf::kernelsrc {
 bool available();
 // The tree's kernel version ("6.12.118"), or why there is none.
 std::string kernel_version();
+// The same as a release ({} without a tree), and the profile that judges the
+// tree's state (judge_for_kernel(): the profile of its release, or the
+// nearest; "" when no profile has its major.minor).
+KernelRelease tree_release();
+std::string judge();
 // Empty when the backend can run `profile` with `runqueues` CPUs, else why not
 // (several need a tree with the SMP code: smp()).
 std::string refusal(const Profile& profile, unsigned runqueues);

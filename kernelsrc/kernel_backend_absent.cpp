@@ -9,6 +9,8 @@ namespace eevdf::kernelsrc {
 bool available() { return false; }
 std::string kernel_version() { return "none (no kernel tree at build time: cmake -DEEVDF_KERNEL_SRC=DIR)"; }
 std::string refusal(const Profile&, unsigned) { return "this build has no kernel backend"; }
+KernelRelease tree_release() { return {}; }
+std::string judge() { return {}; }
 bool smp() { return false; }
 bool debug_reader_unlocked() { return false; }
 

@@ -230,17 +230,20 @@ using Factory = Profile (*)();
 struct Entry {
   std::string_view name;
   Factory make;
+  KernelRelease release;
 };
+// Each with the kernel release it stands for (none for mainline: a v7.2.y
+// that carries the September 2026 fixes, no one release): judge_for_kernel().
 const std::array<Entry, 9> kProfiles = {{
-    {"mainline", mainline},
-    {"v7.3", v7_3},
-    {"v7.2", v7_2},
-    {"v7.1", v7_1},
-    {"v7.0", v7_0},
-    {"v6.18", v6_18},
-    {"v6.12.118", v6_12_118},
-    {"v6.12", v6_12},
-    {"v6.6", v6_6},
+    {"mainline", mainline, {}},
+    {"v7.3", v7_3, {7, 3, 0}},
+    {"v7.2", v7_2, {7, 2, 0}},
+    {"v7.1", v7_1, {7, 1, 0}},
+    {"v7.0", v7_0, {7, 0, 0}},
+    {"v6.18", v6_18, {6, 18, 0}},
+    {"v6.12.118", v6_12_118, {6, 12, 118}},
+    {"v6.12", v6_12, {6, 12, 0}},
+    {"v6.6", v6_6, {6, 6, 0}},
 }};
 
 }  // namespace
@@ -277,6 +280,27 @@ std::string behaviour_refusal(const Profile& profile) {
     return "profile " + profile.name + ": the wakeup preemption of v6.6 and v6.12 cancels the RUN_TO_PARITY stash "
            "in vlag, which this profile does not have (parity_in_vlag)";
   return {};
+}
+
+KernelRelease profile_release(std::string_view name) {
+  for (const Entry& e : kProfiles)
+    if (e.name == name) return e.release;
+  return {};
+}
+
+std::string judge_for_kernel(const KernelRelease& tree) {
+  const Entry* best = nullptr;
+  const auto distance = [&](const Entry& e) {
+    return e.release.sublevel > tree.sublevel ? e.release.sublevel - tree.sublevel : tree.sublevel - e.release.sublevel;
+  };
+  for (const Entry& e : kProfiles) {
+    if (e.release.major != tree.major || e.release.minor != tree.minor || e.release.major == 0) continue;
+    // the nearest sublevel; on a tie the older release, whose code the tree has
+    if (!best || distance(e) < distance(*best) ||
+        (distance(e) == distance(*best) && e.release.sublevel < best->release.sublevel))
+      best = &e;
+  }
+  return best ? std::string(best->name) : std::string{};
 }
 
 std::optional<Profile> profile_by_name(std::string_view name) {

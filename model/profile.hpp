@@ -337,6 +337,19 @@ struct Profile {
   }
 };
 
+// A kernel release: VERSION.PATCHLEVEL.SUBLEVEL of a tree's top Makefile.
+struct KernelRelease {
+  unsigned major = 0, minor = 0, sublevel = 0;  // 0.0.0: none
+  bool operator==(const KernelRelease&) const = default;
+};
+// The release a profile stands for ({} for mainline, which is no one release, and for an unknown name).
+KernelRelease profile_release(std::string_view name);
+// The profile that judges a kernel tree of release `tree` (the kernel backend,
+// docs/kernel-backend.md, "The judge"): of the profiles with the tree's
+// major.minor, the one with the nearest sublevel (a tie: the older). "" when
+// no profile has that major.minor.
+std::string judge_for_kernel(const KernelRelease& tree);
+
 // The profiles the model knows. Returns nullopt for an unknown name.
 std::optional<Profile> profile_by_name(std::string_view name);
 // Names of all profiles, for help texts and `eevdf-check profiles`.

@@ -1,6 +1,7 @@
 #include "scenario/executor.hpp"
 
 #include "scenario/expect_fields.hpp"
+#include "scenario/finding_identity.hpp"
 #include "scenario/op_table.hpp"
 #include "scenario/scenario_print.hpp"
 
@@ -395,10 +396,54 @@ ExecResult Executor::run(const Scenario& s) {
   // Only the model's operations say which CPUs they act on (the kernel's own
   // code is not read): every CPU after every operation on the kernel backend.
   const unsigned sweep_period = kernel ? 1 : std::max(options_.sweep_period, 1u);
-  auto violated = [&] {
+  // The violations of an operation, each labelled known or new (scenario/known.hpp):
+  // a known finding is counted and the run goes on; a new one stops it (unless keep_going).
+  // Its lasting state is the same finding: the same invariant, site and detail
+  // class later in the run is labelled with its name.
+  struct SeenKnown {
+    inv::Id id;
+    std::string where, detail, name;
+  };
+  std::vector<SeenKnown> seen_known;
+  std::vector<inv::Violation> taken;
+  bool new_violation = false;
+  std::vector<std::string> known_before;  // the names of seen_known, for a finding known "after NAME"
+  const auto label = [&](inv::Violation& v) {
+    if (!options_.known) return;
+    const FindingIdentity f = finding_identity(v, s);
+    if (const KnownFinding* k = options_.known->find(f, s, v.op_index, known_before)) {
+      v.known = k->name;
+    } else {
+      for (const SeenKnown& seen : seen_known)
+        if (seen.id == f.id && seen.where == f.where && seen.detail == f.detail) v.known = seen.name;
+    }
+    if (v.known.empty()) return;
+    for (const SeenKnown& seen : seen_known)
+      if (seen.id == f.id && seen.where == f.where && seen.detail == f.detail) return;
+    seen_known.push_back({f.id, f.where, f.detail, v.known});
+    known_before.push_back(v.known);
+  };
+  // every violation of the operation (the checkers' and the kernel's warnings, `taken`)
+  const auto collect = [&] {
     for (const auto& c : checkers)
-      if (c->violated()) return true;
-    return false;
+      if (c->violated()) c->take_violations(taken);
+    for (inv::Violation& v : taken) {
+      label(v);
+      if (v.known.empty()) {
+        new_violation = true;
+      } else {
+        // the first of each known finding is kept, the later ones counted
+        const bool repeat = std::any_of(r.violations.begin(), r.violations.end(), [&](const inv::Violation& o) {
+          return o.known == v.known && o.id == v.id && o.where == v.where;
+        });
+        if (repeat) {
+          ++r.known_repeats;
+          continue;
+        }
+      }
+      if (r.violations.size() < inv::Checker::kMaxViolations) r.violations.push_back(std::move(v));
+    }
+    taken.clear();
   };
 
   // Task names resolve to slots in the order tasks are created; a slot maps
@@ -540,7 +585,7 @@ ExecResult Executor::run(const Scenario& s) {
         v.op_index = index;
         v.where = fmt::format("{}:{}", w.file, w.line);
         v.what = fmt::format("the kernel's warning fired: {}", w.condition);
-        if (!lockstep && r.violations.size() < inv::Checker::kMaxViolations) r.violations.push_back(std::move(v));
+        if (!lockstep) taken.push_back(std::move(v));
       }
     }
     if (lockstep && !r.divergence) {
@@ -582,18 +627,18 @@ ExecResult Executor::run(const Scenario& s) {
         for (auto& c : checkers) c->end_op();
       }
     }
+    collect();
     if (options_.trace) r.trace.push_back(trace_step(sys, index));
     if (sys.oops()) r.oops = true;
     // lockstep goes on past a violation: the comparison is the point, and expected findings are frequent
-    if ((violated() && !options_.keep_going && !lockstep) || sys.oops() || r.divergence) break;
+    if ((new_violation && !options_.keep_going && !lockstep) || sys.oops() || r.divergence) break;
   }
   // the sweep at the end of the input, if the last operation was refused (the
   // state is that of the last one that ran)
-  if (unswept && !violated())
+  if (unswept && !new_violation) {
     for (const auto& c : checkers) c->check_queues_now();
-  for (const auto& c : checkers)
-    for (const auto& v : c->violations())
-      if (r.violations.size() < inv::Checker::kMaxViolations) r.violations.push_back(v);
+    collect();
+  }
 
   const std::size_t failures_before = r.expectation_failures.size();
   bool expects_violation = false;

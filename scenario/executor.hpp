@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario/known.hpp"
 #include "scenario/scenario.hpp"
 #include "invariants/checker.hpp"
 #include "model/profile.hpp"
@@ -73,7 +74,13 @@ struct ExecOptions {
   // current state (sleep of a task that is not running, ...) is an error.
   // Generated scenarios skip such operations.
   bool strict = true;
-  bool keep_going = false;  // continue after the first operation with a violation
+  bool keep_going = false;  // continue after the first operation with a violation that is not known
+  // Known findings (scenario/known.hpp; the caller's: by default the judging
+  // profile's): a violation of one of these identities is labelled
+  // (Violation::known) and the run goes on, and so is a later violation of the
+  // same invariant, site and detail class in the same run (the known finding's
+  // state lasts). nullptr: every violation is a finding.
+  const KnownSet* known = nullptr;
   bool trace = false;       // record a StepTrace after every operation
   inv::Selection selection;
   inv::Tolerances tolerances;  // documented findings tolerated by default (docs/findings.md)
@@ -112,7 +119,11 @@ struct StepTrace {
 struct ExecResult {
   std::string error;  // a refused operation in strict mode, or a bad profile
   int error_op = -1;
+  // The violations: every one that is not known, and the first of each known
+  // finding (invariant, site, detail class); later ones of a known finding
+  // are only counted in known_repeats.
   std::vector<inv::Violation> violations;
+  int known_repeats = 0;
   std::vector<std::string> expectation_failures;
   int executed = 0;  // operations that ran
   int skipped = 0;   // operations refused and skipped (non-strict)
@@ -130,12 +141,15 @@ struct ExecResult {
   int wake_choices_wide = 0;
   int wake_choices_weighed = 0;  // of those, decided by wake_affine_weight()
   bool violations_expected = false;  // the scenario expects violations and every one it expects occurred
-  // Everything as the scenario expects: no error, no failed expectation, and no
-  // violation unless the scenario expects violations.
-  bool ok() const {
-    return error.empty() && expectation_failures.empty() && !divergence &&
-           (violations.empty() || violations_expected);
+  // A violation that is not a known finding.
+  bool has_new() const {
+    for (const auto& v : violations)
+      if (v.known.empty()) return true;
+    return false;
   }
+  // Everything as the scenario expects: no error, no failed expectation, and no
+  // violation that is not known unless the scenario expects violations.
+  bool ok() const { return error.empty() && expectation_failures.empty() && !divergence && (!has_new() || violations_expected); }
 };
 
 // How the checker sees an operation: only placement-class operations may move

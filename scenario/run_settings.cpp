@@ -33,6 +33,50 @@ std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOpt
   return {};
 }
 
+std::string choose_judge(Backend backend, const Scenario* s, bool force, ProfileOverride& o, std::string& note,
+                         const std::string& file) {
+  note.clear();
+  if (backend == Backend::model || !kernelsrc::available()) return {};  // (the executor refuses the latter)
+  const bool from_line = o.profile.empty() && s && s->profile_line > 0;
+  const std::string given = !o.profile.empty() ? o.profile : from_line ? s->profile : std::string{};
+  const std::string judge = kernelsrc::judge();
+  const std::string tree = "Linux " + kernelsrc::kernel_version();
+  const KernelRelease judge_release = profile_release(judge);
+  const bool exact = judge_release == kernelsrc::tree_release();
+  if (given.empty()) {
+    if (judge.empty())
+      return tree + ": no profile has the tree's major.minor (eevdf-check profiles); --profile P --force-profile "
+                    "judges it by P";
+    o.profile = judge;
+    note = "judged by profile " + judge + (exact ? ", the profile of the tree's release"
+                                                 : ", the profile nearest to the tree's release (" +
+                                                       std::to_string(judge_release.major) + "." +
+                                                       std::to_string(judge_release.minor) + "." +
+                                                       std::to_string(judge_release.sublevel) + ")");
+    return {};
+  }
+  if (given == judge) {
+    note = "judged by profile " + judge;
+    return {};
+  }
+  if (force) {
+    note = "judged by profile " + given + " (--force-profile; the tree's own is " +
+           (judge.empty() ? std::string("none") : judge) + ")";
+    return {};
+  }
+  const std::string where = from_line ? (file.empty() ? "<scenario>" : file) + ":" + std::to_string(s->profile_line) + ": "
+                                      : std::string("--profile: ");
+  return where + "profile " + given + " does not judge this build's tree: " + tree + " is judged by " +
+         (judge.empty() ? std::string("no profile") : judge) +
+         " (its release's rules, never another's); leave the profile out to use it, or pass --force-profile to "
+         "judge the tree by " + given + " anyway";
+}
+
+const KnownSet* known_for_run(const ExecOptions& options, const Profile& profile, bool stop_on_known) {
+  if (stop_on_known || !options.tolerances.f1_unscaled_vprot) return nullptr;
+  return &known_findings(profile.name);
+}
+
 void record_run_settings(const inv::Selection& selection, const inv::Tolerances& tolerances, Scenario& s) {
   std::vector<std::string> skip;
   for (const std::string& name : s.skip)

@@ -30,6 +30,23 @@ struct RunFlags {
 // directive asked for it.
 std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOptions& options);
 
+// The profile that judges a run on the kernel's own code (docs/kernel-backend.md,
+// "The judge"): the rules of the tree's own release, never another's. On the
+// model nothing changes. On `kernel` and `lockstep`, with no profile given
+// (neither o.profile nor a `profile` line of s; s may be null), o.profile
+// becomes kernelsrc::judge() and `note` says so. A profile given that is not
+// the tree's is refused, naming both and --force-profile, unless `force`
+// (then `note` says it). Returns "" or the error (an error of the scenario's
+// profile line names `file` and the line).
+std::string choose_judge(Backend backend, const Scenario* s, bool force, ProfileOverride& o, std::string& note,
+                         const std::string& file = {});
+
+// The known findings a run labels (ExecOptions::known): the profile's own
+// (corpus/known/PROFILE.known), unless the tolerances are off (`tolerate none`,
+// --no-tolerance: every documented finding reported) or `stop_on_known`
+// (--stop-on-known: a known finding stops the run as any other).
+const KnownSet* known_for_run(const ExecOptions& options, const Profile& profile, bool stop_on_known);
+
 // Writes into s the directives under which a plain `run` checks what
 // `selection` and `tolerances` check: `skip` lists every invariant the
 // selection leaves out (the ones s already skips first, in their order, then

@@ -112,6 +112,7 @@ std::optional<Backend> backend_from_name(const std::string& name);
 struct Scenario {
   std::string title;              // from a leading "# ..." comment line, if any
   std::string profile = "mainline";
+  int profile_line = 0;           // the line of the `profile` directive (0: none: the kernel backend's tree then chooses)
   std::string features;           // debugfs syntax as written: "NO_NEXT_BUDDY,PARANOID_AVG"
   std::string bug;                // bug=ID (later issue); empty = none
   unsigned cpus = 8;              // tunable: online CPUs (base slice factor; WF_RQ_SELECTED)

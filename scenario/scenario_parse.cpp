@@ -260,6 +260,7 @@ class Parser {
       return;
     }
     sc_.profile = std::string(tok(1));
+    sc_.profile_line = line_;
     if (has(2)) {
       if (tok(2).substr(0, 4) != "bug=") {
         fail(col(2), "expected 'bug=ID' or end of line after the profile name, " + found(2));

@@ -114,13 +114,17 @@ has out.txt "backend kernel: Linux"
 
 # The lockstep campaign prints the diverging scenario with 'backend lockstep'
 # (the model's v6.12 against 6.12.118's code: zero_vruntime re-basing differs):
-# a plain run of it diverges in the same field with the same values.
-expect_rc 1 "$bin" fuzz --profile v6.12 --lockstep --no-groups --time 20 --seed 1 --findings "$work/findings"
+# a run of it diverges in the same field with the same values. The tree's own
+# judge is v6.12.118, so both take --force-profile (without it: refused, exit 2).
+expect_rc 2 "$bin" fuzz --profile v6.12 --lockstep --no-groups --time 20 --seed 1 --findings "$work/findings"
+has err.txt "does not judge this build.s tree.*--force-profile"
+expect_rc 1 "$bin" fuzz --profile v6.12 --force-profile --lockstep --no-groups --time 20 --seed 1 --findings "$work/findings"
 has out.txt "LOCKSTEP DIVERGENCE at operation"
 diverged=$(sed -n 's/^LOCKSTEP DIVERGENCE at operation [0-9]* (\(.*\)$/\1/p' out.txt)
 sed -n '/^scenario (replay with: eevdf-check run FILE):$/,/^$/p' out.txt | sed '1d;/^$/d' >campaign.scn
 has campaign.scn "^backend lockstep$"
-expect_rc 1 "$bin" run --quiet campaign.scn
+expect_rc 2 "$bin" run --quiet campaign.scn
+expect_rc 1 "$bin" run --quiet --force-profile campaign.scn
 has out.txt "LOCKSTEP DIVERGENCE after line [0-9]* ($diverged"
 
 [ "$failures" -eq 0 ] && echo "OK"

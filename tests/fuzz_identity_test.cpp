@@ -1,4 +1,4 @@
-// A finding's identity (fuzz/finding_identity.hpp) tells apart mechanisms that
+// A finding's identity (scenario/finding_identity.hpp) tells apart mechanisms that
 // break the same invariant at the same site, and the minimizer keeps it.
 #include <gtest/gtest.h>
 
@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/finding_identity.hpp"
+#include "scenario/finding_identity.hpp"
 #include "fuzz/minimize.hpp"
 #include "scenario/executor.hpp"
 #include "scenario/run_settings.hpp"
 #include "support/scenario_text.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 void PrintTo(const FindingIdentity& f, std::ostream* os) { *os << describe(f); }
 
@@ -131,7 +131,7 @@ TEST(FindingIdentity, TheMinimizerKeepsTheMechanismItShrinks) {
   ASSERT_EQ(finding_identity(f8, both.scenario).trigger, "nice");
   ASSERT_EQ(f4.where, f8.where);
 
-  const MinimizeResult m = minimize(both.scenario, both.profile, f4, std::chrono::seconds(60));
+  const fuzz::MinimizeResult m = fuzz::minimize(both.scenario, both.profile, f4, std::chrono::seconds(60));
   ExecOptions first_only = both.options;
   first_only.keep_going = false;
   const ExecResult again = execute(m.scenario, both.profile, first_only);
@@ -143,4 +143,4 @@ TEST(FindingIdentity, TheMinimizerKeepsTheMechanismItShrinks) {
 }
 
 }  // namespace
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -20,7 +20,7 @@
 #include "invariants/violation.hpp"
 #include "scenario/scenario.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 struct FindingIdentity {
   inv::Id id = inv::Id::WARN;
@@ -35,11 +35,11 @@ struct FindingIdentity {
 std::string detail_class(std::string_view what, const std::vector<std::string>& names);
 
 // The names of the tasks and groups a scenario defines or uses.
-std::vector<std::string> entity_names(const scn::Scenario& s);
+std::vector<std::string> entity_names(const Scenario& s);
 
-FindingIdentity finding_identity(const inv::Violation& v, const scn::Scenario& s);
+FindingIdentity finding_identity(const inv::Violation& v, const Scenario& s);
 
 // "I-DL in place_entity / update_deadline at a yield: the deadline of @ lies # ns ..."
 std::string describe(const FindingIdentity& f);
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn

@@ -1,4 +1,4 @@
-#include "fuzz/finding_identity.hpp"
+#include "scenario/finding_identity.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "scenario/op_table.hpp"
 
-namespace eevdf::fuzz {
+namespace eevdf::scn {
 
 namespace {
 
@@ -63,13 +63,13 @@ std::string detail_class(std::string_view what, const std::vector<std::string>& 
   return out;
 }
 
-std::vector<std::string> entity_names(const scn::Scenario& s) {
+std::vector<std::string> entity_names(const Scenario& s) {
   std::vector<std::string> names;
   const auto add = [&names](const std::string& n) {
     if (!n.empty() && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   };
-  for (const scn::Op& op : s.ops) {
-    if (op.kind == scn::OpKind::expect_curr || op.kind == scn::OpKind::expect_field) continue;
+  for (const Op& op : s.ops) {
+    if (op.kind == OpKind::expect_curr || op.kind == OpKind::expect_field) continue;
     add(op.task);
     add(op.child);
     add(op.group);
@@ -78,13 +78,13 @@ std::vector<std::string> entity_names(const scn::Scenario& s) {
   return names;
 }
 
-FindingIdentity finding_identity(const inv::Violation& v, const scn::Scenario& s) {
+FindingIdentity finding_identity(const inv::Violation& v, const Scenario& s) {
   FindingIdentity f;
   f.id = v.id;
   f.where = v.where;
   f.detail = detail_class(v.what, entity_names(s));
   if (v.op_index >= 0 && static_cast<std::size_t>(v.op_index) < s.ops.size())
-    f.trigger = std::string(scn::op_spec(s.ops[static_cast<std::size_t>(v.op_index)].kind).keyword);
+    f.trigger = std::string(op_spec(s.ops[static_cast<std::size_t>(v.op_index)].kind).keyword);
   return f;
 }
 
@@ -93,4 +93,4 @@ std::string describe(const FindingIdentity& f) {
                      f.detail);
 }
 
-}  // namespace eevdf::fuzz
+}  // namespace eevdf::scn
