@@ -14,22 +14,29 @@ with a buggy patch would get from this tool. Two kinds of entries:
     commit's patch shows it, a bug a patch could bring back.
 
 Plain mode (the default: what a user of `eevdf-check fuzz` has). For each
-configuration, one campaign on the unchanged tree
+configuration, campaigns on the unchanged tree
 
     eevdf-check fuzz --backend kernel --time T --seed S --jobs 1 [config flags]
 
 (no --profile: the tree is judged by the profile of its version, whose known
-findings do not end runs and are not reported as findings), which writes
-FINDINGS_DIR/campaign.known, every finding identity it saw. Then, for each
-entry, the same campaign on the changed tree with `--baseline` that file: an
-entry is KILLED when that campaign reports a new finding (exit status 1: not
-known to the profile, not seen on the unchanged tree), SURVIVED on exit 0.
-A run of the tool that dies (a signal, another status) is counted apart,
-as "crashed" or "error". The minimized scenarios of a kill are copied to
-OUT/kills/ID-CONFIG/. A control campaign (the unchanged tree again, with its
-own baseline) shows what the budget alone can make look new: with --time,
-a campaign that gets further than the baseline's runs meets findings the
-baseline did not reach (--runs has no such effect: the streams are the same).
+findings do not end runs and are not reported as findings), each writing
+FINDINGS_DIR/campaign.known, every finding identity it saw; the first alone,
+then each with the earlier ones as --baseline, until one reports nothing new
+(--baseline-rounds, default at most 5; 1 is a single campaign). One is not
+enough where the unchanged tree has findings its profile does not know: a new
+finding ends its run, so the campaign never sees what the same run raises
+after it, and a campaign that knows it (every entry's, through --baseline)
+runs on and meets that. Then, for each entry, the same campaign on the
+changed tree with --baseline those files: an entry is KILLED when that
+campaign reports a new finding (exit status 1: not known to the profile, not
+seen on the unchanged tree), SURVIVED on exit 0. A run of the tool that dies
+(a signal, another status) is counted apart, as "crashed" or "error". The
+minimized scenarios of a kill's new findings are copied to
+OUT/kills/ID-CONFIG/; each campaign's output is FINDINGS_DIR/campaign.log.
+A control campaign (the unchanged tree again, with the same baseline) shows
+what the budget alone can make look new: with --time, a campaign that gets
+through more runs than the baseline's meets findings the baseline did not
+reach (with --runs, runs are the same from campaign to campaign).
 
 Masked mode (--masked, the measurement of 2026-12-04, docs/notes/mutants.md):
 the judging profile given by --profile, an entry killed by an (invariant,
@@ -47,11 +54,11 @@ occur inside its function exactly as often as stated (default once), else
 the script stops before building, naming the entry.
 
   bench/kernel-mutants.py [--tree /usr/src/linux-source-6.12.tar.xz] [--masked]
-                          [--time 60 | --runs N] [--seed 1] [--configs one,two]
+                          [--time 60 | --runs N] [--seed 1] [--configs one,two] [--baseline-rounds 5]
                           [--only K01,R03] [--kind planted|revert|all]
                           [--lockstep-runs 0] [--out build-kernel-mutants] [--jobs 2] [--show]
 
-The measurement (hours on a 2-core machine: 26 entries x 2 configurations x
+The measurement (hours on a 2-core machine: 26 or 27 entries x 2 configurations x
 (60 s + minimizing + one incremental build), a tree):
 
   python3 bench/kernel-mutants.py --time 60 --configs one,two --jobs 2 --out out-kmut-6.12
@@ -180,32 +187,43 @@ def pairs_of(findings_dir):
 
 
 def read_known(path):
-    """The finding identities of a campaign.known file: a list of rows (name, invariant, site, detail class,
-    trigger, scenario file), tab-separated, blank lines and '#' comments skipped."""
+    """The rows of a campaign.known file (tab-separated, '#' comments skipped): each as a dict of its name (the
+    first field), its invariant (the field that is an invariant's id), its scenario (the field that names a .scn
+    file) and all its fields. A campaign lists the known findings it counted, under their names, and each
+    finding it minimized, named after its scenario file: new ones as the file's stem, violations after a known
+    finding K as STEM-after-K."""
     rows = []
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
             if not line.strip() or line.startswith("#"):
                 continue
-            fields = line.split("\t") + [""] * 6
-            rows.append(tuple(fields[:6]))
+            fields = line.split("\t")
+            rows.append({"name": fields[0],
+                         "invariant": next((x for x in fields[1:] if re.fullmatch(r"I-[A-Z0-9]+", x)), "?"),
+                         "scenario": next((x for x in fields[1:] if x.endswith(".scn")), ""),
+                         "fields": fields})
     return rows
 
 
-def identity(row):
-    """What makes two rows of campaign.known the same finding: invariant, site, detail class, trigger."""
-    return row[1:5]
-
-
-def scenario_invariant(path):
-    """The invariant of a minimized finding: its first line, else its file name (I-XXX-site...scn)."""
-    with open(path, errors="replace") as f:
-        m = re.match(r"# (I-[A-Z0-9]+) ", f.readline())
-    if m:
-        return m.group(1)
-    m = re.match(r"(I-[A-Z0-9]+)", os.path.basename(path))
-    return m.group(1) if m else "?"
+def campaign_findings(findings_dir):
+    """What a campaign minimized into FINDINGS_DIR, from its campaign.known: (new findings, violations after a
+    known finding), each a list of (invariant, scenario path, identity: the row's fields but its name and scenario)."""
+    here = os.path.realpath(findings_dir)
+    new, after = [], []
+    for row in read_known(os.path.join(findings_dir, KNOWN_FILE)):
+        base = os.path.basename(row["scenario"])
+        if os.path.realpath(os.path.dirname(row["scenario"]) or ".") != here or \
+                not os.path.isfile(os.path.join(here, base)):
+            continue  # a known finding of the profile or of a baseline: its scenario lies elsewhere
+        stem = base[:-len(".scn")]
+        key = tuple(x for i, x in enumerate(row["fields"]) if i > 0 and x != row["scenario"])
+        found = (row["invariant"], os.path.join(findings_dir, base), key)
+        if row["name"] == stem:
+            new.append(found)
+        elif row["name"].startswith(stem + "-after-"):
+            after.append(found)
+    return new, after
 
 
 MUTANTS_TREE = "?"
@@ -220,12 +238,18 @@ def main():
                       help="(default) campaigns as a user runs them: the unchanged tree's campaign.known as --baseline")
     mode.add_argument("--masked", dest="masked", action="store_true",
                       help="the 2026-12-04 measurement: --profile, (invariant, site) pairs, unmasked campaigns")
+    ap.set_defaults(masked=False)
     ap.add_argument("--profile", default=None,
                     help="masked mode and lockstep: the profile (default: the list's, v6.12.118 or v7.0)")
     ap.add_argument("--time", type=int, default=None, help="plain mode: seconds a campaign (default 60 without --runs)")
     ap.add_argument("--runs", type=int, default=None,
                     help="runs a campaign (plain mode: instead of --time; masked mode: default 100000)")
     ap.add_argument("--seed", type=int, default=1, help="plain mode: the seed of every campaign")
+    ap.add_argument("--baseline-rounds", type=int, default=5,
+                    help="plain mode: campaigns on the unchanged tree, each with the earlier ones as --baseline, until "
+                         "one reports nothing new (default at most 5; 1: a single campaign)")
+    ap.add_argument("--baseline-time", type=int, default=None,
+                    help="plain mode with --time: seconds of the unchanged tree's campaign (default: --time)")
     ap.add_argument("--minimize-time", type=int, default=5, help="plain mode: seconds to minimize each new finding")
     ap.add_argument("--fuzz-args", default="", help="plain mode: more flags for every campaign, e.g. '--rt'")
     ap.add_argument("--no-control", action="store_true", help="plain mode: no control campaign")
@@ -255,6 +279,10 @@ def main():
         fail("--time and --runs: one budget or the other")
     if a.lockstep_runs is not None and a.lockstep_runs < 0:
         fail("--lockstep-runs must not be negative")
+    if a.baseline_time is not None and (a.baseline_time <= 0 or a.runs is not None or a.masked):
+        fail("--baseline-time: a positive number of seconds, in plain mode with --time")
+    if a.baseline_rounds <= 0:
+        fail("--baseline-rounds must be positive")
     if a.minimize_time <= 0:
         fail("--minimize-time must be positive")
     try:
@@ -391,8 +419,12 @@ def main():
         apart = sorted({r[0] for r in mine if r[col["result"]] not in ("killed", "survived")})
         per = ", ".join(f"{c} {len({r[0] for r in mine if r[col['config']] == c and r[col['result']] == 'killed'})}"
                         for c in configs)
-        line = (f"{label}: {len(killed)} of {len(judged)} killed in at least one configuration ({per}); "
-                f"not judged: {', '.join(apart) or 'none'}")
+        line = f"{label}: {len(killed)} of {len(judged)} killed in at least one configuration ({per})"
+        if "new_also_in_control" in col and any(r[0] == "control" for r in rows):
+            beyond = {r[0] for r in mine if r[col["result"]] == "killed" and
+                      int(r[col["new_findings"]]) > int(r[col["new_also_in_control"]])}
+            line += f", {len(beyond)} by a finding the control campaign did not also report"
+        line += f"; not judged: {', '.join(apart) or 'none'}"
         if lockstep_runs:
             diverged = {r[0] for r in mine if r[col["lockstep"]].startswith("diverged")}
             line += f"; {len(diverged)} diverge in lockstep ({lockstep_runs} runs)"
@@ -417,81 +449,105 @@ def plain(a, mutants, configs, binary, set_tree, changed, lockstep, fuzz_args):
         budget = ["--time", str(a.time or 60)]
     kills_dir = os.path.join(a.out, "kills")
 
-    def campaign(label, config, baseline=None):
-        """One campaign: (state, new findings as (invariant, scenario) pairs, runs, detail)."""
+    def campaign(label, config, baseline=None, seconds=None):
+        """One campaign: (state, new findings as campaign_findings() gives them, the number of violations after a
+        known finding, runs, the judging profile, a note)."""
         out = os.path.join(a.out, "findings", label, config)
         shutil.rmtree(out, ignore_errors=True)
         cmd = [binary, "fuzz", "--backend", "kernel", "--seed", str(a.seed), "--jobs", "1",
-               "--minimize-time", str(a.minimize_time), "--findings", out] + budget + CONFIGS[config] + fuzz_args
-        if baseline:
-            cmd += ["--baseline", baseline]
+               "--minimize-time", str(a.minimize_time), "--findings", out] + \
+            (["--time", str(seconds)] if seconds else budget) + CONFIGS[config] + fuzz_args
+        for known in baseline or []:
+            cmd += ["--baseline", known]
         r = run(cmd)
+        if os.path.isdir(out):
+            with open(os.path.join(out, "campaign.log"), "w") as f:
+                f.write(" ".join(shlex.quote(x) for x in cmd) + "\n" + r.stdout)
         m = re.search(r"^Summary: profile (\S+), (\d+) runs", r.stdout, re.M)  # informative only
         runs, judged_by = (m.group(2), m.group(1).rstrip(",")) if m else ("", "")
         tail = r.stdout[-300:].replace("\n", " ")
         if r.returncode < 0:
-            return "crashed", [], runs, judged_by, f"signal {-r.returncode}: {tail}"
+            return "crashed", [], 0, runs, judged_by, f"signal {-r.returncode}: {tail}"
         if r.returncode not in (0, 1):
-            return "error", [], runs, judged_by, f"exit {r.returncode}: {tail}"
-        known = os.path.join(out, KNOWN_FILE)
-        if not os.path.isfile(known):
-            return "error", [], runs, judged_by, f"no {KNOWN_FILE} in {out}"
-        scenarios = sorted(glob.glob(os.path.join(out, "*.scn")))
-        new = [(scenario_invariant(p), p) for p in scenarios]
-        if r.returncode == 1 and not new:  # the status says new; name them from campaign.known
-            names = {os.path.basename(p) for p in scenarios}
-            base_ids = {identity(x) for x in read_known(baseline)} if baseline else set()
-            new = [(row[1], row[5]) for row in read_known(known)
-                   if identity(row) not in base_ids and (row[0] in ("", "-", "new") or os.path.basename(row[5]) in names)]
-        return ("killed" if r.returncode == 1 else "survived"), new, runs, judged_by, ""
+            return "error", [], 0, runs, judged_by, f"exit {r.returncode}: {tail}"
+        if not os.path.isfile(os.path.join(out, KNOWN_FILE)):
+            return "error", [], 0, runs, judged_by, f"no {KNOWN_FILE} in {out}"
+        new, after = campaign_findings(out)
+        note = ""
+        if r.returncode == 1 and not new:
+            note = "; ".join(x for x in (note, f"exit 1 but no new finding named in {KNOWN_FILE}") if x)
+        if r.returncode == 0 and new:
+            note = "; ".join(x for x in (note, f"exit 0 but {len(new)} new finding(s) named in {KNOWN_FILE}") if x)
+        said = re.search(r"^(\d+) new finding\(s\)", r.stdout, re.M)  # a cross-check of the reading above
+        if said and int(said.group(1)) != len(new):
+            note = "; ".join(x for x in (note, f"the summary says {said.group(1)} new, {KNOWN_FILE} names {len(new)}")
+                             if x)
+        return ("killed" if r.returncode == 1 else "survived"), new, len(after), runs, judged_by, note
 
+    # The unchanged tree's campaign, again with its own campaign.known as --baseline until it reports nothing
+    # new (at most --baseline-rounds): a new finding ends its run, so one campaign never sees what the same run
+    # raises after it, which a campaign that knows it (an entry's, with --baseline) goes on to meet.
     baseline, base_runs = {}, {}
     for c in configs:
-        state, new, runs, judged_by, detail = campaign("baseline", c)
-        if state not in ("killed", "survived"):
-            fail(f"the unchanged tree's campaign failed ({c}): {detail}")
-        baseline[c] = os.path.join(a.out, "findings", "baseline", c, KNOWN_FILE)
-        base_runs[c] = runs
-        ids = read_known(baseline[c])
-        print(f"baseline {c}: judged by {judged_by or '?'}, {runs or '?'} runs, {len(ids)} finding identities "
-              f"({len(new)} new to the profile: {' '.join(sorted({i for i, _ in new})) or 'none'})")
+        baseline[c] = []
+        for k in range(1, a.baseline_rounds + 1):
+            label = "baseline" if k == 1 else f"baseline-{k}"
+            state, new, after, runs, judged_by, detail = campaign(label, c, baseline[c], seconds=a.baseline_time)
+            if state not in ("killed", "survived"):
+                fail(f"the unchanged tree's campaign failed ({c}, round {k}): {detail}")
+            baseline[c].append(os.path.join(a.out, "findings", label, c, KNOWN_FILE))
+            base_runs[c] = runs
+            ids = read_known(baseline[c][-1])
+            print(f"baseline {c}, round {k}: judged by {judged_by or '?'}, {runs or '?'} runs, {len(ids)} finding "
+                  f"identities ({len(new)} new: {' '.join(sorted({i for i, _, _ in new})) or 'none'}; {after} after "
+                  f"a known finding{'; ' + detail if detail else ''})")
+            if state == "survived":
+                break
+        else:
+            if a.baseline_rounds > 1:
+                print(f"baseline {c}: still new findings after {a.baseline_rounds} rounds")
 
-    header = ["mutant", "kind", "source", "config", "result", "new_findings", "new_invariants", "scenarios", "runs",
-              "baseline_runs", "lockstep", "what"]
+    header = ["mutant", "kind", "source", "config", "result", "new_findings", "new_invariants", "after_known",
+              "new_also_in_control", "scenarios", "runs", "baseline_runs", "lockstep", "what"]
     rows = []
+    control_new = {c: set() for c in configs}
     if not a.no_control:
         for c in configs:
-            state, new, runs, _, detail = campaign("control", c, baseline[c])
+            state, new, after, runs, _, detail = campaign("control", c, baseline[c])
             shown = "clean" if state == "survived" else f"{state}: {len(new)} new finding(s) " + \
-                " ".join(sorted({i for i, _ in new})) + (f" {detail}" if detail else "")
+                " ".join(sorted({i for i, _, _ in new})) + (f" {detail}" if detail else "")
+            control_new[c] = {key for _, _, key in new}
             print(f"control {c} (the unchanged tree against its own baseline): {shown}")
             rows.append(["control", "control", "", c, "control" if state == "survived" else f"control-{state}",
-                         len(new), " ".join(sorted({i for i, _ in new})), "", runs, base_runs[c], "", detail])
+                         len(new), " ".join(sorted({i for i, _, _ in new})), after, "", "", runs, base_runs[c], "",
+                         detail])
     try:
         for m in mutants:
             kind = "revert" if "reverts" in m else "planted"
             source = m.get("reverts", m.get("mirrors", ""))
             b = set_tree(changed[m["id"]])
             if b.returncode != 0:
-                rows.append([m["id"], kind, source, "-", "no-build", "", "", "", "", "", "", m["what"]])
+                rows.append([m["id"], kind, source, "-", "no-build", "", "", "", "", "", "", "", "", m["what"]])
                 print(f"{m['id']}  does not build (counted apart): {m['what']}\n{b.stdout[-1500:]}")
                 continue
             lock = lockstep(m["id"])
             for c in configs:
-                state, new, runs, _, detail = campaign(m["id"], c, baseline[c])
-                invariants = " ".join(sorted({i for i, _ in new}))
+                state, new, after, runs, _, detail = campaign(m["id"], c, baseline[c])
+                invariants = " ".join(sorted({i for i, _, _ in new}))
+                also = sum(1 for _, _, key in new if key in control_new[c])
                 kept = []
                 if state == "killed":
                     dest = os.path.join(kills_dir, f"{m['id']}-{c}")
                     shutil.rmtree(dest, ignore_errors=True)
                     os.makedirs(dest, exist_ok=True)
-                    for _, p in new:
+                    for _, p, _ in new:
                         if p and os.path.isfile(p):
                             shutil.copy2(p, dest)
                             kept.append(os.path.relpath(os.path.join(dest, os.path.basename(p)), a.out))
-                rows.append([m["id"], kind, source, c, state, len(new), invariants, " ".join(kept), runs, base_runs[c],
-                             lock, m["what"] + (f" [{detail}]" if detail else "")])
-                print(f"{m['id']}  {c:5} {state:8} {len(new):3} new  {invariants:40} runs {runs or '?':>8} "
+                rows.append([m["id"], kind, source, c, state, len(new), invariants, after, also, " ".join(kept), runs,
+                             base_runs[c], lock, m["what"] + (f" [{detail}]" if detail else "")])
+                print(f"{m['id']}  {c:5} {state:8} {len(new):3} new ({also} also in the control)  {invariants:32} "
+                      f"runs {runs or '?':>8} "
                       f"(baseline {base_runs[c] or '?'})" + (f"  lockstep: {lock}" if lock != "-" else "") +
                       (f"  {detail}" if detail else ""))
     finally:
