@@ -58,10 +58,10 @@ class PrintingLog final : public fuzz::CampaignLog {
   }
   void finding(std::size_t number, const inv::Violation& v, const fuzz::CampaignFinding& f, bool complete,
                const std::string& text) override {
-    std::cerr << fmt::format("\n{} {}: {} in {}{}{}\n  {}\n  minimized to {} operations{}: {}\n",
-                             f.after_known.empty() ? "finding" : "after the known finding " + f.after_known + ", violation",
-                             number, inv::id_name(v.id), v.where, f.identity.trigger.empty() ? "" : ", at ",
-                             f.identity.trigger, v.what, f.ops, complete ? "" : " (budget ran out)", f.file);
+    std::cerr << fmt::format("\nfinding {}: {} in {}{}{}\n  {}\n  minimized to {} operations{}{}: {}\n", number,
+                             inv::id_name(v.id), v.where, f.identity.trigger.empty() ? "" : ", at ",
+                             f.identity.trigger, v.what, f.ops, complete ? "" : " (budget ran out)",
+                             f.after_known.empty() ? "" : ", after the known finding(s) " + f.after_known, f.file);
     std::cerr << "  | " << fmt::format("{}", fmt::join(split_lines(text), "\n  | ")) << "\n";
     std::cerr << fmt::format("  replay: eevdf-check run {}{}\n", f.file, profile_args_);
   }
@@ -100,32 +100,26 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
     std::cout << fmt::format("Known findings of {} (runs that raised each; docs/findings.md, corpus/known/): {}\n",
                              profile.name, counts);
   }
-  // grouped by invariant and site (docs/fuzzing.md, "What makes two findings one")
-  std::vector<fuzz::CampaignFinding> sorted = r.findings;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return std::tuple(a.after_known, inv::id_name(a.identity.id), a.identity.where, a.identity.trigger) <
-           std::tuple(b.after_known, inv::id_name(b.identity.id), b.identity.where, b.identity.trigger);
-  });
-  const std::size_t fresh = r.new_findings();
-  if (fresh == 0)
+  if (r.findings.empty()) {
     std::cout << (o.backend == scn::Backend::lockstep ? "Invariants not checked: lockstep compares the model with the kernel.\n"
                   : r.known.empty() ? "No invariant violated.\n"
                                     : "No new finding: every violation was a known finding.\n");
-  std::size_t pairs = 0;
-  for (std::size_t i = 0; i < fresh; ++i)
-    pairs += i == 0 || sorted[i].identity.id != sorted[i - 1].identity.id ||
-             sorted[i].identity.where != sorted[i - 1].identity.where;
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    const auto& f = sorted[i];
-    if (i == 0 && fresh > 0)
-      std::cout << fmt::format("{} new finding(s) at {} (invariant, site) pair(s):\n", fresh, pairs);
-    if (i == fresh)
-      std::cout << fmt::format("{} violation(s) after a known finding, each minimized with it (its consequence, not "
-                               "new):\n",
-                               sorted.size() - fresh);
-    std::cout << fmt::format("  {:<11} {:<60} {:<10} {} ops  {}{}\n", inv::id_name(f.identity.id),
-                             f.identity.where.substr(0, 60), f.identity.trigger, f.ops, f.file,
-                             f.after_known.empty() ? "" : "  (after " + f.after_known + ")");
+  } else {
+    // grouped by invariant and site (docs/fuzzing.md, "What makes two findings one")
+    std::vector<fuzz::CampaignFinding> sorted = r.findings;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      return std::tuple(inv::id_name(a.identity.id), a.identity.where, a.identity.trigger) <
+             std::tuple(inv::id_name(b.identity.id), b.identity.where, b.identity.trigger);
+    });
+    std::size_t pairs = 0;
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+      pairs += i == 0 || sorted[i].identity.id != sorted[i - 1].identity.id ||
+               sorted[i].identity.where != sorted[i - 1].identity.where;
+    std::cout << fmt::format("{} new finding(s) at {} (invariant, site) pair(s):\n", r.findings.size(), pairs);
+    for (const auto& f : sorted)
+      std::cout << fmt::format("  {:<11} {:<60} {:<10} {} ops  {}{}\n", inv::id_name(f.identity.id),
+                               f.identity.where.substr(0, 60), f.identity.trigger, f.ops, f.file,
+                               f.after_known.empty() ? "" : "  (after " + f.after_known + ")");
   }
   if (o.backend == scn::Backend::lockstep)
     std::cout << fmt::format("lockstep ({}, Linux {}): {} runs, {} operations, {} divergence(s)\n", profile.name,
@@ -147,13 +141,13 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
     const std::string file = o.findings_dir + "/campaign.known";
     std::ofstream(file) << fuzz::seen_identities(r, o).print(
         fmt::format("eevdf-check fuzz: the findings of a campaign on profile {} (seed {}, {} runs): the known ones it "
-                    "counted, then the new ones and the consequences of known ones, each with its minimized scenario.\n"
+                    "counted, then the new ones, each with its minimized scenario.\n"
                     "Give it to `eevdf-check fuzz --baseline` to report only what is new since.",
                     profile.name, o.seed, r.runs));
     std::cout << fmt::format("Everything it saw: {} (for --baseline)\n", file);
   }
   if (o.backend == scn::Backend::lockstep) return static_cast<int>(r.divergences);
-  return static_cast<int>(fresh);
+  return static_cast<int>(r.findings.size());
 }
 
 }  // namespace eevdf::cli

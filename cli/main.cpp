@@ -346,9 +346,12 @@ int main(int argc, char** argv) {
 
   std::string explain_id;
   bool explain_list = false;
+  bool explain_backends = false;
   auto* explain = app.add_subcommand("explain", "print an invariant's documentation");
   explain->add_option("id", explain_id, "invariant id, e.g. I-SUM");
   explain->add_flag("--list", explain_list, "list every invariant");
+  explain->add_flag("--backends", explain_backends,
+                    "list where every invariant runs: the model, the kernel's own code (which trees), lockstep");
 
   auto* profiles = app.add_subcommand("profiles", "list the kernel profiles and their feature defaults");
 
@@ -533,6 +536,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (explain->parsed()) {
+    if (explain_backends) {
+      for (std::size_t i = 0; i < inv::kIdCount; ++i)
+        std::cout << fmt::format("{:<11} {}\n", inv::id_name(static_cast<inv::Id>(i)),
+                                 inv::id_backends(static_cast<inv::Id>(i)));
+      return 0;
+    }
     if (explain_list || explain_id.empty()) {
       for (std::size_t i = 0; i < inv::kIdCount; ++i)
         std::cout << fmt::format("{:<11} {}\n", inv::id_name(static_cast<inv::Id>(i)),
@@ -541,7 +550,8 @@ int main(int argc, char** argv) {
     }
     const auto id = inv::id_from_name(explain_id);
     if (!id) return bad_input(fmt::format("unknown invariant '{}' (see `eevdf-check explain --list`)", explain_id));
-    std::cout << fmt::format("{}: {}\n\n{}\n", inv::id_name(*id), inv::id_statement(*id), inv::id_documentation(*id));
+    std::cout << fmt::format("{}: {}\n\n{}\nRuns on: {}.\n", inv::id_name(*id), inv::id_statement(*id),
+                             inv::id_documentation(*id), inv::id_backends(*id));
     return 0;
   }
   if (profiles->parsed()) {

@@ -219,35 +219,24 @@ void work(Shared& sh, unsigned job) {
       }
       if (!v.known.empty()) continue;  // a known finding: counted, not a finding
       const FindingIdentity identity = finding_identity(v, s);
-      // a known finding at or before it in this run: it may be that finding's consequence
-      const bool after_known = std::any_of(r.violations.begin(), r.violations.end(), [&](const inv::Violation& k) {
-        return !k.known.empty() && k.op_index <= v.op_index;
-      });
       std::size_t index = 0;
       {
         std::lock_guard lock(sh.mutex);
-        const auto seen = std::find_if(sh.findings.begin(), sh.findings.end(),
-                                       [&](const CampaignFinding& f) { return f.identity == identity; });
-        if (seen != sh.findings.end()) {
-          // found before; a consequence of a known finding is minimized once more
-          // when a run raises it with no known finding before it
-          if (seen->after_known.empty() || after_known || seen->tried_alone) continue;
-          seen->tried_alone = true;
-          index = static_cast<std::size_t>(seen - sh.findings.begin());
-        } else {
-          // claim it, minimize outside the lock; its file is named for the
-          // invariant, the site and the trigger, numbered from the second detail class on
-          std::size_t same_name = 1;
-          for (const auto& f : sh.findings)
-            same_name += f.identity.id == v.id && f.identity.where == v.where && f.identity.trigger == identity.trigger;
-          index = sh.findings.size();
-          sh.findings.push_back(CampaignFinding{
-              identity,
-              fmt::format("{}/{}-{}{}{}{}.scn", o.findings_dir, inv::id_name(v.id), slug(v.where),
-                          identity.trigger.empty() ? "" : "-at-", identity.trigger,
-                          same_name > 1 ? fmt::format("-{}", same_name) : ""),
-              0, my_runs, "", !after_known});
-        }
+        const bool seen = std::any_of(sh.findings.begin(), sh.findings.end(),
+                                      [&](const CampaignFinding& f) { return f.identity == identity; });
+        if (seen) continue;
+        // claim it, minimize outside the lock; its file is named for the
+        // invariant, the site and the trigger, numbered from the second detail class on
+        std::size_t same_name = 1;
+        for (const auto& f : sh.findings)
+          same_name += f.identity.id == v.id && f.identity.where == v.where && f.identity.trigger == identity.trigger;
+        index = sh.findings.size();
+        sh.findings.push_back(CampaignFinding{
+            identity,
+            fmt::format("{}/{}-{}{}{}{}.scn", o.findings_dir, inv::id_name(v.id), slug(v.where),
+                        identity.trigger.empty() ? "" : "-at-", identity.trigger,
+                        same_name > 1 ? fmt::format("-{}", same_name) : ""),
+            0, my_runs, ""});
       }
       // on the backend that found it: a violation of the kernel's own state is shrunk there
       const auto m = minimize(s, run_profile, v, o.minimize_budget, o.tolerances, o.selection, o.backend, exec.known);
@@ -314,7 +303,7 @@ scn::KnownSet seen_identities(const CampaignResult& r, const CampaignOptions& o)
       if (f.name == k.name) out.add(f);
   for (const CampaignFinding& f : r.findings) {
     const std::string stem = std::filesystem::path(f.file).stem().string();
-    out.add(scn::KnownSet::exactly(f.after_known.empty() ? stem : stem + "-after-" + f.after_known, f.identity, f.file));
+    out.add(scn::KnownSet::exactly(stem, f.identity, f.file));
   }
   return out;
 }

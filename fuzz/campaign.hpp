@@ -88,12 +88,11 @@ struct CampaignFinding {
   std::string file;
   std::size_t ops = 0;       // operations of the minimized scenario
   std::uint64_t at_run = 0;  // the run of its worker that found it
-  // Not new: its minimized scenario raises it only after this known finding
-  // (MinimizeResult::after_known), a consequence of that finding's state.
+  // The known findings its minimized scenario raises before it
+  // (MinimizeResult::after_known): it may be their consequence, which the
+  // reader judges (a documented consequence is a known finding "after NAME",
+  // scenario/known.hpp); it is a finding all the same.
   std::string after_known;
-  // ... and a run that raised it with no known finding before it has been
-  // minimized too (so it is not minimized again for that reason)
-  bool tried_alone = false;
 };
 
 // A known finding's count: the runs that raised it.
@@ -114,7 +113,6 @@ class CampaignLog {
                         std::size_t findings) = 0;
   // A new finding, number `number` (1-based), minimized (complete: 1-minimal) and
   // written to f.file with the scenario text `text`.
-  // f.after_known set: not new, a consequence of that known finding.
   virtual void finding(std::size_t number, const inv::Violation& v, const CampaignFinding& f, bool complete,
                        const std::string& text) = 0;
   // Lockstep: the first divergence (the campaign stops there); `shown` is the
@@ -127,13 +125,8 @@ struct CampaignResult {
   double seconds = 0;
   unsigned jobs = 1;
   std::size_t coverage = 0;   // distinct state features (fuzz/coverage.hpp), of StateCoverage::kFeatures
-  std::vector<CampaignFinding> findings;  // the new ones and the consequences of known ones (after_known)
+  std::vector<CampaignFinding> findings;  // the new ones, one an identity
   std::vector<KnownCount> known;          // the known findings seen, in the order first seen
-  std::size_t new_findings() const {
-    std::size_t n = 0;
-    for (const auto& f : findings) n += f.after_known.empty();
-    return n;
-  }
   double until_seconds = -1;  // when the --until invariant was first found (-1: not found)
   std::uint64_t until_runs = 0;
   unsigned divergences = 0;   // lockstep

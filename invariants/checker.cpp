@@ -581,6 +581,11 @@ void Checker::on_delayed(const SchedEntity& se) {
   delay_seen_[i] = true;
 }
 
+void Checker::on_wake_choice(const WakeCpuChoice& c) {
+  adopt_new_tasks();
+  if (selection_[Id::WAKECOUNT]) check_wake_choice(*this, *rq_, c);
+}
+
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
   adopt_new_tasks();
   mono_moved_ = vruntime_diff(se.vruntime, vruntime_before_[entity_slot(se)]);
@@ -812,8 +817,12 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
           ? W * rw_.lag_c * (a * static_cast<i128>(w2) - a2 * static_cast<i128>(w)) / static_cast<i128>(w2)
           : 0;
   const i128 num = dz * W * W2 + after.sum * W - rw_.v_sum * W2 - W * a * cut - precision;
-  // + 1: the truncation of the precision term's division
-  const i128 bound = W * W + 2 * W * W2 + (precision ? 1 : 0);
+  // + 1: the truncation of the precision term's division. v6.14-v7.0 re-place the entity
+  // through place_entity() (replace_after_rescale), within 2 ns of V - vlag' (checked
+  // above): that placement error, counted at the entity's average weight a', moves V by
+  // up to 2·a'/W' more.
+  const i128 replaced = rule == ReweightRule::replace_after_rescale ? 2 * a2 * W : 0;
+  const i128 bound = W * W + 2 * W * W2 + (precision ? 1 : 0) + replaced;
   if (num > bound || num < -bound) {
     const std::string clamp =
         cut ? fmt::format(" beyond the clamp's displacement {} (lag clamped by {})", format_i128(a * cut / W2),
@@ -822,10 +831,15 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
     const std::string prec = precision ? fmt::format(" beyond the {} of the average's truncated weights",
                                                      format_i128(precision / (W * W2)))
                                        : std::string{};
+    // a weight at or below 1024 that the average counts at scale_load_down()'s floor of 2
+    // (v6.12's empty-group class, 66951e4860d3 / 6d71a9c61604): said, so that it reads as its own class
+    const bool floored = !rq_->profile().behaviour.avg_full_weight && (w <= 1024 || w2 <= 1024);
     scope.report(Id::RW, "reweight_entity",
-                 fmt::format("V moved by about {} ns (virtual){}{} while reweighting {} -> {}; allowed {} (rounding)",
-                             format_i128(num / (W * W2)), clamp, prec, rw_.old_weight, rw_.new_weight,
-                             format_i128(W / W2 + 2)),
+                 fmt::format("V moved by about {} ns (virtual){}{} while reweighting {}{} -> {}{}; allowed {} (rounding)",
+                             format_i128(num / (W * W2)), clamp, prec, cfs_rq.curr == &se ? "the running entity " : "",
+                             rw_.old_weight, rw_.new_weight,
+                             floored ? " (a weight at or below 1024, which the average counts at its floor)" : "",
+                             format_i128(bound / (W * W2))),
                  {&se});
   }
 }

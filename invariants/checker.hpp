@@ -147,7 +147,11 @@ struct FreshRequest {
 };
 bool fresh_request_offends(const Rq& rq, const SchedEntity& se, FreshRequest& out);
 void report_fresh_request(const CheckScope& s, const FreshRequest& f);
-void check_wake_cpu(const CheckScope& s);    // I-WAKECOUNT (root queue: the CPU as the wake-up choice sees it)
+void check_wake_cpu(const CheckScope& s);    // I-WAKECOUNT (root queue: the backend's own answers of the counter tests)
+// I-WAKECOUNT at a wake-up CPU choice (Observer::on_wake_choice()), told to the
+// waking CPU's checker: the chosen CPU against the design's properties, judged
+// from the tasks of every CPU (rq.possible_cpus()).
+void check_wake_choice(Checker& checker, const Rq& rq, const WakeCpuChoice& c);
 void check_pelt(const CheckScope& s);        // I-PELT (root queue, while PELT is tracked)
 // I-PLACE at a placement with the saved lag (Observer::on_placed); s.avg includes se.
 void check_placement(const CheckScope& s, const SchedEntity& se, s64 saved_lag);
@@ -334,6 +338,7 @@ class Checker final : public Observer {
   void on_load_set(const SchedEntity& se, u64 old_weight) override;
   void on_set_next(const SchedEntity& se, bool first) override;
   void on_delayed(const SchedEntity& se) override;
+  void on_wake_choice(const WakeCpuChoice& c) override;
 
   // I-FAIR: the largest |service - weighted share| / (max_slice + TICK_NSEC) seen.
   double fairness_worst_ratio() const { return fairness_.worst_ratio(); }

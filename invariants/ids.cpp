@@ -97,7 +97,8 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "reweight_entity() rescales lag and relative deadline by w_old/w_new around V. V before and\n"
      "after may differ only by the floor of V before (< 1, amplified by (W_rest + w)/(W_rest + w'))\n"
      "plus the truncation of the lag division (< 1): |ΔV| <= (W_rest+w)/(W_rest+w') + 2. A queued\n"
-     "entity must land exactly at V - vlag' (V as avg_vruntime() computed it). When entity_lag()\n"
+     "entity must land exactly at V - vlag' (V as avg_vruntime() computed it; v6.14-v7.0 re-place\n"
+     "it through place_entity(), within 2 ns, which moves V by up to 2·w'/W' more). When entity_lag()\n"
      "clamped the lag (decided against the kernel's own limit, not I-LAG's upper bound) V moves\n"
      "legitimately: v6.9-v6.13's reweight_eevdf() rescales the clamped lag L_c, so V moves by\n"
      "a·(L - L_c)/W' (a = the entity's weight in the average, W' the queue's after) and by no\n"
@@ -273,19 +274,46 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "Exact; not raised on other profiles (h_load is unused there)."},
     {"I-WAKECOUNT",
      "the wake-up CPU choice counts only the tasks that can run: a delayed (sleeping) task is not work",
-     "select_task_rq_fair() judges a CPU by counters: idle_cpu() by rq->nr_running, sched_idle_cpu()\n"
-     "by rq->nr_running == h_nr_idle, and wake_affine_idle()'s WF_SYNC clause by \"the waker is the\n"
-     "only task\". With DELAY_DEQUEUE a task that blocked with negative lag stays queued, asleep, and\n"
-     "rq->nr_running still counts it. Checked on every CPU after every operation, from the tasks: the\n"
-     "CPU is idle exactly when nothing can run there (judged once an idle CPU has acted on a pending\n"
-     "reschedule, whose pick dequeues the delayed tasks a migration brought); SCHED_IDLE-only\n"
-     "exactly when something can and all of it is SCHED_IDLE or below an idle group; a running waker is alone exactly when no other\n"
-     "task can run there (queued RT tasks can); with the SMT_BUDDY_ASSIST RFC on, the count it reads of\n"
-     "a target is the fair tasks that can run there. Catches aa3ee4f0b754 (v6.16, 6.12.y: the sync clause\n"
-     "counted delayed tasks, v6.12) and the RFC's rejected rq->nr_running form. Every profile with DELAY_DEQUEUE breaks the sched_idle_rq()\n"
-     "clause (a delayed normal task beside a running SCHED_IDLE one: docs/findings.md, F9). Not\n"
-     "checked: WA_WEIGHT's loads (PELT averages, not counts), the per-CPU-kthread stacking test (no\n"
-     "kthreads), rq->ttwu_pending. Exact."},
+     "select_task_rq_fair() judges CPUs by counters: idle_cpu() by rq->nr_running, sched_idle_cpu() by\n"
+     "rq->nr_running == h_nr_idle, wake_affine_idle()'s WF_SYNC clause by \"the waker is the only\n"
+     "task\". With DELAY_DEQUEUE a task that blocked with negative lag stays queued, asleep, and is\n"
+     "still counted. Judged from the tasks: a CPU is idle when nothing can run there, SCHED_IDLE-only\n"
+     "when something can and all of it is SCHED_IDLE or below an idle group, free when either.\n"
+     "1. At every wake-up CPU choice (a wake without cpu= on several CPUs), on both backends: the CPU\n"
+     "the backend chose (the model's select_task_rq_fair(); on --backend kernel the tree's own, told\n"
+     "by kernelsrc/glue.c before the wake-up is performed), on the state the choice read. W: the\n"
+     "waking CPU, P: the wakee's previous CPU, C: the chosen one; the target select_idle_sibling()\n"
+     "starts from is W or P. Affine: W is P, or wake_wide() cannot find it wide (the smaller of the\n"
+     "waker's and the wakee's record_wakee() flip counts is below sd_llc_size). From the design:\n"
+     "(a) P free => C is W or P, and free: select_idle_sibling() takes a free target, else a free prev;\n"
+     "(a') W idle (an interrupt wake-up), W != P, WA_IDLE, affine => C is W or P, and free:\n"
+     "wake_affine_idle() makes W the target unless P idles too, and an idle target is kept;\n"
+     "(b) WF_SYNC, WA_IDLE, affine, the waker the one task that can run on W (delayed tasks not\n"
+     "counted) => C is W or free: the sync clause makes W the target, left only for a free CPU;\n"
+     "(c) NO_SIS_UTIL, some CPU free => C free: select_idle_cpu() scans the whole LLC;\n"
+     "(d) SMT, NO_SIS_UTIL, has_idle_cores set before the choice, a whole core idle => C is on a\n"
+     "whole idle core, or is W, P or the wakee's recent_used_cpu and free (the fast path's earlier\n"
+     "answers), or with the SMT_BUDDY_ASSIST RFC an idle sibling of W or P where more than one fair\n"
+     "task can run. A CPU whose idle task has a pending reschedule and delayed tasks queued (the\n"
+     "load balancer's `migrate`) is no premise until its schedule() has dequeued them. Exact on this\n"
+     "topology: one LLC, every CPU allowed, no SD_BALANCE_WAKE, energy model, asymmetric capacity,\n"
+     "cluster, per-CPU kthread waker or WF_CURRENT_CPU. Not a property, left to lockstep (every\n"
+     "choice against the tree's): WA_WEIGHT's PELT loads (which of W and P is the target otherwise),\n"
+     "SIS_UTIL's scan budget (a choice it decides is refused on both backends), which free CPU the\n"
+     "scan meets first, and (a') and (b) for a wide wake-up (its target is prev). Planted bugs it\n"
+     "finds in the tree's choice and the model's: docs/kernel-backend.md, \"The choice judged by\n"
+     "I-WAKECOUNT\".\n"
+     "2. After every operation, the backend's own answers against the tasks: on the model idle_cpu()\n"
+     "(once a pending reschedule is acted on), sched_idle_rq(), the WF_SYNC clause and the\n"
+     "SMT_BUDDY_ASSIST RFC's count (model/wake_cpu.hpp); on the kernel backend the tree's own\n"
+     "sched_idle_rq(), the one such test fair.c answers as a function (idle_cpu() is core.c's, the\n"
+     "glue's on 6.12.118 and 6.18.0, and the sync clause a branch of wake_affine_idle(): both are\n"
+     "judged at the choice, not recomputed on the kernel's counters). Catches aa3ee4f0b754 (v6.16,\n"
+     "6.12.y: the sync clause counted delayed tasks, v6.12; part 2, and (b) at a WF_SYNC choice) and\n"
+     "the RFC's rejected rq->nr_running form (part 2, and (d)). Every DELAY_DEQUEUE profile and tree\n"
+     "breaks sched_idle_rq() and through it (a) and (c) (docs/findings.md, F9): tolerated by default\n"
+     "exactly when the answer, or the choice, is the one the counters give with the delayed tasks\n"
+     "counted as work. Not checked: rq->ttwu_pending. Exact."},
     {"I-PLACE",
      "placement keeps the saved lag: once placed, an entity's lag V - v is its saved vlag",
      "EEVDF keeps a task's lag across a sleep, a migration and a change of its parameters (PLACE_LAG):\n"
@@ -313,8 +341,45 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "Exact."},
 }};
 
+// Where each invariant runs. Lockstep checks the model's run, whose state is
+// compared with the kernel's after every operation: every invariant runs there.
+// On the kernel's own code the checker hears the tree's functions through the
+// glue's events (kernelsrc/glue.c); the trees are 6.12.118, 6.18.0 and 7.0.0.
+constexpr std::string_view kEverywhere = "model; kernel (6.12.118, 6.18.0, 7.0.0); lockstep";
+constexpr std::array<std::string_view, kIdCount> kBackends = {{
+    kEverywhere,  // NULLPICK
+    kEverywhere,  // SUM
+    "model; kernel (6.12.118, 6.18.0, 7.0.0: at reweight_entity() and place_entity() only, the model's "
+    "arithmetic re-run on the tree's operands); lockstep (the model's shadow, its state compared with the "
+    "kernel's)",  // OVF
+    kEverywhere,  // KEY
+    kEverywhere,  // ELIG
+    kEverywhere,  // AVG0
+    kEverywhere,  // PICKOPT
+    kEverywhere,  // AUG
+    kEverywhere,  // LAG
+    kEverywhere,  // RW
+    kEverywhere,  // DL
+    kEverywhere,  // DELAY
+    kEverywhere,  // PROT
+    kEverywhere,  // SLICE
+    kEverywhere,  // CNT
+    kEverywhere,  // MONO
+    kEverywhere,  // FAIR
+    "model (its warnings); kernel (6.12.118, 6.18.0, 7.0.0: the tree's WARN_ON_ONCE/BUG_ON); lockstep (the "
+    "model's)",   // WARN
+    kEverywhere,  // WAKEPICK
+    kEverywhere,  // FRESH
+    "model (v7.3's flat runqueue only); on the kernel's code and in lockstep it runs with nothing to judge: no "
+    "tree has that runqueue",  // HLOAD
+    kEverywhere,  // WAKECOUNT
+    kEverywhere,  // PLACE
+    "model; kernel (6.12.118 taken with CONFIG_SMP, the default; 6.18.0, 7.0.0); lockstep",  // PELT
+}};
+
 }  // namespace
 
+std::string_view id_backends(Id id) { return kBackends[static_cast<std::size_t>(id)]; }
 std::string_view id_name(Id id) { return kEntries[static_cast<std::size_t>(id)].name; }
 std::string_view id_statement(Id id) { return kEntries[static_cast<std::size_t>(id)].statement; }
 std::string_view id_documentation(Id id) { return kEntries[static_cast<std::size_t>(id)].doc; }

@@ -20,6 +20,10 @@ std::string_view id_name(Id id);                    // "I-SUM"
 std::optional<Id> id_from_name(std::string_view);   // accepts "I-SUM" and "SUM"
 std::string_view id_statement(Id id);               // one line
 std::string_view id_documentation(Id id);           // paragraphs: property, mechanism, tolerance
+// Where it runs: the model, the kernel's own code (--backend kernel, the trees
+// the extractor takes) and lockstep; one line (docs/kernel-backend.md, "Which
+// invariants run where").
+std::string_view id_backends(Id id);
 
 // Which invariants run. All by default.
 struct Selection {

@@ -108,7 +108,9 @@ INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "account_entity_dequeue": "kb_tree_account_entity_dequeue",
               "reweight_entity": "kb_tree_reweight_entity", "update_entity_lag": "kb_tree_update_entity_lag",
               "__pick_eevdf": "kb_tree___pick_eevdf",
-              "select_idle_cpu": "kb_tree_select_idle_cpu"}
+              "select_idle_cpu": "kb_tree_select_idle_cpu",
+              "update_curr": "kb_tree_update_curr", "do_preempt_short": "kb_tree_do_preempt_short",
+              "preempt_sync": "kb_tree_preempt_sync"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}

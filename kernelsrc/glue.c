@@ -99,6 +99,17 @@ static long long kb_placed_lag;
  * and the backend stays crashed (every CPU: the kernel is dead). */
 static int kb_picking, kb_crashed;
 static jmp_buf kb_pick_env;
+/* The wake-up preemption decision (the fair class's wakeup_preempt hook, which
+ * wakeup_preempt() below calls) as the tree's own calls inside it tell it:
+ * the wakee while it runs, the resched_curr() calls it makes itself (not from
+ * inside update_curr(), whose own reschedule for curr's slice is not a
+ * preemption), its pick's answer and protection, and the two answers that
+ * name a reason the pick does not (6.12's do_preempt_short(), 7.0's
+ * preempt_sync()).  kb_wakeup_preempt_fair() sends the event from them. */
+static struct task_struct *kb_deciding;
+static int kb_in_update_curr;
+static int kb_reweighting;  /* inside reweight_entity() (its wrapper): no PLACING event for its re-placement */
+static int kb_decision_rescheds, kb_decision_picked, kb_decision_protect, kb_decision_short, kb_decision_sync;
 
 /* rq->clock_pelt: clock_task (capacity 1024, no IRQ or steal time: the two
  * never part) on a kernel whose clock was already KB_PELT_CLOCK_BASE ns (2^30,
@@ -347,6 +358,7 @@ static int kb_is_rt(const struct task_struct *p) { return p->sched_class == &kb_
 void resched_curr(struct rq *rq) {
   rq->curr->need_resched = 1;
   ++kb_cpus[kb_cpu_of(rq)].resched_calls;
+  if (kb_deciding && !kb_in_update_curr) ++kb_decision_rescheds;
 }
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
 void resched_curr_lazy(struct rq *rq) { resched_curr(rq); }  /* preemption model "full" */
@@ -369,11 +381,12 @@ unsigned int num_online_cpus(void) { return kb_online_cpus; }
  * 7.0 tests rq->next_class instead of the donor's class; the two differ only
  * from a higher class's wake-up (which set need_resched) to the next
  * __schedule(), where the fair hook returns before it changes anything. */
+static void kb_wakeup_preempt_fair(struct rq *rq, struct task_struct *p, int flags);
 void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags) {
   if (rq->curr == kb_idle_of(rq))
     resched_curr(rq);
   else if (!kb_is_rt(rq->curr))
-    KB_WAKEUP_PREEMPT_FAIR(rq, p, flags);
+    kb_wakeup_preempt_fair(rq, p, flags);
 }
 
 static struct task_struct *kb_task(int id) { return id >= 0 && id < kb_nr_tasks ? &kb_tasks[id] : 0; }
@@ -452,6 +465,9 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
   kb_event_ctx = NULL;
   kb_enqueuing = NULL;
   kb_lag_placed = 0;
+  kb_reweighting = 0;
+  kb_deciding = NULL;
+  kb_in_update_curr = 0;
   kb_nr_cpus = cfg->nr_cpus >= 1 && cfg->nr_cpus <= KB_MAX_CPUS && EEVDF_SHIM_SMP ? cfg->nr_cpus : 1;
   sysctl_sched_features = cfg->features;
   kb_online_cpus = cfg->ncpus;
@@ -703,7 +719,8 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
  * the model's: INITIAL_JIFFIES plus the ticks elapsed on the waking CPU.
  * Returns the CPU, or -1 for a task that is not chosen for (queued, new,
  * running, dead, an RT task) or a bad `from`.  Changes record_wakee()'s and
- * select_idle_sibling()'s memory, nothing else: kb_wake() performs it. */
+ * select_idle_sibling()'s memory, nothing else: kb_wake() performs it.  The
+ * answer is sent as KB_EVENT_WAKE_CHOICE first. */
 /* select_idle_cpu(), interposed: whether the choice
  * being made read what the backend does not keep (kb_select_task_rq_wake()) */
 static int kb_choice_unknown;
@@ -755,7 +772,22 @@ int kb_select_task_rq_wake(int id, int sync, int from) {
   kb_h_load_keep(0);  /* task_h_load()'s caches, which wake_affine_weight() refreshes */
   kb_choice_unknown = 0;
   const int cpu = select_task_rq_fair(p, p->cpu, wake_flags);
-  if (!kb_choice_unknown) return cpu;
+  if (!kb_choice_unknown) {
+    /* the answer, told before kb_wake() performs it (I-WAKECOUNT judges it on
+     * the state the choice read) */
+    struct kb_event e = {0};
+    e.kind = KB_EVENT_WAKE_CHOICE;
+    e.cpu = from;
+    e.queue = -1;
+    e.entity = id;
+    e.prev_cpu = p->cpu;
+    e.chosen_cpu = cpu;
+    e.sync = sync ? 1 : 0;
+    e.recent_used_cpu = recent_used_cpu;
+    e.had_idle_cores = has_idle_cores;
+    if (kb_event_cb) kb_event_cb(kb_event_ctx, &e);
+    return cpu;
+  }
   kb_h_load_keep(1);
   waker->last_wakee = last_wakee;
   waker->wakee_flips = flips;
@@ -1077,6 +1109,10 @@ static void kb_emit(int kind, const struct cfs_rq *cfs_rq, const struct sched_en
   kb_send(e, cfs_rq, se);
 }
 static void kb_decision_pick(const struct cfs_rq *cfs_rq, const struct sched_entity *se, int protect) {
+  if (kb_deciding) {
+    kb_decision_picked = 1;
+    kb_decision_protect = protect;
+  }
   struct kb_event e = {0};
   e.kind = KB_EVENT_DECISION_PICK;
   e.protect = protect;
@@ -1096,6 +1132,64 @@ static void kb_read_avg(const struct cfs_rq *cfs_rq, int reader) {
   if (kb_event_cb) kb_event_cb(kb_event_ctx, &e);
 }
 
+/* update_curr(), interposed: a resched_curr() inside it (curr's request
+ * renewed, or its protection over) is not the decision's own */
+static void update_curr(struct cfs_rq *cfs_rq) {
+  ++kb_in_update_curr;
+  kb_tree_update_curr(cfs_rq);
+  --kb_in_update_curr;
+}
+#if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(6, 18)
+/* do_preempt_short(), interposed (6.12): its answer inside the decision, after
+ * which the decision cancels curr's protection and asks pick_eevdf() */
+static bool do_preempt_short(struct cfs_rq *cfs_rq, struct sched_entity *pse, struct sched_entity *se) {
+  const bool answer = kb_tree_do_preempt_short(cfs_rq, pse, se);
+  if (kb_deciding && !kb_in_update_curr) kb_decision_short = answer;
+  return answer;
+}
+#endif
+#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
+/* preempt_sync(), interposed (7.0): PREEMPT_WAKEUP_RESCHED sends the decision
+ * to its reschedule without a pick */
+static enum preempt_wakeup_action preempt_sync(struct rq *rq, int wake_flags, struct sched_entity *pse,
+                                               struct sched_entity *se) {
+  const enum preempt_wakeup_action answer = kb_tree_preempt_sync(rq, wake_flags, pse, se);
+  if (kb_deciding) kb_decision_sync = answer == PREEMPT_WAKEUP_RESCHED;
+  return answer;
+}
+#endif
+
+/* The fair class's wakeup_preempt hook (check_preempt_wakeup_fair(), 7.0's
+ * wakeup_preempt_fair()), the tree's, and why it preempted: the model's
+ * on_wakeup_preempt().  In all three trees the decision's reschedule is its
+ * last statement (after cancel_protect_slice() where it cancels), so the state
+ * at its return is the state at that call.  The reason is read from the
+ * tree's calls in between, not recomputed: a pick asked (6.18 on: without
+ * protection for a shorter wakee; 6.12: do_preempt_short() said so), 7.0's
+ * preempt_sync() said RESCHED, or neither, which leaves the idle-curr rule
+ * (a non-idle wakee against an idle curr where they meet), and I-WAKEPICK
+ * checks that claim at that level itself.  The wakee's entity and the queue
+ * are those the tree's find_matching_se() gives. */
+static void kb_wakeup_preempt_fair(struct rq *rq, struct task_struct *p, int flags) {
+  struct task_struct *outer = kb_deciding;
+  kb_deciding = p;
+  kb_decision_rescheds = kb_decision_picked = kb_decision_protect = kb_decision_short = kb_decision_sync = 0;
+  KB_WAKEUP_PREEMPT_FAIR(rq, p, flags);
+  kb_deciding = outer;
+  if (!kb_decision_rescheds || kb_crashed) return;
+  struct sched_entity *se = &rq->curr->se, *pse = &p->se;
+  find_matching_se(&se, &pse);
+  struct kb_event e = {0};
+  e.kind = KB_EVENT_WAKEUP_PREEMPT;
+  if (kb_decision_sync)
+    e.reason = KB_PREEMPT_SYNC;
+  else if (kb_decision_picked)
+    e.reason = kb_decision_short || !kb_decision_protect ? KB_PREEMPT_SHORT_PICK : KB_PREEMPT_PICK;
+  else
+    e.reason = KB_PREEMPT_IDLE_CURR;
+  kb_send(e, cfs_rq_of(se), pse);
+}
+
 /* place_entity() and enqueue_entity(), interposed (kernelsrc/extract.py renames
  * the tree's definitions to kb_tree_*): the tree's functions. place_entity()
  * uses the saved lag when PLACE_LAG is on and the queue holds other entities
@@ -1108,6 +1202,12 @@ static void place_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int fla
   const int lag_placed = sched_feat(PLACE_LAG) && KB_NR_QUEUED(cfs_rq);
   const long long lag = se->vlag;
   kb_read_avg(cfs_rq, KB_READER_PLACE_ENTITY);
+  if (!kb_reweighting) {
+    struct kb_event e = {0};
+    e.kind = KB_EVENT_PLACING;
+    e.initial = (flags & ENQUEUE_INITIAL) != 0;
+    kb_send(e, cfs_rq, se);
+  }
   kb_tree_place_entity(cfs_rq, se, flags);
   if (se == kb_enqueuing) {
     kb_lag_placed = lag_placed;
@@ -1219,7 +1319,9 @@ static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsi
   e.old_relative = se->deadline;
   const int relative_off_queue = !se->on_rq && se->rel_deadline;
   kb_send(e, cfs_rq, se);
+  ++kb_reweighting;
   kb_tree_reweight_entity(cfs_rq, se, weight);
+  --kb_reweighting;
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 14)
   if (relative_off_queue) {
     e.kind = KB_EVENT_RELATIVE_RESCALED;

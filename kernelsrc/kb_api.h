@@ -134,6 +134,22 @@ typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *co
 #define KB_READER_PLACE_ENTITY 1
 #define KB_READER_PICK_EEVDF 2
 #define KB_EVENT_DECISION_PICK 11  /* the wake-up preemption decision's pick answered entity (-1: none) */
+#define KB_EVENT_WAKE_CHOICE 12  /* the tree's select_task_rq_fair() answered chosen_cpu for the wake-up of
+                                    task entity made on CPU cpu (kb_select_task_rq_wake()), before it is
+                                    performed; not sent for a choice that is undone (KB_CHOICE_SIS_UTIL) */
+#define KB_EVENT_WAKEUP_PREEMPT 13  /* the wake-up preemption decision returned having called resched_curr() itself
+                                       (not inside update_curr()): entity is the wakee where it meets curr
+                                       (the tree's find_matching_se()), queue theirs; reason KB_PREEMPT_* */
+#define KB_EVENT_PLACING 14  /* place_entity() was entered for entity (not inside reweight_entity(), whose
+                               REWEIGHT_BEGIN covers 7.0's re-placement); initial: ENQUEUE_INITIAL */
+/* why, read from the tree's own calls during the decision (docs/kernel-backend.md,
+ * "Why a wake-up preempted"): its pick answered (with or without protection; on 6.12
+ * do_preempt_short() answered true first), 7.0's preempt_sync() answered
+ * PREEMPT_WAKEUP_RESCHED, or neither: the idle-curr rule */
+#define KB_PREEMPT_PICK 0
+#define KB_PREEMPT_SHORT_PICK 1
+#define KB_PREEMPT_IDLE_CURR 2
+#define KB_PREEMPT_SYNC 3
 struct kb_event {
   int kind;
   int cpu;
@@ -145,6 +161,11 @@ struct kb_event {
   long long lag_raw, lag_saved;  /* KB_EVENT_LAG */
   int reader;                    /* KB_EVENT_READ_AVG */
   int protect;                   /* KB_EVENT_DECISION_PICK: the pick honoured slice protection */
+  /* KB_EVENT_WAKE_CHOICE: prev_cpu (p->wake_cpu), the answer, WF_SYNC, and p->recent_used_cpu and
+   * sd_llc_shared->has_idle_cores as they were before the choice */
+  int prev_cpu, chosen_cpu, sync, recent_used_cpu, had_idle_cores;
+  int reason;                    /* KB_EVENT_WAKEUP_PREEMPT: KB_PREEMPT_* */
+  int initial;                   /* KB_EVENT_PLACING: place_entity()'s flags have ENQUEUE_INITIAL */
 };
 typedef void (*kb_event_fn)(void *ctx, const struct kb_event *e);
 /* NULL: no events (the default after kb_init()) */
@@ -169,7 +190,8 @@ int kb_migrate(int id, int cpu);
  * Returns the CPU (then kb_wake() performs the wake-up there), or -1 when the
  * task is not chosen for (not sleeping, an RT task), `from` is bad or the
  * tree is built !CONFIG_SMP.  Updates the waker's and the wakee's memory
- * (record_wakee(), recent_used_cpu) as the kernel does.  A choice that read
+ * (record_wakee(), recent_used_cpu) as the kernel does, and sends the answer
+ * as KB_EVENT_WAKE_CHOICE before returning it.  A choice that read
  * what the backend does not keep, as the model refuses it, is undone (the
  * memory and has_idle_cores restored) and answered KB_CHOICE_SIS_UTIL (select_idle_cpu() under SIS_UTIL met an idle CPU or
  * looked for an idle core: the scan budget nr_idle_scan is PELT's). */

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "kernelsrc/kb_api.h"
+#include "model/fair.hpp"
 #include "model/weights.hpp"
 
 namespace eevdf::kernelsrc {
@@ -40,6 +41,20 @@ unsigned features_of(const Profile& profile) {
 void on_warn(void* ctx, const char* file, int line, const char* cond) {
   static_cast<std::vector<KernelWarning>*>(ctx)->push_back({file, line, cond});
 }
+
+// I-OVF on the kernel's code: the model's arithmetic of a tree function,
+// re-run on the mirror at the moment the tree's function begins (the operands
+// are the tree's), heard for its overflows only (the model's shadow of each
+// multiplication and addition, docs/kernel-backend.md "Which invariants run
+// where"). Every other hook of that run is dropped: the tree's own events tell those.
+class OverflowsOnly final : public Observer {
+ public:
+  explicit OverflowsOnly(Observer& to) : to_(to) {}
+  void on_overflow(const OverflowEvent& e) override { to_.on_overflow(e); }
+
+ private:
+  Observer& to_;
+};
 
 TaskState state_of(int s) {
   switch (s) {
@@ -93,6 +108,17 @@ KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues, unsigne
   refresh();
 }
 
+template <class F>
+void KernelBackend::overflow_shadow(Rq& rq, F f) {
+  if (!overflow_shadow_on_) return;
+  Observer& obs = rq.obs();
+  OverflowsOnly overflows(obs);
+  rq.set_observer(&overflows);
+  f();
+  rq.set_observer(&obs);
+  refresh();
+}
+
 void KernelBackend::on_event(void* self, const kb_event* e) {
   auto& kb = *static_cast<KernelBackend*>(self);
   if (e->cpu < 0 || static_cast<unsigned>(e->cpu) >= kb.mirror_->size() || e->queue < -1) return;
@@ -117,6 +143,11 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
     obs.on_warn(Warn::pick_next_entity_null, nullptr);
     return;
   }
+  if (e->kind == KB_EVENT_WAKE_CHOICE) {
+    obs.on_wake_choice({e->entity, e->cpu, e->prev_cpu, e->chosen_cpu, e->sync != 0, e->recent_used_cpu,
+                        e->had_idle_cores != 0});
+    return;
+  }
   if (e->entity < 0) return;
   SchedEntity& se = e->entity < KB_MAX_TASKS ? kb.mirror_->rq(0).tasks[static_cast<std::size_t>(e->entity)].se
                                              : rq.groups[static_cast<std::size_t>(e->entity - KB_MAX_TASKS)].se;
@@ -126,13 +157,29 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
     case KB_EVENT_SET_NEXT: obs.on_set_next(se, e->first != 0); break;
     case KB_EVENT_DELAYED: obs.on_delayed(se); break;
     case KB_EVENT_MADE_RELATIVE: obs.on_deadline_made_relative(se); break;
-    case KB_EVENT_REWEIGHT_BEGIN: obs.on_reweight_begin(q, se, e->weight); break;
+    case KB_EVENT_REWEIGHT_BEGIN:
+      obs.on_reweight_begin(q, se, e->weight);
+      // the rescale products (and, from 6.14 on, the re-placement's) of this reweight
+      kb.overflow_shadow(rq, [&] { reweight_entity(q, se, e->weight); });
+      break;
+    case KB_EVENT_PLACING:  // lag·(load + w), V and the virtual slice of this placement
+      kb.overflow_shadow(rq, [&] { place_entity(q, se, e->initial ? enqueue_flags::INITIAL : 0); });
+      break;
     case KB_EVENT_RELATIVE_RESCALED:
       obs.on_relative_deadline_rescaled(se, e->old_relative, e->old_weight, e->weight);
       break;
     case KB_EVENT_REWEIGHT_END: obs.on_reweight_end(q, se); break;
     case KB_EVENT_LAG: obs.on_lag_clamp(q, se, e->lag_raw, e->lag_saved); break;
     case KB_EVENT_DECISION_PICK: obs.on_pick(q, &se, e->protect != 0, PickCaller::wakeup_preempt_decision); break;
+    case KB_EVENT_WAKEUP_PREEMPT:
+      switch (e->reason) {
+        case KB_PREEMPT_PICK: obs.on_wakeup_preempt(q, se, WakeupPreemptReason::pick); break;
+        case KB_PREEMPT_SHORT_PICK: obs.on_wakeup_preempt(q, se, WakeupPreemptReason::short_pick); break;
+        case KB_PREEMPT_IDLE_CURR: obs.on_wakeup_preempt(q, se, WakeupPreemptReason::idle_curr); break;
+        case KB_PREEMPT_SYNC: obs.on_wakeup_preempt(q, se, WakeupPreemptReason::sync); break;
+        default: break;
+      }
+      break;
     default: break;
   }
 }
@@ -578,6 +625,7 @@ void KernelBackend::refresh() {
     rq.fair_tick_rescheds = k.fair_tick_rescheds;
     rq.need_resched = k.need_resched != 0;
     rq.nr_running = k.nr_running;
+    rq.tree_sched_idle_rq = k.sched_idle_rq != 0 ? 1 : 0;  // the tree's own answer (I-WAKECOUNT)
     if (s.nr_cpus > 1) copy_wakee(k.idle_wakee, rq.idle_wakee);
     // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops): every CPU stops
     rq.oops = oops;

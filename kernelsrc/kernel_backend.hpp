@@ -112,6 +112,8 @@ class KernelBackend {
   // The kernel's state in the model's types, brought up to date after every entry point.
   System& state() { return *mirror_; }
   const System& state() const { return *mirror_; }
+  // I-OVF's shadow at the tree's reweight_entity() and place_entity() (on by default).
+  void set_overflow_shadow(bool on) { overflow_shadow_on_ = on; }
   // The tree's own sched_idle_rq() of CPU `cpu` after the last entry point (model/wake_cpu.hpp).
   bool sched_idle_rq(unsigned cpu = 0) const { return cpu < sched_idle_rq_.size() && sched_idle_rq_[cpu]; }
   // Kernel warnings (SCHED_WARN_ON, WARN_ON_ONCE) since the last call.
@@ -124,6 +126,14 @@ class KernelBackend {
   // model's functions tell it (on_placed(), on_pick()). Nothing when no
   // observer listens (lockstep's kernel side).
   static void on_event(void* self, const kb_event* e);
+  // Whether the model's shadow of reweight_entity() and place_entity() runs at
+  // their events (I-OVF; on by default, the executor turns it off when I-OVF is not checked).
+  bool overflow_shadow_on_ = true;
+  // Runs the model's function f on the mirror with rq's observer hearing its
+  // overflows only, then refreshes the mirror from the kernel (f's changes
+  // are the model's, not the tree's).
+  template <class F>
+  void overflow_shadow(Rq& rq, F f);
   Task* task(int id);
   Rq& rq_of(int id);  // the mirror's runqueue of the task's CPU
   Profile profile_;

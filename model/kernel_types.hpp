@@ -103,6 +103,21 @@ enum class WakeupPreemptReason : std::uint8_t {
   short_eligible,  // ba0d3bf5f97b (v7.3-rc1): PREEMPT_SHORT, the pick did not return the wakee but it is eligible
 };
 
+// A wake-up CPU choice (select_task_rq_fair() for WF_TTWU, several CPUs):
+// what the choice was asked and what it answered, told at the moment it
+// answered, before the wakee is enqueued anywhere (the state is the one the
+// choice read; only its own memory, record_wakee()'s, recent_used_cpu and
+// has_idle_cores, has moved).
+struct WakeCpuChoice {
+  int task = -1;             // the wakee p, asleep on prev_cpu
+  int waker_cpu = -1;        // smp_processor_id(): the CPU the wake-up is made on
+  int prev_cpu = -1;         // p's CPU (p->wake_cpu)
+  int chosen_cpu = -1;       // the answer
+  bool sync = false;         // WF_SYNC
+  int recent_used_cpu = -1;  // p->recent_used_cpu before the choice (select_idle_sibling() rewrites it)
+  bool had_idle_cores = false;  // sd_llc_shared->has_idle_cores before the choice
+};
+
 struct OverflowEvent {
   Site site;
   i128 lhs;        // first operand
@@ -147,6 +162,9 @@ class Observer {
   // enqueue_entity() placed se with its saved lag `saved_lag` against other
   // queued entities (place_entity() returned true); se now counts in V.
   virtual void on_placed(const CfsRq&, const SchedEntity&, s64 /*saved_lag*/) {}
+  // select_task_rq_fair() chose a CPU for a wake-up (told to the waking CPU's
+  // observer; the other CPUs through Rq::possible_cpus()).
+  virtual void on_wake_choice(const WakeCpuChoice&) {}
 };
 
 Observer& null_observer();

@@ -194,6 +194,11 @@ class Rq {
   u64 fair_tick_rescheds = 0;
   bool oops = false;      // the kernel would have crashed (NULL pick); entry points refuse
   unsigned nr_running = 0;  // rq->nr_running: fair tasks queued (delayed ones included) and RT tasks queued
+  // Not kernel state: on the kernel backend's mirror, the tree's own
+  // sched_idle_rq() of this CPU as the mirror was last refreshed (0 or 1),
+  // the answer I-WAKECOUNT judges there; -1 on the model, whose own functions
+  // (model/wake_cpu.hpp) answer.
+  int tree_sched_idle_rq = -1;
   int cpu = 0;              // cpu_of(rq)
  private:
   std::vector<Task> own_tasks_;              // the task table of a lone runqueue

@@ -317,11 +317,15 @@ Refusal select_task_rq_fair_wake(System& sys, int id, int from, bool sync, int& 
   weighed = c.weighed;
   Rq& this_rq = sys.rq(static_cast<unsigned>(from));
   const int waker = this_rq.running();
+  Task& p = *this_rq.task(id);
+  const WakeCpuChoice told{id, from, p.cpu, c.cpu, sync, p.recent_used_cpu, sys.llc_shared().has_idle_cores};
   (waker >= 0 ? this_rq.task(waker)->wakee : this_rq.idle_wakee) = c.current;
-  this_rq.task(id)->recent_used_cpu = c.recent;
+  p.recent_used_cpu = c.recent;
   sys.llc_shared().has_idle_cores = c.has_idle_cores;
   c.h_loads.apply();
   chosen = c.cpu;
+  // the answer, before the wake-up is performed (I-WAKECOUNT judges it there)
+  this_rq.obs().on_wake_choice(told);
   return Refusal::none;
 }
 

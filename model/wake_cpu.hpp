@@ -69,7 +69,8 @@ bool wake_affine_idle_sync(const Rq& this_rq);
 // a budget of 0 skips it (model/wake_cpu.cpp), any other runs it whole.
 // On success `chosen` is the CPU and record_wakee()'s and
 // select_idle_sibling()'s memory (recent_used_cpu, has_idle_cores) and
-// task_h_load()'s cache are updated as the kernel's; a choice that SIS_UTIL's
+// task_h_load()'s cache are updated as the kernel's, and the waking CPU's
+// observer is told (Observer::on_wake_choice()); a choice that SIS_UTIL's
 // budget decides (Refusal::sis_util_scan) is refused and changes nothing.
 // `wide`: wake_wide() found the wake-up wide (want_affine false: the fast path
 // starts from prev); `weighed`: wake_affine_weight() was asked; measures of

@@ -381,11 +381,12 @@ ExecResult Executor::run(const Scenario& s) {
   if (kernel && !lockstep) {
     // On the kernel's own state the checker hears the model's events from the
     // tree's own functions (kernelsrc/glue.c wraps them: placements, picks,
-    // set_next_entity(), delays, reweights, lags, reads of V) and its warnings
-    // (kernelsrc/shim.h). Two are not sent: the 128-bit shadow of each
-    // multiplication (I-OVF, off here) and why a wake-up preempted (I-WAKEPICK
-    // is not raised). docs/kernel-backend.md, "Events from the tree's own functions".
-    selection.set(inv::Id::OVF, false);
+    // set_next_entity(), delays, reweights, lags, reads of V, why a wake-up
+    // preempted) and its warnings (kernelsrc/shim.h). I-OVF hears the model's
+    // 128-bit shadow at two of them only, reweight_entity() and place_entity()
+    // (the model's arithmetic on the tree's operands; the other sites are not
+    // shadowed). docs/kernel-backend.md, "Which invariants run where".
+    kernel->set_overflow_shadow(selection[inv::Id::OVF]);
     // a tree built !CONFIG_SMP (6.12.118) keeps no PELT: I-PELT has nothing to judge
     if (!kernelsrc::smp()) selection.set(inv::Id::PELT, false);
   }
@@ -432,9 +433,10 @@ ExecResult Executor::run(const Scenario& s) {
       if (v.known.empty()) {
         new_violation = true;
       } else {
-        // the first of each known finding is kept, the later ones counted
+        // the first of each known identity (invariant, site, detail class) is kept, the later ones counted
         const bool repeat = std::any_of(r.violations.begin(), r.violations.end(), [&](const inv::Violation& o) {
-          return o.known == v.known && o.id == v.id && o.where == v.where;
+          return o.known == v.known && o.id == v.id && o.where == v.where &&
+                 finding_identity(o, s).detail == finding_identity(v, s).detail;
         });
         if (repeat) {
           ++r.known_repeats;

@@ -120,8 +120,8 @@ struct ExecResult {
   std::string error;  // a refused operation in strict mode, or a bad profile
   int error_op = -1;
   // The violations: every one that is not known, and the first of each known
-  // finding (invariant, site, detail class); later ones of a known finding
-  // are only counted in known_repeats.
+  // identity (invariant, site, detail class); later ones are only counted in
+  // known_repeats.
   std::vector<inv::Violation> violations;
   int known_repeats = 0;
   std::vector<std::string> expectation_failures;

@@ -58,6 +58,7 @@ std::string detail_class(std::string_view what, const std::vector<std::string>& 
     i = end;
   }
   collapse(out, "group @", "@");
+  collapse(out, "@ on CPU #", "@");  // an entity named with its CPU (several runqueues): the same entity
   collapse(out, "@, @", "@");
   collapse(out, "#, #", "#");
   return out;

@@ -55,13 +55,17 @@ std::optional<KnownSet> KnownSet::parse(std::string_view text, const std::string
       return fail(fmt::format("expected 6 tab-separated fields (name, invariant, triggers, site, scenario, detail "
                               "class), found {}",
                               fields.size()));
-    const auto id = inv::id_from_name(fields[1]);
+    const auto id = fields[1] == "*" ? std::optional<inv::Id>(inv::Id::WARN) : inv::id_from_name(fields[1]);
     if (!id) return fail(fmt::format("unknown invariant '{}'", fields[1]));
     if (fields[0].empty() || fields[3].empty()) return fail("empty name or site");
+    if (fields[1] == "*" && (fields[3] != "*" || fields[5] != "*" || fields[2].find(" after ") == std::string_view::npos))
+      return fail("an entry for any invariant ('*') takes any site and detail class ('*') and needs a condition "
+                  "(' after ...')");
     KnownFinding f;
     f.line = line_no;
     f.name = std::string(fields[0]);
     f.identity.id = *id;
+    f.any_invariant = fields[1] == "*";
     f.identity.where = std::string(fields[3]);
     f.scenario = std::string(fields[4]);
     f.identity.detail = std::string(fields[5]);
@@ -108,7 +112,9 @@ std::optional<KnownSet> KnownSet::load(const std::string& path, std::string& err
 
 bool KnownFinding::matches(const FindingIdentity& f, const Scenario& s, int op_index,
                            const std::vector<std::string>& before) const {
-  if (f.id != identity.id || f.where != identity.where || f.detail != identity.detail) return false;
+  if (!any_invariant && (f.id != identity.id || f.where != identity.where ||
+                         (identity.detail != "*" && f.detail != identity.detail)))
+    return false;
   if (!triggers.empty() && std::find(triggers.begin(), triggers.end(), f.trigger) == triggers.end()) return false;
   if (after.empty()) return true;
   if (!op_spec_by_keyword(after)) return std::find(before.begin(), before.end(), after) != before.end();
@@ -145,7 +151,8 @@ std::string KnownSet::print(const std::string& header) const {
     pos = end == std::string::npos ? header.size() : end + 1;
   }
   for (const KnownFinding& f : entries_)
-    out += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", f.name, inv::id_name(f.identity.id), f.triggers_text(),
+    out += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", f.name, f.any_invariant ? "*" : inv::id_name(f.identity.id),
+                       f.triggers_text(),
                        f.identity.where, f.scenario, f.identity.detail);
   return out;
 }
@@ -227,7 +234,8 @@ std::vector<std::string> replay_known(KnownSet& set, const std::string& profile,
       any_site.identity.detail = f.detail;
       // the closest to what the entry says: the same site and detail class, else the same site, else the first
       const int score = (f.where == k.identity.where ? 2 : 0) + (f.detail == k.identity.detail ? 1 : 0);
-      if (v.id == k.identity.id && any_site.matches(f, sc, v.op_index, before) && (!seen || score > seen_score)) {
+      if ((k.any_invariant || v.id == k.identity.id) && any_site.matches(f, sc, v.op_index, before) &&
+          (!seen || score > seen_score)) {
         seen = &v;
         seen_identity = f;
         seen_score = score;
@@ -235,13 +243,16 @@ std::vector<std::string> replay_known(KnownSet& set, const std::string& profile,
       if (!v.known.empty()) before.push_back(v.known);
     }
     if (!seen) {
-      problem(fmt::format("raises no {} at {}", inv::id_name(k.identity.id), k.triggers_text()));
+      problem(fmt::format("raises no {} at {}", k.any_invariant ? "violation" : inv::id_name(k.identity.id),
+                          k.triggers_text()));
       continue;
     }
+    if (k.any_invariant) continue;  // a violation after the condition is all it asks
+    const bool any_detail = k.identity.detail == "*";
     if (update) {
       k.identity.where = seen_identity.where;
-      k.identity.detail = seen_identity.detail;
-    } else if (seen_identity.where != k.identity.where || seen_identity.detail != k.identity.detail) {
+      if (!any_detail) k.identity.detail = seen_identity.detail;
+    } else if (seen_identity.where != k.identity.where || (!any_detail && seen_identity.detail != k.identity.detail)) {
       problem(fmt::format("raises it in '{}' as '{}', the file says '{}' as '{}'", seen_identity.where,
                           seen_identity.detail, k.identity.where, k.identity.detail));
     }

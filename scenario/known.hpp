@@ -19,7 +19,12 @@
 // K2), or by " after NAME": only after a violation of known finding NAME in
 // the same run (its documented consequence: "* after K1"). SCENARIO is the regression scenario that raises it; for a profile's
 // file the test suite replays each and asks for exactly that invariant, site
-// and detail class, at one of the triggers.
+// and detail class, at one of the triggers. A DETAIL CLASS of "*" takes every
+// detail class of the site: for an entry with a condition whose consequences
+// take many forms (a wrong V after K2's lost update breaks every pick rule).
+// INVARIANT "*" (with SITE and DETAIL CLASS "*") takes every violation that
+// meets the entry's condition: "* after K2", everything a corrupted sum breaks
+// once K2 has shown in the run.
 #pragma once
 
 #include <optional>
@@ -35,6 +40,7 @@ namespace eevdf::scn {
 struct KnownFinding {
   std::string name;      // "K1", "F9", or a regression scenario's name
   FindingIdentity identity;  // its trigger is the first of `triggers` ("" for none or any)
+  bool any_invariant = false;  // INVARIANT "*" (then SITE and DETAIL CLASS are "*", and a condition is set)
   std::vector<std::string> triggers;  // the keywords it arises at; empty: any
   std::string after;                  // an operation keyword, or a known finding's name, that must come
                                       // first in the run ("" none)

@@ -72,6 +72,9 @@ TEST(FindingIdentity, DetailClassDropsNumbersAndNamesButKeepsTheWords) {
   // a word is a name only as a whole word, and the words of the rule stay
   EXPECT_EQ(detail_class("Alpha beside A: the eligible next buddy (PICK_BUDDY)", names),
             "Alpha beside @: the eligible next buddy (PICK_BUDDY)");
+  // an entity named with its CPU (several runqueues) is the same entity
+  EXPECT_EQ(detail_class("the lag of T13 on CPU 1 lies within the bound; group G1 on CPU 0: 5", names),
+            detail_class("the lag of T13 lies within the bound; group G1: 7", names));
   EXPECT_NE(detail_class("the pick takes A: the eligible next buddy", names),
             detail_class("the pick takes A: the earliest deadline among eligible entities", names));
 }

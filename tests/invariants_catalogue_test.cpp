@@ -1484,5 +1484,21 @@ TEST(Catalogue, DeadlineFreshRequestCleanTwin) {
   EXPECT_EQ(h.se(s).deadline - h.se(s).vruntime, h.se(s).slice);  // nice 0: the virtual slice is the slice
 }
 
+// `explain` says where each invariant runs: every one on the model and in
+// lockstep, on the kernel's own code all but I-HLOAD (no tree has v7.3's flat
+// runqueue), I-OVF there at two functions only (the model's shadow re-run on
+// the tree's operands, kernelsrc/kernel_backend.cpp).
+TEST(Catalogue, EveryInvariantSaysWhereItRuns) {
+  for (std::size_t i = 0; i < inv::kIdCount; ++i) {
+    const auto id = static_cast<Id>(i);
+    const std::string_view where = inv::id_backends(id);
+    EXPECT_EQ(where.substr(0, 5), "model") << inv::id_name(id);
+    EXPECT_NE(where.find("lockstep"), std::string_view::npos) << inv::id_name(id);
+    const bool on_kernel = where.find("kernel (") != std::string_view::npos;
+    EXPECT_EQ(on_kernel, id != Id::HLOAD) << inv::id_name(id) << ": " << where;
+  }
+  EXPECT_NE(inv::id_backends(Id::OVF).find("reweight_entity() and place_entity() only"), std::string_view::npos);
+}
+
 }  // namespace
 }  // namespace eevdf

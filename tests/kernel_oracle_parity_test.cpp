@@ -3,10 +3,10 @@
 // kernelsrc/glue.c's wrappers of the tree's functions) raises the same
 // violations, invariant, operation and site, as the model of the tree's
 // profile. Lockstep shows the two states equal after every operation; this
-// shows the oracle sees the same moments inside them. Off on both sides: I-OVF
-// (the model's 128-bit shadow of each multiplication, which the executor turns
-// off on the kernel backend) and I-WAKEPICK (the backend does not tell why a
-// wake-up preempted, so it is never raised there).
+// shows the oracle sees the same moments inside them. I-OVF runs on both
+// sides: on the kernel's code the model's shadow of reweight_entity() and
+// place_entity() only, so the generated inputs, which overflow nowhere on these
+// trees, show that the shadow raises nothing false (their count is printed).
 //
 // EEVDF_PARITY_RUNS=N sets the number of inputs of each test, EEVDF_PARITY_WHAT=1
 // prints each violation's text, EEVDF_PARITY_DUMP=DIR writes a differing input
@@ -47,10 +47,11 @@ std::vector<std::string> summary(const scn::ExecResult& r) {
 // Inputs of byte format `format` on `runqueues` CPUs (formats 3 on: a
 // runqueue byte), every CPU checked after every operation on both sides.
 void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned runqueues, std::uint64_t default_runs,
-                   unsigned smt = 1) {
+                   unsigned smt = 1, const char* features = "", bool skip_aug = false) {
   std::string error;
   scn::ProfileOverride o;
   o.profile = tree_profile();
+  o.features = features;
   // Several CPUs, default features: a wake-up without a CPU is chosen by the
   // model and by the tree's select_task_rq_fair(), and refused by both where
   // it would read PELT (WA_WEIGHT, SIS_UTIL's budget).
@@ -61,10 +62,7 @@ void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned run
   scn::ExecOptions model;
   model.strict = false;
   model.keep_going = true;
-  // not checked on the kernel's code: I-OVF (the model's 128-bit shadow of each
-  // multiplication) and I-WAKEPICK (the reason a wake-up preempted is not told)
-  model.selection.set(inv::Id::OVF, false);
-  model.selection.set(inv::Id::WAKEPICK, false);
+  if (skip_aug) model.selection.set(inv::Id::AUG, false);
   // and I-PELT on a tree that keeps no PELT (6.12.118, built !CONFIG_SMP)
   if (!kernelsrc::smp()) model.selection.set(inv::Id::PELT, false);
   model.sweep_period = 1;
@@ -72,7 +70,7 @@ void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned run
   kernel.backend = scn::Backend::kernel;
   std::mt19937_64 rng(runqueues);
   std::vector<std::uint8_t> bytes;
-  std::uint64_t with_violations = 0, mismatches = 0;
+  std::uint64_t with_violations = 0, mismatches = 0, wakepick = 0, overflows = 0;
   for (std::uint64_t run = 0; run < runs; ++run) {
     bytes.resize(8 + rng() % 300);
     for (auto& b : bytes) b = static_cast<std::uint8_t>(rng());
@@ -86,6 +84,10 @@ void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned run
     ASSERT_EQ(m.executed, k.executed) << "run " << run;
     const auto ms = summary(m), ks = summary(k);
     with_violations += !ms.empty();
+    for (const inv::Violation& v : m.violations) {
+      wakepick += v.id == inv::Id::WAKEPICK;
+      overflows += v.id == inv::Id::OVF;
+    }
     if (ms == ks) continue;
     ++mismatches;
     // the first difference, and what each side raised from there
@@ -116,16 +118,37 @@ void expect_parity(std::uint8_t first_format, std::uint8_t formats, unsigned run
     ADD_FAILURE() << text << "\n" << scn::print_scenario(s);
     if (mismatches >= 3) break;
   }
-  std::printf("parity on %s, %u runqueue(s), smt %u: %llu inputs, %llu with violations, %llu differing\n",
-              profile->name.c_str(), runqueues, smt, static_cast<unsigned long long>(runs),
-              static_cast<unsigned long long>(with_violations), static_cast<unsigned long long>(mismatches));
-  // the inputs must raise violations, or the comparison shows nothing
-  EXPECT_GT(with_violations, runs / 20);
+  std::printf("parity on %s%s%s%s, %u runqueue(s), smt %u: %llu inputs, %llu with violations (%llu I-WAKEPICK, "
+              "%llu I-OVF), %llu differing\n",
+              profile->name.c_str(), *features ? " " : "", features, skip_aug ? " without I-AUG" : "", runqueues, smt,
+              static_cast<unsigned long long>(runs), static_cast<unsigned long long>(with_violations),
+              static_cast<unsigned long long>(wakepick), static_cast<unsigned long long>(overflows),
+              static_cast<unsigned long long>(mismatches));
+  // the inputs must raise violations, or the comparison shows nothing (fewer
+  // without the stale augments, which most inputs reach)
+  EXPECT_GT(with_violations, runs / (skip_aug ? 50 : 20));
 }
 
 TEST(KernelOracleParity, OneCpu) {
   if (!kernelsrc::available()) GTEST_SKIP() << "no kernel backend in this build";
   expect_parity(1, 2, 1, 2000);  // format 1: tasks; 2: task groups too
+}
+
+// NEXT_BUDDY (off by default): the buddy set by the wake-up decision, and on
+// 7.0 its sync shortcut (preempt_sync()), for I-WAKEPICK's reasons
+TEST(KernelOracleParity, OneCpuNextBuddy) {
+  if (!kernelsrc::available()) GTEST_SKIP() << "no kernel backend in this build";
+  expect_parity(1, 2, 1, 1000, 1, "NEXT_BUDDY");
+}
+
+// Without I-AUG: 7.0.0's stale max_slice augment (the v7.0 profile's expected
+// finding) fires at almost every operation, and a run keeps at most
+// inv::Checker::kMaxViolations violations, so with it on 7.0 compares little
+// else; the stale min_slice of 6.12.118 and 6.18.0 less often.
+TEST(KernelOracleParity, OneCpuWithoutAug) {
+  if (!kernelsrc::available()) GTEST_SKIP() << "no kernel backend in this build";
+  expect_parity(1, 2, 1, 2000, 1, "", true);
+  expect_parity(1, 2, 1, 1000, 1, "NEXT_BUDDY", true);
 }
 
 TEST(KernelOracleParity, TwoCpus) {
