@@ -189,9 +189,8 @@ def pairs_of(findings_dir):
 def read_known(path):
     """The rows of a campaign.known file (tab-separated, '#' comments skipped): each as a dict of its name (the
     first field), its invariant (the field that is an invariant's id), its scenario (the field that names a .scn
-    file) and all its fields. A campaign lists the known findings it counted, under their names, and each
-    finding it minimized, named after its scenario file: new ones as the file's stem, violations after a known
-    finding K as STEM-after-K."""
+    file) and all its fields. A campaign lists the known findings it counted, under their names and with their
+    regression scenarios, and each finding it minimized, with the scenario it wrote into its directory."""
     rows = []
     with open(path, errors="replace") as f:
         for line in f:
@@ -212,23 +211,17 @@ def key_of(row):
 
 
 def campaign_findings(findings_dir):
-    """What a campaign minimized into FINDINGS_DIR, from its campaign.known: (new findings, violations after a
-    known finding), each a list of (invariant, scenario path, identity: the row's fields but its name and scenario)."""
+    """The findings a campaign minimized into FINDINGS_DIR, from its campaign.known: the rows whose scenario lies
+    there (a known finding's, the profile's or a baseline's, lies elsewhere), as (invariant, scenario path,
+    identity)."""
     here = os.path.realpath(findings_dir)
-    new, after = [], []
+    found = []
     for row in read_known(os.path.join(findings_dir, KNOWN_FILE)):
         base = os.path.basename(row["scenario"])
-        if os.path.realpath(os.path.dirname(row["scenario"]) or ".") != here or \
-                not os.path.isfile(os.path.join(here, base)):
-            continue  # a known finding of the profile or of a baseline: its scenario lies elsewhere
-        stem = base[:-len(".scn")]
-        key = key_of(row)
-        found = (row["invariant"], os.path.join(findings_dir, base), key)
-        if row["name"] == stem:
-            new.append(found)
-        elif row["name"].startswith(stem + "-after-"):
-            after.append(found)
-    return new, after
+        if os.path.realpath(os.path.dirname(row["scenario"]) or ".") == here and \
+                os.path.isfile(os.path.join(here, base)):
+            found.append((row["invariant"], os.path.join(here, base), key_of(row)))
+    return found
 
 
 MUTANTS_TREE = "?"
@@ -429,11 +422,6 @@ def main():
             beyond = {r[0] for r in mine if r[col["result"]] == "killed" and
                       int(r[col["new_findings"]]) > int(r[col["new_also_in_control"]])}
             line += f", {len(beyond)} by a finding the control campaign did not also report"
-        if "after_known_unseen" in col:
-            only_after = {r[0] for r in mine if r[0] not in killed and r[col["after_known_unseen"]] not in ("", 0)}
-            if only_after:
-                line += (f"; {len(only_after)} more raise, after a known finding only, violations the unchanged tree "
-                         f"did not ({', '.join(sorted(only_after))}: the tool lists them as its consequences, exit 0)")
         line += f"; not judged: {', '.join(apart) or 'none'}"
         if lockstep_runs:
             diverged = {r[0] for r in mine if r[col["lockstep"]].startswith("diverged")}
@@ -460,8 +448,8 @@ def plain(a, mutants, configs, binary, set_tree, changed, lockstep, fuzz_args):
     kills_dir = os.path.join(a.out, "kills")
 
     def campaign(label, config, baseline=None, seconds=None):
-        """One campaign: (state, new findings and violations after a known finding as campaign_findings() gives
-        them, runs, the judging profile, a note)."""
+        """One campaign: (state, its new findings as campaign_findings() gives them, runs, the judging profile,
+        a note)."""
         out = os.path.join(a.out, "findings", label, config)
         shutil.rmtree(out, ignore_errors=True)
         cmd = [binary, "fuzz", "--backend", "kernel", "--seed", str(a.seed), "--jobs", "1",
@@ -477,12 +465,12 @@ def plain(a, mutants, configs, binary, set_tree, changed, lockstep, fuzz_args):
         runs, judged_by = (m.group(2), m.group(1).rstrip(",")) if m else ("", "")
         tail = r.stdout[-300:].replace("\n", " ")
         if r.returncode < 0:
-            return "crashed", [], [], runs, judged_by, f"signal {-r.returncode}: {tail}"
+            return "crashed", [], runs, judged_by, f"signal {-r.returncode}: {tail}"
         if r.returncode not in (0, 1):
-            return "error", [], [], runs, judged_by, f"exit {r.returncode}: {tail}"
+            return "error", [], runs, judged_by, f"exit {r.returncode}: {tail}"
         if not os.path.isfile(os.path.join(out, KNOWN_FILE)):
-            return "error", [], [], runs, judged_by, f"no {KNOWN_FILE} in {out}"
-        new, after = campaign_findings(out)
+            return "error", [], runs, judged_by, f"no {KNOWN_FILE} in {out}"
+        new = campaign_findings(out)
         note = ""
         if r.returncode == 1 and not new:
             note = "; ".join(x for x in (note, f"exit 1 but no new finding named in {KNOWN_FILE}") if x)
@@ -492,7 +480,7 @@ def plain(a, mutants, configs, binary, set_tree, changed, lockstep, fuzz_args):
         if said and int(said.group(1)) != len(new):
             note = "; ".join(x for x in (note, f"the summary says {said.group(1)} new, {KNOWN_FILE} names {len(new)}")
                              if x)
-        return ("killed" if r.returncode == 1 else "survived"), new, after, runs, judged_by, note
+        return ("killed" if r.returncode == 1 else "survived"), new, runs, judged_by, note
 
     # The unchanged tree's campaign, again with its own campaign.known as --baseline until it reports nothing
     # new (at most --baseline-rounds): a new finding ends its run, so one campaign never sees what the same run
@@ -502,56 +490,48 @@ def plain(a, mutants, configs, binary, set_tree, changed, lockstep, fuzz_args):
         baseline[c] = []
         for k in range(1, a.baseline_rounds + 1):
             label = "baseline" if k == 1 else f"baseline-{k}"
-            state, new, after, runs, judged_by, detail = campaign(label, c, baseline[c], seconds=a.baseline_time)
+            state, new, runs, judged_by, detail = campaign(label, c, baseline[c], seconds=a.baseline_time)
             if state not in ("killed", "survived"):
                 fail(f"the unchanged tree's campaign failed ({c}, round {k}): {detail}")
             baseline[c].append(os.path.join(a.out, "findings", label, c, KNOWN_FILE))
             base_runs[c] = runs
             ids = read_known(baseline[c][-1])
             print(f"baseline {c}, round {k}: judged by {judged_by or '?'}, {runs or '?'} runs, {len(ids)} finding "
-                  f"identities ({len(new)} new: {' '.join(sorted({i for i, _, _ in new})) or 'none'}; {len(after)} after "
-                  f"a known finding{'; ' + detail if detail else ''})")
+                  f"identities ({len(new)} new: {' '.join(sorted({i for i, _, _ in new})) or 'none'}"
+                  f"{'; ' + detail if detail else ''})")
             if state == "survived":
                 break
         else:
             if a.baseline_rounds > 1:
                 print(f"baseline {c}: still new findings after {a.baseline_rounds} rounds")
 
-    header = ["mutant", "kind", "source", "config", "result", "new_findings", "new_invariants", "after_known",
-              "new_also_in_control", "after_known_unseen", "after_known_unseen_invariants", "scenarios", "runs",
-              "baseline_runs", "lockstep", "what"]
+    header = ["mutant", "kind", "source", "config", "result", "new_findings", "new_invariants",
+              "new_also_in_control", "scenarios", "runs", "baseline_runs", "lockstep", "what"]
     rows = []
     control_new = {c: set() for c in configs}
-    # a violation after a known finding is listed apart by the tool (its consequence, not new: exit 0); an
-    # entry's that neither the unchanged tree's campaigns nor the control raised is counted apart here
-    seen_unchanged = {c: {key_of(row) for known in baseline[c] for row in read_known(known)} for c in configs}
     if not a.no_control:
         for c in configs:
-            state, new, after, runs, _, detail = campaign("control", c, baseline[c])
+            state, new, runs, _, detail = campaign("control", c, baseline[c])
             shown = "clean" if state == "survived" else f"{state}: {len(new)} new finding(s) " + \
                 " ".join(sorted({i for i, _, _ in new})) + (f" {detail}" if detail else "")
             control_new[c] = {key for _, _, key in new}
-            seen_unchanged[c] |= {key for _, _, key in new + after}
             print(f"control {c} (the unchanged tree against its own baseline): {shown}")
             rows.append(["control", "control", "", c, "control" if state == "survived" else f"control-{state}",
-                         len(new), " ".join(sorted({i for i, _, _ in new})), len(after), "", "", "", "", runs,
-                         base_runs[c], "", detail])
+                         len(new), " ".join(sorted({i for i, _, _ in new})), "", "", runs, base_runs[c], "", detail])
     try:
         for m in mutants:
             kind = "revert" if "reverts" in m else "planted"
             source = m.get("reverts", m.get("mirrors", ""))
             b = set_tree(changed[m["id"]])
             if b.returncode != 0:
-                rows.append([m["id"], kind, source, "-", "no-build"] + [""] * 10 + [m["what"]])
+                rows.append([m["id"], kind, source, "-", "no-build"] + [""] * 7 + [m["what"]])
                 print(f"{m['id']}  does not build (counted apart): {m['what']}\n{b.stdout[-1500:]}")
                 continue
             lock = lockstep(m["id"])
             for c in configs:
-                state, new, after, runs, _, detail = campaign(m["id"], c, baseline[c])
+                state, new, runs, _, detail = campaign(m["id"], c, baseline[c])
                 invariants = " ".join(sorted({i for i, _, _ in new}))
                 also = sum(1 for _, _, key in new if key in control_new[c])
-                unseen = sorted({i for i, _, key in after if key not in seen_unchanged[c]})
-                n_unseen = sum(1 for _, _, key in after if key not in seen_unchanged[c])
                 kept = []
                 dest = os.path.join(kills_dir, f"{m['id']}-{c}")
                 shutil.rmtree(dest, ignore_errors=True)  # an earlier run's
@@ -561,11 +541,9 @@ def plain(a, mutants, configs, binary, set_tree, changed, lockstep, fuzz_args):
                         if p and os.path.isfile(p):
                             shutil.copy2(p, dest)
                             kept.append(os.path.relpath(os.path.join(dest, os.path.basename(p)), a.out))
-                rows.append([m["id"], kind, source, c, state, len(new), invariants, len(after), also, n_unseen,
-                             " ".join(unseen), " ".join(kept), runs, base_runs[c], lock,
-                             m["what"] + (f" [{detail}]" if detail else "")])
-                print(f"{m['id']}  {c:5} {state:8} {len(new):3} new ({also} also in the control)  {invariants:24} "
-                      f"after a known finding, unseen on the unchanged tree: {n_unseen:3} {' '.join(unseen):20} "
+                rows.append([m["id"], kind, source, c, state, len(new), invariants, also, " ".join(kept), runs,
+                             base_runs[c], lock, m["what"] + (f" [{detail}]" if detail else "")])
+                print(f"{m['id']}  {c:5} {state:8} {len(new):3} new ({also} also in the control)  {invariants:32} "
                       f"runs {runs or '?':>8} (baseline {base_runs[c] or '?'})" +
                       (f"  lockstep: {lock}" if lock != "-" else "") + (f"  {detail}" if detail else ""))
     finally:
