@@ -409,40 +409,35 @@ ExecResult Executor::run(const Scenario& s) {
   std::vector<inv::Violation> taken;
   bool new_violation = false;
   std::vector<std::string> known_before;  // the names of seen_known, for a finding known "after NAME"
+  std::vector<std::string> names;         // entity_names(s), once the run has a violation
+  // Labels v; true when it repeats a known identity seen earlier in the run.
   const auto label = [&](inv::Violation& v) {
-    if (!options_.known) return;
-    const FindingIdentity f = finding_identity(v, s);
-    if (const KnownFinding* k = options_.known->find(f, s, v.op_index, known_before)) {
-      v.known = k->name;
-    } else {
-      for (const SeenKnown& seen : seen_known)
-        if (seen.id == f.id && seen.where == f.where && seen.detail == f.detail) v.known = seen.name;
-    }
-    if (v.known.empty()) return;
+    if (!options_.known) return false;
+    if (names.empty()) names = entity_names(s);
+    const FindingIdentity f = finding_identity(v, s, names);
     for (const SeenKnown& seen : seen_known)
-      if (seen.id == f.id && seen.where == f.where && seen.detail == f.detail) return;
+      if (seen.id == f.id && seen.where == f.where && seen.detail == f.detail) {
+        v.known = seen.name;
+        return true;
+      }
+    const KnownFinding* k = options_.known->find(f, s, v.op_index, known_before);
+    if (!k) return false;
+    v.known = k->name;
     seen_known.push_back({f.id, f.where, f.detail, v.known});
     known_before.push_back(v.known);
+    return false;
   };
-  // every violation of the operation (the checkers' and the kernel's warnings, `taken`)
+  // every violation of the operation (the checkers' and the kernel's warnings, `taken`):
+  // the first of each known identity is kept, the later ones counted
   const auto collect = [&] {
     for (const auto& c : checkers)
       if (c->violated()) c->take_violations(taken);
     for (inv::Violation& v : taken) {
-      label(v);
-      if (v.known.empty()) {
-        new_violation = true;
-      } else {
-        // the first of each known identity (invariant, site, detail class) is kept, the later ones counted
-        const bool repeat = std::any_of(r.violations.begin(), r.violations.end(), [&](const inv::Violation& o) {
-          return o.known == v.known && o.id == v.id && o.where == v.where &&
-                 finding_identity(o, s).detail == finding_identity(v, s).detail;
-        });
-        if (repeat) {
-          ++r.known_repeats;
-          continue;
-        }
+      if (label(v)) {
+        ++r.known_repeats;
+        continue;
       }
+      if (v.known.empty()) new_violation = true;
       if (r.violations.size() < inv::Checker::kMaxViolations) r.violations.push_back(std::move(v));
     }
     taken.clear();

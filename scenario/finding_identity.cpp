@@ -80,10 +80,14 @@ std::vector<std::string> entity_names(const Scenario& s) {
 }
 
 FindingIdentity finding_identity(const inv::Violation& v, const Scenario& s) {
+  return finding_identity(v, s, entity_names(s));
+}
+
+FindingIdentity finding_identity(const inv::Violation& v, const Scenario& s, const std::vector<std::string>& names) {
   FindingIdentity f;
   f.id = v.id;
   f.where = v.where;
-  f.detail = detail_class(v.what, entity_names(s));
+  f.detail = detail_class(v.what, names);
   if (v.op_index >= 0 && static_cast<std::size_t>(v.op_index) < s.ops.size())
     f.trigger = std::string(op_spec(s.ops[static_cast<std::size_t>(v.op_index)].kind).keyword);
   return f;

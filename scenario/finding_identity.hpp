@@ -38,6 +38,8 @@ std::string detail_class(std::string_view what, const std::vector<std::string>& 
 std::vector<std::string> entity_names(const Scenario& s);
 
 FindingIdentity finding_identity(const inv::Violation& v, const Scenario& s);
+// The same with the scenario's entity_names() computed once by the caller.
+FindingIdentity finding_identity(const inv::Violation& v, const Scenario& s, const std::vector<std::string>& names);
 
 // "I-DL in place_entity / update_deadline at a yield: the deadline of @ lies # ns ..."
 std::string describe(const FindingIdentity& f);
