@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -331,8 +332,9 @@ int main(int argc, char** argv) {
                      "what the scenario runs on while it shrinks: model, kernel or lockstep (as --lockstep); "
                      "overrides the scenario's 'backend' and is kept in the output");
   add_profile_options(mincmd, min_profile, "kernel profile (overrides the scenario's)");
-  bool min_force_profile = false;
+  bool min_force_profile = false, min_stop_on_known = false;
   add_force_profile_flag(mincmd, min_force_profile);
+  add_stop_on_known_flag(mincmd, min_stop_on_known);
   mincmd->add_option("--time", min_budget, "seconds")->capture_default_str()->check(CLI::Range(1L, 3600L));
   mincmd->add_flag("--no-tolerance", min_no_tolerance,
                    "also report the documented findings (docs/findings.md), as 'tolerate none'; kept in the output");
@@ -514,10 +516,17 @@ int main(int argc, char** argv) {
                                out.ops.size(), m.runs, m.complete ? "" : " (budget ran out)");
       return 0;
     }
+    // the first violation that is not a known finding of the profile (runs go on past those), else the first
+    options.known = scn::known_for_run(options, *profile, min_stop_on_known);
     const auto r = scn::execute(loaded->scenario, *profile, options);
     if (r.violations.empty()) return bad_input(min_file + ": no invariant is violated; nothing to minimize");
-    const auto m = fuzz::minimize(loaded->scenario, *profile, r.violations.front(), std::chrono::seconds(min_budget),
-                                  options.tolerances, options.selection, options.backend);
+    const auto target = std::find_if(r.violations.begin(), r.violations.end(),
+                                     [](const inv::Violation& v) { return v.known.empty(); });
+    const bool known_only = target == r.violations.end();
+    if (known_only) options.known = nullptr;  // shrink the known finding itself
+    const auto m = fuzz::minimize(loaded->scenario, *profile, known_only ? r.violations.front() : *target,
+                                  std::chrono::seconds(min_budget), options.tolerances, options.selection,
+                                  options.backend, options.known);
     scn::Scenario out = m.scenario;
     // what was checked and on which backend, so that a plain `run` of the output replays the violation
     scn::record_run_settings(options, out);
