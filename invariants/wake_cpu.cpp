@@ -93,7 +93,11 @@ bool sched_idle_only(const CpuWork& w, bool f9) {
   const unsigned i = w.runnable_idle + (f9 ? w.delayed_idle : 0u);
   return n > 0 && n == i;
 }
-bool free_for_wakeup(const CpuWork& w, bool f9) { return idle(w) || sched_idle_only(w, f9); }
+// `idle_wakee`: a SCHED_IDLE wakee on a kernel with fd54d81c2c0e (v7.1), which
+// would share a SCHED_IDLE-only CPU with its tasks: only an idle CPU is free for it.
+bool free_for_wakeup(const CpuWork& w, bool f9, bool idle_wakee) {
+  return idle(w) || (!idle_wakee && sched_idle_only(w, f9));
+}
 // The idle task is current with a reschedule pending and delayed tasks queued:
 // the load balancer brought them (`migrate`), and rq->nr_running counts them
 // until this CPU's schedule(), whose pick dequeues them. Such a CPU is judged
@@ -129,6 +133,7 @@ struct ChoiceView {
   unsigned smt = 1;  // siblings a core
   std::array<CpuWork, kMaxRunqueues> work{};
   bool wa_idle = false, sis_util = false, rfc = false;
+  bool idle_wakee = false;  // free_for_wakeup()
   // the wake-up is affine: wake_wide() cannot find it wide (below), or the
   // waking CPU is prev (the target is prev either way)
   bool affine = false;
@@ -157,10 +162,10 @@ Rule broken_rule(const ChoiceView& v, bool f9) {
   const CpuWork& at = work[static_cast<std::size_t>(chosen)];
   const CpuWork& waker = work[static_cast<std::size_t>(w)];
   const CpuWork& prev = work[static_cast<std::size_t>(p)];
-  const bool chosen_free = free_for_wakeup(at, f9);
+  const bool chosen_free = free_for_wakeup(at, f9, v.idle_wakee);
   const bool target_or_prev = chosen == w || chosen == p;  // the target is one of the two
   // (a) select_idle_sibling() takes the target if it is free, else prev if it is
-  if (!unsettled(prev) && free_for_wakeup(prev, f9) && !(target_or_prev && chosen_free)) return Rule::prev;
+  if (!unsettled(prev) && free_for_wakeup(prev, f9, v.idle_wakee) && !(target_or_prev && chosen_free)) return Rule::prev;
   // (a') an affine wake-up made on an idle CPU (from an interrupt): wake_affine_idle()
   // takes that CPU, or prev if prev is idle too; the idle target is kept
   if (v.wa_idle && v.affine && w != p && !unsettled(waker) && idle(waker) && !(target_or_prev && chosen_free))
@@ -173,7 +178,7 @@ Rule broken_rule(const ChoiceView& v, bool f9) {
   // (c) with no scan budget, select_idle_cpu() visits every CPU of the LLC
   if (!v.sis_util && !chosen_free)
     for (unsigned x = 0; x < v.n; ++x)
-      if (!unsettled(work[x]) && free_for_wakeup(work[x], f9)) return Rule::scan;
+      if (!unsettled(work[x]) && free_for_wakeup(work[x], f9, v.idle_wakee)) return Rule::scan;
   // (d) SMT: with has_idle_cores set, the scan looks for a whole idle core first
   if (v.smt > 1 && !v.sis_util && c.had_idle_cores) {
     bool an_idle_core = false;
@@ -197,9 +202,12 @@ std::string rule_text(const ChoiceView& v, Rule r, const std::string& wakee) {
   const WakeCpuChoice& c = v.c;
   switch (r) {
     case Rule::prev:
-      return fmt::format("{}'s previous CPU {} is free for a wake-up (idle or only SCHED_IDLE work can run there), "
+      return fmt::format("{}'s previous CPU {} is free for a wake-up ({}), "
                          "but {} was put on CPU {}, which is {}",
-                         wakee, c.prev_cpu, wakee, c.chosen_cpu,
+                         wakee, c.prev_cpu,
+                         v.idle_wakee ? "idle; the wakee is SCHED_IDLE, fd54d81c2c0e"
+                                      : "idle or only SCHED_IDLE work can run there",
+                         wakee, c.chosen_cpu,
                          c.chosen_cpu == c.prev_cpu || c.chosen_cpu == c.waker_cpu ? "not free" : "neither the target nor prev");
     case Rule::idle_waker:
       return fmt::format("the wake-up of {} was made on the idle CPU {} (affine, WA_IDLE), but {} was put on CPU {}, "
@@ -256,6 +264,7 @@ void check_wake_choice(Checker& checker, const Rq& rq, const WakeCpuChoice& c) {
   v.wa_idle = profile.feat(Feature::WA_IDLE);
   v.sis_util = profile.feat(Feature::SIS_UTIL);
   v.rfc = smt_buddy_assist(profile);
+  v.idle_wakee = profile.behaviour.wake_idle_wakee_skips_sched_idle && p->policy == Policy::idle;
   // wake_wide() finds a wake-up wide only when the smaller of the two
   // record_wakee() flip counts (the waker's as this choice left it: the
   // running task's, or the idle task's on an idle CPU) reaches sd_llc_size

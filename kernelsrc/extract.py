@@ -68,6 +68,8 @@ VERSIONS = {
     # (704069649b5b)
     (7, 0): {"extra": ["pick_task_fair", "wakeup_preempt_fair"], "lacks": [], "shim": "shim_smp.h",
              "config": ["CONFIG_SCHED_SMT"]},
+    (7, 1): {"extra": ["pick_task_fair", "wakeup_preempt_fair"], "lacks": [], "shim": "shim_smp.h",
+             "config": ["CONFIG_SCHED_SMT"]},
 }
 
 # --smp: the versions whose scheduler still has !CONFIG_SMP code are taken
@@ -92,8 +94,8 @@ CORE_TABLES = {"sched_prio_to_weight", "sched_prio_to_wmult"}
 
 # The C library functions the glue and the tree's code call (setjmp/longjmp: a
 # NULL pick ends the pick as the kernel's NULL dereference would,
-# kernelsrc/glue.c; memset: init_entity_runnable_average()).
-LIBC = {"memset", "setjmp", "longjmp"}
+# kernelsrc/glue.c, memcpy to keep its return point; memset: init_entity_runnable_average()).
+LIBC = {"memset", "memcpy", "setjmp", "longjmp"}
 
 # Functions of the tree that the glue interposes on: the tree's definition is
 # emitted under the new name (its text otherwise unchanged), a prototype of the
@@ -189,15 +191,59 @@ def strip_comments(text):
     return "".join(out)
 
 
-def version_defines(version, key):
+def version_defines(version, key, facts=None):
     """The macros version.h gives the shim and the glue: the kernel version as a
-    number (EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)) and whether the
-    version's cut points include shim_smp.h."""
+    number (EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)), whether the
+    version's cut points include shim_smp.h, and the facts read from the tree
+    (tree_facts())."""
     return {
         "EEVDF_KV(a, b)": "((a) * 256 + (b))",
         "EEVDF_KERNEL_VERSION_CODE": str(version[0] * 256 + version[1]),
         "EEVDF_KERNEL_SUBLEVEL": str(version[2]),
         "EEVDF_SHIM_SMP": "1" if VERSIONS.get(key, {}).get("shim") == "shim_smp.h" else "0",
+        **{name: str(int(value)) for name, (value, _) in (facts or {}).items()},
+    }
+
+
+def function_signature(text, name):
+    """(return type, parameter list) of the definition of NAME in TEXT (comments
+    stripped), or None."""
+    m = re.search(rf"^([\w \t\*]*?)\b{name}\s*\(([^)]*)\)\s*\{{", text, re.M)
+    if not m:
+        m = re.search(rf"^([\w \t\*]*?)\n\s*{name}\s*\(([^)]*)\)\s*\{{", text, re.M)
+    return (m.group(1).split(), m.group(2)) if m else None
+
+
+def struct_has_field(text, struct, field):
+    m = re.search(rf"\bstruct\s+{struct}\s*\{{", text)
+    if not m:
+        return False
+    depth, i = 1, m.end()
+    while i < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    return re.search(rf"\b{field}\s*(?:\[[^\]]*\])?\s*;", text[m.end():i]) is not None
+
+
+def tree_facts(files):
+    """The differences between trees the glue and the shim follow, read from
+    the tree itself rather than from its version number: {macro: (value, what
+    it says)}.  Each names the upstream commit that made the difference."""
+    fair = strip_comments(files["kernel/sched/fair.c"])
+    sched_h = strip_comments(files["kernel/sched/sched.h"])
+    pick = function_signature(fair, "pick_eevdf")
+    lag = function_signature(fair, "update_entity_lag")
+    util_est = function_signature(fair, "util_est_update")
+    return {
+        "EEVDF_TREE_PICK_PROTECT": (pick is not None and "protect" in pick[1],
+                                    "pick_eevdf() takes `protect` (7.1: __pick_eevdf() folded into it)"),
+        "EEVDF_TREE_LAG_RETURNS_BOOL": (lag is not None and "bool" in lag[0],
+                                        "update_entity_lag() says whether it clipped the lag "
+                                        "(059258b0d424, v7.1)"),
+        "EEVDF_TREE_SUM_SHIFT": (struct_has_field(sched_h, "cfs_rq", "sum_shift"),
+                                 "struct cfs_rq has sum_shift (4823725d9d1d, v7.1: full-weight sums)"),
+        "EEVDF_TREE_UTIL_EST_UPDATE_SE": (util_est is not None and "sched_entity" in util_est[1],
+                                          "util_est_update() takes the entity (v7.1)"),
     }
 
 
@@ -384,20 +430,37 @@ def shim_names(shim_text):
     return names
 
 
+def version_key(version, quiet=False):
+    """The VERSIONS entry a tree is taken with: its own major.minor, or for a
+    version the extractor has no entry for (a newer release, a developer's
+    tree) the nearest known one (the newest older one; below the oldest, the
+    oldest), with a note on stderr.  The differences the tree itself shows
+    (tree_facts()) follow the tree either way; a mismatch that remains stops
+    the extraction or the build at the first function, field or hook that
+    does not fit, naming the file."""
+    key = version[:2]
+    if key in VERSIONS:
+        return key
+    older = [k for k in VERSIONS if k < key]
+    near = max(older) if older else min(VERSIONS)
+    known = ", ".join(f"{a}.{b}" for a, b in sorted(VERSIONS))
+    if not quiet:
+        print(f"kernel backend: kernel {version[0]}.{version[1]}.{version[2]} is not a version the extractor knows "
+              f"({known}): taking it as {near[0]}.{near[1]}, the nearest", file=sys.stderr)
+    return near
+
+
 def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
     version = kernel_version(files["Makefile"])
-    key = version[:2]
-    if key not in VERSIONS:
-        known = ", ".join(f"{a}.{b}" for a, b in sorted(VERSIONS))
-        raise ExtractError(f"Makefile: kernel {version[0]}.{version[1]}.{version[2]}: the extractor handles {known}; "
-                           "add the version's hooks to VERSIONS in kernelsrc/extract.py")
+    key = version_key(version)
     roots = [r for r in ROOTS_COMMON + VERSIONS[key]["extra"] if r not in VERSIONS[key]["lacks"]]
     interposed = INTERPOSED
+    facts = tree_facts(files)
     # our side's own version conditionals (#if EEVDF_KERNEL_VERSION_CODE ...), resolved
     # for this tree, so that only the code compiled for it names the tree's functions
     if glue_text:
         glue_text = "\n".join(line for _, line in resolve_conditionals(
-            glue_text, "kernelsrc/glue.c", workdir, cc, version_defines(version, key)))
+            glue_text, "kernelsrc/glue.c", workdir, cc, version_defines(version, key, facts)))
     sources = {}
     # sched.h first (its helpers come before fair.c's code), then fair.c.  From
     # sched.h only functions and macros: its structs are the shim's.
@@ -413,7 +476,7 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
         # up to 6.18, the tree's sched.h one in 7.0) is taken from the tree in the other
         with open(os.path.join(shim_dir, VERSIONS[key]["shim"])) as f:
             shim_smp = "\n".join(line for _, line in resolve_conditionals(
-                f.read(), "kernelsrc/" + VERSIONS[key]["shim"], workdir, cc, version_defines(version, key)))
+                f.read(), "kernelsrc/" + VERSIONS[key]["shim"], workdir, cc, version_defines(version, key, facts)))
         provided |= shim_names(shim_smp)
     for rel in ("include/linux/rbtree.h", "include/linux/rbtree_augmented.h"):
         text = strip_comments(files[rel])
@@ -730,8 +793,10 @@ def main():
         f.write(files["kernel/sched/features.h"])
     with open(os.path.join(args.out, "version.h"), "w") as f:
         f.write(f'#define EEVDF_KERNEL_VERSION "{version[0]}.{version[1]}.{version[2]}"\n')
-        for macro, value in version_defines(version, version[:2]).items():
+        for macro, value in version_defines(version, version_key(version, quiet=True)).items():
             f.write(f"#define {macro} {value}\n")
+        for macro, (value, what) in tree_facts(files).items():
+            f.write(f"/* {what} */\n#define {macro} {int(value)}\n")
         f.write("/* print_cfs_rq() calls avg_vruntime() after dropping the rq lock (kernel/sched/debug.c) */\n")
         f.write(f"#define EEVDF_DEBUG_READ_UNLOCKED {1 if unlocked else 0}\n")
         f.write("/* avg_vruntime() stores to its cfs_rq (kernel/sched/fair.c): a racing reader can lose updates */\n")

@@ -162,6 +162,25 @@ void eevdf_kernel_warn(const char *file, int line, const char *cond) {
 static void kb_emit(int kind, const struct cfs_rq *cfs_rq, const struct sched_entity *se, long long saved_lag);
 static void kb_read_avg(const struct cfs_rq *cfs_rq, int reader);
 static void kb_decision_pick(const struct cfs_rq *cfs_rq, const struct sched_entity *se, int protect);
+static struct sched_entity *kb_pick_answer(struct cfs_rq *cfs_rq, struct sched_entity *se);
+#if EEVDF_TREE_PICK_PROTECT
+/* pick_eevdf(cfs_rq, protect), interposed (7.1 folded __pick_eevdf() into it):
+ * the pick's reading of V, the decision's answer outside a schedule's pick, as
+ * __pick_eevdf() below.  Both callers go through pick_next_entity(), which
+ * dereferences the answer: a NULL is the kernel's crash in the wake-up
+ * decision too (kb_wakeup_preempt_fair() sets the return point there). */
+static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq, bool protect) {
+  kb_read_avg(cfs_rq, KB_READER_PICK_EEVDF);
+  struct sched_entity *se = kb_tree_pick_eevdf(cfs_rq, protect);
+  if (!kb_picking) kb_decision_pick(cfs_rq, se, protect);
+  if (!se && !kb_picking && kb_deciding) {
+    kb_crashed = 1;
+    kb_emit(KB_EVENT_PICK, cfs_rq, NULL, 0);
+    longjmp(kb_pick_env, 1);
+  }
+  return kb_pick_answer(cfs_rq, se);
+}
+#else
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
 /* __pick_eevdf(), interposed: the pick's reading of V, for pick_eevdf() and
  * the wake-up decision's direct call alike, and the decision's answer (outside
@@ -183,6 +202,10 @@ static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq) {
 #if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(6, 18)
   if (!kb_picking) kb_decision_pick(cfs_rq, se, 1);
 #endif
+  return kb_pick_answer(cfs_rq, se);
+}
+#endif
+static struct sched_entity *kb_pick_answer(struct cfs_rq *cfs_rq, struct sched_entity *se) {
   if (!se && kb_picking) {
     kb_crashed = 1;
     /* the empty pick, as the model's on_pick(NULL) and its crash report */
@@ -1116,6 +1139,7 @@ static void kb_decision_pick(const struct cfs_rq *cfs_rq, const struct sched_ent
   struct kb_event e = {0};
   e.kind = KB_EVENT_DECISION_PICK;
   e.protect = protect;
+  e.via_pick_next = EEVDF_TREE_PICK_PROTECT;  /* 7.1: the decision's pick is pick_next_entity()'s */
   e.cpu = kb_cpu_of(cfs_rq->rq);
   e.queue = kb_queue_id(cfs_rq);
   e.entity = se ? kb_entity_id(se) : -1;
@@ -1174,7 +1198,20 @@ static void kb_wakeup_preempt_fair(struct rq *rq, struct task_struct *p, int fla
   struct task_struct *outer = kb_deciding;
   kb_deciding = p;
   kb_decision_rescheds = kb_decision_picked = kb_decision_protect = kb_decision_short = kb_decision_sync = 0;
+#if EEVDF_TREE_PICK_PROTECT
+  /* the decision's pick_next_entity() dereferences a NULL pick (pick_eevdf() above) */
+  jmp_buf outer_env;
+  memcpy(outer_env, kb_pick_env, sizeof outer_env);
+  if (setjmp(kb_pick_env)) {
+    memcpy(kb_pick_env, outer_env, sizeof outer_env);
+    kb_deciding = outer;
+    return;
+  }
+#endif
   KB_WAKEUP_PREEMPT_FAIR(rq, p, flags);
+#if EEVDF_TREE_PICK_PROTECT
+  memcpy(kb_pick_env, outer_env, sizeof outer_env);
+#endif
   kb_deciding = outer;
   if (!kb_decision_rescheds || kb_crashed) return;
   struct sched_entity *se = &rq->curr->se, *pse = &p->se;
@@ -1289,9 +1326,15 @@ static void account_entity_dequeue(struct cfs_rq *cfs_rq, struct sched_entity *s
  * ran, which moved only se->vlag: on 6.12.y and 7.0 avg_vruntime() re-bases
  * the key base onto the average it returns (update_zero_vruntime()), so
  * zero_vruntime is V and asking again could move it; 6.18's only reads. */
+#if EEVDF_TREE_LAG_RETURNS_BOOL
+static bool update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_read_avg(cfs_rq, KB_READER_UPDATE_ENTITY_LAG);
+  const bool clipped = kb_tree_update_entity_lag(cfs_rq, se);
+#else
 static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
   kb_read_avg(cfs_rq, KB_READER_UPDATE_ENTITY_LAG);
   kb_tree_update_entity_lag(cfs_rq, se);
+#endif
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18) && EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(7, 0)
   const u64 v = avg_vruntime(cfs_rq);
 #else
@@ -1302,6 +1345,9 @@ static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
   e.lag_raw = (long long)(v - se->vruntime);
   e.lag_saved = se->vlag;
   kb_send(e, cfs_rq, se);
+#if EEVDF_TREE_LAG_RETURNS_BOOL
+  return clipped;
+#endif
 }
 
 /* reweight_entity(), interposed: the tree's function begins, for a queued

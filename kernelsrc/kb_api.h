@@ -161,6 +161,8 @@ struct kb_event {
   long long lag_raw, lag_saved;  /* KB_EVENT_LAG */
   int reader;                    /* KB_EVENT_READ_AVG */
   int protect;                   /* KB_EVENT_DECISION_PICK: the pick honoured slice protection */
+  int via_pick_next;             /* KB_EVENT_DECISION_PICK: asked through pick_next_entity(), which
+                                    dequeues a delayed answer (7.1: ac8e69e69363) */
   /* KB_EVENT_WAKE_CHOICE: prev_cpu (p->wake_cpu), the answer, WF_SYNC, and p->recent_used_cpu and
    * sd_llc_shared->has_idle_cores as they were before the choice */
   int prev_cpu, chosen_cpu, sync, recent_used_cpu, had_idle_cores;

@@ -132,8 +132,11 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
     if (e->reader >= 0 && static_cast<std::size_t>(e->reader) < std::size(kReaders)) obs.on_read_avg(q, kReaders[e->reader]);
     return;
   }
+  // the decision's pick: pick_eevdf() itself (6.18, 7.0: __pick_eevdf()), or through
+  // pick_next_entity() (7.1), which dequeues a delayed answer, as the model's callers
+  const PickCaller decision = e->via_pick_next ? PickCaller::wakeup_preempt : PickCaller::wakeup_preempt_decision;
   if (e->kind == KB_EVENT_DECISION_PICK && e->entity < 0) {
-    obs.on_pick(q, nullptr, e->protect != 0, PickCaller::wakeup_preempt_decision);
+    obs.on_pick(q, nullptr, e->protect != 0, decision);
     return;
   }
   if (e->kind == KB_EVENT_PICK && e->entity < 0) {
@@ -170,7 +173,7 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
       break;
     case KB_EVENT_REWEIGHT_END: obs.on_reweight_end(q, se); break;
     case KB_EVENT_LAG: obs.on_lag_clamp(q, se, e->lag_raw, e->lag_saved); break;
-    case KB_EVENT_DECISION_PICK: obs.on_pick(q, &se, e->protect != 0, PickCaller::wakeup_preempt_decision); break;
+    case KB_EVENT_DECISION_PICK: obs.on_pick(q, &se, e->protect != 0, decision); break;
     case KB_EVENT_WAKEUP_PREEMPT:
       switch (e->reason) {
         case KB_PREEMPT_PICK: obs.on_wakeup_preempt(q, se, WakeupPreemptReason::pick); break;

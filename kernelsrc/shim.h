@@ -96,10 +96,15 @@ static inline u64 div_u64(u64 dividend, u32 divisor) { return dividend / divisor
 static inline s64 div64_s64(s64 dividend, s64 divisor) { return dividend / divisor; }
 static inline u64 div64_u64(u64 dividend, u64 divisor) { return dividend / divisor; }
 static inline unsigned long div64_ul(unsigned long dividend, unsigned long divisor) { return dividend / divisor; }
+/* 64-bit: div64_long() is div64_s64() (math64.h). */
+#define div64_long(x, y) div64_s64((x), (y))
 static inline u64 mul_u32_u32(u32 a, u32 b) { return (u64)a * b; }
 static inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift) {
   return (u64)(((unsigned __int128)a * mul) >> shift);
 }
+/* include/linux/overflow.h: the compiler's checked arithmetic (true on overflow). */
+#define check_add_overflow(a, b, d) __builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d) __builtin_mul_overflow(a, b, d)
 static inline int fls(unsigned int x) { return x ? 32 - __builtin_clz(x) : 0; }
 static inline int ilog2(unsigned long n) { return n ? 63 - __builtin_clzl(n) : -1; }
 
@@ -221,6 +226,9 @@ struct cfs_rq {
   s64 sum_w_vruntime;  /* 7.0: avg_vruntime, avg_load renamed (dcbc9d3f0e59, 4ff674fa986c) */
   u64 sum_weight;
   u64 zero_vruntime;   /* the key base again since 79f3f9bedd14 */
+#if EEVDF_TREE_SUM_SHIFT
+  unsigned int sum_shift;  /* PARANOID_AVG's weight shift (4823725d9d1d, v7.1) */
+#endif
 #elif EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18)
   unsigned int nr_queued;
   unsigned int h_nr_queued;

@@ -45,9 +45,13 @@ static inline void set_task_rq_fair(struct sched_entity *se, struct cfs_rq *prev
 /* util_est (the CPU frequency and energy paths read it; not modelled) */
 static inline void util_est_enqueue(struct cfs_rq *cfs_rq, struct task_struct *p) { (void)cfs_rq; (void)p; }
 static inline void util_est_dequeue(struct cfs_rq *cfs_rq, struct task_struct *p) { (void)cfs_rq; (void)p; }
+#if EEVDF_TREE_UTIL_EST_UPDATE_SE
+static inline void util_est_update(struct sched_entity *se) { (void)se; }
+#else
 static inline void util_est_update(struct cfs_rq *cfs_rq, struct task_struct *p, bool task_sleep) {
   (void)cfs_rq; (void)p; (void)task_sleep;
 }
+#endif
 /* the schedutil hook of a queue's utilization change */
 static inline void cfs_rq_util_change(struct cfs_rq *cfs_rq, int flags) { (void)cfs_rq; (void)flags; }
 

@@ -242,7 +242,13 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   // preempt:
   if (action == PreemptAction::short_) {
     cancel_protect_slice(se);
-    if (profile.behaviour.pick_buddy_needs_protect()) clear_buddies(cfs_rq, se);  // 78cde54ea5f0
+    // 78cde54ea5f0. The kernel's decision holds task_cfs_rq(donor) until it
+    // has passed the idle tests (cfs_rq_of(se) after them): the idle-curr
+    // preemption asks curr's own queue, where a group's entity `se` is never
+    // the buddy, so a buddy on `se` stays (read in 7.1.5's fair.c; found by
+    // lockstep against it)
+    CfsRq& held = reason == WakeupPreemptReason::idle_curr ? *donor.se.cfs_rq : cfs_rq;
+    if (profile.behaviour.pick_buddy_needs_protect()) clear_buddies(held, se);
   }
   // observed after the buddy is cleared: with groups curr's entity can be the
   // buddy (dequeue_entities() sets it on the parent levels)

@@ -113,6 +113,7 @@ Profile v7_0() {
   b.fork_clears_rel_deadline = false;  // 3da56dc063cd, v7.1-rc2
   b.pick = PickRule::v6_19;            // 78cde54ea5f0 (buddy only when protecting), v7.1-rc1
   b.wakeup_pick = WakeupPick::pick_eevdf;  // ac8e69e69363, v7.1-rc2
+  b.wake_idle_wakee_skips_sched_idle = false;  // fd54d81c2c0e came in v7.1
   return p;
 }
 

@@ -189,6 +189,11 @@ struct Behaviour {
   // read in 7.0.0's core.c (6.18.0's has no such call). v7.1 .. v7.3 are taken
   // to keep it: no tree of them was at hand, no revert is in the tip archive.
   bool move_wakeup_preempts = true;
+  // select_idle_sibling() and its scans pass over a CPU that runs only
+  // SCHED_IDLE tasks when the wakee is SCHED_IDLE itself: fd54d81c2c0e
+  // "sched/fair: Skip SCHED_IDLE rq for SCHED_IDLE task" (tip 2026-02-23,
+  // v7.1; read in 7.1.3's and 7.1.5's fair.c, found by lockstep against them).
+  bool wake_idle_wakee_skips_sched_idle = true;
   // check_preempt_wakeup_fair() of v6.12: NEXT_BUDDY passes over a
   // sched_delayed wakee (493afbd187c4, 6.12.y); v6.12.0 and v6.6 make any
   // wakee the buddy. (The v6.18 and later functions always test it.)

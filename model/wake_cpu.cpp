@@ -35,10 +35,18 @@ bool wake_affine_idle_sync(const Rq& this_rq) {
 
 namespace {
 
-// available_idle_cpu() || sched_idle_cpu(): the test select_idle_sibling() makes
-// of every candidate (__select_idle_cpu() also asks the core-scheduling cookie,
-// which matches without core scheduling).
-bool idle_for_wakeup(const Rq& rq) { return available_idle_cpu(rq) || sched_idle_rq(rq); }
+// choose_sched_idle_rq(): a CPU running only SCHED_IDLE tasks counts as idle
+// for a wake-up, except for a SCHED_IDLE wakee, which would share it with them
+// (fd54d81c2c0e, v7.1; before it, sched_idle_cpu() for every wakee).
+// `idle_wakee`: the wakee is SCHED_IDLE and the profile has fd54d81c2c0e.
+bool choose_sched_idle_rq(const Rq& rq, bool idle_wakee) { return sched_idle_rq(rq) && !idle_wakee; }
+
+// choose_idle_cpu() (v7.1; available_idle_cpu() || sched_idle_cpu() before):
+// the test select_idle_sibling() makes of every candidate (__select_idle_cpu()
+// also asks the core-scheduling cookie, which matches without core scheduling).
+bool choose_idle_cpu(const Rq& rq, bool idle_wakee) {
+  return available_idle_cpu(rq) || choose_sched_idle_rq(rq, idle_wakee);
+}
 
 // jiffies: INITIAL_JIFFIES ((unsigned long)(unsigned int)(-300 * HZ)) plus the ticks elapsed.
 u64 jiffies_now(const Rq& rq) {
@@ -107,7 +115,7 @@ bool in_mask(std::uint32_t mask, int cpu) { return ((mask >> static_cast<unsigne
 // the answer); on the way, the first sibling still in `cpus` that is idle or
 // runs only SCHED_IDLE tasks becomes *idle_cpu, the scan's fallback, if it has
 // none yet. A core that is not wholly idle leaves `cpus`.
-int select_idle_core(const System& sys, int core, std::uint32_t& cpus, int& idle_cpu) {
+int select_idle_core(const System& sys, int core, std::uint32_t& cpus, int& idle_cpu, bool idle_wakee) {
   const std::uint32_t siblings = smt_mask(sys.llc_shared(), core);
   bool idle = true;
   for (int cpu = 0; cpu < static_cast<int>(sys.size()); ++cpu) {  // for_each_cpu(): ascending
@@ -116,7 +124,7 @@ int select_idle_core(const System& sys, int core, std::uint32_t& cpus, int& idle
     if (!available_idle_cpu(rq)) {
       idle = false;
       if (idle_cpu == kNoCpu) {
-        if (sched_idle_rq(rq) && in_mask(cpus, cpu)) {
+        if (choose_sched_idle_rq(rq, idle_wakee) && in_mask(cpus, cpu)) {
           idle_cpu = cpu;
           break;
         }
@@ -134,11 +142,11 @@ int select_idle_core(const System& sys, int core, std::uint32_t& cpus, int& idle
 // select_idle_smt(): a sibling of `target` (other than itself, in the cache
 // domain and allowed to the task: every modelled one) idle for a wake-up,
 // the lowest first.
-int select_idle_smt(const System& sys, int target) {
+int select_idle_smt(const System& sys, int target, bool idle_wakee) {
   const std::uint32_t siblings = smt_mask(sys.llc_shared(), target);
   for (int cpu = 0; cpu < static_cast<int>(sys.size()); ++cpu) {
     if (!in_mask(siblings, cpu) || cpu == target) continue;
-    if (idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu)))) return cpu;
+    if (choose_idle_cpu(sys.rq(static_cast<unsigned>(cpu)), idle_wakee)) return cpu;
   }
   return kNoCpu;
 }
@@ -157,7 +165,7 @@ int select_idle_smt(const System& sys, int target) {
 // has_idle_cores left set) when nr_idle_scan is 0, which update_idle_cpu_scan()
 // writes for a loaded cache: the budget decides every such choice
 // (kUnknownCpu) unless SIS_UTIL is off. `has_idle_cores` is the field, as it becomes.
-int select_idle_cpu(const System& sys, bool has_idle_core, bool& has_idle_cores, int target) {
+int select_idle_cpu(const System& sys, bool has_idle_core, bool& has_idle_cores, int target, bool idle_wakee) {
   const int n = static_cast<int>(sys.size());
   if (has_idle_core) {
     if (sys.rq(0).profile().feat(Feature::SIS_UTIL)) return kUnknownCpu;
@@ -166,7 +174,7 @@ int select_idle_cpu(const System& sys, bool has_idle_core, bool& has_idle_cores,
     for (int k = 1; k <= n; ++k) {  // for_each_cpu_wrap(): the mask as it shrinks
       const int cpu = (target + k) % n;
       if (!in_mask(cpus, cpu)) continue;
-      const int i = select_idle_core(sys, cpu, cpus, idle_cpu);
+      const int i = select_idle_core(sys, cpu, cpus, idle_cpu, idle_wakee);
       if (i != kNoCpu) return i;
     }
     has_idle_cores = false;  // set_idle_cores(target, false)
@@ -174,7 +182,7 @@ int select_idle_cpu(const System& sys, bool has_idle_core, bool& has_idle_cores,
   }
   for (int k = 1; k <= n; ++k) {
     const int cpu = (target + k) % n;
-    if (idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu))))
+    if (choose_idle_cpu(sys.rq(static_cast<unsigned>(cpu)), idle_wakee))
       return sys.rq(0).profile().feat(Feature::SIS_UTIL) ? kUnknownCpu : cpu;
   }
   return kNoCpu;
@@ -188,8 +196,9 @@ int select_idle_cpu(const System& sys, bool has_idle_core, bool& has_idle_cores,
 // and the idle task wakes from an interrupt, not in task context.) `recent`
 // is p->recent_used_cpu and `has_idle_cores` sd_llc_shared->has_idle_cores,
 // updated as the kernel does. kUnknownCpu: the scan's budget decides.
-int select_idle_sibling(const System& sys, int& recent, bool& has_idle_cores, int prev, int target) {
-  const auto idle = [&](int cpu) { return idle_for_wakeup(sys.rq(static_cast<unsigned>(cpu))); };
+int select_idle_sibling(const System& sys, int& recent, bool& has_idle_cores, int prev, int target,
+                        bool idle_wakee) {
+  const auto idle = [&](int cpu) { return choose_idle_cpu(sys.rq(static_cast<unsigned>(cpu)), idle_wakee); };
   if (idle(target)) return target;
   if (prev != target && idle(prev)) return prev;
   const int recent_used_cpu = recent;
@@ -212,11 +221,11 @@ int select_idle_sibling(const System& sys, int& recent, bool& has_idle_cores, in
   if (sched_smt_active(sys)) {
     has_idle_core = has_idle_cores;  // test_idle_cores(target): the one cache's field
     if (!has_idle_core) {
-      const int i = select_idle_smt(sys, prev);
+      const int i = select_idle_smt(sys, prev, idle_wakee);
       if (i != kNoCpu) return i;
     }
   }
-  const int i = select_idle_cpu(sys, has_idle_core, has_idle_cores, target);
+  const int i = select_idle_cpu(sys, has_idle_core, has_idle_cores, target, idle_wakee);
   return i == kNoCpu ? target : i;
 }
 
@@ -299,7 +308,8 @@ Choice choose(const System& sys, int id, int from, bool sync) {
   }
   c.recent = p.recent_used_cpu;
   c.has_idle_cores = sys.llc_shared().has_idle_cores;
-  c.cpu = select_idle_sibling(sys, c.recent, c.has_idle_cores, prev_cpu, new_cpu);
+  const bool idle_wakee = profile.behaviour.wake_idle_wakee_skips_sched_idle && p.policy == Policy::idle;
+  c.cpu = select_idle_sibling(sys, c.recent, c.has_idle_cores, prev_cpu, new_cpu, idle_wakee);
   if (c.cpu == kUnknownCpu) c.refusal = Refusal::sis_util_scan;
   return c;
 }
