@@ -174,7 +174,11 @@ Refusal System::wake(int id, bool sync, int cpu, int from) {
   Rq& dst = rq(static_cast<unsigned>(cpu));
   if (src.oops || dst.oops) return Refusal::kernel_oopsed;
   const bool migrated = p->state != TaskState::new_;
-  if (migrated) migrate_task_rq_fair(*p, false);  // set_task_cpu(); wake_up_new_task() has only __set_task_cpu()
+  // set_task_cpu() (wake_up_new_task() has only __set_task_cpu()) calls the
+  // task's class's migrate_task_rq(): an RT task's (migrate_task_rq_rt()) leaves
+  // se.avg alone (set_task_rq_fair() ages it, a cut point of the backend:
+  // kernelsrc/shim_smp.h; never read while the task is RT)
+  if (migrated && p->policy != Policy::fifo) migrate_task_rq_fair(*p, false);
   dst.set_task_cpu(*p);
   return dst.wake(id, sync, migrated);
 }
