@@ -98,6 +98,11 @@ MASKED_COMMON = ["--no-debug-read", "--time", "3600", "--seed", "1", "--jobs", "
 KNOWN_FILE = "campaign.known"
 
 
+def entry_kind(m):
+    """An entry's kind ("planted" or "revert") and what it mirrors or undoes."""
+    return ("revert" if "reverts" in m else "planted"), m.get("reverts", m.get("mirrors", ""))
+
+
 def fail(msg):
     print(f"kernel-mutants: {msg}", file=sys.stderr)
     sys.exit(2)
@@ -335,7 +340,7 @@ def main():
     if only:
         mutants = [m for m in mutants if m["id"] in only]
     if a.kind != "all":
-        mutants = [m for m in mutants if ("reverts" in m) == (a.kind == "revert")]
+        mutants = [m for m in mutants if entry_kind(m)[0] == a.kind]
     changed = {}
     for m in mutants:  # every entry applies before anything is built
         texts, err = mutate(files, m)
@@ -408,7 +413,7 @@ def main():
     col = {name: i for i, name in enumerate(header)}
     print()
     for kind, label in (("planted", "planted bugs"), ("revert", "reverted fixes")):
-        ids = [m["id"] for m in mutants if ("reverts" in m) == (kind == "revert")]
+        ids = [m["id"] for m in mutants if entry_kind(m)[0] == kind]
         if not ids:
             continue
         mine = [r for r in rows if r[0] in ids]
@@ -520,8 +525,7 @@ def plain(a, mutants, configs, binary, set_tree, changed, lockstep, fuzz_args):
                          len(new), " ".join(sorted({i for i, _, _ in new})), "", "", runs, base_runs[c], "", detail])
     try:
         for m in mutants:
-            kind = "revert" if "reverts" in m else "planted"
-            source = m.get("reverts", m.get("mirrors", ""))
+            kind, source = entry_kind(m)
             b = set_tree(changed[m["id"]])
             if b.returncode != 0:
                 rows.append([m["id"], kind, source, "-", "no-build"] + [""] * 7 + [m["what"]])
@@ -592,8 +596,7 @@ def masked(a, mutants, configs, profile, binary, set_tree, changed, lockstep):
     rows = []
     try:
         for m in mutants:
-            kind = "revert" if "reverts" in m else "planted"
-            source = m.get("reverts", m.get("mirrors", ""))
+            kind, source = entry_kind(m)
             b = set_tree(changed[m["id"]])
             if b.returncode != 0:
                 rows.append([m["id"], kind, source, "-", "no-build", "", "", "", m["what"]])

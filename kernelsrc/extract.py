@@ -214,15 +214,18 @@ def function_signature(text, name):
     return (m.group(1).split(), m.group(2)) if m else None
 
 
-def struct_has_field(text, struct, field):
-    m = re.search(rf"\bstruct\s+{struct}\s*\{{", text)
-    if not m:
-        return False
-    depth, i = 1, m.end()
+def braced(text, start):
+    """The text from START (just after an opening brace) to its closing brace."""
+    depth, i = 1, start
     while i < len(text) and depth:
         depth += {"{": 1, "}": -1}.get(text[i], 0)
         i += 1
-    return re.search(rf"\b{field}\s*(?:\[[^\]]*\])?\s*;", text[m.end():i]) is not None
+    return text[start:i]
+
+
+def struct_has_field(text, struct, field):
+    m = re.search(rf"\bstruct\s+{struct}\s*\{{", text)
+    return m is not None and re.search(rf"\b{field}\s*(?:\[[^\]]*\])?\s*;", braced(text, m.end())) is not None
 
 
 def tree_facts(files):
@@ -683,11 +686,7 @@ def debug_reader_unlocked(debug_c):
     if not m:
         raise ExtractError("kernel/sched/debug.c: print_cfs_rq() not found: the backend's debugfs reader "
                            "(debug_read) has no code to follow")
-    depth, i = 1, m.end()
-    while i < len(text) and depth:
-        depth += {"{": 1, "}": -1}.get(text[i], 0)
-        i += 1
-    body = text[m.end():i]
+    body = braced(text, m.end())
     call = re.search(r"\bavg_vruntime\s*\(", body)
     if not call:
         raise ExtractError("kernel/sched/debug.c: print_cfs_rq() does not call avg_vruntime(): the backend's "
@@ -707,11 +706,7 @@ def function_body(text, name, rel):
     m = re.search(rf"\b{name}\s*\([^)]*\)\s*\{{", text)
     if not m:
         raise ExtractError(f"{rel}: {name}() not found: the backend's core.c side has no code to follow")
-    depth, i = 1, m.end()
-    while i < len(text) and depth:
-        depth += {"{": 1, "}": -1}.get(text[i], 0)
-        i += 1
-    return text[m.end():i]
+    return braced(text, m.end())
 
 
 def fork_clears_rel_deadline(core_c):

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -31,6 +32,14 @@ Profile profile(const char* name, const char* features = "") {
     EXPECT_EQ(apply_features(p, features), "");
   }
   return p;
+}
+
+// The site of the one I-WAKECOUNT report, "" for none.
+std::string site(const std::vector<inv::Violation>& vs) {
+  std::string out;
+  for (const auto& v : vs)
+    if (v.id == inv::Id::WAKECOUNT) out += (out.empty() ? "" : " + ") + v.where;
+  return out;
 }
 
 // Several CPUs of the model, states made by its own operations.
@@ -65,15 +74,16 @@ struct Bench {
     rq.set_observer(nullptr);
     return checker.violations();
   }
+  // The model's own choice of t's wake-up from CPU 0, told to CPU 0's checker:
+  // the CPU t went to, and the I-WAKECOUNT sites reported.
+  std::pair<int, std::string> model_wake(int t, bool sync) {
+    inv::Checker checker;
+    checker.attach(sys.rq(0));
+    checker.begin_op(0, inv::OpClass::placement);
+    EXPECT_EQ(sys.wake(t, sync, -1, 0), Refusal::none);
+    return {sys.rq(0).tasks[static_cast<std::size_t>(t)].cpu, site(checker.violations())};
+  }
 };
-
-// The site of the one I-WAKECOUNT report, "" for none.
-std::string site(const std::vector<inv::Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs)
-    if (v.id == inv::Id::WAKECOUNT) out += (out.empty() ? "" : " + ") + v.where;
-  return out;
-}
 
 WakeCpuChoice choice(int task, int waker, int prev, int chosen, bool sync = false) {
   WakeCpuChoice c;
@@ -96,12 +106,7 @@ TEST(WakeChoiceProperty, FreePrevMustBeTaken) {
   EXPECT_EQ(site(b.judge(choice(t, 0, 1, 0))), "select_task_rq_fair: prev free");
   EXPECT_EQ(site(b.judge(choice(t, 0, 1, 1))), "");
   // and the model's own choice, told to the checker of the waking CPU, is that
-  inv::Checker checker;
-  checker.attach(b.sys.rq(0));
-  checker.begin_op(0, inv::OpClass::placement);
-  EXPECT_EQ(b.sys.wake(t, false, -1, 0), Refusal::none);
-  EXPECT_EQ(b.sys.rq(0).tasks[static_cast<std::size_t>(t)].cpu, 1);
-  EXPECT_EQ(site(checker.violations()), "");
+  EXPECT_EQ(b.model_wake(t, false), std::make_pair(1, std::string()));
 }
 
 // Out of the LLC's CPUs: no CPU at all.
@@ -167,12 +172,7 @@ TEST(WakeChoiceProperty, SyncWakerAloneGivesItsCpu) {
   // not WF_SYNC: WA_WEIGHT decides between the two
   EXPECT_EQ(site(b.judge(choice(t, 0, 1, 1, false))), "");
   // and the model's own WF_SYNC choice: the waker's CPU
-  inv::Checker checker;
-  checker.attach(b.sys.rq(0));
-  checker.begin_op(0, inv::OpClass::placement);
-  EXPECT_EQ(b.sys.wake(t, true, -1, 0), Refusal::none);
-  EXPECT_EQ(b.sys.rq(0).tasks[static_cast<std::size_t>(t)].cpu, 0);
-  EXPECT_EQ(site(checker.violations()), "");
+  EXPECT_EQ(b.model_wake(t, true), std::make_pair(0, std::string()));
 }
 
 // A waker that is not alone (another task can run on its CPU) gives nothing away.
