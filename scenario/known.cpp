@@ -78,9 +78,14 @@ std::optional<KnownSet> KnownSet::parse(std::string_view text, const std::string
         f.after_racing = true;
         cond.remove_suffix(7);
       }
-      if (cond.empty() || cond.find(' ') != std::string_view::npos || (f.after_racing && !op_spec_by_keyword(cond)))
+      if (cond.empty() || cond.find(' ') != std::string_view::npos)
         return fail(fmt::format("'after {}': not an operation or a finding's name", cond));
       f.after = std::string(cond);
+      for (const std::string& a : f.after_alternatives())
+        if (a.empty() || (f.after_racing && !op_spec_by_keyword(a)) ||
+            (f.after_alternatives().size() > 1 && !op_spec_by_keyword(a)))
+          return fail(fmt::format("'after {}': '{}' is not an operation{}", cond, a,
+                                  f.after_racing || f.after_alternatives().size() > 1 ? "" : " or a finding's name"));
     }
     if (triggers != "*") {
       std::size_t from = 0;
@@ -117,12 +122,26 @@ bool KnownFinding::matches(const FindingIdentity& f, const Scenario& s, int op_i
     return false;
   if (!triggers.empty() && std::find(triggers.begin(), triggers.end(), f.trigger) == triggers.end()) return false;
   if (after.empty()) return true;
-  if (!op_spec_by_keyword(after)) return std::find(before.begin(), before.end(), after) != before.end();
+  const std::vector<std::string> ops = after_alternatives();
+  if (!op_spec_by_keyword(ops.front())) return std::find(before.begin(), before.end(), after) != before.end();
   for (int i = 0; i < op_index && static_cast<std::size_t>(i) < s.ops.size(); ++i) {
     const Op& op = s.ops[static_cast<std::size_t>(i)];
-    if (op_spec(op.kind).keyword == after && (!after_racing || op.racing)) return true;
+    if (std::find(ops.begin(), ops.end(), op_spec(op.kind).keyword) != ops.end() && (!after_racing || op.racing))
+      return true;
   }
   return false;
+}
+
+std::vector<std::string> KnownFinding::after_alternatives() const {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (from <= after.size()) {
+    const std::size_t bar = after.find('|', from);
+    out.push_back(after.substr(from, bar == std::string::npos ? std::string::npos : bar - from));
+    if (bar == std::string::npos) break;
+    from = bar + 1;
+  }
+  return out;
 }
 
 std::string KnownFinding::triggers_text() const {

@@ -16,7 +16,7 @@
 // operation comes next, as a stale augment does); any of them may be followed
 // by " after KEYWORD [racing]": only in a run where such an operation came
 // first ("* after debug_read racing": a racing debugfs read's lost update,
-// K2), or by " after NAME": only after a violation of known finding NAME in
+// K2; "* after nice|policy": one of several), or by " after NAME": only after a violation of known finding NAME in
 // the same run (its documented consequence: "* after K1"). SCENARIO is the regression scenario that raises it; for a profile's
 // file the test suite replays each and asks for exactly that invariant, site
 // and detail class, at one of the triggers. A DETAIL CLASS of "*" takes every
@@ -43,7 +43,10 @@ struct KnownFinding {
   bool any_invariant = false;  // INVARIANT "*" (then SITE and DETAIL CLASS are "*", and a condition is set)
   std::vector<std::string> triggers;  // the keywords it arises at; empty: any
   std::string after;                  // an operation keyword, or a known finding's name, that must come
-                                      // first in the run ("" none)
+                                      // first in the run ("" none); or several keywords, "nice|slice": one
+                                      // of them must
+  std::vector<std::string> after_alternatives() const;  // `after` split at '|'
+
   bool after_racing = false;          // ... an operation with `racing`
   std::string scenario;               // the scenario that raises it
   int line = 0;                       // its line in the file it was read from

@@ -153,6 +153,18 @@ TEST(KnownFindings, AKnownFindingsConditionIsChecked) {
   const scn::FindingIdentity fair{inv::Id::FAIR, "site", "detail", "run"};
   EXPECT_TRUE(after_k1->entries().front().matches(fair, with, 3, {"K1"}));
   EXPECT_FALSE(after_k1->entries().front().matches(fair, with, 3, {"K2"}));
+  // "after nice|slice": after either operation, not after another
+  const auto after_change = scn::KnownSet::parse("P\tI-FAIR\t* after nice|slice\tsite\ts.scn\tdetail\n", "t.known", error);
+  ASSERT_TRUE(after_change) << error;
+  const scn::KnownFinding& c = after_change->entries().front();
+  EXPECT_EQ(c.triggers_text(), "* after nice|slice");
+  EXPECT_TRUE(c.matches(fair, test::parse_ok("task A\nwake A\nslice A 1ms\nrun 1ms\n"), 3, {}));
+  EXPECT_TRUE(c.matches(fair, test::parse_ok("task A\nwake A\nnice A 3\nrun 1ms\n"), 3, {}));
+  EXPECT_FALSE(c.matches(fair, test::parse_ok("task A\nwake A\npolicy A batch\nrun 1ms\n"), 3, {}));
+  EXPECT_FALSE(c.matches(fair, test::parse_ok("task A\nwake A\nrun 1ms\nnice A 3\n"), 2, {}));
+  // alternatives are operations only
+  EXPECT_FALSE(scn::KnownSet::parse("P\tI-FAIR\t* after nice|K1\tsite\ts.scn\tdetail\n", "t.known", error));
+  EXPECT_NE(error.find("'K1' is not an operation"), std::string::npos) << error;
 }
 
 }  // namespace
