@@ -171,6 +171,7 @@ struct ProtectionOverWait {
   u64 ticks = 0;           // Rq::charged_ticks at the end of the last operation
   u64 curr_ran = 0;        // curr's sum_exec_runtime then
   u64 clock = 0;           // rq_clock_task() when the wait began
+  u64 curr_deadline = 0;   // curr's deadline then (the end of the request it was serving)
 };
 // After the operation, on s.cfs: the entity EEVDF would run gets the CPU at the
 // first tick after curr's protection is over. `waits` holds one record per queue.
@@ -334,6 +335,7 @@ class Checker final : public Observer {
   void on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relative, u64 old_weight,
                                      u64 new_weight) override;
   void on_read_avg(const CfsRq& cfs_rq, const char* caller) override;
+  void on_avg_vruntime(const CfsRq& cfs_rq, u64 v) override;
   void on_placed(const CfsRq& cfs_rq, const SchedEntity& se, s64 saved_lag) override;
   void on_load_set(const SchedEntity& se, u64 old_weight) override;
   void on_set_next(const SchedEntity& se, bool first) override;

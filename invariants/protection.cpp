@@ -76,14 +76,23 @@ void check_protection_at_pick(const CheckScope& s, const SchedEntity& se) {
   const u64 allowed = calc_delta_fair(limit, lw, profile.behaviour.calc_delta, null_observer());
   const i128 granted = vruntime_diff(*end, se.vruntime);
   if (granted <= static_cast<i128>(allowed)) return;
+  // Where the protection is computed from the queue's min_slice augment (cfs_rq_min_slice(),
+  // 052c3d87c82e; not the v6.6-v6.12 stash), whether that augment was right at the pick: a
+  // stale augment's protection (docs/findings.md) and a protection that ignores a right one
+  // are two findings.
+  const SchedEntity* root = s.cfs.tasks_timeline.root();
+  const bool stale = !profile.behaviour.parity_in_vlag && profile.feat(Feature::RUN_TO_PARITY) && root &&
+                     shorter && root->min_slice != shortest;
   s.report(Id::PROT, "set_next_entity / set_protect_slice (real pick)",
            fmt::format("{} was picked and protected for {} ns (virtual, up to {}), beyond the {} ns of the "
-                       "shortest request queued ({} ns{}); its own slice is {} ns",
+                       "shortest request queued ({} ns{}); its own slice is {} ns{}",
                        entity_name(s.rq, &se), format_i128(granted), *end, allowed, limit,
                        profile.feat(Feature::RUN_TO_PARITY) && shorter
                            ? fmt::format(", {}", entity_name(s.rq, shorter))
                            : ", one normalized base slice",
-                       se.slice),
+                       se.slice,
+                       stale ? fmt::format(" (the queue's min_slice augment was stale: {} ns)", root->min_slice)
+                             : ""),
            {&se});
 }
 
@@ -151,7 +160,8 @@ void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverW
                             best->sum_exec_runtime,
                             s.rq.charged_ticks,
                             curr->sum_exec_runtime,
-                            s.rq.clock_task};
+                            s.rq.clock_task,
+                            curr->deadline};
     return;
   }
   const u64 ticks = s.rq.charged_ticks - w->ticks;
@@ -159,6 +169,19 @@ void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverW
   w->ticks = s.rq.charged_ticks;
   w->curr_ran = curr->sum_exec_runtime;
   if (!charged) return;
+  // curr has served the whole request it had when the wait began and has a new one: the
+  // renewal's own reschedule (update_deadline()'s, every profile) did not happen either,
+  // a failure apart from a missed end of protection (0b9ca2dcabc3)
+  if (vruntime_diff(curr->vruntime, w->curr_deadline) >= 0 && vruntime_diff(curr->deadline, w->curr_deadline) > 0) {
+    s.report(Id::PROT, "entity_tick / update_curr (request renewed)",
+             fmt::format("{} has the earliest eligible deadline ({}) and curr {} is not protected, but {} tick(s) "
+                         "charging it and {} ns later {} still runs, past the end of its request ({}) and with a "
+                         "new one (deadline {}): the tick that renewed it should have rescheduled it",
+                         entity_name(s.rq, best), best->deadline, entity_name(s.rq, curr), ticks,
+                         s.rq.clock_task - w->clock, entity_name(s.rq, curr), w->curr_deadline, curr->deadline),
+             {best, curr});
+    return;
+  }
   s.report(Id::PROT, "entity_tick / update_curr (protection over)",
            fmt::format("{} has the earliest eligible deadline ({}) and curr {} is not protected (v {}, protection "
                        "ended), but {} tick(s) charging it and {} ns later {} still runs: the first tick should "
