@@ -37,6 +37,7 @@ struct Sim::Fwd final : Observer {
     c->on_relative_deadline_rescaled(se, old_relative, old_weight, new_weight);
   }
   void on_read_avg(const CfsRq& q, const char* caller) override { c->on_read_avg(q, caller); }
+  void on_avg_vruntime(const CfsRq& q, u64 v) override { c->on_avg_vruntime(q, v); }
   void on_deadline_made_relative(const SchedEntity& se) override { c->on_deadline_made_relative(se); }
   void on_load_set(const SchedEntity& se, u64 old_weight) override { c->on_load_set(se, old_weight); }
   void on_delayed(const SchedEntity& se) override { c->on_delayed(se); }

@@ -520,6 +520,25 @@ void Checker::on_placed(const CfsRq& cfs_rq, const SchedEntity& se, s64 saved_la
   check_placement(scope, se, saved_lag);
 }
 
+// I-LAG at every avg_vruntime() return: the V it answers is the floor of the queued
+// entities' weighted average (curr included, weighted as the profile's sums weigh
+// them): Σ w·(V - v) in (-Σ w, 0]. The same rule as check_lag()'s after the
+// operation, which recomputes V from the queue; this one judges the value the
+// code computed, where the kernel backend's tree computed it.
+void Checker::on_avg_vruntime(const CfsRq& cfs_rq, u64 v) {
+  if (!selection_[Id::LAG]) return;
+  const ExactAverage avg = exact_average(cfs_rq);
+  if (avg.weight == 0) return;
+  // Σ w·(V - v_i) = W·(V - zero) - Σ w·key_i
+  const i128 total = static_cast<i128>(vruntime_diff(v, cfs_rq.zero_vruntime)) * avg.weight - avg.sum;
+  if (total <= 0 && total > -avg.weight) return;
+  const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this, cfs_rq};
+  scope.report(Id::LAG, "avg_vruntime",
+               fmt::format("the queued lags Σ w·(V - v) = {} are not within (-{}, 0] (the floor of V)",
+                           format_i128(total), format_i128(avg.weight)),
+               {});
+}
+
 // I-FRESH: a decision reads V only after curr was charged up to rq_clock_task.
 void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {
   if (!selection_[Id::FRESH]) return;

@@ -91,7 +91,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "TICK_NSEC), r_max the largest slice queued at that moment, must leave update_entity_lag()\n"
      "unchanged (a delayed entity's later adjustments are not clamps). For queued entities,\n"
      "Σ w_i·(V - v_i) with the kernel's floored V must lie in (-Σw, 0]: the only rounding is the\n"
-     "floor of the average."},
+     "floor of the average. Judged after every operation on V recomputed from the queue, and at\n"
+     "every return of avg_vruntime() on the value the code answered (on --backend kernel the\n"
+     "tree's own: a division that does not floor, 650cad561cce undone, is seen there)."},
     {"I-RW",
      "reweight keeps V and preserves w·(V - v) up to the rounding of its divisions",
      "reweight_entity() rescales lag and relative deadline by w_old/w_new around V. V before and\n"
@@ -169,6 +171,9 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "     (0b9ca2dcabc3, v6.17), and the pick that follows takes it. A tick at the clock of\n"
      "     curr's last update (a group entity whose queue a wake-up just updated) returns\n"
      "     early and decides nothing. Not while a next buddy is set (the buddy runs first).\n"
+     "     A curr that runs past the end of the request it had when the wait began, with a\n"
+     "     new one, is reported at its own site (request renewed): update_deadline()'s\n"
+     "     reschedule at a renewal, in every profile, did not happen either;\n"
      "  5. and the converse: a lone fair entity is never rescheduled by the fair class's tick,\n"
      "     at slice expiry or at the end of its protection (there is nobody to switch to). Lone:\n"
      "     curr is the only entity queued on every level of its hierarchy (cfs_rq->nr_queued == 1\n"

@@ -1321,6 +1321,50 @@ static void account_entity_dequeue(struct cfs_rq *cfs_rq, struct sched_entity *s
   kb_tree_account_entity_dequeue(cfs_rq, se);
 }
 
+/* Whether v is the floor of the weighted average of q's queued entities (the
+ * tree's and an on_rq curr), weighted as the tree's sums weigh them:
+ * Σ w·(v - v_i) in (-Σ w, 0]. Only a filter: the event it lets through is
+ * judged again, by the checker, on the mirrored queue. */
+static int kb_avg_is_floor(const struct cfs_rq *q, u64 v) {
+  __int128 total = 0, weight = 0;
+  const struct sched_entity *curr = q->curr && q->curr->on_rq ? q->curr : NULL;
+  for (const struct rb_node *n = rb_first_cached(&q->tasks_timeline); n; n = rb_next(n)) {
+    const struct sched_entity *se = rb_entry(n, struct sched_entity, run_node);
+    if (se == curr) continue;
+#if EEVDF_TREE_SUM_SHIFT
+    const __int128 w = avg_vruntime_weight((struct cfs_rq *)q, se->load.weight);
+#else
+    const __int128 w = scale_load_down(se->load.weight);
+#endif
+    total += w * (s64)(v - se->vruntime);
+    weight += w;
+  }
+  if (curr) {
+#if EEVDF_TREE_SUM_SHIFT
+    const __int128 w = avg_vruntime_weight((struct cfs_rq *)q, curr->load.weight);
+#else
+    const __int128 w = scale_load_down(curr->load.weight);
+#endif
+    total += w * (s64)(v - curr->vruntime);
+    weight += w;
+  }
+  return weight == 0 || (total <= 0 && total > -weight);
+}
+
+/* avg_vruntime(), interposed: a V the tree computes that is not the floor of
+ * the queued entities' weighted average is sent (KB_EVENT_AVG) for I-LAG (the
+ * model's on_avg_vruntime()), judged on the queue as the return leaves it. */
+u64 avg_vruntime(struct cfs_rq *cfs_rq) {
+  const u64 v = kb_tree_avg_vruntime(cfs_rq);
+  if (!kb_avg_is_floor(cfs_rq, v)) {
+    struct kb_event e = {0};
+    e.kind = KB_EVENT_AVG;
+    e.avg = v;
+    kb_send(e, cfs_rq, NULL);
+  }
+  return v;
+}
+
 /* update_entity_lag(), interposed: the lag it saved and V - v before the
  * clamp (the model's on_lag_clamp()).  V is read after the tree's function
  * ran, which moved only se->vlag: on 6.12.y and 7.0 avg_vruntime() re-bases

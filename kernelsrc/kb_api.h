@@ -140,6 +140,8 @@ typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *co
 #define KB_EVENT_WAKEUP_PREEMPT 13  /* the wake-up preemption decision returned having called resched_curr() itself
                                        (not inside update_curr()): entity is the wakee where it meets curr
                                        (the tree's find_matching_se()), queue theirs; reason KB_PREEMPT_* */
+#define KB_EVENT_AVG 15  /* avg_vruntime() of queue returned avg, which is not the floor of the queued
+                            entities' weighted average (the scheduler's calls and the debugfs reader's) */
 #define KB_EVENT_PLACING 14  /* place_entity() was entered for entity (not inside reweight_entity(), whose
                                REWEIGHT_BEGIN covers 7.0's re-placement); initial: ENQUEUE_INITIAL */
 /* why, read from the tree's own calls during the decision (docs/kernel-backend.md,
@@ -168,6 +170,7 @@ struct kb_event {
   int prev_cpu, chosen_cpu, sync, recent_used_cpu, had_idle_cores;
   int reason;                    /* KB_EVENT_WAKEUP_PREEMPT: KB_PREEMPT_* */
   int initial;                   /* KB_EVENT_PLACING: place_entity()'s flags have ENQUEUE_INITIAL */
+  unsigned long long avg;        /* KB_EVENT_AVG: the V it returned */
 };
 typedef void (*kb_event_fn)(void *ctx, const struct kb_event *e);
 /* NULL: no events (the default after kb_init()) */

@@ -127,6 +127,10 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
   if (&obs == &null_observer()) return;
   kb.refresh();
   CfsRq& q = rq.group_queue(e->queue);
+  if (e->kind == KB_EVENT_AVG) {
+    obs.on_avg_vruntime(q, e->avg);
+    return;
+  }
   if (e->kind == KB_EVENT_READ_AVG) {
     static constexpr const char* kReaders[] = {"update_entity_lag", "place_entity", "pick_eevdf"};
     if (e->reader >= 0 && static_cast<std::size_t>(e->reader) < std::size(kReaders)) obs.on_read_avg(q, kReaders[e->reader]);

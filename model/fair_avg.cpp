@@ -126,14 +126,18 @@ s64 avg_vruntime_offset(const CfsRq& cfs_rq, Observer& obs) {
 // it also re-bases: zero_vruntime := V.
 u64 avg_vruntime(CfsRq& cfs_rq) {
   const s64 offset = avg_vruntime_offset(cfs_rq, obs_of(cfs_rq));
+  u64 v = 0;
   switch (profile_of(cfs_rq).behaviour.key_base) {
     case KeyBase::min_vruntime:
-    case KeyBase::zero_at_rb_ops: return cfs_rq.zero_vruntime + as_u64(offset);
+    case KeyBase::zero_at_rb_ops: v = cfs_rq.zero_vruntime + as_u64(offset); break;
     case KeyBase::zero_at_avg_tick:
-    case KeyBase::zero_at_avg_deadline: break;
+    case KeyBase::zero_at_avg_deadline:
+      update_zero_vruntime(cfs_rq, offset);
+      v = cfs_rq.zero_vruntime;
+      break;
   }
-  update_zero_vruntime(cfs_rq, offset);
-  return cfs_rq.zero_vruntime;
+  obs_of(cfs_rq).on_avg_vruntime(cfs_rq, v);
+  return v;
 }
 
 // update_min_vruntime() (v6.6-v6.18): the key base follows the smallest of

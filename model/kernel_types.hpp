@@ -159,6 +159,8 @@ class Observer {
   // A decision is about to read V: place_entity(), update_entity_lag() or pick_eevdf()
   // (`caller` names it). The kernel charges the running entity with update_curr() first.
   virtual void on_read_avg(const CfsRq&, const char* /*caller*/) {}
+  // avg_vruntime() returned v for this queue (after its re-basing, where the profile has one).
+  virtual void on_avg_vruntime(const CfsRq&, u64 /*v*/) {}
   // enqueue_entity() placed se with its saved lag `saved_lag` against other
   // queued entities (place_entity() returned true); se now counts in V.
   virtual void on_placed(const CfsRq&, const SchedEntity&, s64 /*saved_lag*/) {}

@@ -1299,6 +1299,24 @@ TEST(Catalogue, FreshCleanTwinRequeueRightAfterATick) {
   EXPECT_FALSE(has_violation(h.checker, Id::FRESH)) << listing(h.checker);
 }
 
+// I-LAG at an avg_vruntime() return: the value the code answers is the floor of
+// the weighted average. 650cad561cce's floor undone (a negative sum divided
+// towards zero) answers one more than the floor: reported; the true V is not.
+TEST(Catalogue, LagFiresWhenAvgVruntimeAnswersAboveTheFloor) {
+  Harness h(*profile_by_name("mainline"));
+  h.busy();
+  h.op(OpClass::running, [&] {
+    const u64 v = avg_vruntime(h.rq.cfs);  // the model's V: its own call is judged too
+    EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+    // a V whose Σ w·(V - v) is 0 is exact; one more is beyond the floor whatever the sums
+    h.checker.on_avg_vruntime(h.rq.cfs, v + 1);
+  });
+  const inv::Violation* v = find_violation(h.checker, Id::LAG);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, "avg_vruntime");
+  EXPECT_NE(v->what.find("(the floor of V)"), std::string::npos) << v->what;
+}
+
 // I-HLOAD (v7.3 flat runqueue). The running task's h_load is zeroed, as a task
 // that no enqueue ever weighed has it (rq->idle, spec §1): update_curr()'s
 // calc_delta_fair() then divides by zero in the kernel.
