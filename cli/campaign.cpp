@@ -43,7 +43,9 @@ class PrintingLog final : public fuzz::CampaignLog {
         "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}{}{}{}{}, "
         "findings go to {}/\n",
         profile.name, profile.tunables.hz, profile.tunables.ncpus, o.time.count(), jobs, o.seed, o.seed + jobs - 1,
-        groups, o.vary_features ? ", default-off features in one run of four" : "",
+        groups, !o.vary_features        ? ""
+        : o.runqueues > 1 ? ", default-off features on and WA_WEIGHT/SIS_UTIL off in one run of four"
+                          : ", default-off features in one run of four",
         debug_read ? ", debugfs reads (debug_read)" : "",
         o.fan_out ? ", fan-out wakes and sleeps (byte format 8)" : "",
         o.smt > 1 ? fmt::format(", SMT siblings (smt {})", o.smt) : "", o.findings_dir);

@@ -67,14 +67,29 @@ std::vector<Feature> variable_features(const Profile& p) {
   return out;
 }
 
-// The profile, then (vary) the profile with each non-empty subset of its variable features on.
-std::vector<Profile> feature_variants(const Profile& p, bool vary) {
+// On several CPUs, the default-on wake-up features a run may switch off: with
+// NO_WA_WEIGHT wake_affine_idle()'s answer (the WF_SYNC clause included) is the
+// target, not PELT's loads; with NO_SIS_UTIL the idle scan covers the whole LLC
+// and no choice is left to the scan budget: I-WAKECOUNT's premises (b) and (c).
+std::vector<Feature> switchable_off_features(const Profile& p, unsigned runqueues) {
+  std::vector<Feature> out;
+  if (runqueues < 2) return out;  // one CPU: no choice to make
+  for (const Feature f : {Feature::WA_WEIGHT, Feature::SIS_UTIL})
+    if (p.known[f] && p.features[f]) out.push_back(f);
+  return out;
+}
+
+// The profile, then (vary) the profile with each non-empty subset of its variable
+// features flipped: the default-off ones on, the switchable default-on ones off.
+std::vector<Profile> feature_variants(const Profile& p, bool vary, unsigned runqueues) {
   std::vector<Profile> out{p};
-  const std::vector<Feature> features = vary ? variable_features(p) : std::vector<Feature>{};
+  std::vector<Feature> features = vary ? variable_features(p) : std::vector<Feature>{};
+  if (vary)
+    for (const Feature f : switchable_off_features(p, runqueues)) features.push_back(f);
   for (std::size_t mask = 1; mask < (std::size_t{1} << features.size()); ++mask) {
     Profile v = p;
     for (std::size_t b = 0; b < features.size(); ++b)
-      if (mask & (std::size_t{1} << b)) v.features.set(features[b], true);
+      if (mask & (std::size_t{1} << b)) v.features.set(features[b], !p.features[features[b]]);
     out.push_back(std::move(v));
   }
   return out;
@@ -103,7 +118,7 @@ struct Shared {
                    (opts.debug_read == CampaignOptions::DebugRead::profile && debug_read_races(p))) {}
   const Profile& profile;
   const CampaignOptions& o;
-  std::vector<Profile> variants = feature_variants(profile, o.vary_features);
+  std::vector<Profile> variants = feature_variants(profile, o.vary_features, o.runqueues);
   CampaignLog& log;
   std::chrono::steady_clock::time_point start;
   bool debug_read;  // generate debug_read (byte format 6 without kBytesNoDebugRead)
@@ -176,7 +191,7 @@ void work(Shared& sh, unsigned job) {
     scn::decode_bytes_into(bytes.data(), bytes.size(), s);
     s.smt = o.smt;
     repeat_a_window(s, rng);
-    // in one run of four, a set of the default-off features switched on (as debugfs allows)
+    // in one run of four, a set of features flipped (as debugfs allows)
     const std::size_t variant = sh.variants.size() > 1 && rng() % 4 == 0 ? 1 + rng() % (sh.variants.size() - 1) : 0;
     const Profile& run_profile = sh.variants[variant];
     const scn::ExecResult r = executors[variant].run(s);

@@ -76,7 +76,8 @@ struct CampaignOptions {
   scn::KnownSet known;
   // In one run of four, a set of the profile's default-off features switched
   // on (NEXT_BUDDY, PARANOID_AVG where the profile has it; as debugfs allows),
-  // so that the code behind them runs too; a finding's scenario says which.
+  // and on several CPUs of its wake-up features WA_WEIGHT and SIS_UTIL switched
+  // off, so that the code behind them runs too; a finding's scenario says which.
   // Off: every run has the profile's features (--features, --fixed-features).
   bool vary_features = true;
 };
