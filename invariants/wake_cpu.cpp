@@ -14,8 +14,8 @@
 // - after every operation, on every CPU, the backend's own answers of the
 //   counter tests against the tasks (check_wake_cpu()): on the model its
 //   functions of model/wake_cpu.hpp, on the kernel backend the tree's own
-//   sched_idle_rq() (Rq::tree_sched_idle_rq), the one such test the tree
-//   answers as a function of its own.
+//   sched_idle_rq() (Rq::tree_sched_idle_rq) and wake_affine_idle()'s WF_SYNC
+//   clause (Rq::tree_sync_affine), the tests the tree answers as functions.
 #include <fmt/format.h>
 
 #include <array>
@@ -318,18 +318,32 @@ void check_wake_cpu(const CheckScope& s) {
   const auto f9 = [&](bool answer) {
     return s.checker.tolerates_f9() && w.delayed > 0 && answer == sched_idle_only(w, true);
   };
+  const auto sync_report = [&](bool takes) {
+    const Task* waker = rq.task(rq.running());
+    const bool only_waker = w.runnable == 1;
+    report("wake_affine_idle",
+           fmt::format("a WF_SYNC wake-up by {} on CPU {} {} the waker's CPU, but {}: {}", waker ? waker->name : "?",
+                       rq.cpu, takes ? "takes" : "does not take",
+                       only_waker ? "the waker is the only task that can run there" : "other tasks can run there",
+                       counts()));
+  };
   if (rq.tree_sched_idle_rq >= 0) {
     // The kernel backend: the tree's own sched_idle_rq() (fair.c; the choice's
-    // SCHED_IDLE-only test, extracted by name). idle_cpu() is core.c's (the
-    // glue's stand-in on 6.12.118 and 6.18.0) and the WF_SYNC clause is a
-    // branch inside the tree's wake_affine_idle(), with no answer of its own:
-    // both are judged at the choice (check_wake_choice()), not recomputed here.
+    // SCHED_IDLE-only test, extracted by name) and its own wake_affine_idle()
+    // asked of this CPU's running task as the waker of a task last here (the
+    // glue's kb_export(): the WF_SYNC clause answers this CPU, no other branch
+    // does for a busy CPU). idle_cpu() is core.c's (the glue's stand-in on
+    // 6.12.118 and 6.18.0): judged at the choice (check_wake_choice()).
     const bool answer = rq.tree_sched_idle_rq != 0;
-    if (answer != only_idle && !f9(answer))
+    if (answer != only_idle && !f9(answer)) {
       report("sched_idle_rq", fmt::format("the tree's sched_idle_rq() of CPU {} = {}, but {}: {}", rq.cpu, answer,
                                           only_idle ? "every task that can run there is SCHED_IDLE"
                                                     : "not every task that can run there is SCHED_IDLE",
                                           counts()));
+      return;
+    }
+    if (rq.tree_sync_affine >= 0 && !w.nothing_runs && (rq.tree_sync_affine != 0) != (w.runnable == 1))
+      sync_report(rq.tree_sync_affine != 0);
     return;
   }
   // The model: its own functions (model/wake_cpu.hpp), each the answer its choice reads.
@@ -366,15 +380,7 @@ void check_wake_cpu(const CheckScope& s) {
   }
   // the WF_SYNC clause is asked of a busy waker's CPU: the running task wakes another
   if (w.nothing_runs) return;
-  const bool only_waker = w.runnable == 1;
-  if (wake_affine_idle_sync(rq) != only_waker) {
-    const Task* waker = rq.task(rq.running());
-    report("wake_affine_idle",
-           fmt::format("a WF_SYNC wake-up by {} on CPU {} {} the waker's CPU, but {}: {}", waker ? waker->name : "?",
-                       rq.cpu, wake_affine_idle_sync(rq) ? "takes" : "does not take",
-                       only_waker ? "the waker is the only task that can run there" : "other tasks can run there",
-                       counts()));
-  }
+  if (wake_affine_idle_sync(rq) != (w.runnable == 1)) sync_report(wake_affine_idle_sync(rq));
 }
 
 }  // namespace eevdf::inv

@@ -1584,6 +1584,13 @@ void kb_export(struct kb_state *s) {
     o->need_resched = kb_need_resched(rq);
     o->nr_running = rq->nr_running;
     o->sched_idle_rq = sched_idle_rq(rq);
+    /* wake_affine_idle() only reads: asked as a wake-up by this CPU's running task of a
+     * task last on this CPU, it answers the CPU exactly when its WF_SYNC clause holds */
+#if EEVDF_SHIM_SMP
+    o->sync_affine = rq->curr == idle ? -1 : wake_affine_idle((int)c, (int)c, 1) == (int)c;
+#else
+    o->sync_affine = -1;
+#endif
 #if EEVDF_SHIM_SMP
     kb_export_wakee(idle, &o->idle_wakee);
 #else

@@ -91,6 +91,8 @@ struct kb_cpu_state {
   struct kb_entity group_se[KB_MAX_GROUPS];
   struct kb_queue group_q[KB_MAX_GROUPS];
   int sched_idle_rq;  /* the tree's own sched_idle_rq(rq) (the wake-up choice's SCHED_IDLE-only test) */
+  int sync_affine;    /* the tree's own wake_affine_idle(cpu, cpu, WF_SYNC) answered cpu while a task runs
+                         there (its WF_SYNC clause: "the waker is alone"); -1 idle or a !CONFIG_SMP tree */
   struct kb_wakee idle_wakee;  /* the idle task's, as a waker (a wake-up made while the CPU idles) */
 };
 

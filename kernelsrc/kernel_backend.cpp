@@ -632,7 +632,8 @@ void KernelBackend::refresh() {
     rq.fair_tick_rescheds = k.fair_tick_rescheds;
     rq.need_resched = k.need_resched != 0;
     rq.nr_running = k.nr_running;
-    rq.tree_sched_idle_rq = k.sched_idle_rq != 0 ? 1 : 0;  // the tree's own answer (I-WAKECOUNT)
+    rq.tree_sched_idle_rq = k.sched_idle_rq != 0 ? 1 : 0;  // the tree's own answers (I-WAKECOUNT)
+    rq.tree_sync_affine = k.sync_affine;
     if (s.nr_cpus > 1) copy_wakee(k.idle_wakee, rq.idle_wakee);
     // a NULL pick: the kernel crashed in pick_next_entity() (the model's rq.oops): every CPU stops
     rq.oops = oops;

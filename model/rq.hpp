@@ -199,6 +199,8 @@ class Rq {
   // the answer I-WAKECOUNT judges there; -1 on the model, whose own functions
   // (model/wake_cpu.hpp) answer.
   int tree_sched_idle_rq = -1;
+  // ... and its wake_affine_idle()'s WF_SYNC clause for this CPU's running task (-1: none asked)
+  int tree_sync_affine = -1;
   int cpu = 0;              // cpu_of(rq)
  private:
   std::vector<Task> own_tasks_;              // the task table of a lone runqueue
