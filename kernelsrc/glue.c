@@ -1325,28 +1325,26 @@ static void account_entity_dequeue(struct cfs_rq *cfs_rq, struct sched_entity *s
  * tree's and an on_rq curr), weighted as the tree's sums weigh them:
  * Σ w·(v - v_i) in (-Σ w, 0]. Only a filter: the event it lets through is
  * judged again, by the checker, on the mirrored queue. */
+static __int128 kb_avg_weight(const struct cfs_rq *q, const struct sched_entity *se) {
+#if EEVDF_TREE_SUM_SHIFT
+  return avg_vruntime_weight((struct cfs_rq *)q, se->load.weight);
+#else
+  (void)q;
+  return scale_load_down(se->load.weight);
+#endif
+}
 static int kb_avg_is_floor(const struct cfs_rq *q, u64 v) {
   __int128 total = 0, weight = 0;
   const struct sched_entity *curr = q->curr && q->curr->on_rq ? q->curr : NULL;
   for (const struct rb_node *n = rb_first_cached(&q->tasks_timeline); n; n = rb_next(n)) {
     const struct sched_entity *se = rb_entry(n, struct sched_entity, run_node);
     if (se == curr) continue;
-#if EEVDF_TREE_SUM_SHIFT
-    const __int128 w = avg_vruntime_weight((struct cfs_rq *)q, se->load.weight);
-#else
-    const __int128 w = scale_load_down(se->load.weight);
-#endif
-    total += w * (s64)(v - se->vruntime);
-    weight += w;
+    total += kb_avg_weight(q, se) * (s64)(v - se->vruntime);
+    weight += kb_avg_weight(q, se);
   }
   if (curr) {
-#if EEVDF_TREE_SUM_SHIFT
-    const __int128 w = avg_vruntime_weight((struct cfs_rq *)q, curr->load.weight);
-#else
-    const __int128 w = scale_load_down(curr->load.weight);
-#endif
-    total += w * (s64)(v - curr->vruntime);
-    weight += w;
+    total += kb_avg_weight(q, curr) * (s64)(v - curr->vruntime);
+    weight += kb_avg_weight(q, curr);
   }
   return weight == 0 || (total <= 0 && total > -weight);
 }
