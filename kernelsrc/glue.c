@@ -1321,10 +1321,7 @@ static void account_entity_dequeue(struct cfs_rq *cfs_rq, struct sched_entity *s
   kb_tree_account_entity_dequeue(cfs_rq, se);
 }
 
-/* Whether v is the floor of the weighted average of q's queued entities (the
- * tree's and an on_rq curr), weighted as the tree's sums weigh them:
- * Σ w·(v - v_i) in (-Σ w, 0]. Only a filter: the event it lets through is
- * judged again, by the checker, on the mirrored queue. */
+/* The weight the tree's avg_vruntime() sums give se on q. */
 static __int128 kb_avg_weight(const struct cfs_rq *q, const struct sched_entity *se) {
 #if EEVDF_TREE_SUM_SHIFT
   return avg_vruntime_weight((struct cfs_rq *)q, se->load.weight);
@@ -1333,6 +1330,9 @@ static __int128 kb_avg_weight(const struct cfs_rq *q, const struct sched_entity 
   return scale_load_down(se->load.weight);
 #endif
 }
+/* Whether v is the floor of the weighted average of q's queued entities (the
+ * tree's and an on_rq curr): Σ w·(v - v_i) in (-Σ w, 0]. Only a filter: the
+ * event it lets through is judged again, by the checker, on the mirrored queue. */
 static int kb_avg_is_floor(const struct cfs_rq *q, u64 v) {
   __int128 total = 0, weight = 0;
   const struct sched_entity *curr = q->curr && q->curr->on_rq ? q->curr : NULL;

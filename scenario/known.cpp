@@ -81,11 +81,17 @@ std::optional<KnownSet> KnownSet::parse(std::string_view text, const std::string
       if (cond.empty() || cond.find(' ') != std::string_view::npos)
         return fail(fmt::format("'after {}': not an operation or a finding's name", cond));
       f.after = std::string(cond);
-      for (const std::string& a : f.after_alternatives())
-        if (a.empty() || (f.after_racing && !op_spec_by_keyword(a)) ||
-            (f.after_alternatives().size() > 1 && !op_spec_by_keyword(a)))
+      // a finding's name stands alone; a racing operation, or several, are operations
+      const bool several = cond.find('|') != std::string_view::npos;
+      for (std::string_view rest = cond;;) {
+        const std::size_t bar = rest.find('|');
+        const std::string_view a = rest.substr(0, bar);
+        if (a.empty() || ((f.after_racing || several) && !op_spec_by_keyword(a)))
           return fail(fmt::format("'after {}': '{}' is not an operation{}", cond, a,
-                                  f.after_racing || f.after_alternatives().size() > 1 ? "" : " or a finding's name"));
+                                  f.after_racing || several ? "" : " or a finding's name"));
+        if (bar == std::string_view::npos) break;
+        rest.remove_prefix(bar + 1);
+      }
     }
     if (triggers != "*") {
       std::size_t from = 0;
@@ -122,26 +128,22 @@ bool KnownFinding::matches(const FindingIdentity& f, const Scenario& s, int op_i
     return false;
   if (!triggers.empty() && std::find(triggers.begin(), triggers.end(), f.trigger) == triggers.end()) return false;
   if (after.empty()) return true;
-  const std::vector<std::string> ops = after_alternatives();
-  if (!op_spec_by_keyword(ops.front())) return std::find(before.begin(), before.end(), after) != before.end();
+  if (!op_spec_by_keyword(std::string_view(after).substr(0, after.find('|'))))
+    return std::find(before.begin(), before.end(), after) != before.end();
   for (int i = 0; i < op_index && static_cast<std::size_t>(i) < s.ops.size(); ++i) {
     const Op& op = s.ops[static_cast<std::size_t>(i)];
-    if (std::find(ops.begin(), ops.end(), op_spec(op.kind).keyword) != ops.end() && (!after_racing || op.racing))
-      return true;
+    if (after_names(op_spec(op.kind).keyword) && (!after_racing || op.racing)) return true;
   }
   return false;
 }
 
-std::vector<std::string> KnownFinding::after_alternatives() const {
-  std::vector<std::string> out;
-  std::size_t from = 0;
-  while (from <= after.size()) {
-    const std::size_t bar = after.find('|', from);
-    out.push_back(after.substr(from, bar == std::string::npos ? std::string::npos : bar - from));
-    if (bar == std::string::npos) break;
-    from = bar + 1;
+bool KnownFinding::after_names(std::string_view word) const {
+  for (std::string_view rest = after;;) {
+    const std::size_t bar = rest.find('|');
+    if (rest.substr(0, bar) == word) return true;
+    if (bar == std::string_view::npos) return false;
+    rest.remove_prefix(bar + 1);
   }
-  return out;
 }
 
 std::string KnownFinding::triggers_text() const {

@@ -45,7 +45,7 @@ struct KnownFinding {
   std::string after;                  // an operation keyword, or a known finding's name, that must come
                                       // first in the run ("" none); or several keywords, "nice|slice": one
                                       // of them must
-  std::vector<std::string> after_alternatives() const;  // `after` split at '|'
+  bool after_names(std::string_view word) const;  // whether `after` is word or lists it ("a|word|b")
 
   bool after_racing = false;          // ... an operation with `racing`
   std::string scenario;               // the scenario that raises it
