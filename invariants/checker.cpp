@@ -613,6 +613,17 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
   // (ff38424030f9); an expired one stays absolute while the rescaled, clamped
   // lag can move vruntime back below it
   if (se.on_rq && cfs_rq.curr == &se && !protect_slice(se)) vprot_stale_[entity_slot(se)] = true;
+  // I-DELAY: a delayed group entity's queue is empty, so it has no share to take; it
+  // burns off its lag at the weight it was delayed with (66951e4860d3: update_cfs_group()
+  // leaves a group with no load alone; before it, v6.12.0 drops it to MIN_SHARES)
+  if (selection_[Id::DELAY] && se.sched_delayed && se.my_q && new_weight != se.load.weight) {
+    const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
+    scope.report(Id::DELAY, "update_cfs_group / reweight_entity",
+                 fmt::format("{} was reweighted {} -> {} while delayed; a delayed group entity's queue is "
+                             "empty and it keeps the weight it was delayed with",
+                             entity_name(*rq_, &se), se.load.weight, new_weight),
+                 {&se});
+  }
   rw_ = {};
   reweighting_ = &se;
   rw_.on_rq = se.on_rq;

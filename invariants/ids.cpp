@@ -139,7 +139,8 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "PLACE_DEADLINE_INITIAL (a task created in the same operation, an RT task and a delayed one\n"
      "are not judged). Reported at site \"place_entity (fresh request)\"."},
     {"I-DELAY",
-     "a delayed entity is never curr nor next, and its lag does not sink while delayed",
+     "a delayed entity is never curr nor next, its lag does not sink while delayed, and a delayed "
+     "group entity keeps its weight",
      "With DELAY_DEQUEUE an ineligible sleeper stays queued as sched_delayed until it is picked\n"
      "(then dequeued) or woken (requeued). It must never become cfs_rq->curr or cfs_rq->next (a\n"
      "pick that returns it, from schedule or from wakeup preemption, must dequeue it in\n"
@@ -148,7 +149,11 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "delayed (one weight of rounding allowed). Both are read from the state on every profile:\n"
      "w·clamp(V - v) with the profile's lag clamp when it is delayed and when a wake-up requeues\n"
      "it, w·vlag when it is dequeued at last. Kernels before 059258b0d424 (v7.1) do not save the\n"
-     "lag at delay time, and a V that sinks meanwhile deepens the debt (an expected finding)."},
+     "lag at delay time, and a V that sinks meanwhile deepens the debt (an expected finding).\n"
+     "A delayed group entity's queue is empty: it has no share of the group to take, and it burns\n"
+     "off its lag at the weight it was delayed with; a reweight of it to another weight is reported\n"
+     "at the reweight (site \"update_cfs_group / reweight_entity\"). 66951e4860d3 (6.12.11) made\n"
+     "update_cfs_group() leave a group with no load alone; v6.12.0 drops it to MIN_SHARES."},
     {"I-PROT",
      "slice protection lasts at most the shortest queued request from a real pick, only shrinks "
      "until the next one, never passes the deadline, the first tick after it ends reschedules, and "
