@@ -185,6 +185,7 @@ void Checker::adopt(std::size_t i, const SchedEntity& se) {
   was_curr_[i] = false;
   queue_before_[i] = se.cfs_rq;
   vruntime_before_[i] = se.vruntime;
+  vprot_armed_[i] = se.vprot;
   bounds_[i] = WeightBounds{};
 }
 
@@ -227,6 +228,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
     // (share_end_records(), after the last operation); se->vlag holds it only
     // from v7.1 on (059258b0d424)
     vruntime_before_[i] = t.se.vruntime;
+    vprot_armed_[i] = t.se.vprot;
     was_curr_[i] = false;
     queue_before_[i] = t.se.cfs_rq;
     prot_known_[i] = false;
@@ -235,6 +237,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
   for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
+    vprot_armed_[i] = se.vprot;
     was_curr_[i] = is_curr(*rq_, se);
     queue_before_[i] = se.cfs_rq;
     asleep_before_[i] = entity_is_task(se) && !se.on_rq;
@@ -589,7 +592,19 @@ void Checker::on_set_next(const SchedEntity& se, bool first) {
   // F1/F6: set_next_task(first = false) after a sched_change of the running
   // task re-arms no level's protection, while the levels that were dequeued
   // are re-placed (bcd74b2ffdd0): their vprot stays from before
-  if (!first && rq_->profile().behaviour.protect_only_first) vprot_stale_[i] = true;
+  if (!first && rq_->profile().behaviour.protect_only_first) {
+    vprot_stale_[i] = true;
+    // so the end itself may not move later: between real picks only update_protect_slice()
+    // and cancel_protect_slice() write it, both backwards, and reweight_entity() rescales it
+    // (F1's tolerance above excuses v moving under a kept end, not a re-armed end)
+    const CfsRq* q = eevdf_queue_of(*rq_, se);
+    if (selection_[Id::PROT] && q && protect_slice(se) && vruntime_diff(se.vprot, vprot_armed_[i]) > 0) {
+      ExactAverage none;  // the report reads no average
+      const CheckScope scope{*rq_, selection_, none, max_slice_seen_, *this, *q};
+      check_protection_rearmed(scope, se, vprot_armed_[i]);
+    }
+  }
+  vprot_armed_[i] = se.vprot;
   was_curr_[i] = true;
 }
 
@@ -707,6 +722,7 @@ void Checker::on_load_set(const SchedEntity& se, u64 old_weight) {
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   reweighting_ = nullptr;
+  vprot_armed_[entity_slot(se)] = se.vprot;
   reweight_rounding_[entity_slot(se)] += eevdf_load_of(*rq_, se).weight;
   // v7.3 flat runqueue: set_next_task_fair() and task_tick_fair() reweight the
   // running task; I-MONO then measures running from the reweighted vruntime

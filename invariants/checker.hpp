@@ -160,6 +160,8 @@ void check_protection(const CheckScope& s);  // I-PROT after the operation (prot
 void check_protection_at_pick(const CheckScope& s, const SchedEntity& se);
 // I-PROT between picks: the protected run left grew from `before` to `now` (w·(end - v)).
 void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 before, i128 now);
+// I-PROT between picks, where only a real pick arms it: set_next_entity() without a pick moved vprot later.
+void check_protection_rearmed(const CheckScope& s, const SchedEntity& se, u64 vprot_before);
 // I-PROT's wait rule: on one queue, the entity EEVDF would run while curr's
 // protection is over, from the end of the operation that first saw it.
 struct ProtectionOverWait {
@@ -388,6 +390,9 @@ class Checker final : public Observer {
   std::array<i128, kMaxEntities> prot_left_;
   std::array<bool, kMaxEntities> prot_known_;
   std::array<bool, kMaxEntities> picked_;
+  // I-PROT between picks (set_next_entity() arms only at a real pick): vprot at the
+  // operation's start, at the last reweight_entity() (its rescale) or at the last real pick
+  std::array<u64, kMaxEntities> vprot_armed_;
   std::vector<ProtectionOverWait> over_wait_;  // I-PROT's wait rule, one per queue seen
   LoneTickWatch lone_tick_;                     // I-PROT's rule 5
   // I-PROT between picks: Σ new weight over the reweight_entity() calls of it in

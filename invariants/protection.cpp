@@ -121,6 +121,16 @@ void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 befo
            {&se});
 }
 
+// Rule 3 at the event, where set_next_entity() arms only at a real pick: a
+// set_next_entity() that is not one (a sched_change's) moved the end later.
+void check_protection_rearmed(const CheckScope& s, const SchedEntity& se, u64 vprot_before) {
+  s.report(Id::PROT, "between picks (sched_change set_next_entity)",
+           fmt::format("set_next_entity() of {} without a pick moved its protection's end from {} to {} "
+                       "(vruntime {}): only a real pick arms it",
+                       entity_name(s.rq, &se), vprot_before, se.vprot, se.vruntime),
+           {&se});
+}
+
 // Rule 4, after every operation, from the state and the backend's count of the
 // ticks that charged curr some time (a tick at the clock of curr's last update
 // returns early from update_curr() and decides nothing). The count is the CPU's

@@ -792,6 +792,39 @@ TEST(Catalogue, ProtCleanTwinShrinksThenRealPick) {
   EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
 }
 
+// Where set_next_entity() arms the protection only at a real pick (bcd74b2ffdd0), a
+// sched_change's set_next_entity(first = false) that moves vprot later re-arms it:
+// reported at the event, though F1's tolerance excuses the end-of-operation rule
+// (the sched_change marks curr's vprot stale). Its revert re-arms at every call.
+TEST(Catalogue, ProtFiresWhenSetNextWithoutPickMovesTheEndLater) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline - 1'000'000; });
+  EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
+  h.op(OpClass::placement, [&] {
+    h.se(h.c).vprot = h.se(h.c).deadline;
+    h.checker.on_set_next(h.se(h.c), false);
+  });
+  const inv::Violation* v = find_violation(h.checker, Id::PROT);
+  ASSERT_NE(v, nullptr) << listing(h.checker);
+  EXPECT_EQ(v->where, "between picks (sched_change set_next_entity)");
+}
+
+// Clean twins: the model's own sched_changes of curr (set_next_entity(first = false)
+// leaves vprot), and a real pick, which may arm a later end.
+TEST(Catalogue, ProtCleanTwinSchedChangeKeepsTheEnd) {
+  Harness h;
+  h.busy();
+  h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline - 1'000'000; });
+  h.op(OpClass::placement, [&] { ASSERT_EQ(h.rq.set_nice(h.c, 3), Refusal::none); });
+  h.op(OpClass::placement, [&] { ASSERT_EQ(h.rq.set_slice(h.c, 1'000'000), Refusal::none); });
+  h.op(OpClass::placement, [&] {
+    h.se(h.c).vprot = h.se(h.c).deadline;
+    h.checker.on_set_next(h.se(h.c), true);
+  });
+  EXPECT_FALSE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
+}
+
 // At a real pick the protection is at most the shortest request queued. v6.12's
 // RUN_TO_PARITY protects to the deadline (the vlag == deadline stash): a 20 ms
 // request picked while a 3 ms one waits keeps the CPU for its whole slice. The
