@@ -18,7 +18,8 @@
 
 /* Field names that changed between the versions the extractor handles:
  * 6.12's cfs_rq->nr_running is 6.18's nr_queued, idle_h_nr_running is
- * h_nr_idle, and the key base zero_vruntime (6.12.y) is min_vruntime in 6.18. */
+ * h_nr_idle, and the key base zero_vruntime (6.12.118) is min_vruntime in 6.18
+ * (and in 6.12.0 - 6.12.y before the backport). */
 /* 7.0 renamed the fair class's wakeup_preempt hook (704069649b5b): it returns
  * at once for a wakee of another class, so core.c's call of it for a higher
  * class's wakee changes nothing and is left out, as before. */
@@ -46,7 +47,23 @@
 #else
 #define KB_NR_QUEUED(q) ((q)->nr_running)
 #define KB_H_NR_IDLE(q) ((q)->idle_h_nr_running)
+#if EEVDF_TREE_ZERO_VRUNTIME
 #define KB_KEY_BASE(q) ((q)->zero_vruntime)
+#else
+#define KB_KEY_BASE(q) ((q)->min_vruntime)
+#endif
+#endif
+/* h_nr_running became h_nr_queued, and h_nr_runnable (h_nr_queued less the
+ * delayed ones) was added, in v6.14 and later 6.12.y: the tree says which */
+#if EEVDF_TREE_H_NR_QUEUED
+#define KB_H_NR_QUEUED(q) ((q)->h_nr_queued)
+#else
+#define KB_H_NR_QUEUED(q) ((q)->h_nr_running)
+#endif
+#if EEVDF_TREE_H_NR_RUNNABLE
+#define KB_H_NR_RUNNABLE(q) ((q)->h_nr_runnable)
+#else
+#define KB_H_NR_RUNNABLE(q) (KB_H_NR_QUEUED(q) - (q)->h_nr_delayed)
 #endif
 /* 7.0 renamed the queue's sums: avg_vruntime is sum_w_vruntime, avg_load is
  * sum_weight (dcbc9d3f0e59, 4ff674fa986c) */
@@ -1480,8 +1497,8 @@ static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
   o->weight = q->load.weight;
   o->inv_weight = q->load.inv_weight;
   o->nr_running = KB_NR_QUEUED(q);
-  o->h_nr_queued = q->h_nr_queued;
-  o->h_nr_runnable = q->h_nr_runnable;
+  o->h_nr_queued = KB_H_NR_QUEUED(q);
+  o->h_nr_runnable = KB_H_NR_RUNNABLE(q);
   o->idle_h_nr_running = KB_H_NR_IDLE(q);
 #if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(6, 18)
   o->idle_nr_running = q->idle_nr_running;  /* gone in 6.18 (not compared) */

@@ -66,7 +66,11 @@ int kb_pelt_update_cfs_rq(unsigned long long now, struct kb_pelt_avg *avg, unsig
   struct cfs_rq cfs_rq = {0};
   int ret;
   cfs_rq.load.weight = load_weight;
+#if EEVDF_TREE_H_NR_QUEUED
   cfs_rq.h_nr_queued = nr_queued;
+#else
+  cfs_rq.h_nr_running = nr_queued;
+#endif
   cfs_rq.h_nr_delayed = nr_delayed;
   cfs_rq.h_nr_runnable = nr_queued - nr_delayed;
   cfs_rq.curr = has_curr ? &curr : NULL;

@@ -62,7 +62,12 @@ struct sched_entity {
 };
 struct cfs_rq {
   struct load_weight load;
-  unsigned int h_nr_queued, h_nr_delayed, h_nr_runnable;
+#if EEVDF_TREE_H_NR_QUEUED
+  unsigned int h_nr_queued;
+#else
+  unsigned int h_nr_running;  /* before the rename (tree fact, version.h) */
+#endif
+  unsigned int h_nr_delayed, h_nr_runnable;
   struct sched_entity *curr;
   struct sched_avg avg;
 };

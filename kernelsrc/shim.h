@@ -239,14 +239,24 @@ struct cfs_rq {
   u64 min_vruntime;  /* the key base up to 6.18 */
 #else
   unsigned int nr_running;
+#if EEVDF_TREE_H_NR_QUEUED
   unsigned int h_nr_queued;
+#else
+  unsigned int h_nr_running;  /* 6.12.0 - 6.12.y before the rename (tree fact) */
+#endif
+#if EEVDF_TREE_H_NR_RUNNABLE
   unsigned int h_nr_runnable;
+#endif
   unsigned int idle_nr_running;
   unsigned int idle_h_nr_running;
   unsigned int h_nr_delayed;
   s64 avg_vruntime;
   u64 avg_load;
+#if EEVDF_TREE_ZERO_VRUNTIME
   u64 zero_vruntime;
+#else
+  u64 min_vruntime;  /* 6.12.0 - 6.12.y before 79f3f9bedd14 came (tree fact) */
+#endif
 #endif
   struct rb_root_cached tasks_timeline;
   struct sched_entity *curr;
