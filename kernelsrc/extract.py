@@ -247,6 +247,9 @@ def tree_facts(files):
                                  "struct cfs_rq has sum_shift (4823725d9d1d, v7.1: full-weight sums)"),
         "EEVDF_TREE_UTIL_EST_UPDATE_SE": (util_est is not None and "sched_entity" in util_est[1],
                                           "util_est_update() takes the entity (v7.1)"),
+        "EEVDF_TREE_TASK_DL_SERVER": (re.search(r"\bp->dl_server\b", fair) is not None,
+                                      "update_curr() reads the task's p->dl_server (6.12.0; later 6.12.y and "
+                                      "6.13 ask dl_server_active(&rq->fair_server))"),
         "EEVDF_TREE_H_NR_QUEUED": (struct_has_field(sched_h, "cfs_rq", "h_nr_queued"),
                                    "struct cfs_rq counts h_nr_queued, not h_nr_running (7b8a702d9438, "
                                    "v6.14; in 6.12.y too by 6.12.118)"),

@@ -336,6 +336,9 @@ struct task_struct {
   unsigned int sched_contributes_to_load;
   int need_resched;  /* TIF_NEED_RESCHED of this task */
   int cpu;
+#if EEVDF_TREE_TASK_DL_SERVER
+  struct sched_dl_entity *dl_server;  /* 6.12.0's update_curr() reads it; never set (no server) */
+#endif
 #if EEVDF_SHIM_SMP
   /* what select_task_rq_fair() reads and writes (shim_smp.h) */
   unsigned int flags;  /* PF_*: PF_IDLE | PF_KTHREAD for an idle task, else 0 */
