@@ -380,7 +380,7 @@ void check_wake_cpu(const CheckScope& s) {
   }
   // the WF_SYNC clause is asked of a busy waker's CPU: the running task wakes another
   if (w.nothing_runs) return;
-  if (wake_affine_idle_sync(rq) != (w.runnable == 1)) sync_report(wake_affine_idle_sync(rq));
+  if (const bool takes = wake_affine_idle_sync(rq); takes != (w.runnable == 1)) sync_report(takes);
 }
 
 }  // namespace eevdf::inv

@@ -1356,12 +1356,14 @@ static int kb_avg_is_floor(const struct cfs_rq *q, u64 v) {
   for (const struct rb_node *n = rb_first_cached(&q->tasks_timeline); n; n = rb_next(n)) {
     const struct sched_entity *se = rb_entry(n, struct sched_entity, run_node);
     if (se == curr) continue;
-    total += kb_avg_weight(q, se) * (s64)(v - se->vruntime);
-    weight += kb_avg_weight(q, se);
+    const __int128 w = kb_avg_weight(q, se);
+    total += w * (s64)(v - se->vruntime);
+    weight += w;
   }
   if (curr) {
-    total += kb_avg_weight(q, curr) * (s64)(v - curr->vruntime);
-    weight += kb_avg_weight(q, curr);
+    const __int128 w = kb_avg_weight(q, curr);
+    total += w * (s64)(v - curr->vruntime);
+    weight += w;
   }
   return weight == 0 || (total <= 0 && total > -weight);
 }
@@ -1603,12 +1605,9 @@ void kb_export(struct kb_state *s) {
      * task last on this CPU, it answers the CPU exactly when its WF_SYNC clause holds */
 #if EEVDF_SHIM_SMP
     o->sync_affine = rq->curr == idle ? -1 : wake_affine_idle((int)c, (int)c, 1) == (int)c;
-#else
-    o->sync_affine = -1;
-#endif
-#if EEVDF_SHIM_SMP
     kb_export_wakee(idle, &o->idle_wakee);
 #else
+    o->sync_affine = -1;
     o->idle_wakee.last = -1;
     o->idle_wakee.flips = 0;
     o->idle_wakee.decay_ts = 0;

@@ -35,6 +35,18 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
   }
 }
 
+// The first item of a '|'-separated list ("a|b|c") that f accepts, or nullopt.
+template <class F>
+std::optional<std::string_view> find_item(std::string_view list, F f) {
+  for (;;) {
+    const std::size_t bar = list.find('|');
+    const std::string_view item = list.substr(0, bar);
+    if (f(item)) return item;
+    if (bar == std::string_view::npos) return std::nullopt;
+    list.remove_prefix(bar + 1);
+  }
+}
+
 }  // namespace
 
 std::optional<KnownSet> KnownSet::parse(std::string_view text, const std::string& file, std::string& error) {
@@ -82,27 +94,20 @@ std::optional<KnownSet> KnownSet::parse(std::string_view text, const std::string
         return fail(fmt::format("'after {}': not an operation or a finding's name", cond));
       f.after = std::string(cond);
       // a finding's name stands alone; a racing operation, or several, are operations
-      const bool several = cond.find('|') != std::string_view::npos;
-      for (std::string_view rest = cond;;) {
-        const std::size_t bar = rest.find('|');
-        const std::string_view a = rest.substr(0, bar);
-        if (a.empty() || ((f.after_racing || several) && !op_spec_by_keyword(a)))
-          return fail(fmt::format("'after {}': '{}' is not an operation{}", cond, a,
-                                  f.after_racing || several ? "" : " or a finding's name"));
-        if (bar == std::string_view::npos) break;
-        rest.remove_prefix(bar + 1);
-      }
+      const bool operations = f.after_racing || cond.find('|') != std::string_view::npos;
+      if (const auto bad = find_item(cond, [&](std::string_view a) {
+            return a.empty() || (operations && !op_spec_by_keyword(a));
+          }))
+        return fail(fmt::format("'after {}': '{}' is not an operation{}", cond, *bad,
+                                operations ? "" : " or a finding's name"));
     }
     if (triggers != "*") {
-      std::size_t from = 0;
-      while (from <= triggers.size()) {
-        const std::size_t bar = triggers.find('|', from);
-        const std::string_view t = triggers.substr(from, bar == std::string_view::npos ? std::string_view::npos : bar - from);
-        if (t != "-" && !op_spec_by_keyword(t)) return fail(fmt::format("trigger '{}': not an operation", t));
-        f.triggers.push_back(t == "-" ? std::string() : std::string(t));
-        if (bar == std::string_view::npos) break;
-        from = bar + 1;
-      }
+      if (const auto bad = find_item(triggers, [&](std::string_view t) {
+            if (t != "-" && !op_spec_by_keyword(t)) return true;
+            f.triggers.push_back(t == "-" ? std::string() : std::string(t));
+            return false;
+          }))
+        return fail(fmt::format("trigger '{}': not an operation", *bad));
       f.identity.trigger = f.triggers.front();
     }
     set.add(std::move(f));
@@ -138,12 +143,7 @@ bool KnownFinding::matches(const FindingIdentity& f, const Scenario& s, int op_i
 }
 
 bool KnownFinding::after_names(std::string_view word) const {
-  for (std::string_view rest = after;;) {
-    const std::size_t bar = rest.find('|');
-    if (rest.substr(0, bar) == word) return true;
-    if (bar == std::string_view::npos) return false;
-    rest.remove_prefix(bar + 1);
-  }
+  return find_item(after, [&](std::string_view a) { return a == word; }).has_value();
 }
 
 std::string KnownFinding::triggers_text() const {
