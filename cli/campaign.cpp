@@ -136,6 +136,10 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
     std::cout << fmt::format("wake-up CPU choices: {} made by the model, {} of them wide (wake_wide()), {} weighed "
                              "(wake_affine_weight())\n",
                              r.wake_choices_answered, r.wake_choices_wide, r.wake_choices_weighed);
+  if (o.backend == scn::Backend::lockstep && r.lockstep_ended_at_warning)
+    std::cout << fmt::format("lockstep: {} run(s) ended at an operation where the kernel's code and the model both "
+                             "warned (docs/kernel-backend.md, \"What is compared in lockstep\")\n",
+                             r.lockstep_ended_at_warning);
   // what it saw, for `fuzz --baseline` (scenario/known.hpp)
   if (o.backend != scn::Backend::lockstep) {
     std::error_code ec;

@@ -124,6 +124,7 @@ struct Shared {
   bool debug_read;  // generate debug_read (byte format 6 without kBytesNoDebugRead)
   std::atomic<std::uint64_t> runs{0}, ops{0};
   std::atomic<std::uint64_t> wake_choices_compared{0}, wake_choices_refused{0};
+  std::atomic<std::uint64_t> ended_at_warning{0};  // lockstep runs ended where both sides warned
   std::atomic<std::uint64_t> wake_choices_answered{0}, wake_choices_wide{0}, wake_choices_weighed{0};
   StateCoverage coverage;  // shared by the workers (fuzz/coverage.hpp)
   std::mutex mutex;  // findings and output
@@ -200,6 +201,7 @@ void work(Shared& sh, unsigned job) {
     sh.ops.fetch_add(static_cast<std::uint64_t>(r.executed + r.skipped));
     sh.wake_choices_compared.fetch_add(static_cast<std::uint64_t>(r.wake_choices_compared));
     sh.wake_choices_refused.fetch_add(static_cast<std::uint64_t>(r.wake_choices_refused));
+    if (r.lockstep_ended_at_warning) sh.ended_at_warning.fetch_add(1);
     sh.wake_choices_answered.fetch_add(static_cast<std::uint64_t>(r.wake_choices_answered));
     sh.wake_choices_wide.fetch_add(static_cast<std::uint64_t>(r.wake_choices_wide));
     sh.wake_choices_weighed.fetch_add(static_cast<std::uint64_t>(r.wake_choices_weighed));
@@ -307,6 +309,7 @@ CampaignResult run_campaign(const Profile& profile, const CampaignOptions& o, Ca
   r.divergences = sh.divergences.load();
   r.wake_choices_compared = sh.wake_choices_compared.load();
   r.wake_choices_refused = sh.wake_choices_refused.load();
+  r.lockstep_ended_at_warning = sh.ended_at_warning.load();
   r.wake_choices_answered = sh.wake_choices_answered.load();
   r.wake_choices_wide = sh.wake_choices_wide.load();
   r.wake_choices_weighed = sh.wake_choices_weighed.load();

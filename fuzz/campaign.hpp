@@ -132,6 +132,7 @@ struct CampaignResult {
   std::uint64_t until_runs = 0;
   unsigned divergences = 0;   // lockstep
   std::uint64_t wake_choices_compared = 0, wake_choices_refused = 0;  // lockstep (scn::ExecResult)
+  std::uint64_t lockstep_ended_at_warning = 0;  // lockstep runs ended where both sides warned
   std::uint64_t wake_choices_answered = 0, wake_choices_wide = 0;     // the model's choices, and the wide ones
   std::uint64_t wake_choices_weighed = 0;  // ... and those wake_affine_weight() decided
 };

@@ -107,7 +107,7 @@ static void check_counters(const CheckScope& s) {
     what = fmt::format("{} is queued below a group entity that is not queued", h.broken->name);
   else if (cfs.h_nr_queued != h.queued)
     what = fmt::format("{}h_nr_queued = {} but {} tasks are queued", q(), cfs.h_nr_queued, h.queued);
-  else if (cfs.h_nr_runnable != h.runnable)
+  else if (rq.profile().behaviour.delayed_count != DelayedCount::none && cfs.h_nr_runnable != h.runnable)
     what = fmt::format("{}h_nr_runnable = {} but {} queued tasks are not delayed", q(), cfs.h_nr_runnable, h.runnable);
   else if (cfs.h_nr_idle != h.idle)
     what = fmt::format("{}h_nr_idle = {} but {} queued tasks are SCHED_IDLE{}", q(), cfs.h_nr_idle, h.idle,

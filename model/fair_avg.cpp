@@ -39,7 +39,7 @@ void sum_w_vruntime_add_raw(CfsRq& cfs_rq, SchedEntity& se) {
   const u64 weight = avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, se, obs_of(cfs_rq)));
   const s64 key = entity_key(cfs_rq, se);
   const s64 w_vruntime = mul_s64(key, as_s64(weight), Site::sum_w_vruntime_add_key_x_weight, obs);
-  if ((w_vruntime >> 63) != (w_vruntime >> 62)) obs.on_warn(Warn::sum_w_vruntime_add_product_over_62_bits, &se);
+  if ((w_vruntime >> 63) != (w_vruntime >> 62)) cfs_rq.rq->warn(Warn::sum_w_vruntime_add_product_over_62_bits, &se);
   cfs_rq.sum_w_vruntime = add_s64(cfs_rq.sum_w_vruntime, w_vruntime, Site::sum_w_vruntime_add_accumulate, obs);
   cfs_rq.sum_weight += weight;
 }
@@ -61,7 +61,7 @@ void sum_w_vruntime_add_paranoid(CfsRq& cfs_rq, SchedEntity& se) {
     if (cfs_rq.sum_shift >= 10) {
       // BUG_ON(): the kernel stops here. The model reports it and adds the
       // wrapped value so that it can keep going like an unchecked kernel.
-      obs_of(cfs_rq).on_warn(Warn::paranoid_avg_sum_shift_limit, &se);
+      cfs_rq.rq->warn(Warn::paranoid_avg_sum_shift_limit, &se);
       sum_w_vruntime_add_raw(cfs_rq, se);
       return;
     }
@@ -218,7 +218,7 @@ bool update_entity_lag(CfsRq& cfs_rq, SchedEntity& se) {
   const u64 avruntime = avg_vruntime(cfs_rq);
   s64 vlag = entity_lag(cfs_rq, se, avruntime);
   obs_of(cfs_rq).on_lag_clamp(cfs_rq, se, as_s64(avruntime - se.vruntime), vlag);
-  if (!se.on_rq) obs_of(cfs_rq).on_warn(Warn::update_entity_lag_not_on_rq, &se);
+  if (!se.on_rq) cfs_rq.rq->warn(Warn::update_entity_lag_not_on_rq, &se);
   if (se.sched_delayed && profile_of(cfs_rq).behaviour.lag_delayed_clamps) {
     if (se.vlag > vlag) vlag = se.vlag;
     if (profile_of(cfs_rq).feat(Feature::DELAY_ZERO) && vlag > 0) vlag = 0;

@@ -151,7 +151,7 @@ void put_prev_task_fair(Rq& rq, Task& prev) {
 // set_next_task_fair() (v7.1): every level.
 void set_next_task_fair(Rq& rq, Task& p, bool first) {
   if (rq.profile().behaviour.flat_runqueue) return set_next_task_fair_flat(rq, p, first);
-  if (p.se.sched_delayed) rq.obs().on_warn(Warn::set_next_task_delayed, &p.se);
+  if (p.se.sched_delayed) rq.warn(Warn::set_next_task_delayed, &p.se);
   for (SchedEntity* se = &p.se; se; se = se->parent) set_next_entity(*se->cfs_rq, *se, first);
 }
 
@@ -165,7 +165,7 @@ bool set_preempt_buddy(CfsRq& cfs_rq, SchedEntity& pse) {
 // preempt_sync(): a sync wakee with an earlier deadline preempts once the
 // waker ran at least the migration cost (a quarter of it if the rq was selected).
 PreemptAction preempt_sync(Rq& rq, int wake_flags, SchedEntity& pse, SchedEntity& se) {
-  if (!(wake_flags & wake_flags::TTWU)) rq.obs().on_warn(Warn::preempt_sync_without_ttwu, &se);
+  if (!(wake_flags & wake_flags::TTWU)) rq.warn(Warn::preempt_sync_without_ttwu, &se);
   u64 threshold = rq.profile().tunables.migration_cost;
   u64 delta = rq.clock_task - se.exec_start;
   if (as_s64(delta) < 0) delta = 0;

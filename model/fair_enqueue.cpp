@@ -7,16 +7,24 @@ namespace eevdf {
 
 // set_delayed() / clear_delayed() (v7.1): a delayed task leaves h_nr_runnable
 // on every level above it; a delayed group entity has no task below it and
-// changes no counter.
+// changes no counter (3429dd57f0de). 6.12.8 - 6.12.14 (76f2f783294d, before
+// that fix) count a delayed group entity too (DelayedCount::every_entity);
+// v6.12.0 has no count (the model keeps mainline's, which PELT does not read).
+namespace {
+bool delayed_changes_count(const SchedEntity& se) {
+  return entity_is_task(se) || se.cfs_rq->rq->profile().behaviour.delayed_count == DelayedCount::every_entity;
+}
+}  // namespace
+
 void set_delayed(SchedEntity& se) {
   se.sched_delayed = true;
-  if (!entity_is_task(se)) return;
+  if (!delayed_changes_count(se)) return;
   for (SchedEntity* s = &se; s; s = s->parent) s->cfs_rq->h_nr_runnable--;
 }
 
 void clear_delayed(SchedEntity& se) {
   se.sched_delayed = false;
-  if (!entity_is_task(se)) return;
+  if (!delayed_changes_count(se)) return;
   for (SchedEntity* s = &se; s; s = s->parent) s->cfs_rq->h_nr_runnable++;
 }
 
@@ -45,7 +53,7 @@ bool place_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
     const s64 weight = as_s64(avg_vruntime_weight(cfs_rq, eevdf_weight_checked(cfs_rq, se, obs)));
     lag = mul_s64(lag, as_s64(as_u64(load) + as_u64(weight)), Site::place_entity_lag_x_load, obs);
     if (load == 0) {
-      obs.on_warn(Warn::place_entity_zero_load, &se);
+      rq.warn(Warn::place_entity_zero_load, &se);
       load = 1;
     }
     lag = profile.behaviour.avg_full_weight ? div64_long(lag, load) : div_s64(lag, load);
@@ -95,14 +103,16 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   const Profile& profile = rq.profile();
   const bool sleep = flags & dequeue_flags::SLEEP;
   update_curr(cfs_rq);
-  clear_buddies(cfs_rq, se);
+  const bool buddies_first = profile.behaviour.dequeue_clears_buddies_first;
+  if (buddies_first) clear_buddies(cfs_rq, se);
 
   if (flags & dequeue_flags::DELAYED) {
-    if (!se.sched_delayed) rq.obs().on_warn(Warn::dequeue_delayed_not_delayed, &se);
+    if (!se.sched_delayed) rq.warn(Warn::dequeue_delayed_not_delayed, &se);
   } else {
     const bool delay = sleep && !(flags & (dequeue_flags::SPECIAL | dequeue_flags::THROTTLE));
-    if (delay && se.sched_delayed) rq.obs().on_warn(Warn::dequeue_sleep_already_delayed, &se);
+    if (delay && se.sched_delayed) rq.warn(Warn::dequeue_sleep_already_delayed, &se);
     if (profile.feat(Feature::DELAY_DEQUEUE) && delay && !entity_eligible(cfs_rq, se)) {
+      if (!buddies_first && cfs_rq.next == &se) cfs_rq.next = nullptr;  // this level only (v6.12.0)
       if (profile.behaviour.lag_delayed_clamps) update_entity_lag(cfs_rq, se);  // lag snapshot (v7.1)
       update_load_avg(cfs_rq, se, 0);
       set_delayed(se);
@@ -118,6 +128,7 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   const bool migrating = entity_is_task(se) && (flags & dequeue_flags::MIGRATING);
   update_load_avg(cfs_rq, se, pelt_flags::UPDATE_TG | (migrating ? pelt_flags::DO_DETACH : 0));
   se_update_runnable(se);
+  if (!buddies_first) clear_buddies(cfs_rq, se);
   update_entity_lag(cfs_rq, se);
   if (profile.feat(Feature::PLACE_REL_DEADLINE) && !sleep) {
     se.deadline -= se.vruntime;
@@ -145,8 +156,7 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
 void requeue_delayed_entity(SchedEntity& se) {
   CfsRq& cfs_rq = *se.cfs_rq;
   const Profile& profile = cfs_rq.rq->profile();
-  Observer& obs = cfs_rq.rq->obs();
-  if (!se.sched_delayed || !se.on_rq) obs.on_warn(Warn::requeue_delayed_not_delayed, &se);
+  if (!se.sched_delayed || !se.on_rq) cfs_rq.rq->warn(Warn::requeue_delayed_not_delayed, &se);
   // 333238da9a19 (v7.2; v7.3-rc: update_curr_eevdf() in enqueue_task_fair): charge
   // curr's runtime first, so that the lag below is taken against the current V
   if (profile.behaviour.requeue_updates_curr) update_curr(cfs_rq);

@@ -25,12 +25,13 @@ bool on_path(const Task& p, const SchedEntity* se) {
 LoadWeight& eevdf_load_checked(const CfsRq& cfs_rq, SchedEntity& se) {
   LoadWeight& lw = eevdf_load(cfs_rq, se);
   if (flat_runqueue(cfs_rq) && entity_is_task(se) && lw.weight < kMinShares) [[unlikely]]
-    cfs_rq.rq->obs().on_warn(Warn::h_load_below_min_shares, &se);
+    cfs_rq.rq->warn(Warn::h_load_below_min_shares, &se);
   return lw;
 }
 
 u64 eevdf_weight_checked(const CfsRq& cfs_rq, const SchedEntity& se, Observer& obs) {
   const u64 w = eevdf_weight(cfs_rq, se);
+  // to OBS: a silent re-computation (the checker's snapshot) passes its own
   if (flat_runqueue(cfs_rq) && entity_is_task(se) && w < kMinShares) [[unlikely]]
     obs.on_warn(Warn::h_load_below_min_shares, &se);
   return w;
@@ -45,7 +46,7 @@ u64 calc_prop_weight(CfsRq& cfs_rq, const SchedEntity& se, u64 w) {
   w = mul_u64(w, se.load.weight, Site::calc_prop_weight_x_weight, rq.obs());
   const u64 divisor = se.parent ? cfs_rq.load.weight : kNice0Load;
   if (divisor == 0) {
-    rq.obs().on_warn(Warn::calc_prop_weight_zero_divisor, &se);
+    rq.warn(Warn::calc_prop_weight_zero_divisor, &se);
     rq.oops = true;
     return kMinShares;
   }
@@ -208,8 +209,7 @@ namespace {
 // lag was clamped; h_nr_queued stands in for nr_queued. update_curr_eevdf()
 // ran at the top of enqueue_task_fair().
 void requeue_delayed_entity_flat(CfsRq& root, SchedEntity& se) {
-  Observer& obs = root.rq->obs();
-  if (!se.sched_delayed || !se.on_rq) obs.on_warn(Warn::requeue_delayed_not_delayed, &se);
+  if (!se.sched_delayed || !se.on_rq) root.rq->warn(Warn::requeue_delayed_not_delayed, &se);
   if (update_entity_lag(root, se)) {
     root.h_nr_queued--;
     if (&se != root.curr) dequeue_entity_rb(root, se);
@@ -335,10 +335,10 @@ bool dequeue_task_flat(Rq& rq, Task& p, int flags) {
   update_curr_eevdf(root);
   update_entity_lag(root, se);  // always, while se still counts in V
   if (flags & dequeue_flags::DELAYED) {
-    if (!se.sched_delayed) rq.obs().on_warn(Warn::dequeue_delayed_not_delayed, &se);
+    if (!se.sched_delayed) rq.warn(Warn::dequeue_delayed_not_delayed, &se);
   } else {
     const bool delay = (flags & dequeue_flags::SLEEP) && !(flags & (dequeue_flags::SPECIAL | dequeue_flags::THROTTLE));
-    if (delay && se.sched_delayed) rq.obs().on_warn(Warn::dequeue_sleep_already_delayed, &se);
+    if (delay && se.sched_delayed) rq.warn(Warn::dequeue_sleep_already_delayed, &se);
     if (profile.feat(Feature::DELAY_DEQUEUE) && delay && !entity_eligible(root, se)) {
       update_load_avg(*se.cfs_rq, se, 0);  // UPDATE_UTIL_EST only: util_est is not modelled
       set_delayed(se);
@@ -402,7 +402,7 @@ void put_prev_task_fair_flat(Rq& rq, Task& prev, const Task* next) {
 void set_next_task_fair_flat(Rq& rq, Task& p, bool first) {
   SchedEntity& se = p.se;
   CfsRq& root = rq.cfs;
-  if (se.sched_delayed) rq.obs().on_warn(Warn::set_next_task_delayed, &se);
+  if (se.sched_delayed) rq.warn(Warn::set_next_task_delayed, &se);
   clear_buddies(root, se);
   if (se.on_rq) dequeue_entity_rb(root, se);
   u64 w = kNice0Load;

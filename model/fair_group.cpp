@@ -103,7 +103,7 @@ void put_prev_set_next_fair(Rq& rq, Task& prev, Task& next) {
   }
   put_prev_entity(*cfs_rq, *pse);
   set_next_entity(*cfs_rq, *se, true);
-  if (next.se.sched_delayed) rq.obs().on_warn(Warn::set_next_task_delayed, &next.se);  // __set_next_task_fair()
+  if (next.se.sched_delayed) rq.warn(Warn::set_next_task_delayed, &next.se);  // __set_next_task_fair()
 }
 
 }  // namespace eevdf

@@ -27,6 +27,14 @@ namespace {
 
 u64 se_weight(const SchedEntity& se) { return scale_load_down(se.load.weight); }
 
+// The runnable count __update_load_avg_cfs_rq() and se_update_runnable() read:
+// h_nr_runnable (h_nr_running - h_nr_delayed in 6.12.y), or on v6.12.0, which
+// keeps no delayed count, h_nr_running with the delayed tasks in it.
+u64 pelt_runnable_count(const CfsRq& cfs_rq) {
+  if (cfs_rq.rq->profile().behaviour.delayed_count == DelayedCount::none) return cfs_rq.h_nr_queued;
+  return cfs_rq.h_nr_runnable;
+}
+
 // se_runnable(): a delayed entity is not runnable; a queued task is; a group
 // entity counts its queue's runnable tasks as se_update_runnable() last saw them
 u64 se_runnable(const SchedEntity& se) {
@@ -259,7 +267,7 @@ bool update_cfs_rq_load_avg(u64 now, CfsRq& cfs_rq) {
     add_tg_cfs_propagate(cfs_rq, -as_s64(r.runnable_avg * divider) >> 10);
     decayed = true;
   }
-  decayed |= update_load_avg_cfs_rq(now, sa, scale_load_down(cfs_rq.load.weight), cfs_rq.h_nr_runnable,
+  decayed |= update_load_avg_cfs_rq(now, sa, scale_load_down(cfs_rq.load.weight), pelt_runnable_count(cfs_rq),
                                     pelt_curr(cfs_rq) != nullptr);
   return decayed;
 }
@@ -311,7 +319,7 @@ void update_load_avg(CfsRq& cfs_rq, SchedEntity& se, int flags) {
 }
 
 void se_update_runnable(SchedEntity& se) {
-  if (!entity_is_task(se)) se.runnable_weight = se.my_q->h_nr_runnable;
+  if (!entity_is_task(se)) se.runnable_weight = pelt_runnable_count(*se.my_q);
 }
 
 // propagate_entity_cfs_rq(): every level above SE takes what changed below

@@ -18,7 +18,7 @@ SchedEntity* pick_eevdf_search(CfsRq& cfs_rq, bool protect) {
   const bool buddy_allowed = !profile.behaviour.pick_buddy_in_pick_next() &&
                              (protect || !profile.behaviour.pick_buddy_needs_protect());  // 78cde54ea5f0
   if (profile.feat(Feature::PICK_BUDDY) && buddy_allowed && cfs_rq.next && entity_eligible(cfs_rq, *cfs_rq.next)) {
-    if (cfs_rq.next->sched_delayed) cfs_rq.rq->obs().on_warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
+    if (cfs_rq.next->sched_delayed) cfs_rq.rq->warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
     return cfs_rq.next;
   }
   if (curr && (!curr->on_rq || !entity_eligible(cfs_rq, *curr))) curr = nullptr;
@@ -66,13 +66,13 @@ SchedEntity* pick_next_entity(Rq& rq, CfsRq& cfs_rq, bool protect, PickCaller ca
   // v6.12-v6.18: the buddy is tested here, before pick_eevdf()
   if (rq.profile().behaviour.pick_buddy_in_pick_next() && rq.profile().feat(buddy_feature(rq.profile())) &&
       cfs_rq.next && entity_eligible(cfs_rq, *cfs_rq.next)) {
-    if (cfs_rq.next->sched_delayed) rq.obs().on_warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
+    if (cfs_rq.next->sched_delayed) rq.warn(Warn::pick_eevdf_next_buddy_delayed, cfs_rq.next);
     rq.obs().on_pick(cfs_rq, cfs_rq.next, protect, caller);
     return cfs_rq.next;
   }
   SchedEntity* se = pick_eevdf(cfs_rq, protect, caller);
   if (!se) {
-    rq.obs().on_warn(Warn::pick_next_entity_null, nullptr);
+    rq.warn(Warn::pick_next_entity_null, nullptr);
     rq.oops = true;
     return nullptr;
   }
@@ -113,7 +113,7 @@ void set_next_buddy(SchedEntity& se) {
   Rq& rq = *se.cfs_rq->rq;
   if (rq.profile().behaviour.flat_runqueue) {  // v7.3-rc1: the buddy lives on rq->cfs only
     if (!se.on_rq) {
-      rq.obs().on_warn(Warn::set_next_buddy_not_on_rq, &se);
+      rq.warn(Warn::set_next_buddy_not_on_rq, &se);
       return;
     }
     if (se_is_idle(rq, se)) return;
@@ -122,7 +122,7 @@ void set_next_buddy(SchedEntity& se) {
   }
   for (SchedEntity* s = &se; s; s = s->parent) {
     if (!s->on_rq) {
-      rq.obs().on_warn(Warn::set_next_buddy_not_on_rq, s);
+      rq.warn(Warn::set_next_buddy_not_on_rq, s);
       return;
     }
     if (se_is_idle(rq, *s)) return;

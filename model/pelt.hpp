@@ -4,8 +4,8 @@
 //
 // The arithmetic below follows v6.12 to v7.0: its text is the same in those
 // trees, except that __update_load_avg_cfs_rq() reads the runnable count as
-// h_nr_queued - h_nr_delayed up to v6.12.y and as h_nr_runnable from v6.13
-// (the same number; the caller passes it). tests/kernel_pelt_test.cpp runs it
+// h_nr_running in v6.12.0, h_nr_queued - h_nr_delayed in 6.12.y and
+// h_nr_runnable from v6.13 (the caller passes it: Behaviour::delayed_count). tests/kernel_pelt_test.cpp runs it
 // against the tree's own pelt.c, bit for bit.
 //
 // Also the PELT clock of pelt.h (rq->clock_pelt, scaled by the CPU's capacity

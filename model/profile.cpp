@@ -166,8 +166,29 @@ Profile v6_12() {
   b.dequeue_slice_from_nonempty_queue = false;  // bbce3de72be5 came in v6.15 (6.12.y: 6.12.29)
   b.empty_group_keeps_weight = false;        // 66951e4860d3 came in v6.13-rc7 (6.12.y: 6.12.11)
   b.wakeup_buddy_skips_delayed = false;      // 493afbd187c4 came in 6.12.y
+  b.dequeue_clears_buddies_first = false;    // 493afbd187c4 came in 6.12.y
+  b.delayed_count = DelayedCount::none;      // 76f2f783294d came in 6.12.y
   b.idle_preempt_cancels_protection = false;  // f553741ac8c0 came in v6.15 (and 6.12.y)
   b.sync_affine_counts_delayed = true;        // aa3ee4f0b754 came in v6.16 (and 6.12.y)
+  return p;
+}
+
+// 6.12.10 (6.12.8 - 6.12.10 in the EEVDF code): v6.12.0 with the two stable
+// backports of 6.12.8, read in 6.12.10's fair.c, sched.h and pelt.c:
+// 493afbd187c4 "sched/fair: Fix NEXT_BUDDY" and 76f2f783294d "sched/eevdf:
+// More PELT vs DELAYED_DEQUEUE", whose set_delayed() also counts a delayed
+// group entity (3429dd57f0de fixed that in 6.12.15; 66951e4860d3 came in
+// 6.12.11).
+Profile v6_12_10() {
+  Profile p = v6_12();
+  p.name = "v6.12.10";
+  p.description =
+      "6.12.10: v6.12.0 + 493afbd187c4 (buddies cleared before the delay decision, no NEXT_BUDDY for a delayed "
+      "wakee) + 76f2f783294d (h_nr_delayed for PELT, counting delayed group entities too)";
+  Behaviour& b = p.behaviour;
+  b.wakeup_buddy_skips_delayed = true;        // 493afbd187c4 (6.12.8)
+  b.dequeue_clears_buddies_first = true;      // 493afbd187c4 (6.12.8)
+  b.delayed_count = DelayedCount::every_entity;  // 76f2f783294d (6.12.8), before 3429dd57f0de (6.12.15)
   return p;
 }
 
@@ -196,6 +217,8 @@ Profile v6_12_118() {
   b.empty_group_keeps_weight = true;            // 66951e4860d3 (6.12.11)
   b.fork_clears_rel_deadline = true;            // 3da56dc063cd (6.12.y)
   b.wakeup_buddy_skips_delayed = true;          // 493afbd187c4 (6.12.y)
+  b.dequeue_clears_buddies_first = true;        // 493afbd187c4 (6.12.y)
+  b.delayed_count = DelayedCount::tasks;        // 76f2f783294d + 3429dd57f0de (6.12.y)
   b.idle_preempt_cancels_protection = true;     // f553741ac8c0 (6.12.y)
   b.debug_reader_unlocked_rmw = true;           // b3d99f43c72b (6.12.y) without e08d007f9d81
   b.sync_affine_counts_delayed = false;         // aa3ee4f0b754 (6.12.y)
@@ -235,7 +258,7 @@ struct Entry {
 };
 // Each with the kernel release it stands for (none for mainline: a v7.2.y
 // that carries the September 2026 fixes, no one release): judge_for_kernel().
-const std::array<Entry, 9> kProfiles = {{
+const std::array<Entry, 10> kProfiles = {{
     {"mainline", mainline, {}},
     {"v7.3", v7_3, {7, 3, 0}},
     {"v7.2", v7_2, {7, 2, 0}},
@@ -243,6 +266,7 @@ const std::array<Entry, 9> kProfiles = {{
     {"v7.0", v7_0, {7, 0, 0}},
     {"v6.18", v6_18, {6, 18, 0}},
     {"v6.12.118", v6_12_118, {6, 12, 118}},
+    {"v6.12.10", v6_12_10, {6, 12, 10}},
     {"v6.12", v6_12, {6, 12, 0}},
     {"v6.6", v6_6, {6, 6, 0}},
 }};

@@ -126,6 +126,20 @@ enum class PickRule : std::uint8_t {
 };
 
 // Which wakeup-preemption function the kernel has.
+// What a delayed entity takes off its ancestors' runnable count, which PELT's
+// runnable average and a group entity's runnable_weight read.
+enum class DelayedCount : std::uint8_t {
+  // v6.12.0: no such count; PELT reads h_nr_running, delayed tasks included
+  none,
+  // 76f2f783294d (6.12.8 - 6.12.14): set_delayed()/clear_delayed() count
+  // every delayed entity in h_nr_delayed, a group entity too (the bug
+  // 3429dd57f0de fixed)
+  every_entity,
+  // 3429dd57f0de (v6.14-rc2, 6.12.15) and c2a295bffeaf's h_nr_runnable:
+  // delayed tasks only
+  tasks,
+};
+
 enum class WakeupPreempt : std::uint8_t {
   v7_3,      // v7.3-rc wakeup_preempt_fair() (fair_v7_3.cpp): 7ad0ec7890b3, 04998aa54848, 8f97b627ff1c, ba0d3bf5f97b, 7cd2ef17de5e
   v6_19,     // the action-based wakeup_preempt_fair() (e837456fdca8, 15257cc2f905; v6.19 - v7.2)
@@ -198,6 +212,11 @@ struct Behaviour {
   // sched_delayed wakee (493afbd187c4, 6.12.y); v6.12.0 and v6.6 make any
   // wakee the buddy. (The v6.18 and later functions always test it.)
   bool wakeup_buddy_skips_delayed = true;
+  // dequeue_entity() clears the buddies before the delay decision, on every
+  // level (493afbd187c4, 6.12.y); v6.12.0 clears only this queue's next in the
+  // delay branch and calls clear_buddies() on the path that dequeues.
+  bool dequeue_clears_buddies_first = true;
+  DelayedCount delayed_count = DelayedCount::tasks;
   // check_preempt_wakeup_fair() of v6.12: a SCHED_IDLE curr preempted by a
   // non-idle wakee loses its RUN_TO_PARITY stash (cancel_protect_slice(),
   // f553741ac8c0, v6.15, 6.12.y); v6.12.0 and v6.6 leave it, so the pick after

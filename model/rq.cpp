@@ -132,7 +132,7 @@ void Rq::set_load_weight(Task& p, bool update_load) {
 // __sched_fork() + the sched_reset_on_fork part of sched_fork().
 void Rq::sched_fork(Task& p) {
   SchedEntity& se = p.se;
-  if (se.sched_delayed) obs_->on_warn(Warn::sched_fork_delayed, &se);
+  if (se.sched_delayed) warn(Warn::sched_fork_delayed, &se);
   p.on_rq = false;
   se.on_rq = false;
   se.exec_start = 0;

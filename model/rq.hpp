@@ -60,6 +60,13 @@ class Rq {
   const Profile& profile() const { return profile_; }
   Observer& obs() const { return *obs_; }
   void set_observer(Observer* obs) { obs_ = obs ? obs : &null_observer(); }
+  // A WARN_ON_ONCE/BUG_ON condition of the modelled code held: counted (lockstep
+  // asks whether the model warned where the kernel's code did) and reported.
+  void warn(Warn w, const SchedEntity* se) const {
+    ++warnings_;
+    obs_->on_warn(w, se);
+  }
+  unsigned long warnings() const { return warnings_; }
 
   // ---- task-level entry points (kernel/sched/core.c) ----
   // sched_fork() of a fresh task: creates it in TASK_NEW. Returns its id or -1.
@@ -253,6 +260,7 @@ class Rq {
  private:
   Profile profile_;
   Observer* obs_;
+  mutable unsigned long warnings_ = 0;
   MinVruntimeCallbacks callbacks_;
   friend MinVruntimeCallbacks& augment_callbacks(CfsRq&);
 

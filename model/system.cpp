@@ -45,6 +45,9 @@ std::string runqueues_refusal(const std::string& profile, unsigned nr) {
       // only under PLACE_REL_DEADLINE; can_migrate_task() still moves a
       // delayed task for any balance type (61b82dfb6b7e came in v6.14).
       "v6.12",
+      // v6.12.10 (its own source): v6.12's path; its two backports change the
+      // buddy clearing and the delayed counts, not the migration.
+      "v6.12.10",
       // v6.12.118 (its own source, Debian linux-source-6.12): v6.12's path
       // (can_migrate_task() still has no migrate_load test for a delayed task,
       // place_entity() restores a relative deadline under PLACE_REL_DEADLINE,
@@ -58,7 +61,8 @@ std::string runqueues_refusal(const std::string& profile, unsigned nr) {
   };
   for (std::string_view name : kChecked)
     if (profile == name) return {};
-  return "runqueues > 1 is modelled on the mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12.118, v6.12 and v6.6 "
+  return "runqueues > 1 is modelled on the mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12.118, v6.12.10, v6.12 "
+         "and v6.6 "
          "profiles only "
          "(the migration path of '" +
          profile + "' was not checked)";

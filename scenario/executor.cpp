@@ -134,6 +134,13 @@ std::optional<int> group_id(const Rq& rq, const std::string& name) {
 }
 
 namespace {
+// the warnings the model's code has raised so far, on every CPU
+unsigned long warnings(const System& sys) {
+  unsigned long n = 0;
+  for (unsigned c = 0; c < sys.size(); ++c) n += sys.rq(c).warnings();
+  return n;
+}
+
 // A group operation on `target`, the model's System (whose group operations
 // act on every CPU and whose task move on the task's CPU) or the kernel
 // backend; `rq` holds the group table (shared by every CPU).
@@ -483,6 +490,7 @@ ExecResult Executor::run(const Scenario& s) {
       if (model_sys.last_wake_choice().wide) ++r.wake_choices_wide;
       if (model_sys.last_wake_choice().weighed) ++r.wake_choices_weighed;
     };
+    const unsigned long model_warnings_before = lockstep ? warnings(model_sys) : 0;
     if (lockstep) {
       // a wake-up whose CPU the model chooses (on the state before it)
       const bool chooses = op.kind == OpKind::wake && id >= 0 && model_sys.chooses_wake_cpu(id, op.cpu);
@@ -575,6 +583,7 @@ ExecResult Executor::run(const Scenario& s) {
       }
       default: break;
     }
+    std::string kernel_warning;  // lockstep: the first warning of the kernel's code at this operation
     if (kernel) {
       for (const auto& w : kernel->take_warnings()) {
         inv::Violation v;
@@ -582,15 +591,24 @@ ExecResult Executor::run(const Scenario& s) {
         v.op_index = index;
         v.where = fmt::format("{}:{}", w.file, w.line);
         v.what = fmt::format("the kernel's warning fired: {}", w.condition);
+        if (kernel_warning.empty()) kernel_warning = fmt::format("{} ({})", v.where, w.condition);
         if (!lockstep) taken.push_back(std::move(v));
       }
     }
     if (lockstep && !r.divergence) {
       // a NULL pick crashes both or is a divergence; after it there is no state to compare
       const bool model_oops = model_target.sys.oops(), kernel_oops = kernel->state().oops();
+      // A warning of the kernel's code says its state is outside its design: the
+      // model must have warned at the same operation, and then the run's
+      // comparison ends (what each does to a broken structure is not modelled).
+      const bool model_warned = warnings(model_sys) != model_warnings_before;
       if (model_oops != kernel_oops) {
         r.divergence = Divergence{index, "runqueue: oops (pick_eevdf() returned NULL)", model_oops ? "yes" : "no",
                                   kernel_oops ? "yes" : "no"};
+      } else if (!kernel_warning.empty() && !model_warned) {
+        r.divergence = Divergence{index, "a WARN_ON_ONCE/BUG_ON condition", "none", kernel_warning};
+      } else if (!kernel_warning.empty()) {
+        r.lockstep_ended_at_warning = true;
       } else if (!model_oops) {
         if (auto d = first_difference(model_target.sys, *kernel)) {
           d->op_index = index;
@@ -628,7 +646,9 @@ ExecResult Executor::run(const Scenario& s) {
     if (options_.trace) r.trace.push_back(trace_step(sys, index));
     if (sys.oops()) r.oops = true;
     // lockstep goes on past a violation: the comparison is the point, and expected findings are frequent
-    if ((new_violation && !options_.keep_going && !lockstep) || sys.oops() || r.divergence) break;
+    if ((new_violation && !options_.keep_going && !lockstep) || sys.oops() || r.divergence ||
+        r.lockstep_ended_at_warning)
+      break;
   }
   // the sweep at the end of the input, if the last operation was refused (the
   // state is that of the last one that ran)

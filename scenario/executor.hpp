@@ -131,6 +131,9 @@ struct ExecResult {
   bool oops = false; // the modelled kernel crashed (NULL pick)
   std::vector<StepTrace> trace;
   std::optional<Divergence> divergence;  // lockstep: the first difference (the run stops there)
+  // lockstep: the kernel's code and the model warned at the same operation, and the
+  // run stopped there (its state is outside the kernel's design)
+  bool lockstep_ended_at_warning = false;
   // lockstep: wake-ups whose CPU both the model and the tree's select_task_rq_fair()
   // chose (compared), and those the model refused to choose (asked of neither)
   int wake_choices_compared = 0;

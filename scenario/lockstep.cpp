@@ -126,7 +126,9 @@ struct Cmp {
     num(where, "load.weight", a.load.weight, b.load.weight);
     num(where, "nr_queued", a.nr_queued, b.nr_queued);
     num(where, "h_nr_queued", a.h_nr_queued, b.h_nr_queued);
-    num(where, "h_nr_runnable", a.h_nr_runnable, b.h_nr_runnable);
+    // v6.12.0 keeps no delayed count (the glue hands back h_nr_running)
+    if (m.profile().behaviour.delayed_count != DelayedCount::none)
+      num(where, "h_nr_runnable", a.h_nr_runnable, b.h_nr_runnable);
     num(where, "h_nr_idle", a.h_nr_idle, b.h_nr_idle);
     num(where, "sum_w_vruntime", a.sum_w_vruntime, b.sum_w_vruntime);
     num(where, "sum_weight", a.sum_weight, b.sum_weight);

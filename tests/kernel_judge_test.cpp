@@ -33,8 +33,10 @@ TEST(Judge, EveryReleaseProfileJudgesItsOwnRelease) {
 
 TEST(Judge, AnotherSublevelTakesTheNearestProfileOfItsMajorMinor) {
   EXPECT_EQ(judge_for_kernel({6, 12, 107}), "v6.12.118");  // 11 from 6.12.118, 107 from 6.12.0
-  EXPECT_EQ(judge_for_kernel({6, 12, 10}), "v6.12");
-  EXPECT_EQ(judge_for_kernel({6, 12, 59}), "v6.12");  // a tie goes to the older release
+  EXPECT_EQ(judge_for_kernel({6, 12, 4}), "v6.12");
+  EXPECT_EQ(judge_for_kernel({6, 12, 9}), "v6.12.10");
+  EXPECT_EQ(judge_for_kernel({6, 12, 5}), "v6.12");      // a tie goes to the older release
+  EXPECT_EQ(judge_for_kernel({6, 12, 64}), "v6.12.10");  // (54 from either)
   EXPECT_EQ(judge_for_kernel({7, 0, 9}), "v7.0");
   EXPECT_EQ(judge_for_kernel({6, 19, 0}), "");  // no profile of 6.19
   EXPECT_EQ(judge_for_kernel({5, 15, 0}), "");
