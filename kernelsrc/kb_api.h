@@ -51,6 +51,7 @@ struct kb_entity {
   /* 7.0: vprot apart from vlag (up to 6.18 the same storage: vlag's bits) and
    * the max_slice augment (0 on a tree without it) */
   unsigned long long vprot, max_slice;
+  unsigned long long min_deadline;  /* 6.6: the min_deadline augment of the tree by vruntime (0 on later trees) */
   unsigned int inv_weight;
   int on_rq, sched_delayed, rel_deadline, custom_slice, depth;
   int queue;  /* -1 root queue, g: group g's queue */
