@@ -542,6 +542,7 @@ void KernelBackend::refresh() {
     se.deadline = e.deadline;
     se.min_vruntime = e.min_vruntime;
     se.min_slice = e.min_slice;
+    se.min_deadline = e.min_deadline;
     se.on_rq = e.on_rq != 0;
     se.sched_delayed = e.sched_delayed != 0;
     se.rel_deadline = e.rel_deadline != 0;
