@@ -466,7 +466,9 @@ Refusal Rq::set_nice(int id, int nice) {
 void Rq::change_fair_params(Task& p, Policy policy, u64 runtime) {
   sched_change(p, dequeue_flags::SAVE | dequeue_flags::MOVE | dequeue_flags::NOCLOCK, [&] {
     p.policy = policy;
-    setparam_fair(p, runtime, profile_.sysctl_sched_base_slice());
+    // before 857b158dc5e8 (v6.12) __setscheduler_params() leaves se->slice alone:
+    // only place_entity() and update_deadline() set it (to the base slice)
+    if (profile_.behaviour.custom_slices) setparam_fair(p, runtime, profile_.sysctl_sched_base_slice());
     set_load_weight(p, true);
   });
 }
