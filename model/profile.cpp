@@ -224,6 +224,7 @@ Profile v6_6() {
   b.idle_weight_reweights = false;           // d32960528702 came in v6.11 (and 6.6.y)
   b.group_slice_from_queue = false;          // aef6987d8954 came in v6.12
   b.tg_load_avg_ratelimit = false;           // 1528c661c24b came in v6.7
+  b.post_init_util_unscaled_weight = true;   // se->load.weight, not se_weight() (6.6.9's fair.c)
   return p;
 }
 

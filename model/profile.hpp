@@ -282,6 +282,13 @@ struct Behaviour {
   // a millisecond of sched_clock_cpu() (1528c661c24b, v6.7); v6.6 does at every
   // call that passes the 1/64 dead band.
   bool tg_load_avg_ratelimit = true;
+  // post_init_entity_util_avg() scales the queue's util_avg by the new task's
+  // weight over the queue's load_avg: se_weight() (scale_load_down()) in
+  // 6.12.0 and later trees; v6.6 multiplies by se->load.weight itself, 1024
+  // times larger on 64 bits, so the share is capped at half the spare
+  // capacity almost always (read in the 6.6.9 and 6.6.0 trees, found in
+  // lockstep with 6.6.9). True on v6.6.
+  bool post_init_util_unscaled_weight = false;
   // The cgroup_mode series (v3 1/7..6/7 with 85570f10a4c6, v7.3-rc1): each
   // group queue also passes its runnable average on to tg->runnable_avg, which
   // tg_tasks() reads; update_tg_load_avg() moves both sums when either changed
