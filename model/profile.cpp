@@ -225,6 +225,7 @@ Profile v6_6() {
   b.group_slice_from_queue = false;          // aef6987d8954 came in v6.12
   b.tg_load_avg_ratelimit = false;           // 1528c661c24b came in v6.7
   b.post_init_util_unscaled_weight = true;   // se->load.weight, not se_weight() (6.6.9's fair.c)
+  b.simple_pick_sets_top_down = true;        // pick_next_task_fair()'s simple path (6.6.9's fair.c)
   return p;
 }
 

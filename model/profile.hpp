@@ -289,6 +289,14 @@ struct Behaviour {
   // capacity almost always (read in the 6.6.9 and 6.6.0 trees, found in
   // lockstep with 6.6.9). True on v6.6.
   bool post_init_util_unscaled_weight = false;
+  // pick_next_task_fair() from a task of another class (the idle task, an RT
+  // task that blocked): v6.6's `simple` path sets each level's entity as it
+  // picks it, from the root down, so a group queue's PELT is updated after its
+  // group entity's (a propagation it starts waits for the next update). v6.12
+  // on pick every level first (pick_task_fair()) and then set_next_task_fair()
+  // sets them from the task up. True on v6.6 (read in 6.6.9; found in lockstep
+  // with it: a group queue's `propagate`).
+  bool simple_pick_sets_top_down = false;
   // The cgroup_mode series (v3 1/7..6/7 with 85570f10a4c6, v7.3-rc1): each
   // group queue also passes its runnable average on to tg->runnable_avg, which
   // tg_tasks() reads; update_tg_load_avg() moves both sums when either changed

@@ -295,6 +295,8 @@ void Rq::switch_to_next() {
       put_prev_set_next_fair(*this, *prev, *next);  // pick_next_task_fair(): only the levels that differ
     else if (prev)
       put_prev_task_fair(*this, *prev);
+    else if (next && profile_.behaviour.simple_pick_sets_top_down)
+      set_next_task_fair_top_down(*this, *next);  // v6.6: the simple path, level by level from the root
     else if (next)
       set_next_task_fair(*this, *next, true);
     curr = next ? next->se.task_id : -1;
