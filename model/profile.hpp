@@ -111,6 +111,8 @@ enum class ReweightRule : std::uint8_t {
   eevdf_clamped_lag,       // v6.9-v6.13 (1560d1f6eb6b, 11b1b8bc2b98, afae8002b4fd): reweight_eevdf(), lag from entity_lag()
   eevdf_raw_lag,           // the same before 1560d1f6eb6b (B08): reweight_eevdf() with the unclamped V - v
   keep_vruntime,           // v6.6.0, before eab03c23c2a1: v kept, only d - v rescaled, V jumps
+  eevdf_v6_7,              // eab03c23c2a1 as merged (v6.7; 6.6.y, read in 6.6.9): reweight_eevdf() with V taken
+                           // after the entity left the sums, the raw V - v, update_curr() for curr only
 };
 
 // Which pick_eevdf() / pick_next_entity() the kernel has: how the tree is
