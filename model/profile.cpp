@@ -226,6 +226,7 @@ Profile v6_6() {
   b.tg_load_avg_ratelimit = false;           // 1528c661c24b came in v6.7
   b.post_init_util_unscaled_weight = true;   // se->load.weight, not se_weight() (6.6.9's fair.c)
   b.simple_pick_sets_top_down = true;        // pick_next_task_fair()'s simple path (6.6.9's fair.c)
+  b.group_reweight_unchanged = true;         // 6.6.0's update_cfs_group() (6.6.9 tests the weight first)
   return p;
 }
 
@@ -240,6 +241,7 @@ Profile v6_6_9() {
       "6.6.9: v6.6.0 + the stable backport of eab03c23c2a1 (reweight_eevdf(): V without the entity, raw lag, "
       "update_curr() for curr only)";
   p.behaviour.reweight = ReweightRule::eevdf_v6_7;
+  p.behaviour.group_reweight_unchanged = false;  // update_cfs_group() skips an unchanged weight
   return p;
 }
 

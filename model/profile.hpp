@@ -299,6 +299,14 @@ struct Behaviour {
   // sets them from the task up. True on v6.6 (read in 6.6.9; found in lockstep
   // with it: a group queue's `propagate`).
   bool simple_pick_sets_top_down = false;
+  // update_cfs_group() with CONFIG_SMP calls reweight_entity() for a group
+  // entity even when calc_group_shares() gives the weight it has, which
+  // recomputes its load_avg from load_sum (and runs update_curr() for a
+  // running one). 6.6.0 does; 6.6.9 and every later tree read here skip an
+  // unchanged weight (6.6.y took the test beside the reweight_eevdf()
+  // backport). True on v6.6 (6.6.0), found in lockstep with 6.6.0's own
+  // fair.c: a group entity's avg.load_avg one above.
+  bool group_reweight_unchanged = false;
   // The cgroup_mode series (v3 1/7..6/7 with 85570f10a4c6, v7.3-rc1): each
   // group queue also passes its runnable average on to tg->runnable_avg, which
   // tg_tasks() reads; update_tg_load_avg() moves both sums when either changed
