@@ -185,6 +185,7 @@ void eevdf_kernel_warn(const char *file, int line, const char *cond) {
  * crashes.  A NULL answer is harmless in check_preempt_wakeup_fair() (compared
  * with the wakee) and fatal in pick_next_entity() (se->sched_delayed). */
 static void kb_emit(int kind, const struct cfs_rq *cfs_rq, const struct sched_entity *se, long long saved_lag);
+static void kb_send(struct kb_event e, const struct cfs_rq *cfs_rq, const struct sched_entity *se);
 static void kb_read_avg(const struct cfs_rq *cfs_rq, int reader);
 static void kb_decision_pick(const struct cfs_rq *cfs_rq, const struct sched_entity *se, int protect);
 static struct sched_entity *kb_pick_answer(struct cfs_rq *cfs_rq, struct sched_entity *se);
@@ -495,8 +496,16 @@ static void kb_set_load_weight(struct task_struct *p, bool update_load) {
     lw.weight = scale_load(WEIGHT_IDLEPRIO);
     lw.inv_weight = WMULT_IDLEPRIO;
 #if EEVDF_TREE_IDLE_WEIGHT_RETURNS
-    /* before d32960528702 (6.6.9): written in place, no reweight, the saved lag not rescaled */
+    /* before d32960528702 (6.6.9): written in place, no reweight, the saved lag not
+     * rescaled; a change is told as the model's on_load_set() */
+    const unsigned long old_weight = p->se.load.weight;
     p->se.load = lw;
+    if (old_weight != lw.weight && p->se.cfs_rq) {
+      struct kb_event e = {0};
+      e.kind = KB_EVENT_LOAD_SET;
+      e.old_weight = old_weight;
+      kb_send(e, p->se.cfs_rq, &p->se);
+    }
     return;
 #endif
   } else {
@@ -1493,8 +1502,9 @@ static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
   kb_read_avg(cfs_rq, KB_READER_UPDATE_ENTITY_LAG);
   kb_tree_update_entity_lag(cfs_rq, se);
 #endif
-#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18) && EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(7, 0)
-  const u64 v = avg_vruntime(cfs_rq);
+#if (EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18) && EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(7, 0)) || \
+    EEVDF_TREE_MIN_DEADLINE
+  const u64 v = avg_vruntime(cfs_rq);  /* 6.18 and 6.6: avg_vruntime() only reads */
 #else
   const u64 v = KB_KEY_BASE(cfs_rq);
 #endif
