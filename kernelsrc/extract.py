@@ -249,6 +249,8 @@ def tree_facts(files):
     set_load_weight = re.search(r"\bvoid\s+set_load_weight\s*\([^)]*\)\s*\{", core)
     idle_branch = set_load_weight and re.search(r"if\s*\(\s*task_has_idle_policy\s*\(\s*p\s*\)\s*\)\s*\{([^{}]*)\}",
                                                 braced(core, set_load_weight.end()))
+    reweight = re.search(r"\breweight_entity\s*\([^)]*\)\s*\{", fair)
+    reweight_body = braced(fair, reweight.end()) if reweight else ""  # a tree without it is refused later
     dequeue_task = function_signature(fair, "dequeue_task_fair")
     put_prev = function_signature(fair, "put_prev_task_fair")
 
@@ -302,7 +304,7 @@ def tree_facts(files):
                                    "add_nr_running() sets rd->overload (renamed overloaded in v6.10)"),
         "EEVDF_TREE_REWEIGHT_UPDATES_CURR_ONLY": (
             re.search(r"if\s*\(\s*(?:curr|cfs_rq\s*->\s*curr\s*==\s*se)\s*\)\s*update_curr\s*\(",
-                      function_body(fair, "reweight_entity", "kernel/sched/fair.c")) is not None,
+                      reweight_body) is not None,
             "reweight_entity() runs update_curr() only when the entity is its queue's curr (6.6; later trees "
             "for every queued entity)"),
         "EEVDF_TREE_PICK_PROTECT": (pick is not None and "protect" in pick[1],

@@ -41,9 +41,9 @@
  * itself does not read them) */
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
 #define KB_PICK_TASK_FAIR(rq) pick_task_fair((rq), NULL)
-#else
+#elif EEVDF_TREE_PUT_PREV_NEXT
 #define KB_PICK_TASK_FAIR(rq) pick_task_fair(rq)
-#endif
+#endif  /* 6.6 picks through pick_next_task_fair() (kb_switch_to_next()); its pick_task_fair() is SMP-only */
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
 #define KB_NR_QUEUED(q) ((q)->nr_queued)
 #define KB_H_NR_IDLE(q) ((q)->h_nr_idle)
