@@ -1331,7 +1331,19 @@ static void kb_wakeup_preempt_fair(struct rq *rq, struct task_struct *p, int fla
   kb_deciding = outer;
   if (!kb_decision_rescheds || kb_crashed) return;
   struct sched_entity *se = &rq->curr->se, *pse = &p->se;
+#if EEVDF_TREE_CHECK_PREEMPT_CURR
+  /* 6.6's check_preempt_wakeup() preempts an idle-policy curr for a wakee that
+   * is not before it matches the entities (faa42d29419d, v6.11, moved that test
+   * after find_matching_se()): told, as the model tells it, on the wakee's own
+   * queue */
+  const int before_matching = !kb_decision_picked && task_has_idle_policy(rq->curr) && !task_has_idle_policy(p);
+  if (before_matching)
+    se = pse;  /* the queue told is the wakee's */
+  else
+    find_matching_se(&se, &pse);
+#else
   find_matching_se(&se, &pse);
+#endif
   struct kb_event e = {0};
   e.kind = KB_EVENT_WAKEUP_PREEMPT;
   if (kb_decision_sync)
