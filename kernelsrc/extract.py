@@ -57,6 +57,12 @@ ROOTS_COMMON = [
 ]
 VERSIONS = {
     # (major, minor): extra roots, roots that version lacks
+    # 6.6: the fair class's wakeup_preempt hook is check_preempt_wakeup() (renamed
+    # check_preempt_wakeup_fair() in v6.7), the weight change of a task is
+    # fair.c's reweight_task(p, prio), not a class hook; pick_task_fair() exists
+    # with CONFIG_SMP only (core scheduling), so the glue picks through
+    # pick_next_task_fair() there
+    (6, 6): {"extra": ["check_preempt_wakeup", "reweight_task"], "lacks": ["reweight_task_fair"]},
     (6, 12): {"extra": ["pick_task_fair", "check_preempt_wakeup_fair"], "lacks": []},
     # 6.18: the scheduler has no !CONFIG_SMP code left; shim_smp.h cuts PELT,
     # util_est and the newidle balance off where 6.12's own stubs did
@@ -76,7 +82,8 @@ VERSIONS = {
 # with CONFIG_SMP, under the same cut points as 6.18 and 7.0 (shim_smp.h);
 # without it, uniprocessor (docs/kernel-backend.md, "6.12.118 with
 # CONFIG_SMP"). The build passes it unless EEVDF_KERNEL_SMP is OFF.
-SMP_VARIANTS = {(6, 12): {"shim": "shim_smp.h", "config": ["CONFIG_SMP", "CONFIG_SCHED_SMT"]}}
+SMP_VARIANTS = {(6, 12): {"shim": "shim_smp.h", "config": ["CONFIG_SMP", "CONFIG_SCHED_SMT"]},
+                (6, 6): {"shim": "shim_smp.h", "config": ["CONFIG_SMP", "CONFIG_SCHED_SMT"]}}
 
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
 inline int long register restrict return short signed sizeof static struct switch typedef union unsigned
@@ -237,7 +244,69 @@ def tree_facts(files):
     pick = function_signature(fair, "pick_eevdf")
     lag = function_signature(fair, "update_entity_lag")
     util_est = function_signature(fair, "util_est_update")
+    features_h = strip_comments(files["kernel/sched/features.h"])
+    core = strip_comments(files["kernel/sched/core.c"])
+    set_load_weight = re.search(r"\bvoid\s+set_load_weight\s*\([^)]*\)\s*\{", core)
+    idle_branch = set_load_weight and re.search(r"if\s*\(\s*task_has_idle_policy\s*\(\s*p\s*\)\s*\)\s*\{([^{}]*)\}",
+                                                braced(core, set_load_weight.end()))
+    reweight = re.search(r"\breweight_entity\s*\([^)]*\)\s*\{", fair)
+    reweight_body = braced(fair, reweight.end()) if reweight else ""  # a tree without it is refused later
+    dequeue_task = function_signature(fair, "dequeue_task_fair")
+    put_prev = function_signature(fair, "put_prev_task_fair")
+
+    def defines(text, macro):
+        return re.search(rf"^\s*#\s*define\s+{macro}\b", text, re.M) is not None
+
     return {
+        # 6.6 against 6.12 (the glue's core.c side and the shim follow these; 6.12 on has each)
+        "EEVDF_TREE_DELAY_DEQUEUE": (re.search(r"\bsched_delayed\b", fair) is not None,
+                                     "entities can stay queued as sched_delayed (152e11f6df29, v6.12)"),
+        "EEVDF_TREE_REL_DEADLINE": (re.search(r"\brel_deadline\b", fair) is not None,
+                                    "a dequeued entity can keep its deadline relative, se->rel_deadline "
+                                    "(82e9d0456e06, v6.12)"),
+        "EEVDF_TREE_CUSTOM_SLICE": (re.search(r"\bcustom_slice\b", fair) is not None,
+                                    "a fair task can ask for its own slice, se->custom_slice (857b158dc5e8, v6.12)"),
+        "EEVDF_TREE_MIN_DEADLINE": (re.search(r"\bmin_deadline\b", fair) is not None,
+                                    "the tree is ordered by vruntime with the min_deadline augment (v6.6; "
+                                    "2227a957e1d5, v6.8, orders it by deadline)"),
+        "EEVDF_TREE_PREEMPT_SHORT": (re.search(r"\bSCHED_FEAT\s*\(\s*PREEMPT_SHORT\b", features_h) is not None,
+                                     "features.h has PREEMPT_SHORT (85e511df3cec, v6.12)"),
+        "EEVDF_TREE_SIS_PROP": (re.search(r"\bSCHED_FEAT\s*\(\s*SIS_PROP\b", features_h) is not None,
+                                "features.h still has SIS_PROP, whose code select_idle_cpu() compiles in "
+                                "(removed in v6.8)"),
+        "EEVDF_TREE_CHECK_PREEMPT_CURR": (function_signature(fair, "check_preempt_wakeup") is not None,
+                                          "the fair class's wakeup_preempt hook is check_preempt_wakeup() and "
+                                          "core.c's caller check_preempt_curr() (both renamed in v6.7)"),
+        "EEVDF_TREE_REWEIGHT_TASK_HOOK": (function_signature(fair, "reweight_task_fair") is not None,
+                                          "a task's new weight goes through the class hook reweight_task_fair() "
+                                          "(v6.12; before it fair.c's reweight_task(p, prio))"),
+        "EEVDF_TREE_IDLE_WEIGHT_RETURNS": (bool(idle_branch and re.search(r"\breturn\s*;", idle_branch.group(1))),
+                                           "core.c's set_load_weight() writes a SCHED_IDLE task's weight and returns "
+                                           "without a reweight (before d32960528702)"),
+        "EEVDF_TREE_DEQUEUE_TASK_BOOL": (dequeue_task is not None and "bool" in dequeue_task[0],
+                                         "dequeue_task_fair() says whether the task left its queue (v6.12, "
+                                         "delayed dequeue); before, core.c's deactivate_task() clears "
+                                         "p->on_rq first"),
+        "EEVDF_TREE_PUT_PREV_NEXT": (put_prev is not None and put_prev[1].count(",") >= 2,
+                                     "put_prev_task_fair() takes the next task, and sched.h has "
+                                     "put_prev_set_next_task() (v6.12)"),
+        "EEVDF_TREE_WF_RQ_SELECTED": (defines(sched_h, "WF_RQ_SELECTED"), "sched.h defines WF_RQ_SELECTED (v6.12)"),
+        "EEVDF_TREE_DEQUEUE_SPECIAL": (defines(sched_h, "DEQUEUE_SPECIAL"),
+                                       "sched.h defines DEQUEUE_SPECIAL (v6.12)"),
+        "EEVDF_TREE_NEWIDLE_BALANCE": (function_signature(fair, "newidle_balance") is not None,
+                                       "the balancer's functions have their names before the sched_balance_*() "
+                                       "renames of v6.10 (newidle_balance(), find_idlest_cpu(), "
+                                       "update_overutilized_status())"),
+        "EEVDF_TREE_UTIL_EST_STRUCT": (re.search(r"\butil_est\s*\.\s*enqueued\b",
+                                                 strip_comments(files["kernel/sched/pelt.h"])) is not None,
+                                       "struct sched_avg's util_est is a struct with `enqueued` (before v6.8)"),
+        "EEVDF_TREE_RD_OVERLOAD": (re.search(r"\brd\s*->\s*overload\b", sched_h) is not None,
+                                   "add_nr_running() sets rd->overload (renamed overloaded in v6.10)"),
+        "EEVDF_TREE_REWEIGHT_UPDATES_CURR_ONLY": (
+            re.search(r"if\s*\(\s*(?:curr|cfs_rq\s*->\s*curr\s*==\s*se)\s*\)\s*update_curr\s*\(",
+                      reweight_body) is not None,
+            "reweight_entity() runs update_curr() only when the entity is its queue's curr (6.6; later trees "
+            "for every queued entity)"),
         "EEVDF_TREE_PICK_PROTECT": (pick is not None and "protect" in pick[1],
                                     "pick_eevdf() takes `protect` (7.1: __pick_eevdf() folded into it)"),
         "EEVDF_TREE_LAG_RETURNS_BOOL": (lag is not None and "bool" in lag[0],

@@ -25,17 +25,25 @@
  * class's wakee changes nothing and is left out, as before. */
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
 #define KB_WAKEUP_PREEMPT_FAIR wakeup_preempt_fair
+#elif EEVDF_TREE_CHECK_PREEMPT_CURR
+#define KB_WAKEUP_PREEMPT_FAIR check_preempt_wakeup  /* 6.6: its name before v6.7 */
 #else
 #define KB_WAKEUP_PREEMPT_FAIR check_preempt_wakeup_fair
+#endif
+/* 6.6's put_prev_task_fair() has no next task (the tree says which) */
+#if EEVDF_TREE_PUT_PREV_NEXT
+#define KB_PUT_PREV_TASK_FAIR(rq, p, next) put_prev_task_fair((rq), (p), (next))
+#else
+#define KB_PUT_PREV_TASK_FAIR(rq, p, next) put_prev_task_fair((rq), (p))
 #endif
 /* 7.0's pick_task_fair() takes the rq_flags (for the newidle balance of
  * pick_next_task_fair() only; core.c's class loop passes them, the pick
  * itself does not read them) */
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
 #define KB_PICK_TASK_FAIR(rq) pick_task_fair((rq), NULL)
-#else
+#elif EEVDF_TREE_PUT_PREV_NEXT
 #define KB_PICK_TASK_FAIR(rq) pick_task_fair(rq)
-#endif
+#endif  /* 6.6 picks through pick_next_task_fair() (kb_switch_to_next()); its pick_task_fair() is SMP-only */
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
 #define KB_NR_QUEUED(q) ((q)->nr_queued)
 #define KB_H_NR_IDLE(q) ((q)->h_nr_idle)
@@ -177,6 +185,7 @@ void eevdf_kernel_warn(const char *file, int line, const char *cond) {
  * crashes.  A NULL answer is harmless in check_preempt_wakeup_fair() (compared
  * with the wakee) and fatal in pick_next_entity() (se->sched_delayed). */
 static void kb_emit(int kind, const struct cfs_rq *cfs_rq, const struct sched_entity *se, long long saved_lag);
+static void kb_send(struct kb_event e, const struct cfs_rq *cfs_rq, const struct sched_entity *se);
 static void kb_read_avg(const struct cfs_rq *cfs_rq, int reader);
 static void kb_decision_pick(const struct cfs_rq *cfs_rq, const struct sched_entity *se, int protect);
 static struct sched_entity *kb_pick_answer(struct cfs_rq *cfs_rq, struct sched_entity *se);
@@ -210,6 +219,10 @@ static struct sched_entity *__pick_eevdf(struct cfs_rq *cfs_rq, bool protect) {
   if (!kb_picking) kb_decision_pick(cfs_rq, se, protect);
   return se;
 }
+#elif EEVDF_TREE_MIN_DEADLINE
+/* 6.6's __pick_eevdf(cfs_rq), the search pick_eevdf() calls (interposed by
+ * name): passed through; pick_eevdf() below sends the events */
+static struct sched_entity *__pick_eevdf(struct cfs_rq *cfs_rq) { return kb_tree___pick_eevdf(cfs_rq); }
 #endif
 static struct sched_entity *pick_eevdf(struct cfs_rq *cfs_rq) {
 #if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(6, 18)
@@ -382,9 +395,24 @@ bool cpus_share_resources(int this_cpu, int that_cpu) {
  * enqueue_task_rt()/dequeue_task_rt() do. Not the kernel's rt.c: its two hooks
  * that put_prev_set_next_task() calls are ours and do nothing (the RT class's
  * own accounting, update_curr_rt(), is not modelled, as in the model). */
+#if EEVDF_TREE_PUT_PREV_NEXT
 static void kb_put_prev_task_rt(struct rq *rq, struct task_struct *p, struct task_struct *next) {
   (void)rq; (void)p; (void)next;
 }
+#else
+static void kb_put_prev_task_rt(struct rq *rq, struct task_struct *p) { (void)rq; (void)p; }
+/* 6.6's pick_next_task_fair() from the idle task puts it first (put_prev_task()):
+ * the idle class's hooks, which change nothing the backend keeps (the idle
+ * task's own set_next_task_idle() is kb_set_next_task_idle()) */
+static void kb_put_prev_task_idle(struct rq *rq, struct task_struct *p) { (void)rq; (void)p; }
+static void kb_set_next_task_idle_hook(struct rq *rq, struct task_struct *p, bool first) {
+  (void)rq; (void)p; (void)first;
+}
+static const struct sched_class kb_idle_sched_class = {
+  .put_prev_task = kb_put_prev_task_idle,
+  .set_next_task = kb_set_next_task_idle_hook,
+};
+#endif
 static void kb_set_next_task_rt(struct rq *rq, struct task_struct *p, bool first) {
   (void)rq; (void)p; (void)first;
 }
@@ -429,6 +457,12 @@ void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags) {
     kb_wakeup_preempt_fair(rq, p, flags);
 }
 
+#if EEVDF_TREE_CHECK_PREEMPT_CURR
+/* 6.6's core.c check_preempt_curr(), which fair.c calls (prio_changed_fair(),
+ * switched_to_fair(), attach_task()): wakeup_preempt()'s code under its old name */
+void check_preempt_curr(struct rq *rq, struct task_struct *p, int flags) { wakeup_preempt(rq, p, flags); }
+#endif
+
 static struct task_struct *kb_task(int id) { return id >= 0 && id < kb_nr_tasks ? &kb_tasks[id] : 0; }
 /* task_rq(p), and the CPU's code runs from now on */
 static struct rq *kb_rq_of(const struct task_struct *p) { return kb_rq_at(p->cpu); }
@@ -461,19 +495,47 @@ static void kb_set_load_weight(struct task_struct *p, bool update_load) {
   if (task_has_idle_policy(p)) {
     lw.weight = scale_load(WEIGHT_IDLEPRIO);
     lw.inv_weight = WMULT_IDLEPRIO;
+#if EEVDF_TREE_IDLE_WEIGHT_RETURNS
+    /* before d32960528702 (6.6.9): written in place, no reweight, the saved lag not
+     * rescaled; a change is told as the model's on_load_set() */
+    const unsigned long old_weight = p->se.load.weight;
+    p->se.load = lw;
+    if (old_weight != lw.weight && p->se.cfs_rq) {
+      struct kb_event e = {0};
+      e.kind = KB_EVENT_LOAD_SET;
+      e.old_weight = old_weight;
+      kb_send(e, p->se.cfs_rq, &p->se);
+    }
+    return;
+#endif
   } else {
     lw.weight = scale_load(sched_prio_to_weight[prio]);
     lw.inv_weight = sched_prio_to_wmult[prio];
   }
+#if EEVDF_TREE_REWEIGHT_TASK_HOOK
   if (update_load)
     reweight_task_fair(kb_rq_of(p), p, &lw);
   else
     p->se.load = lw;
+#else
+  /* 6.6: fair.c's reweight_task(p, prio) (the weight table's entry) */
+  if (update_load) {
+    kb_rq_of(p);
+    reweight_task(p, prio);
+  } else {
+    p->se.load = lw;
+  }
+#endif
 }
 
 /* syscalls.c __setparam_fair() (6.12): policy, custom slice */
 static void kb_setparam_fair(struct task_struct *p, unsigned int policy, u64 runtime) {
   p->policy = policy;
+#if !EEVDF_TREE_CUSTOM_SLICE
+  /* 6.6: a fair task's sched_runtime is not read (no custom slices before 857b158dc5e8) */
+  (void)runtime;
+  return;
+#endif
   if (runtime) {
     p->se.custom_slice = 1;
     p->se.slice = clamp_t(u64, runtime, NSEC_PER_MSEC / 10, NSEC_PER_MSEC * 100);
@@ -534,7 +596,11 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
     INIT_LIST_HEAD(&rq->cfs_tasks);
 #endif
     rq->tmp_alone_branch = &rq->leaf_cfs_rq_list;
+#if EEVDF_TREE_PUT_PREV_NEXT
     kb_idle_tasks[c].sched_class = 0;
+#else
+    kb_idle_tasks[c].sched_class = &kb_idle_sched_class;  /* 6.6: put by pick_next_task_fair() */
+#endif
     kb_idle_tasks[c].cpu = (int)c;
     /* init_idle(): __set_task_cpu(), so the idle task's entity belongs to the
      * CPU's root queue (task_h_load(current) of a sync wake-up from idle) */
@@ -601,7 +667,11 @@ int kb_fork_task(int parent, int copy_races_sched_change) {
   kb_rq_of(pp);
   struct task_struct *p = &kb_tasks[kb_nr_tasks];
   *p = *pp;
+#if EEVDF_TREE_REL_DEADLINE
   if (copy_races_sched_change && sched_feat(PLACE_REL_DEADLINE)) p->se.rel_deadline = 1;
+#else
+  (void)copy_races_sched_change;  /* 6.6: no relative deadline to copy */
+#endif
   p->on_rq = 0;
   p->need_resched = 0;
   p->se.on_rq = 0;
@@ -651,22 +721,35 @@ static void kb_switch_to_next(struct rq *rq) {
      * pick_task_rt() gives the head of the list, then put_prev_set_next_task():
      * put_prev_task_fair() for a fair prev */
     next = &kb_tasks[cpu->rt_queue[0]];
+#if EEVDF_TREE_PUT_PREV_NEXT
     if (prev != idle)
       put_prev_set_next_task(rq, prev, next);
     else
       kb_set_next_task_rt(rq, next, true);
+#else
+    /* 6.6: put_prev_task_balance() puts prev, pick_next_task_rt() sets next */
+    if (prev != idle) prev->sched_class->put_prev_task(rq, prev);
+    kb_set_next_task_rt(rq, next, true);
+#endif
   } else if (prev != idle) {
     /* a fair prev: the fast path; an RT prev (blocked): the class loop reaches
      * pick_next_task_fair(), whose `simple` path calls put_prev_set_next_task() */
     next = pick_next_task_fair(rq, prev, &rf);
-    if (!next && !kb_is_rt(prev)) put_prev_task_fair(rq, prev, idle);
+    if (!next && !kb_is_rt(prev)) KB_PUT_PREV_TASK_FAIR(rq, prev, idle);
 #if EEVDF_SHIM_SMP
     /* no fair task: pick_task_idle(), put_prev_set_next_task() to the idle task */
     if (!next) kb_set_next_task_idle(rq);
 #endif
   } else {
+#if EEVDF_TREE_PUT_PREV_NEXT
     next = KB_PICK_TASK_FAIR(rq);
     if (next) set_next_task_fair(rq, next, true);
+#else
+    /* 6.6: __pick_next_task()'s fast path calls pick_next_task_fair() from the
+     * idle task too (its `simple` path puts the idle task, then
+     * pick_next_entity() and set_next_entity() level by level) */
+    next = pick_next_task_fair(rq, prev, &rf);
+#endif
   }
   kb_picking = 0;
   /* 6.12 __schedule(): clear_tsk_need_resched(prev) after the pick, so a
@@ -731,11 +814,15 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
   }
   int wake_flags = WF_TTWU | (sync ? WF_SYNC : 0);
   if (p->on_rq) {
+#if EEVDF_TREE_DELAY_DEQUEUE
     if (p->se.sched_delayed) enqueue_task_fair(rq, p, ENQUEUE_NOCLOCK | ENQUEUE_DELAYED);
+#endif
     if (!kb_is_curr(p)) wakeup_preempt(rq, p, wake_flags);
   } else {
     int en_flags = ENQUEUE_WAKEUP | ENQUEUE_NOCLOCK;
+#if EEVDF_TREE_WF_RQ_SELECTED
     if (kb_online_cpus > 1) wake_flags |= WF_RQ_SELECTED;
+#endif
 #if EEVDF_SHIM_SMP
     if (migrated) {  /* ttwu_do_activate(): WF_MIGRATED adds ENQUEUE_MIGRATED */
       wake_flags |= WF_MIGRATED;
@@ -890,8 +977,18 @@ void kb_sleep(int id, int special) {
     kb_switch_to_next(rq);
     return;
   }
+#if EEVDF_TREE_DEQUEUE_SPECIAL
   int flags = DEQUEUE_SLEEP | DEQUEUE_NOCLOCK | (special ? DEQUEUE_SPECIAL : 0);
+#else
+  int flags = DEQUEUE_SLEEP | DEQUEUE_NOCLOCK;
+#endif
+#if EEVDF_TREE_DEQUEUE_TASK_BOOL
   if (dequeue_task_fair(rq, p, flags)) __block_task(rq, p);
+#else
+  /* 6.6 deactivate_task(): p->on_rq cleared, then the class's dequeue */
+  p->on_rq = 0;
+  dequeue_task_fair(rq, p, flags);
+#endif
   kb_switch_to_next(rq);
 }
 
@@ -900,7 +997,9 @@ void kb_sleep(int id, int special) {
 void kb_exit_delayed(int id) {
   struct task_struct *p = kb_task(id);
   if (kb_is_rt(p)) return;  /* the RT class has no task_dead hook */
+#if EEVDF_TREE_DELAY_DEQUEUE
   if (p->se.sched_delayed) dequeue_entities(kb_rq_of(p), &p->se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+#endif
 #if EEVDF_SHIM_SMP
   if (!kb_crashed) remove_entity_load_avg(&p->se);
 #endif
@@ -995,7 +1094,7 @@ static struct kb_change kb_change_begin(struct task_struct *p, int flags) {
   struct rq *rq = kb_rq_of(p);
   struct kb_change c = { task_on_rq_queued(p), kb_is_curr(p) };
   if (c.queued) dequeue_task_fair(rq, p, flags);
-  if (c.running) put_prev_task_fair(rq, p, p);
+  if (c.running) KB_PUT_PREV_TASK_FAIR(rq, p, p);
   return c;
 }
 static void kb_change_end(struct task_struct *p, struct kb_change c, int flags) {
@@ -1180,7 +1279,7 @@ static void update_curr(struct cfs_rq *cfs_rq) {
   kb_tree_update_curr(cfs_rq);
   --kb_in_update_curr;
 }
-#if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(6, 18)
+#if EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(6, 18) && EEVDF_TREE_PREEMPT_SHORT
 /* do_preempt_short(), interposed (6.12): its answer inside the decision, after
  * which the decision cancels curr's protection and asks pick_eevdf() */
 static bool do_preempt_short(struct cfs_rq *cfs_rq, struct sched_entity *pse, struct sched_entity *se) {
@@ -1232,7 +1331,19 @@ static void kb_wakeup_preempt_fair(struct rq *rq, struct task_struct *p, int fla
   kb_deciding = outer;
   if (!kb_decision_rescheds || kb_crashed) return;
   struct sched_entity *se = &rq->curr->se, *pse = &p->se;
+#if EEVDF_TREE_CHECK_PREEMPT_CURR
+  /* 6.6's check_preempt_wakeup() preempts an idle-policy curr for a wakee that
+   * is not before it matches the entities (faa42d29419d, v6.11, moved that test
+   * after find_matching_se()): told, as the model tells it, on the wakee's own
+   * queue */
+  const int before_matching = !kb_decision_picked && task_has_idle_policy(rq->curr) && !task_has_idle_policy(p);
+  if (before_matching)
+    se = pse;  /* the queue told is the wakee's */
+  else
+    find_matching_se(&se, &pse);
+#else
   find_matching_se(&se, &pse);
+#endif
   struct kb_event e = {0};
   e.kind = KB_EVENT_WAKEUP_PREEMPT;
   if (kb_decision_sync)
@@ -1318,6 +1429,7 @@ static void set_next_task_fair(struct rq *rq, struct task_struct *p, bool first)
  * comes before that reweight's events too). */
 static struct sched_entity *kb_dequeuing;
 static int kb_dequeue_relative;
+#if EEVDF_TREE_DELAY_DEQUEUE
 static bool dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
   struct sched_entity *outer = kb_dequeuing;
   const int outer_relative = kb_dequeue_relative;
@@ -1330,6 +1442,12 @@ static bool dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int f
   if (!delayed && se->sched_delayed) kb_emit(KB_EVENT_DELAYED, cfs_rq, se, 0);
   return done;
 }
+#else
+/* 6.6: nothing is delayed and no deadline made relative (void dequeue_entity()) */
+static void dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
+  kb_tree_dequeue_entity(cfs_rq, se, flags);
+}
+#endif
 static void account_entity_dequeue(struct cfs_rq *cfs_rq, struct sched_entity *se) {
   if (se == kb_dequeuing && !kb_dequeue_relative && se->rel_deadline) {
     kb_dequeue_relative = 1;
@@ -1396,8 +1514,9 @@ static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
   kb_read_avg(cfs_rq, KB_READER_UPDATE_ENTITY_LAG);
   kb_tree_update_entity_lag(cfs_rq, se);
 #endif
-#if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18) && EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(7, 0)
-  const u64 v = avg_vruntime(cfs_rq);
+#if (EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(6, 18) && EEVDF_KERNEL_VERSION_CODE < EEVDF_KV(7, 0)) || \
+    EEVDF_TREE_MIN_DEADLINE
+  const u64 v = avg_vruntime(cfs_rq);  /* 6.18 and 6.6: avg_vruntime() only reads */
 #else
   const u64 v = KB_KEY_BASE(cfs_rq);
 #endif
@@ -1418,7 +1537,11 @@ static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
  * 6.14 on (6d71a9c61604) an entity off its queue with a relative deadline has
  * it rescaled by old/new weight (6.12's reweight_entity() rescales vlag only). */
 static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsigned long weight) {
+#if EEVDF_TREE_REWEIGHT_UPDATES_CURR_ONLY
+  if (se->on_rq && cfs_rq->curr == se) update_curr(cfs_rq);  /* 6.6: only for curr, as the tree */
+#else
   if (se->on_rq) update_curr(cfs_rq);
+#endif
   struct kb_event e = {0};
   e.kind = KB_EVENT_REWEIGHT_BEGIN;
   e.weight = weight;
@@ -1460,6 +1583,11 @@ static void kb_export_entity(const struct sched_entity *se, struct kb_entity *e)
   e->deadline = se->deadline;
   e->min_vruntime = se->min_vruntime;
   e->min_slice = se->min_slice;
+#if EEVDF_TREE_MIN_DEADLINE
+  e->min_deadline = se->min_deadline;
+#else
+  e->min_deadline = 0;
+#endif
   e->on_rq = se->on_rq;
   e->sched_delayed = se->sched_delayed;
   e->rel_deadline = se->rel_deadline;

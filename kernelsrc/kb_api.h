@@ -51,6 +51,7 @@ struct kb_entity {
   /* 7.0: vprot apart from vlag (up to 6.18 the same storage: vlag's bits) and
    * the max_slice augment (0 on a tree without it) */
   unsigned long long vprot, max_slice;
+  unsigned long long min_deadline;  /* 6.6: the min_deadline augment of the tree by vruntime (0 on later trees) */
   unsigned int inv_weight;
   int on_rq, sched_delayed, rel_deadline, custom_slice, depth;
   int queue;  /* -1 root queue, g: group g's queue */
@@ -144,6 +145,8 @@ typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *co
                                        (the tree's find_matching_se()), queue theirs; reason KB_PREEMPT_* */
 #define KB_EVENT_AVG 15  /* avg_vruntime() of queue returned avg, which is not the floor of the queued
                             entities' weighted average (the scheduler's calls and the debugfs reader's) */
+#define KB_EVENT_LOAD_SET 16  /* core.c's set_load_weight() wrote entity's weight in place, without a reweight
+                                (6.6: a SCHED_IDLE task's, before d32960528702); old_weight: the weight before */
 #define KB_EVENT_PLACING 14  /* place_entity() was entered for entity (not inside reweight_entity(), whose
                                REWEIGHT_BEGIN covers 7.0's re-placement); initial: ENQUEUE_INITIAL */
 /* why, read from the tree's own calls during the decision (docs/kernel-backend.md,

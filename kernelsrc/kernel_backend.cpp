@@ -176,6 +176,7 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
       obs.on_relative_deadline_rescaled(se, e->old_relative, e->old_weight, e->weight);
       break;
     case KB_EVENT_REWEIGHT_END: obs.on_reweight_end(q, se); break;
+    case KB_EVENT_LOAD_SET: obs.on_load_set(se, e->old_weight); break;
     case KB_EVENT_LAG: obs.on_lag_clamp(q, se, e->lag_raw, e->lag_saved); break;
     case KB_EVENT_DECISION_PICK: obs.on_pick(q, &se, e->protect != 0, decision); break;
     case KB_EVENT_WAKEUP_PREEMPT:
@@ -542,6 +543,7 @@ void KernelBackend::refresh() {
     se.deadline = e.deadline;
     se.min_vruntime = e.min_vruntime;
     se.min_slice = e.min_slice;
+    se.min_deadline = e.min_deadline;
     se.on_rq = e.on_rq != 0;
     se.sched_delayed = e.sched_delayed != 0;
     se.rel_deadline = e.rel_deadline != 0;

@@ -16,7 +16,7 @@ static void kb_pelt_in(struct sched_avg *sa, const struct kb_pelt_avg *avg) {
   sa->load_avg = avg->load_avg;
   sa->runnable_avg = avg->runnable_avg;
   sa->util_avg = avg->util_avg;
-  sa->util_est = avg->util_est;
+  KB_UTIL_EST(sa) = avg->util_est;
 }
 
 static void kb_pelt_out(struct kb_pelt_avg *avg, const struct sched_avg *sa) {
@@ -28,7 +28,7 @@ static void kb_pelt_out(struct kb_pelt_avg *avg, const struct sched_avg *sa) {
   avg->load_avg = sa->load_avg;
   avg->runnable_avg = sa->runnable_avg;
   avg->util_avg = sa->util_avg;
-  avg->util_est = sa->util_est;
+  avg->util_est = KB_UTIL_EST(sa);
 }
 
 int kb_pelt_update_se(unsigned long long now, struct kb_pelt_avg *avg, unsigned long long weight, int on_rq,

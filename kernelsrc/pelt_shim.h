@@ -49,7 +49,13 @@ struct sched_avg {
   unsigned long load_avg;
   unsigned long runnable_avg;
   unsigned long util_avg;
+#if EEVDF_TREE_UTIL_EST_STRUCT
+  struct util_est { unsigned int enqueued, ewma; } util_est;  /* 6.6: the flag lives in `enqueued` */
+#define KB_UTIL_EST(sa) ((sa)->util_est.enqueued)
+#else
   unsigned int util_est;
+#define KB_UTIL_EST(sa) ((sa)->util_est)
+#endif
 };
 struct cfs_rq;
 struct sched_entity {

@@ -129,6 +129,15 @@ struct rq_flags { int unused; };
 /* guard(rq_lock_irqsave)(rq) (cleanup.h scoped locks): one thread, no lock */
 #define guard(name) (void)
 #define rq_unlock_irqrestore(rq, rf) do { (void)(rq); (void)(rf); } while (0)
+#if EEVDF_TREE_CHECK_PREEMPT_CURR
+/* 6.6 takes the rq lock by hand where later trees use guard(): task_fork_fair()
+ * (rq_lock()), unregister_fair_sched_group() (raw_spin_rq_lock_irqsave()) */
+#define rq_lock(rq, rf) do { (void)(rq); (void)(rf); } while (0)
+#define rq_unlock(rq, rf) do { (void)(rq); (void)(rf); } while (0)
+#define raw_spin_rq_lock_irqsave(rq, flags) do { (void)(rq); (flags) = 0; } while (0)
+#define _raw_spin_rq_lock_irqsave(rq) ((void)(rq), 0ul)
+#define raw_spin_rq_unlock_irqrestore(rq, flags) do { (void)(rq); (void)(flags); } while (0)
+#endif
 #define mutex_lock(m) do { } while (0)
 #define mutex_unlock(m) do { } while (0)
 #define DEFINE_MUTEX(m) int m
@@ -147,7 +156,10 @@ extern unsigned int eevdf_nr_possible_cpus;
 #define __update_stats_wait_end(rq, p, stats) do { } while (0)
 #define __update_stats_enqueue_sleeper(rq, p, stats) do { } while (0)
 #define check_schedstat_required() do { } while (0)
-#define trace_sched_stat_runtime(p, delta) do { } while (0)
+#define schedstat_add(var, amt) do { } while (0)
+/* 6.6's pick_eevdf() logs a failed search before it takes the leftmost entity */
+#define pr_err(...) do { } while (0)
+#define trace_sched_stat_runtime(p, ...) do { } while (0)  /* 6.6 passes the vruntime too */
 #define trace_sched_update_nr_running_tp_enabled() 0
 #define call_trace_sched_update_nr_running(rq, count) do { } while (0)
 #define cgroup_account_cputime(p, delta) do { } while (0)
@@ -181,6 +193,9 @@ struct sched_entity {
   u64 deadline;
   u64 min_vruntime;
   u64 min_slice;
+#if EEVDF_TREE_MIN_DEADLINE
+  u64 min_deadline;  /* 6.6: the augment of the tree by vruntime (2227a957e1d5, v6.8, replaced it) */
+#endif
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
   u64 max_slice;  /* 7.0: the max_slice augment (6e3c0a4e1ad1) */
 #endif
@@ -315,6 +330,10 @@ struct rq {
   struct sched_domain *sd;     /* the CPU's one domain (shim_smp.h, the wake-up CPU choice) */
   int ttwu_pending;            /* 0: one thread, no remote wake-up queue */
   unsigned long cpu_capacity;  /* SCHED_CAPACITY_SCALE: no asymmetric capacities */
+#if EEVDF_TREE_SIS_PROP
+  u64 wake_stamp;               /* SIS_PROP's idle-time estimate (off) */
+  u64 wake_avg_idle;
+#endif
 #endif
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
   raw_spinlock_t __lock;  /* named by 7.0's lock annotations (__rq_lockp()); never taken */
@@ -352,7 +371,11 @@ struct task_struct {
 };
 
 struct sched_class {
+#if EEVDF_TREE_PUT_PREV_NEXT
   void (*put_prev_task)(struct rq *rq, struct task_struct *p, struct task_struct *next);
+#else
+  void (*put_prev_task)(struct rq *rq, struct task_struct *p);  /* 6.6: without the next task */
+#endif
   void (*set_next_task)(struct rq *rq, struct task_struct *p, bool first);
 };
 extern const struct sched_class fair_sched_class;
@@ -422,6 +445,10 @@ bool need_resched(void);  /* 7.0's task_tick_fair(): TIF_NEED_RESCHED of current
 #endif
 void update_rq_clock(struct rq *rq);
 void wakeup_preempt(struct rq *rq, struct task_struct *p, int flags);
+#if EEVDF_TREE_CHECK_PREEMPT_CURR
+/* 6.6: core.c's wakeup_preempt() under its name before v6.7 */
+void check_preempt_curr(struct rq *rq, struct task_struct *p, int flags);
+#endif
 struct rq *cpu_rq(int cpu);
 int task_cpu(const struct task_struct *p);
 int test_tsk_need_resched(struct task_struct *p);

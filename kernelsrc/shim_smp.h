@@ -29,12 +29,20 @@ struct sched_avg {
   u64 last_update_time, load_sum, runnable_sum;
   u32 util_sum, period_contrib;
   unsigned long load_avg, runnable_avg, util_avg;
+#if EEVDF_TREE_UTIL_EST_STRUCT
+  struct util_est { unsigned int enqueued, ewma; } util_est;  /* 6.6: two fields (one word since v6.8) */
+#else
   unsigned int util_est;
+#endif
 };
 /* the root domain's overload flag, which add_nr_running() sets; read only by
  * the load balancer; overutilized, read by select_task_rq_fair() only when
  * energy-aware scheduling is on (it is not: is_rd_overutilized() is true) */
+#if EEVDF_TREE_RD_OVERLOAD
+struct root_domain { int overload; int overutilized; };  /* 6.6: the flag's name before v6.10 */
+#else
 struct root_domain { int overloaded; int overutilized; };
+#endif
 
 /* ATTACH_AGE_LOAD's aging of a task moved between queues without a
  * migration: only an RT task changing CPU reaches it (its se->avg is never
@@ -112,6 +120,13 @@ static inline void set_task_max_allowed_capacity(struct task_struct *p) { (void)
  * the glue reaches this pick only with no RT task queued (nr_running ==
  * cfs.h_nr_queued), so neither "pretend we pulled" answer (1, -1) applies */
 static inline int sched_balance_newidle(struct rq *this_rq, struct rq_flags *rf) { (void)this_rq; (void)rf; return 0; }
+#if EEVDF_TREE_NEWIDLE_BALANCE
+/* the same cut points under their names before the v6.10 renames (6.6):
+ * newidle_balance() is sched_balance_newidle(), update_overutilized_status()
+ * check_update_overutilized_status() */
+static inline int newidle_balance(struct rq *this_rq, struct rq_flags *rf) { (void)this_rq; (void)rf; return 0; }
+static inline void update_overutilized_status(struct rq *rq) { (void)rq; }
+#endif
 
 /* ---- the wake-up CPU choice: the tree's select_task_rq_fair() (glue.c,
  * kb_select_task_rq_wake(); docs/kernel-backend.md, "The wake-up CPU choice") ----
@@ -177,6 +192,9 @@ struct sched_domain {
   unsigned int span_weight;
   unsigned int imbalance_pct;
   struct sched_domain_shared *shared;
+#if EEVDF_TREE_SIS_PROP
+  u64 avg_scan_cost;  /* SIS_PROP's scan cost (select_idle_cpu() before v6.8); the feature is off */
+#endif
   struct cpumask span;
 };
 #define sched_domain_span(sd) (&(sd)->span)
@@ -188,6 +206,13 @@ struct sched_domain {
 #define per_cpu(var, cpu) ((var)[(cpu)])
 #define __this_cpu_read(var) per_cpu(var, smp_processor_id())
 #define this_cpu_cpumask_var_ptr(var) (per_cpu(var, smp_processor_id()))
+#if EEVDF_TREE_SIS_PROP
+/* SIS_PROP's code in select_idle_cpu() (compiled, never run: the feature is
+ * off by default and the model does not know it): this CPU's slot of a per-CPU
+ * array, and the CPU's clock (sched_clock_cpu(), the glue's) */
+#define this_cpu_ptr(ptr) (&(*(ptr))[smp_processor_id()])
+#define cpu_clock(cpu) sched_clock_cpu(cpu)
+#endif
 DECLARE_PER_CPU(struct sched_domain *, sd_llc);
 DECLARE_PER_CPU(int, sd_llc_size);
 DECLARE_PER_CPU(int, sd_llc_id);
@@ -293,6 +318,14 @@ static inline int sched_balance_find_dst_cpu(struct sched_domain *sd, struct tas
   eevdf_kernel_warn(__FILE__, __LINE__, "cut point reached: sched_balance_find_dst_cpu()");
   return prev_cpu;
 }
+#if EEVDF_TREE_NEWIDLE_BALANCE
+/* its name before v6.10 */
+static inline int find_idlest_cpu(struct sched_domain *sd, struct task_struct *p, int cpu, int prev_cpu, int sd_flag) {
+  (void)sd; (void)p; (void)cpu; (void)sd_flag;
+  eevdf_kernel_warn(__FILE__, __LINE__, "cut point reached: find_idlest_cpu()");
+  return prev_cpu;
+}
+#endif
 static inline int util_fits_cpu(unsigned long util, unsigned long uclamp_min, unsigned long uclamp_max, int cpu) {
   (void)util; (void)uclamp_min; (void)uclamp_max; (void)cpu;
   eevdf_kernel_warn(__FILE__, __LINE__, "cut point reached: util_fits_cpu()");

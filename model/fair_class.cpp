@@ -1,5 +1,7 @@
 // The fair class callbacks (fair.c, the mainline profile) with the task
 // group hierarchy: every for_each_sched_entity() walk of the kernel.
+#include <vector>
+
 #include "model/fair.hpp"
 
 namespace eevdf {
@@ -153,6 +155,18 @@ void set_next_task_fair(Rq& rq, Task& p, bool first) {
   if (rq.profile().behaviour.flat_runqueue) return set_next_task_fair_flat(rq, p, first);
   if (p.se.sched_delayed) rq.warn(Warn::set_next_task_delayed, &p.se);
   for (SchedEntity* se = &p.se; se; se = se->parent) set_next_entity(*se->cfs_rq, *se, first);
+}
+
+// v6.6 pick_next_task_fair()'s `simple` path (a prev of another class): the
+// entity picked on each level is set next there before the level below is
+// picked, from the root down. The picks read nothing the set_next_entity()
+// of a level above changes (a queue's tree and sums; it changes that queue's
+// curr and PELT), so the levels picked first by pick_task_fair() and then set
+// from the root down make the same state.
+void set_next_task_fair_top_down(Task& p) {
+  std::vector<SchedEntity*> levels;
+  for (SchedEntity* se = &p.se; se; se = se->parent) levels.push_back(se);
+  for (auto it = levels.rbegin(); it != levels.rend(); ++it) set_next_entity(*(*it)->cfs_rq, **it, true);
 }
 
 // set_preempt_buddy(): keep an earlier-deadline buddy, else make pse the buddy.

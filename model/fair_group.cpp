@@ -74,7 +74,9 @@ void update_cfs_group(SchedEntity& se) {
   if (!gcfs_rq->load.weight && gcfs_rq->rq->profile().behaviour.empty_group_keeps_weight) return;
   const u64 shares = flat_runqueue(*gcfs_rq) ? calc_group_shares_flat(*gcfs_rq->rq, *gcfs_rq)
                                              : calc_group_shares(*gcfs_rq->rq, *gcfs_rq);
-  if (se.load.weight != shares) reweight_entity(*se.cfs_rq, se, shares);
+  // v6.6.0 reweights with an unchanged weight too (group_reweight_unchanged)
+  if (se.load.weight != shares || gcfs_rq->rq->profile().behaviour.group_reweight_unchanged)
+    reweight_entity(*se.cfs_rq, se, shares);
 }
 
 // The CONFIG_FAIR_GROUP_SCHED part of pick_next_task_fair() (v7.1) when a

@@ -380,7 +380,9 @@ void post_init_entity_util_avg(SchedEntity& se, bool fair) {
   }
   if (cap > 0) {
     if (cfs_rq.avg.util_avg != 0) {
-      sa.util_avg = cfs_rq.avg.util_avg * se_weight(se);
+      // v6.6: se->load.weight itself (post_init_util_unscaled_weight)
+      const u64 weight = cfs_rq.rq->profile().behaviour.post_init_util_unscaled_weight ? se.load.weight : se_weight(se);
+      sa.util_avg = cfs_rq.avg.util_avg * weight;
       sa.util_avg /= cfs_rq.avg.load_avg + 1;
       if (sa.util_avg > as_u64(cap)) sa.util_avg = as_u64(cap);
     } else {

@@ -92,6 +92,7 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
     case ReweightRule::eevdf_clamped_lag:
     case ReweightRule::eevdf_raw_lag: return reweight_entity_eevdf(cfs_rq, se, weight);
     case ReweightRule::keep_vruntime: return reweight_entity_keep_vruntime(cfs_rq, se, weight);
+    case ReweightRule::eevdf_v6_7: return reweight_entity_eevdf_v6_7(cfs_rq, se, weight);
     case ReweightRule::rescale_around_v: break;
   }
   Observer& obs = cfs_rq.rq->obs();

@@ -83,6 +83,50 @@ void reweight_entity_eevdf(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
   obs.on_reweight_end(cfs_rq, se);
 }
 
+// reweight_entity() as eab03c23c2a1 first had it (v6.7; backported to 6.6.y,
+// read in 6.6.9's fair.c): a queued entity that is not curr leaves the tree
+// (and so the sums) first, and reweight_eevdf() then samples V without it;
+// the lag rescaled is the raw V - v; update_curr() runs for curr only, and
+// update_min_vruntime() only after a non-curr entity went back into the tree.
+// Later fixes sample V with the entity still counted (11b1b8bc2b98,
+// afae8002b4fd) and clamp the lag (1560d1f6eb6b): reweight_entity_eevdf().
+void reweight_entity_eevdf_v6_7(CfsRq& cfs_rq, SchedEntity& se, u64 weight) {
+  Observer& obs = cfs_rq.rq->obs();
+  const bool curr = cfs_rq.curr == &se;
+  if (se.on_rq && curr) update_curr(cfs_rq);
+  obs.on_reweight_begin(cfs_rq, se, weight);
+  if (se.on_rq) {
+    if (!curr) dequeue_entity_rb(cfs_rq, se);
+    account_load_sub(cfs_rq, se);
+  }
+  dequeue_load_avg(cfs_rq, se);
+  if (!se.on_rq) {
+    rescale_sleeping_vlag(cfs_rq, se, weight);
+  } else {
+    const u64 avruntime = avg_vruntime(cfs_rq);  // without se, unless se is curr
+    const u64 old_weight = se.load.weight;
+    if (avruntime != se.vruntime) {
+      const s64 vlag = scale_by_weight(as_s64(avruntime - se.vruntime), old_weight, weight,
+                                       Site::rescale_entity_vlag_x_weight, obs);
+      se.vruntime = avruntime - as_u64(vlag);
+    }
+    const s64 vslice = scale_by_weight(as_s64(se.deadline - avruntime), old_weight, weight,
+                                       Site::rescale_entity_deadline_x_weight, obs);
+    se.deadline = avruntime + as_u64(vslice);
+  }
+  set_weight(se, weight);
+  reweight_load_avg(se);
+  enqueue_load_avg(cfs_rq, se);
+  if (se.on_rq) {
+    account_load_add(cfs_rq, se);
+    if (!curr) {
+      enqueue_entity_rb(cfs_rq, se);
+      update_min_vruntime(cfs_rq);
+    }
+  }
+  obs.on_reweight_end(cfs_rq, se);
+}
+
 // reweight_entity() of v6.6.0 (before eab03c23c2a1): a queued entity stays in
 // the tree; only its share of the average is taken out and put back with the
 // new weight. v is kept and d - v rescaled, so V jumps; no update_min_vruntime().

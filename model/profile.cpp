@@ -1,4 +1,4 @@
-// The kernel profiles: mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12.118, v6.12 and v6.6.
+// The kernel profiles: mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12.118, v6.12, v6.6.9 and v6.6.
 // Each is mainline (the newest hierarchical code) with the later changes undone,
 // or for v7.3 the v7.3-rc changes added, or for v6.12.118 the 6.12.y stable
 // backports added to v6.12 (docs/profiles.md has the tables with the commits).
@@ -247,6 +247,24 @@ Profile v6_6() {
   b.idle_weight_reweights = false;           // d32960528702 came in v6.11 (and 6.6.y)
   b.group_slice_from_queue = false;          // aef6987d8954 came in v6.12
   b.tg_load_avg_ratelimit = false;           // 1528c661c24b came in v6.7
+  b.post_init_util_unscaled_weight = true;   // se->load.weight, not se_weight() (6.6.9's fair.c)
+  b.simple_pick_sets_top_down = true;        // pick_next_task_fair()'s simple path (6.6.9's fair.c)
+  b.group_reweight_unchanged = true;         // 6.6.0's update_cfs_group() (6.6.9 tests the weight first)
+  return p;
+}
+
+// 6.6.9 (6.6.y as of January 2024, read in its fair.c): v6.6.0 with the stable
+// backport of eab03c23c2a1 (reweight_eevdf()) in its first form. Everything
+// else of the EEVDF code equals v6.6.0, apart from update_cfs_group() skipping
+// an unchanged weight on CONFIG_SMP, which the model does on v6.6 as well.
+Profile v6_6_9() {
+  Profile p = v6_6();
+  p.name = "v6.6.9";
+  p.description =
+      "6.6.9: v6.6.0 + the stable backport of eab03c23c2a1 (reweight_eevdf(): V without the entity, raw lag, "
+      "update_curr() for curr only)";
+  p.behaviour.reweight = ReweightRule::eevdf_v6_7;
+  p.behaviour.group_reweight_unchanged = false;  // update_cfs_group() skips an unchanged weight
   return p;
 }
 
@@ -258,7 +276,7 @@ struct Entry {
 };
 // Each with the kernel release it stands for (none for mainline: a v7.2.y
 // that carries the September 2026 fixes, no one release): judge_for_kernel().
-const std::array<Entry, 10> kProfiles = {{
+const std::array<Entry, 11> kProfiles = {{
     {"mainline", mainline, {}},
     {"v7.3", v7_3, {7, 3, 0}},
     {"v7.2", v7_2, {7, 2, 0}},
@@ -268,6 +286,7 @@ const std::array<Entry, 10> kProfiles = {{
     {"v6.12.118", v6_12_118, {6, 12, 118}},
     {"v6.12.10", v6_12_10, {6, 12, 10}},
     {"v6.12", v6_12, {6, 12, 0}},
+    {"v6.6.9", v6_6_9, {6, 6, 9}},
     {"v6.6", v6_6, {6, 6, 0}},
 }};
 

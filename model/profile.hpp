@@ -111,6 +111,8 @@ enum class ReweightRule : std::uint8_t {
   eevdf_clamped_lag,       // v6.9-v6.13 (1560d1f6eb6b, 11b1b8bc2b98, afae8002b4fd): reweight_eevdf(), lag from entity_lag()
   eevdf_raw_lag,           // the same before 1560d1f6eb6b (B08): reweight_eevdf() with the unclamped V - v
   keep_vruntime,           // v6.6.0, before eab03c23c2a1: v kept, only d - v rescaled, V jumps
+  eevdf_v6_7,              // eab03c23c2a1 as merged (v6.7; 6.6.y, read in 6.6.9): reweight_eevdf() with V taken
+                           // after the entity left the sums, the raw V - v, update_curr() for curr only
 };
 
 // Which pick_eevdf() / pick_next_entity() the kernel has: how the tree is
@@ -301,6 +303,29 @@ struct Behaviour {
   // a millisecond of sched_clock_cpu() (1528c661c24b, v6.7); v6.6 does at every
   // call that passes the 1/64 dead band.
   bool tg_load_avg_ratelimit = true;
+  // post_init_entity_util_avg() scales the queue's util_avg by the new task's
+  // weight over the queue's load_avg: se_weight() (scale_load_down()) in
+  // 6.12.0 and later trees; v6.6 multiplies by se->load.weight itself, 1024
+  // times larger on 64 bits, so the share is capped at half the spare
+  // capacity almost always (read in the 6.6.9 and 6.6.0 trees, found in
+  // lockstep with 6.6.9). True on v6.6.
+  bool post_init_util_unscaled_weight = false;
+  // pick_next_task_fair() from a task of another class (the idle task, an RT
+  // task that blocked): v6.6's `simple` path sets each level's entity as it
+  // picks it, from the root down, so a group queue's PELT is updated after its
+  // group entity's (a propagation it starts waits for the next update). v6.12
+  // on pick every level first (pick_task_fair()) and then set_next_task_fair()
+  // sets them from the task up. True on v6.6 (read in 6.6.9; found in lockstep
+  // with it: a group queue's `propagate`).
+  bool simple_pick_sets_top_down = false;
+  // update_cfs_group() with CONFIG_SMP calls reweight_entity() for a group
+  // entity even when calc_group_shares() gives the weight it has, which
+  // recomputes its load_avg from load_sum (and runs update_curr() for a
+  // running one). 6.6.0 does; 6.6.9 and every later tree read here skip an
+  // unchanged weight (6.6.y took the test beside the reweight_eevdf()
+  // backport). True on v6.6 (6.6.0), found in lockstep with 6.6.0's own
+  // fair.c: a group entity's avg.load_avg one above.
+  bool group_reweight_unchanged = false;
   // The cgroup_mode series (v3 1/7..6/7 with 85570f10a4c6, v7.3-rc1): each
   // group queue also passes its runnable average on to tg->runnable_avg, which
   // tg_tasks() reads; update_tg_load_avg() moves both sums when either changed

@@ -295,6 +295,8 @@ void Rq::switch_to_next() {
       put_prev_set_next_fair(*this, *prev, *next);  // pick_next_task_fair(): only the levels that differ
     else if (prev)
       put_prev_task_fair(*this, *prev);
+    else if (next && profile_.behaviour.simple_pick_sets_top_down)
+      set_next_task_fair_top_down(*next);  // v6.6: the simple path, level by level from the root
     else if (next)
       set_next_task_fair(*this, *next, true);
     curr = next ? next->se.task_id : -1;
@@ -466,7 +468,9 @@ Refusal Rq::set_nice(int id, int nice) {
 void Rq::change_fair_params(Task& p, Policy policy, u64 runtime) {
   sched_change(p, dequeue_flags::SAVE | dequeue_flags::MOVE | dequeue_flags::NOCLOCK, [&] {
     p.policy = policy;
-    setparam_fair(p, runtime, profile_.sysctl_sched_base_slice());
+    // before 857b158dc5e8 (v6.12) __setscheduler_params() leaves se->slice alone:
+    // only place_entity() and update_deadline() set it (to the base slice)
+    if (profile_.behaviour.custom_slices) setparam_fair(p, runtime, profile_.sysctl_sched_base_slice());
     set_load_weight(p, true);
   });
 }

@@ -58,11 +58,13 @@ std::string runqueues_refusal(const std::string& profile, unsigned nr) {
       // place_entity() gives a migrated task a fresh full slice; no delayed
       // dequeue; the fork placement is redone by wake_up_new_task().
       "v6.6",
+      // v6.6.9 (its own source): v6.6's path; only reweight_entity() differs
+      "v6.6.9",
   };
   for (std::string_view name : kChecked)
     if (profile == name) return {};
-  return "runqueues > 1 is modelled on the mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12.118, v6.12.10, v6.12 "
-         "and v6.6 "
+  return "runqueues > 1 is modelled on the mainline, v7.3, v7.2, v7.1, v7.0, v6.18, v6.12.118, v6.12.10, v6.12, "
+         "v6.6.9 and v6.6 "
          "profiles only "
          "(the migration path of '" +
          profile + "' was not checked)";

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "scenario/executor.hpp"
+#include "model/fair.hpp"
 #include "model/wake_cpu.hpp"
 
 namespace eevdf::scn {
@@ -109,8 +110,13 @@ struct Cmp {
     const bool in_tree = a.on_rq && !(a.cfs_rq && a.cfs_rq->curr == &a);
     num(where, "in the tree", in_tree, b.on_rq && !(b.cfs_rq && b.cfs_rq->curr == &b));
     if (in_tree) {
-      num(where, "min_vruntime (augment)", a.min_vruntime, b.min_vruntime);
-      num(where, "min_slice (augment)", a.min_slice, b.min_slice);
+      if (tree_by_vruntime(m.profile())) {
+        // v6.6: the tree by vruntime keeps the subtree's earliest deadline instead
+        num(where, "min_deadline (augment)", a.min_deadline, b.min_deadline);
+      } else {
+        num(where, "min_vruntime (augment)", a.min_vruntime, b.min_vruntime);
+        num(where, "min_slice (augment)", a.min_slice, b.min_slice);
+      }
       // the max_slice augment (v7.0 on, 6e3c0a4e1ad1; a tree without it hands back 0)
       if (m.profile().behaviour.augment_has_max_slice) num(where, "max_slice (augment)", a.max_slice, b.max_slice);
       ptr(where, "rb_parent", a.rb_parent, b.rb_parent);

@@ -32,6 +32,7 @@ namespace {
 std::string tree_profile() {
   if (test::kernel_tree_is("6.12.")) return "v6.12.118";
   if (test::kernel_tree_is("6.18.")) return "v6.18";
+  if (test::kernel_tree_is("6.6.")) return kernelsrc::judge();  // v6.6 on 6.6.0, v6.6.9 on 6.6.9
   return "v7.0";
 }
 

@@ -18,7 +18,7 @@ expect_error no-tree "$work/nothing-here" "no such kernel tree"
 # a version the extractor has no entry for is tried as the nearest known one
 # (said aloud), and refused where the tree does not fit: here, its hooks
 make_tree "$work/old" 5 15
-expect_error old-version "$work/old" "not a version the extractor knows (6.12, 6.18, 7.0, 7.1): taking it as 6.12"
+expect_error old-version "$work/old" "not a version the extractor knows (6.6, 6.12, 6.18, 7.0, 7.1): taking it as 6.6"
 make_tree "$work/new" 7 4
 expect_error new-version "$work/new" "hook .*() not found (kernel 7.4.0)"
 make_tree "$work/empty" 6 12
