@@ -601,7 +601,7 @@ ExecResult Executor::run(const Scenario& s) {
       // A warning of the kernel's code says its state is outside its design: the
       // model must have warned at the same operation, and then the run's
       // comparison ends (what each does to a broken structure is not modelled).
-      const bool model_warned = warnings(model_sys) != model_warnings_before;
+      const bool model_warned = !kernel_warning.empty() && warnings(model_sys) != model_warnings_before;
       if (model_oops != kernel_oops) {
         r.divergence = Divergence{index, "runqueue: oops (pick_eevdf() returned NULL)", model_oops ? "yes" : "no",
                                   kernel_oops ? "yes" : "no"};
