@@ -1,4 +1,5 @@
-// The bug switches (../shared/spec/known-bugs.md). Each undoes one fix.
+// The bug switches (docs/profiles.md, "Bug switches"). Each undoes one fix,
+// named by the kernel commit that made it.
 #include "model/bugs.hpp"
 
 #include <algorithm>
@@ -58,12 +59,11 @@ const std::vector<BugSwitch> kBugs = {
     {"B23", "forced wakeup preemption: an ineligible waker yields without asking EEVDF", "15257cc2f905",
      kFrom70, "v6.19-rc1..rc6 (e837456fdca8)", "I-WAKEPICK",
      [](Profile& p) { p.behaviour.forced_wakeup_preempt = true; }},
-    // Not in known-bugs.md: the post-merge fix of the single runqueue
-    // (../shared/spec/flat-runqueue.md, fixes table).
+    // The post-merge fix of the v7.3-rc single runqueue (85570f10a4c6).
     {"B24", "single runqueue: pick and yield read V with a grouped running task not charged", "1719d035a6fa",
      kV73, "v7.3-rc1..rc2", "I-FRESH",
      [](Profile& p) { p.behaviour.flat_pick_yield_update_curr_eevdf = false; }},
-    // Not in known-bugs.md either: the v6.12-rc1 window of 85e511df3cec (issue 21 part 4).
+    // The v6.12-rc1 window of 85e511df3cec.
     {"B25", "update_curr() tests rq->nr_running: a lone fair task beside an RT task is rescheduled at slice expiry",
      "d4ac164bde7a", kV612, "v6.12-rc1 (85e511df3cec)", "I-PROT",
      [](Profile& p) { p.behaviour.lone_test_rq_nr_running = true; }},

@@ -1,4 +1,4 @@
-// Bug switches: one historical EEVDF bug (../shared/spec/known-bugs.md),
+// Bug switches: one historical EEVDF bug (docs/profiles.md, "Bug switches"),
 // re-created on top of a profile whose code has the fix. A switch changes
 // only what the fix changed.
 #pragma once

@@ -4,8 +4,8 @@
 // and yield_task_fair()). Every fair task is queued on rq->cfs at se->h_load,
 // the product of its group fractions; group cfs_rqs keep only load and
 // counters, group entities carry shares but are never in an EEVDF tree.
-// Selected by Behaviour::flat_runqueue (profile v7.3). Specification:
-// shared/spec/flat-runqueue.md (label F+); docs/model.md lists the stand-ins.
+// Selected by Behaviour::flat_runqueue (profile v7.3); docs/model.md lists the
+// stand-ins.
 #include "model/fair.hpp"
 
 namespace eevdf {

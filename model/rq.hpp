@@ -176,7 +176,7 @@ class Rq {
     return longest > profile_.tick_nsec() ? longest : profile_.tick_nsec();
   }
   int curr = -1;          // the fair task on the CPU, -1 = none (idle, or an RT task runs)
-  // Another class on the CPU (issue 21 part 4): SCHED_FIFO tasks, one RT
+  // Another class on the CPU: SCHED_FIFO tasks, one RT
   // priority. rt_queue: the runnable ones in FIFO order (rq->rt's one list,
   // rt_nr_running = its size; the first one runs); rt_curr: the RT task on the
   // CPU (rq->curr when it is not fair; curr is then -1: the fair class put

@@ -166,7 +166,7 @@ struct TaskGroupCpu {
   CfsRq cfs_rq;    // tg->cfs_rq[cpu]
 };
 
-// fifo: SCHED_FIFO, a task of the RT class (issue 21 part 4): not a fair entity.
+// fifo: SCHED_FIFO, a task of the RT class: not a fair entity.
 // It takes the CPU from the fair class and gives it back (model/rq.cpp,
 // "Another class on the CPU"); one RT priority, FIFO order.
 enum class Policy : std::uint8_t { normal, batch, idle, fifo };

@@ -28,7 +28,7 @@ std::string runqueues_refusal(const std::string& profile, unsigned nr) {
       "v7.2",
       // v7.3 with tasks at the root (no groups on several CPUs): v7.2's path
       // but for the wakeup/protection code and reweight_eevdf() at an
-      // unchanged h_load (shared/spec/flat-runqueue.md §3.6).
+      // unchanged h_load.
       "v7.3",
       // v7.1: v7.2's path without the requeue's update_curr() (333238da9a19).
       "v7.1",

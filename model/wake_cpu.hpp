@@ -1,5 +1,5 @@
 // The wake-up CPU choice (fair.c, select_task_rq_fair() and the tests it
-// makes; issue 26): the counters each test reads, exactly as the profile's
+// makes): the counters each test reads, exactly as the profile's
 // kernel reads them, and the choice itself for a wake-up (WF_TTWU) as far as
 // those counters decide it, with wake_affine_weight() (WA_WEIGHT) on the PELT
 // loads of model/fair_pelt.cpp (on the v7.3 flat runqueue, which keeps none,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throughput of the libFuzzer target scenario_fuzzer as issue 5 defines it:
+# Throughput of the libFuzzer target scenario_fuzzer as docs/fuzzing.md measures it:
 # profile mainline, every invariant on, inputs of at most 64 operations, one
 # process, -print_final_stats=1. Each repeat starts from a fresh copy of the
 # named (hand-written) seeds of corpus/seeds/mainline with its own -seed. Prints per repeat libFuzzer's own

@@ -1,5 +1,5 @@
 // Several runqueues: after an operation only the CPUs it acts on are checked
-// from scratch, every CPU in a full sweep (inv::end_ops_touched(), issue 22).
+// from scratch, every CPU in a full sweep (inv::end_ops_touched()).
 // A corruption planted on a runqueue the operation did not touch is not seen
 // by the touched-only check, and is caught by the next sweep; the executor's
 // answers are the same as with every CPU checked after every operation.

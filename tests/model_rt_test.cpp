@@ -1,4 +1,4 @@
-// Another class on the CPU (issue 21 part 4): an RT task (SCHED_FIFO) takes the
+// Another class on the CPU: an RT task (SCHED_FIFO) takes the
 // CPU from the fair class and gives it back. Hand-derived from core.c's
 // wakeup_preempt(), __pick_next_task() and put_prev_set_next_task() (6.12.118,
 // v7.2), on the model, on the kernel's own fair.c and in lockstep.

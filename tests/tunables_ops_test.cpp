@@ -1,4 +1,4 @@
-// Issue 21 part 4: `base_slice_ns DUR` (the debugfs write of
+// `base_slice_ns DUR` (the debugfs write of
 // sched/base_slice_ns mid-run: sysctl_sched_base_slice, read by
 // update_deadline(), place_entity(), __sched_fork() and __setparam_fair()
 // from then on) and `group_destroy G` (cgroup rmdir:

@@ -1,4 +1,4 @@
-// The wake-up CPU choice (model/wake_cpu.hpp, issue 26): a `wake` without
+// The wake-up CPU choice (model/wake_cpu.hpp): a `wake` without
 // cpu= on several runqueues lands where select_task_rq_fair() puts it, each
 // case worked out by hand from 6.12.118's fair.c (the same functions through
 // 7.0.0).

@@ -1,4 +1,4 @@
-// SMT siblings in the wake-up CPU choice (model/wake_cpu.hpp, issue 26):
+// SMT siblings in the wake-up CPU choice (model/wake_cpu.hpp):
 // `smt N` and select_idle_sibling()'s SMT steps, each case worked out by hand
 // from 7.0.0's fair.c (select_idle_smt(), select_idle_core(), the
 // has_idle_core branch of select_idle_cpu(), __update_idle_core(); the same
