@@ -18,7 +18,7 @@
 //                       a CPU (select_task_rq()), half the renices become a
 //                       load-balancer migration; mainline or v7.3 (flat:1),
 //                       without and with every invariant (one checker per CPU;
-//                       the F7 family tolerated by default, docs/findings.md).
+//                       the F7 family tolerated by default, docs/findings/F7.md).
 //
 // The stream is generated once, outside the timed loop, as intents: a kind,
 // a random selector and an argument. The few state-dependent choices are
@@ -590,7 +590,7 @@ void BM_smp_groups(benchmark::State& state) {
   // Every invariant, with the default tolerances: with the shares of a group
   // spread over CPUs, update_cfs_group() reweights queued and running group
   // entities at ordinary ticks, enqueues and dequeues, and this stream reaches
-  // the documented F7 finding (docs/findings.md) within a few thousand operations.
+  // the documented F7 finding (docs/findings/F7.md) within a few thousand operations.
   inv::Selection selection;
   SmpCheckHooks hooks(selection);
   SmpDriver<SmpCheckHooks> driver(kTasks, hooks, profile, kGroups);

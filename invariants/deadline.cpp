@@ -78,7 +78,7 @@ inline bool deadline_offends(Checker& checker, const SchedEntity& se, u64 quantu
   if (!rescaled) {
     if (ahead > 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2)) return false;
   } else if (rescaled->clamped && f7) {
-    return false;  // finding F7, docs/findings.md
+    return false;  // finding F7, docs/findings/F7.md
   }
   const i128 below = rescaled ? -2 : 1;  // two truncations toward zero
   const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);

@@ -103,7 +103,7 @@ void check_protection(const CheckScope& s) {
   if (!curr || !curr->on_rq) return;
   const std::optional<u64> end = protection_end(s.rq, *curr);
   if (!end) return;
-  if (s.checker.vprot_stale(*curr)) return;  // finding F1, docs/findings.md
+  if (s.checker.vprot_stale(*curr)) return;  // finding F1, docs/findings/F1.md
   if (vruntime_diff(*end, curr->deadline) > 0)
     s.report(Id::PROT, "set_protect_slice / update_protect_slice",
              fmt::format("curr is protected up to vprot {} beyond its deadline {}", *end, curr->deadline), {curr});

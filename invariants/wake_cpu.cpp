@@ -86,7 +86,7 @@ CpuWork work_of(const Rq& rq) {
 // Nothing can run there.
 bool idle(const CpuWork& w) { return w.nothing_runs && w.runnable == 0; }
 // Something can run and all of it is SCHED_IDLE. `f9`: F9's reading
-// (docs/findings.md), the delayed tasks counted as work, as sched_idle_rq()'s
+// (docs/findings/F9.md), the delayed tasks counted as work, as sched_idle_rq()'s
 // counters count them.
 bool sched_idle_only(const CpuWork& w, bool f9) {
   const unsigned n = w.runnable + (f9 ? w.delayed : 0u);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/findings.md K2 on the booted kernel: boots Debian's 6.12.118 cloud kernel
+# docs/findings/K2.md on the booted kernel: boots Debian's 6.12.118 cloud kernel
 # in QEMU (as scripts/vm-run.sh does: TCG, 2 CPUs, isolcpus=1) with
 # bridge/vm/debug_read_stress.c as /init. Two spinners and PAIRS ping-pong pairs
 # run on CPU 1 while CPU 0 reads /sys/kernel/debug/sched/debug in a loop for

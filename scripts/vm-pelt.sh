@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/findings.md F10 on the booted kernel: boots Debian's 6.12.118 cloud
+# docs/findings/F10.md on the booted kernel: boots Debian's 6.12.118 cloud
 # kernel in QEMU (2 CPUs, TCG by default, as scripts/vm-sched-idle.sh) with
 # bridge/vm/pelt_probe.c as /init: N nice -20 spinners on CPU 1, one reniced
 # to -19 and back, CPU 1's root cfs_rq .load_avg read from sched/debug every

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/findings.md F9 on the booted kernel: boots Debian's 6.12.118 cloud kernel
+# docs/findings/F9.md on the booted kernel: boots Debian's 6.12.118 cloud kernel
 # in QEMU (2 CPUs in one socket, so one LLC, 3 with --mode target; TCG by
 # default, as scripts/vm-debug-read.sh; --accel kvm did not work on the machine
 # where this was written, nested KVM) with bridge/vm/sched_idle_probe.c as

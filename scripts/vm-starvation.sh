@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The booted-kernel measurement of docs/findings.md "6.12.118: renice keeps the
-# old deadline distance — booted kernel": on Debian's 6.12.118 kernel in QEMU
+# The booted-kernel measurement of docs/findings/K1.md (docs/notes/
+# findings-history.md, "K1 on the booted kernel"): on Debian's 6.12.118 kernel in QEMU
 # (scripts/vm-run.sh), task A spins alone on CPU 1 for 1 s, task B (SCHED_BATCH,
 # so its arrival does not preempt) is woken on CPU 1, 200 ms later A's weight is
 # raised (setpriority or sched_setscheduler from CPU 0), and the driver samples

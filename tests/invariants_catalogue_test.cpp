@@ -951,7 +951,7 @@ TEST(Catalogue, ProtCleanTwinATickThatChargesOnlyTheTaskBelowTheGroup) {
   test::expect_ok(test::run_scenario_text(tick_at_wakeup_clock("tick")));
 }
 
-// Finding F1 (docs/findings.md): renicing the running task leaves vprot in the
+// Finding F1 (docs/findings/F1.md): renicing the running task leaves vprot in the
 // old weight's scale. Reported without the tolerance, tolerated with it.
 void f1_scenario(Harness& h) {
   h.a = h.create("A", 19);

@@ -189,7 +189,7 @@ TEST(KernelEvents, WakeupPreemptionReasonsAsTheModels) {
               static_cast<unsigned long long>(reasons[2]), static_cast<unsigned long long>(reasons[3]));
   // every reason the tree's decision reaches was met (the comparison covers
   // them); 7.0's sync reason never is: its preempt_sync() runs after
-  // update_curr() has set exec_start to the clock (finding F2, docs/findings.md)
+  // update_curr() has set exec_start to the clock (finding F2, docs/findings/F2.md)
   EXPECT_GT(reasons[static_cast<std::size_t>(WakeupPreemptReason::pick)], 0u);
   // (a tree without PREEMPT_SHORT, 6.6, has no shorter-request reason)
   if (profile_by_name(tree_profile())->known[Feature::PREEMPT_SHORT]) {

@@ -183,7 +183,7 @@ TEST(ModelFlat, TasksModeFollowsTheRunnableAverage) {
 // 1/64 dead band keeps each CPU's contribution at the last value it passed on:
 // with two busy tasks, one on each CPU, tg_tasks() = (below 2048) >> 10 = 1
 // for good, and concur gives each CPU's entity S * 1 * 1024 / 2048 = S/2,
-// what smp gives (docs/findings.md, "v7.3 concur: N busy tasks count as N - 1").
+// what smp gives (docs/findings/F11.md).
 TEST(ModelFlat, ConcurCountsTwoBusyTasksAsOne) {
   for (CgroupMode mode : {CgroupMode::concur, CgroupMode::smp}) {
     System sys(v7_3(mode, 2), 2);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CTest vm/sched-idle-f9 (label vm, opt-in): docs/findings.md F9 on the booted
+# CTest vm/sched-idle-f9 (label vm, opt-in): docs/findings/F9.md on the booted
 # 6.12.118 kernel (scripts/vm-sched-idle.sh). Two boots of 20 s: with
 # DELAY_DEQUEUE, CPU 1's own counters (read from sched/debug after the
 # measurement) must show F9's state at least once: a delayed entity queued,

@@ -1,6 +1,6 @@
 /* eevdf-check: /init of a QEMU boot that reads /sys/kernel/debug/sched/debug
  * in a loop on CPU 0 while tasks on CPU 1 wake, sleep and spin
- * (docs/findings.md, K2; scripts/vm-debug-read.sh boots it).
+ * (docs/findings/K2.md; scripts/vm-debug-read.sh boots it).
  *
  * On 6.12.118, print_cfs_rq() runs avg_vruntime() on every cfs_rq without the
  * rq lock, and that avg_vruntime() writes the queue's weighted sum and zero

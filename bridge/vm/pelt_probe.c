@@ -1,4 +1,4 @@
-/* eevdf-check: /init of a QEMU boot for docs/findings.md F10 on the booted
+/* eevdf-check: /init of a QEMU boot for docs/findings/F10.md on the booted
  * kernel (scripts/vm-pelt.sh boots it). N busy tasks at nice -20 share CPU 1;
  * the probe, on CPU 0, reads CPU 1's root cfs_rq .load_avg from
  * /sys/kernel/debug/sched/debug, renices the last task to -19, and reads it
@@ -14,7 +14,7 @@
  * queue) and removes it (rmdir: unregister_fair_sched_group() leaves their
  * averages for the next update of those queues to take out), the event at
  * T = 0 being the rmdir. F10 predicts a drop to about 82 000 within a
- * period (docs/findings.md, corpus/regressions/v6.18-pelt-load-sum-cut-by-a-
+ * period (docs/findings/F10.md, corpus/regressions/v6.18-pelt-load-sum-cut-by-a-
  * cgroup-rmdir.scn); pp.weight=100 as a control (CPU 1's load about 2 600,
  * no drop).
  *

@@ -1,4 +1,4 @@
-/* eevdf-check: /init of a QEMU boot that measures docs/findings.md F9 on the
+/* eevdf-check: /init of a QEMU boot that measures docs/findings/F9.md on the
  * booted kernel (scripts/vm-sched-idle.sh boots it; results and commands in
  * docs/notes/vm-sched-idle-f9.md).
  *
@@ -181,7 +181,7 @@ static int classify(const struct shared *s, long n, long long t, long *cycle) {
 
 /* the diagnostic phase (after the measurement, X still cycling): CPU 1's
  * root cfs_rq as /sys/kernel/debug/sched/debug prints it. That file's reader
- * runs avg_vruntime() without CPU 1's lock on 6.12.118 (docs/findings.md K2),
+ * runs avg_vruntime() without CPU 1's lock on 6.12.118 (docs/findings/K2.md),
  * so it is read only after the counts are taken, sip.diag= times
  * (read_debug(), probe_common.h). */
 
