@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The checked-throughput table of issue 22: for each stream, the model's
+# The checked-throughput table (docs/notes/benchmarks.md): for each stream, the model's
 # operations per second unchecked and with every invariant checked, and their
 # ratio, from ONE run of model_bench pinned to one core (ratios within one run
 # are what counts on a shared machine).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shrinking benchmark (issue 5): the same libFuzzer crash of each bug switch,
+# Shrinking benchmark: the same libFuzzer crash of each bug switch,
 # minimized by libFuzzer (-minimize_crash=1) and by `eevdf-check minimize`, with
 # the same time budget. Prints, per bug, the operations of the crash, of both
 # results, the seconds each took and the invariant each result still violates

@@ -10,10 +10,10 @@
 //                       16 tasks, the checker attached with only one family
 //                       of invariants on; family "none" (every id off) is the
 //                       baseline. Cost of a family = its ns/op − none's ns/op.
-//   BM_groups           4 task groups x 16 tasks (issue 7), hierarchical
+//   BM_groups           4 task groups x 16 tasks, hierarchical
 //                       (mainline) or the v7.3 single runqueue (flat:1),
 //                       without and with every invariant (checked:1).
-//   BM_smp_groups       the same 4 groups x 16 tasks on 4 CPUs (issue 7),
+//   BM_smp_groups       the same 4 groups x 16 tasks on 4 CPUs,
 //                       every group with tasks on every CPU; wake-ups choose
 //                       a CPU (select_task_rq()), half the renices become a
 //                       load-balancer migration; mainline or v7.3 (flat:1),
@@ -350,7 +350,7 @@ void BM_checked(benchmark::State& state) {
 
 BENCHMARK(BM_checked)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64);
 
-// Task groups (issue 7): 64 tasks in 4 groups of default shares.
+// Task groups: 64 tasks in 4 groups of default shares.
 void BM_groups(benchmark::State& state) {
   const char* profile = state.range(0) ? "v7.3" : "mainline";
   constexpr int kTasks = 64, kGroups = 4;
@@ -373,7 +373,7 @@ void BM_groups(benchmark::State& state) {
 
 BENCHMARK(BM_groups)->ArgNames({"flat", "checked"})->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1});
 
-// ---- several CPUs with task groups (issue 7) ----
+// ---- several CPUs with task groups ----
 
 struct SmpNoHooks {
   void attach(eevdf::System&) {}

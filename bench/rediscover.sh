@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rediscovery benchmark (issue 6): for every bug switch, from an empty corpus,
+# Rediscovery benchmark (docs/notes/rediscovery.md): for every bug switch, from an empty corpus,
 # run each engine with several seeds and a time limit, and record whether it
 # finds the switch's expected invariant, how fast, after how many executions,
 # and how short the minimized scenario is.

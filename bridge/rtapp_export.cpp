@@ -48,7 +48,7 @@ struct Thread {
 
 std::optional<std::string> export_rtapp(const scn::Scenario& s, const Profile& profile, const std::string& source_name,
                                         std::string& error) {
-  // issue 21 part 4: an RT task and a tick without a preemption point are not exported (yet)
+  // An RT task and a tick without a preemption point are not exported (yet)
   for (const scn::Op& op : s.ops) {
     if ((op.kind == scn::OpKind::create && op.policy == Policy::fifo) ||
         (op.kind == scn::OpKind::tick && op.nopreempt)) {

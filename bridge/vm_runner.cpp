@@ -72,7 +72,7 @@ std::string num_or_dash(bool have, s64 v) { return have ? std::to_string(v) : "-
 }  // namespace
 
 std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, std::string& error) {
-  // issue 21 part 4: an RT task and a tick without a preemption point are not exported (yet)
+  // An RT task and a tick without a preemption point are not exported (yet)
   for (const scn::Op& op : s.ops) {
     if ((op.kind == scn::OpKind::create && op.policy == Policy::fifo) ||
         (op.kind == scn::OpKind::tick && op.nopreempt)) {
