@@ -101,7 +101,7 @@ CORE_TABLES = {"sched_prio_to_weight", "sched_prio_to_wmult"}
 
 # The C library functions the glue and the tree's code call (setjmp/longjmp: a
 # NULL pick ends the pick as the kernel's NULL dereference would,
-# kernelsrc/glue.c, memcpy to keep its return point; memset: init_entity_runnable_average()).
+# kernelsrc/glue/schedule.c, memcpy to keep its return point (glue/wake.c); memset: init_entity_runnable_average()).
 LIBC = {"memset", "memcpy", "setjmp", "longjmp"}
 
 # Functions of the tree that the glue interposes on: the tree's definition is
@@ -798,6 +798,22 @@ def fork_clears_rel_deadline(core_c):
     return re.search(r"\bp\s*->\s*se\s*\.\s*rel_deadline\s*=\s*0\s*;", body) is not None
 
 
+GLUE_PART = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"(glue/[^"]+)".*$', re.M)
+
+
+def read_glue(path):
+    """The text of our core.c side: glue.c with each of its parts (an
+    `#include "glue/..."` line) in place of the line, as the compiler sees
+    them in the one translation unit."""
+    with open(path) as f:
+        text = f.read()
+
+    def part(m):
+        with open(os.path.join(os.path.dirname(os.path.abspath(path)), m.group(1))) as f:
+            return f.read()
+    return GLUE_PART.sub(part, text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", required=True, help="a kernel tree or a linux-source-*.tar.xz")
@@ -834,8 +850,7 @@ def main():
                                    + ", ".join(f"{a}.{b}" for a, b in SMP_VARIANTS) + " only")
         with open(args.shim) as f:
             shim = f.read()
-        with open(args.glue) as f:
-            glue = f.read()
+        glue = read_glue(args.glue)
         version, names, text, avg_stores = extract(files, shim, args.out, args.cc, glue, os.path.dirname(os.path.abspath(args.shim)))
         unlocked = debug_reader_unlocked(files["kernel/sched/debug.c"])
         fork_clears = fork_clears_rel_deadline(files["kernel/sched/core.c"])
