@@ -4,6 +4,7 @@
  * set_user_nice() and __sched_setscheduler(); set_load_weight() and
  * syscalls.c's __setparam_fair(), which the change and fork use.
  * sched_move_task() uses the same pattern (group.c). */
+
 /* core.c set_load_weight() */
 static void kb_set_load_weight(struct task_struct *p, bool update_load) {
   int prio = p->static_prio - MAX_RT_PRIO;

@@ -1,6 +1,7 @@
 /* The sched debugfs files: debug.c's base_slice_ns (a plain store) and its
  * print_cfs_rq() reader of avg_vruntime(), alone or racing an operation
  * (its loads and arithmetic, then its stores after the operation ran). */
+
 /* debug.c, 6.12: base_slice_ns is debugfs_create_u32() on sysctl_sched_base_slice,
  * a plain store (normalized_sysctl_sched_base_slice is not touched) */
 void kb_write_base_slice_ns(unsigned long long ns) {

@@ -5,6 +5,7 @@
  * dequeue_entity(), account_entity_dequeue(), avg_vruntime(),
  * update_entity_lag(), reweight_entity().  Not core.c: the observation of
  * fair.c's steps, as the model's observer hooks see its own. */
+
 /* ---- ids of entities and queues, for the events and the state export ---- */
 static int kb_entity_id(const struct sched_entity *se) {
   if (!se) return -1;

@@ -2,6 +2,7 @@
  * runqueue and counts, copied into kb_api.h's plain structs; avg_vruntime()
  * of a queue on request; the tree's features.h names and defaults, and its
  * version. */
+
 #if EEVDF_SHIM_SMP
 static void kb_export_avg(const struct sched_avg *sa, struct kb_avg *o) {
   o->last_update_time = sa->last_update_time;

@@ -1,6 +1,7 @@
 /* Fork and exit: __sched_fork() + sched_fork() of a new task with no parent
  * (the scenario's tasks), copy_process()'s copy of the running task, and a
  * dead task's finish_task_switch() (the fair class's task_dead hook). */
+
 /* core.c __sched_fork() + sched_fork() for a fresh task (no parent to copy), on CPU 0 */
 int kb_create_task(int nice, int policy, unsigned long long slice, int group) {
   if (kb_nr_tasks >= KB_MAX_TASKS || group >= kb_nr_groups) return -1;

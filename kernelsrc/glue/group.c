@@ -2,6 +2,7 @@
  * one queue a CPU), the cpu.shares and cpu.idle writes, the group's removal
  * (sched_destroy_group() down to the tree's unregister_fair_sched_group()),
  * and sched_move_task() of a task to another group. */
+
 /* ---- task groups: sched_create_group() + sched_online_group(), cpu.shares, cpu.idle, moves ---- */
 /* alloc_fair_sched_group(): init_tg_cfs_entry() and init_entity_runnable_average()
  * on every possible CPU, below the parent's entity of that CPU; the online

@@ -9,7 +9,6 @@
  * to kb_tree_pick_eevdf): the tree's function, and a crash where the kernel
  * crashes.  A NULL answer is harmless in check_preempt_wakeup_fair() (compared
  * with the wakee) and fatal in pick_next_entity() (se->sched_delayed). */
-
 static struct sched_entity *kb_pick_answer(struct cfs_rq *cfs_rq, struct sched_entity *se);
 #if EEVDF_TREE_PICK_PROTECT
 /* pick_eevdf(cfs_rq, protect), interposed (7.1 folded __pick_eevdf() into it):

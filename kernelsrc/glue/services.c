@@ -4,6 +4,7 @@
  * struct sched_class (the two hooks core.c's put_prev_set_next_task() reads),
  * the WARN handler, and the stand-in for another class on the CPU (a
  * SCHED_FIFO list per CPU, and 6.6's idle-class hooks). */
+
 const struct sched_class fair_sched_class = {
   .put_prev_task = put_prev_task_fair,
   .set_next_task = set_next_task_fair,

@@ -1,6 +1,7 @@
 /* Set-up: what sched_init() and init_idle() leave (each CPU's runqueue, root
  * queue and idle task, the root task group), the sysctls the scenario
  * sets, and the topology of wake_cpu.c. */
+
 int kb_smp(void) { return EEVDF_SHIM_SMP; }
 
 void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {

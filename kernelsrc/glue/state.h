@@ -5,6 +5,7 @@
  * uses (cpu_rq(), task_rq(), the running CPU), and the declarations of the
  * event senders defined in events.c.  Definitions, not only declarations:
  * the glue is one translation unit (kernelsrc/glue.c). */
+
 #include <setjmp.h>
 
 #include "kb_api.h"

@@ -2,6 +2,7 @@
  * the counts the checker reads), the reschedule a pending need_resched makes
  * at the tick's return, and a CPU's clock advancing on the tick grid, off it
  * (nohz_full), or with preemption disabled. */
+
 /* sched_tick(): the class's task_tick, then a pending reschedule at the tick's return */
 static void kb_do_tick(struct rq *rq) {
   struct kb_cpu *cpu = &kb_cpus[kb_cpu_of(rq)];

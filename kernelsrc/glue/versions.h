@@ -6,6 +6,7 @@
  * tested where they apply; EEVDF_SHIM_SMP says whether the tree is taken
  * with the SMP code (kernelsrc/shim_smp.h).  No other part of the glue
  * tests the version number. */
+
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
 #define KB_SINCE_7_0 1
 #else

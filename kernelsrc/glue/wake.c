@@ -4,6 +4,7 @@
  * (6.6: check_preempt_curr()), and the fair class's wake-up preemption
  * decision, with the tree's functions inside it interposed to tell why it
  * preempted. */
+
 /* core.c wakeup_preempt() of a fair task: the fair class above idle, below an RT curr.
  * 7.0 tests rq->next_class instead of the donor's class; the two differ only
  * from a higher class's wake-up (which set need_resched) to the next

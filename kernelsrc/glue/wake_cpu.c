@@ -5,6 +5,7 @@
  * try_to_wake_up()'s select_task_rq() call, and the load balancer's move
  * of a task to another CPU (detach_task() + attach_task() around core.c's
  * deactivate_task()/activate_task()). */
+
 #if EEVDF_SHIM_SMP
 /* ---- the wake-up CPU choice: topology.c's side (kernelsrc/shim_smp.h) ----
  * The model's topology (model/wake_cpu.hpp): one last-level cache spanning
