@@ -6,13 +6,13 @@
  *  - the kernel's base types and compiler helpers: C types and GCC builtins;
  *  - struct sched_entity, cfs_rq, rq, task_struct, task_group: our own
  *    definitions with the fields the extracted code uses, under the kernel's
- *    field names (6.12 layout);
+ *    field names, as the tree's version and facts choose them (version.h);
  *  - cut points, which the backend does not run: schedstats, tracepoints,
  *    cgroup CPU accounting, the deadline server, cpufreq, PELT's clock,
  *    locking and RCU (one thread, one CPU);
  *  - core.c services the fair class calls back (resched_curr,
- *    update_rq_clock, wakeup_preempt, set_task_rq): kernelsrc/glue.c, our
- *    core.c side.
+ *    update_rq_clock, wakeup_preempt, set_task_rq): kernelsrc/glue.c and its
+ *    parts in kernelsrc/glue/, our core.c side.
  * The macros and helpers of kernel/sched/sched.h itself (scale_load_down,
  * sched_feat, cfs_rq_of, rq_clock_task, ...) are the tree's, extracted.
  */
@@ -181,7 +181,7 @@ struct sched_dl_entity { struct rq *rq; };
 #include "shim_smp.h"
 #endif
 
-/* ---- the scheduler's structures (our definitions, the kernel's field names, 6.12 layout) ---- */
+/* ---- the scheduler's structures (our definitions, the kernel's field names) ---- */
 struct load_weight {
   unsigned long weight;
   u32 inv_weight;
