@@ -58,20 +58,6 @@ const char* refusal_text(Refusal r) {
 
 MinVruntimeCallbacks& augment_callbacks(CfsRq& cfs_rq) { return cfs_rq.rq->callbacks_; }
 
-Rq::Rq(Profile profile, Observer* obs)
-    : possible_cpus_{this},
-      tasks(own_tasks_),
-      task_groups(own_task_groups_),
-      profile_(std::move(profile)),
-      obs_(obs ? obs : &null_observer()) {
-  callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
-  callbacks_.max_slice = profile_.behaviour.augment_has_max_slice;
-  cfs.rq = this;
-  tasks.reserve(kMaxTasks);
-  task_groups.reserve(kMaxGroups);
-  groups.reserve(kMaxGroups);
-}
-
 Rq::Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, std::vector<TaskGroup>& shared_groups,
        int cpu_id)
     : cpu(cpu_id),
@@ -87,6 +73,9 @@ Rq::Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, std::vec
   task_groups.reserve(kMaxGroups);
   groups.reserve(kMaxGroups);
 }
+
+// A lone runqueue: CPU 0, with its own task and group tables.
+Rq::Rq(Profile profile, Observer* obs) : Rq(std::move(profile), obs, own_tasks_, own_task_groups_, 0) {}
 
 // __set_task_cpu() (core.c, v7.2): set_task_rq() against this CPU's queues.
 void Rq::set_task_cpu(Task& p) {
