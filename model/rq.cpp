@@ -434,13 +434,33 @@ void Rq::sched_change(Task& p, int flags, Change change) {
   if (running) set_next_task_fair(*this, p, false);
 }
 
-Refusal Rq::set_nice(int id, int nice) {
-  if (oops) return Refusal::kernel_oopsed;
-  Task* p = task(id);
+Refusal nice_refusal(const Task* p, int nice) {
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
   if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (nice < -20 || nice > 19) return Refusal::bad_argument;
+  return Refusal::none;
+}
+
+Refusal policy_refusal(const Task* p, Policy policy) {
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo || policy == Policy::fifo) return Refusal::rt_policy_change;
+  return Refusal::none;
+}
+
+Refusal slice_refusal(const Task* p, const Profile& profile) {
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;
+  if (!profile.behaviour.custom_slices) return Refusal::no_custom_slices;
+  return Refusal::none;
+}
+
+Refusal Rq::set_nice(int id, int nice) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (const Refusal r = nice_refusal(p, nice); r != Refusal::none) return r;
   if (p->nice == nice) return Refusal::none;
   const int old_prio = 120 + p->nice;
   sched_change(*p, dequeue_flags::SAVE | dequeue_flags::NOCLOCK, [&] {
@@ -467,9 +487,7 @@ void Rq::change_fair_params(Task& p, Policy policy, u64 runtime) {
 Refusal Rq::set_policy(int id, Policy policy) {
   if (oops) return Refusal::kernel_oopsed;
   Task* p = task(id);
-  if (!p) return Refusal::no_such_task;
-  if (p->state == TaskState::dead) return Refusal::task_dead;
-  if (p->policy == Policy::fifo || policy == Policy::fifo) return Refusal::rt_policy_change;
+  if (const Refusal r = policy_refusal(p, policy); r != Refusal::none) return r;
   const u64 runtime = p->se.custom_slice ? p->se.slice : 0;  // _sched_setscheduler keeps a custom slice
   if (policy == p->policy && runtime == p->se.slice) return Refusal::none;
   change_fair_params(*p, policy, runtime);
@@ -513,10 +531,7 @@ Refusal Rq::move_task(int id, int group) {
 Refusal Rq::set_slice(int id, u64 slice_ns) {
   if (oops) return Refusal::kernel_oopsed;
   Task* p = task(id);
-  if (!p) return Refusal::no_such_task;
-  if (p->state == TaskState::dead) return Refusal::task_dead;
-  if (p->policy == Policy::fifo) return Refusal::rt_task;
-  if (!profile_.behaviour.custom_slices) return Refusal::no_custom_slices;
+  if (const Refusal r = slice_refusal(p, profile_); r != Refusal::none) return r;
   if (slice_ns == p->se.slice) return Refusal::none;
   change_fair_params(*p, p->policy, slice_ns);
   return Refusal::none;
