@@ -10,6 +10,7 @@
 
 #include "bridge/kernel_version.hpp"
 #include "bridge/sim.hpp"
+#include "bridge/unexported.hpp"
 #include "scenario/op_table.hpp"
 #include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
@@ -97,15 +98,8 @@ struct TaskInfo {
 
 std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& profile,
                                         const std::string& source_name, std::string& error) {
-  // An RT task and a tick without a preemption point are not exported (yet)
-  for (const scn::Op& op : s.ops) {
-    if ((op.kind == scn::OpKind::create && op.policy == Policy::fifo) ||
-        (op.kind == scn::OpKind::tick && op.nopreempt)) {
-      error = std::string("the kSTEP export does not export '") + scn::print_op(op) +
-              "' (an RT task and a tick without a preemption point are the model's and the kernel backend's only)";
-      return std::nullopt;
-    }
-  }
+  error = unexported_op(s, "the kSTEP export");
+  if (!error.empty()) return std::nullopt;
   if (s.runqueues != 1) {
     error = "kSTEP export models one CPU; the scenario has runqueues " + std::to_string(s.runqueues);
     return std::nullopt;
@@ -283,7 +277,11 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         break;
       case scn::OpKind::expect_field: {
         check = false;
-        if (const char* f = relative_field(op.field)) {
+        if (!info.count(op.task)) {  // a task group's entity: the driver creates no groups
+          body.push_back(fmt::format("  TRACE_INFO(\"{} not compared: {} is a task group (left out)\");", where,
+                                     op.task));
+          note(op, fmt::format("{} is a task group: not compared (task groups are left out)", op.task));
+        } else if (const char* f = relative_field(op.field)) {
           body.push_back(fmt::format("  {{ struct task_struct *p = t_{}; expect_value({}, \"{}\", {}, \"{}\"); }}",
                                      op.task, f, c_cmp(op.cmp), c_s64(op.expected_value()), where));
         } else {

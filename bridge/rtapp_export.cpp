@@ -7,6 +7,7 @@
 
 #include "bridge/kernel_version.hpp"
 #include "bridge/sim.hpp"
+#include "bridge/unexported.hpp"
 #include "scenario/scenario_print.hpp"
 
 namespace eevdf::bridge {
@@ -48,15 +49,8 @@ struct Thread {
 
 std::optional<std::string> export_rtapp(const scn::Scenario& s, const Profile& profile, const std::string& source_name,
                                         std::string& error) {
-  // An RT task and a tick without a preemption point are not exported (yet)
-  for (const scn::Op& op : s.ops) {
-    if ((op.kind == scn::OpKind::create && op.policy == Policy::fifo) ||
-        (op.kind == scn::OpKind::tick && op.nopreempt)) {
-      error = std::string("the rt-app export does not export '") + scn::print_op(op) +
-              "' (an RT task and a tick without a preemption point are the model's and the kernel backend's only)";
-      return std::nullopt;
-    }
-  }
+  error = unexported_op(s, "the rt-app export");
+  if (!error.empty()) return std::nullopt;
   if (s.runqueues != 1) {
     error = "rt-app export models one CPU; the scenario has runqueues " + std::to_string(s.runqueues);
     return std::nullopt;

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <variant>
 
+#include "bridge/unexported.hpp"
 #include "scenario/run_settings.hpp"
 #include "invariants/ids.hpp"
 #include "scenario/scenario_parse.hpp"
@@ -72,15 +73,8 @@ std::string num_or_dash(bool have, s64 v) { return have ? std::to_string(v) : "-
 }  // namespace
 
 std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, std::string& error) {
-  // An RT task and a tick without a preemption point are not exported (yet)
-  for (const scn::Op& op : s.ops) {
-    if ((op.kind == scn::OpKind::create && op.policy == Policy::fifo) ||
-        (op.kind == scn::OpKind::tick && op.nopreempt)) {
-      error = std::string("the VM runner does not export '") + scn::print_op(op) +
-              "' (an RT task and a tick without a preemption point are the model's and the kernel backend's only)";
-      return std::nullopt;
-    }
-  }
+  error = unexported_op(s, "the VM runner");
+  if (!error.empty()) return std::nullopt;
   if (s.runqueues > 1) {
     error = "the VM runner replays one CPU (the tasks run on CPU 1 of the machine); this scenario has 'runqueues " +
             std::to_string(s.runqueues) + "'";

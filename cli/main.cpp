@@ -492,6 +492,17 @@ int main(int argc, char** argv) {
       return bad_input(err);
     const auto profile = scn::build_profile(loaded->scenario, min_profile, error);
     if (!profile) return bad_input(min_file + ": " + error);
+    // the minimized scenario on stdout or in --out, what it took on stderr
+    const auto write_minimized = [&](const scn::Scenario& out, const fuzz::MinimizeResult& m) {
+      const std::string text = scn::print_scenario(out);
+      if (min_out.empty())
+        std::cout << text;
+      else
+        std::ofstream(min_out) << text;
+      std::cerr << fmt::format("minimized {} -> {} operations in {} runs{}\n", loaded->scenario.ops.size(),
+                               out.ops.size(), m.runs, m.complete ? "" : " (budget ran out)");
+      return 0;
+    };
     // a divergence: from --lockstep, --backend lockstep, or the scenario's 'backend lockstep'
     if (options.backend == scn::Backend::lockstep) {
       const auto r = scn::execute(loaded->scenario, *profile, options);
@@ -507,14 +518,7 @@ int main(int argc, char** argv) {
       out.title = fmt::format("lockstep divergence in {} (model {}, kernel {}); replay: eevdf-check run FILE "
                               "(minimized from {} to {} operations)",
                               d.field, d.model, d.kernel, loaded->scenario.ops.size(), out.ops.size());
-      const std::string text = scn::print_scenario(out);
-      if (min_out.empty())
-        std::cout << text;
-      else
-        std::ofstream(min_out) << text;
-      std::cerr << fmt::format("minimized {} -> {} operations in {} runs{}\n", loaded->scenario.ops.size(),
-                               out.ops.size(), m.runs, m.complete ? "" : " (budget ran out)");
-      return 0;
+      return write_minimized(out, m);
     }
     // the first violation that is not a known finding of the profile (runs go on past those), else the first
     options.known = scn::known_for_run(options, *profile, min_stop_on_known);
@@ -535,14 +539,7 @@ int main(int argc, char** argv) {
     if (!min_profile.features.empty()) out.features = min_profile.features;
     out.title = fmt::format("{} in {} (minimized from {} to {} operations)", inv::id_name(m.violation.id),
                             m.violation.where, loaded->scenario.ops.size(), out.ops.size());
-    const std::string text = scn::print_scenario(out);
-    if (min_out.empty())
-      std::cout << text;
-    else
-      std::ofstream(min_out) << text;
-    std::cerr << fmt::format("minimized {} -> {} operations in {} runs{}\n", loaded->scenario.ops.size(),
-                             out.ops.size(), m.runs, m.complete ? "" : " (budget ran out)");
-    return 0;
+    return write_minimized(out, m);
   }
   if (explain->parsed()) {
     if (explain_backends) {

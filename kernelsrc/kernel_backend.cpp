@@ -297,10 +297,7 @@ Refusal KernelBackend::yield(int id) {
 Refusal KernelBackend::set_nice(int id, int nice) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
-  if (!p) return Refusal::no_such_task;
-  if (p->state == TaskState::dead) return Refusal::task_dead;
-  if (p->policy == Policy::fifo) return Refusal::rt_task;
-  if (nice < -20 || nice > 19) return Refusal::bad_argument;
+  if (const Refusal r = nice_refusal(p, nice); r != Refusal::none) return r;
   if (p->nice == nice) return Refusal::none;
   p->nice = nice;
   kb_set_nice(id, nice);
@@ -311,9 +308,7 @@ Refusal KernelBackend::set_nice(int id, int nice) {
 Refusal KernelBackend::set_policy(int id, Policy policy) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
-  if (!p) return Refusal::no_such_task;
-  if (p->state == TaskState::dead) return Refusal::task_dead;
-  if (p->policy == Policy::fifo || policy == Policy::fifo) return Refusal::rt_policy_change;
+  if (const Refusal r = policy_refusal(p, policy); r != Refusal::none) return r;
   const u64 runtime = p->se.custom_slice ? p->se.slice : 0;
   if (policy == p->policy && runtime == p->se.slice) return Refusal::none;
   p->policy = policy;
@@ -325,10 +320,7 @@ Refusal KernelBackend::set_policy(int id, Policy policy) {
 Refusal KernelBackend::set_slice(int id, u64 slice_ns) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);
-  if (!p) return Refusal::no_such_task;
-  if (p->state == TaskState::dead) return Refusal::task_dead;
-  if (p->policy == Policy::fifo) return Refusal::rt_task;
-  if (!profile_.behaviour.custom_slices) return Refusal::no_custom_slices;
+  if (const Refusal r = slice_refusal(p, profile_); r != Refusal::none) return r;
   if (slice_ns == p->se.slice) return Refusal::none;
   kb_set_params(id, policy_number(p->policy), slice_ns);
   refresh();

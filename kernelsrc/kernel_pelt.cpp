@@ -17,6 +17,16 @@ void from_kb(SchedAvg& sa, const kb_pelt_avg& k) {
         k.load_avg,         k.runnable_avg, k.util_avg, k.util_est};
 }
 
+// One of the tree's PELT updates (update(kb_pelt_avg*) -> int) on sa, in the
+// tree's types and back; whether it changed the averages.
+template <class Update>
+bool update_on_kb(SchedAvg& sa, Update update) {
+  kb_pelt_avg k = to_kb(sa);
+  const int r = update(&k);
+  from_kb(sa, k);
+  return r != 0;
+}
+
 kb_pelt_clock to_kb(const PeltClock& c, u64 clock_task, u64 clock) {
   return {clock, clock_task, c.clock_pelt, c.lost_idle_time, c.clock_idle, c.clock_pelt_idle};
 }
@@ -31,33 +41,24 @@ bool pelt_available() { return true; }
 
 bool tree_update_load_avg_se(u64 now, SchedAvg& sa, u64 load_weight, bool on_rq, bool delayed, bool group,
                              u64 runnable_weight, bool running, bool util_est_feature) {
-  kb_pelt_avg k = to_kb(sa);
-  const int r = kb_pelt_update_se(now, &k, load_weight, on_rq, delayed, group, runnable_weight, running,
-                                  util_est_feature);
-  from_kb(sa, k);
-  return r != 0;
+  return update_on_kb(sa, [&](kb_pelt_avg* k) {
+    return kb_pelt_update_se(now, k, load_weight, on_rq, delayed, group, runnable_weight, running, util_est_feature);
+  });
 }
 
 bool tree_update_load_avg_blocked_se(u64 now, SchedAvg& sa, u64 load_weight) {
-  kb_pelt_avg k = to_kb(sa);
-  const int r = kb_pelt_update_blocked_se(now, &k, load_weight);
-  from_kb(sa, k);
-  return r != 0;
+  return update_on_kb(sa, [&](kb_pelt_avg* k) { return kb_pelt_update_blocked_se(now, k, load_weight); });
 }
 
 bool tree_update_load_avg_cfs_rq(u64 now, SchedAvg& sa, u64 load_weight, u32 nr_queued, u32 nr_delayed,
                                  bool has_curr) {
-  kb_pelt_avg k = to_kb(sa);
-  const int r = kb_pelt_update_cfs_rq(now, &k, load_weight, nr_queued, nr_delayed, has_curr);
-  from_kb(sa, k);
-  return r != 0;
+  return update_on_kb(sa, [&](kb_pelt_avg* k) {
+    return kb_pelt_update_cfs_rq(now, k, load_weight, nr_queued, nr_delayed, has_curr);
+  });
 }
 
 bool tree_update_rt_rq_load_avg(u64 now, SchedAvg& sa, bool running) {
-  kb_pelt_avg k = to_kb(sa);
-  const int r = kb_pelt_update_rt_rq(now, &k, running);
-  from_kb(sa, k);
-  return r != 0;
+  return update_on_kb(sa, [&](kb_pelt_avg* k) { return kb_pelt_update_rt_rq(now, k, running); });
 }
 
 void tree_update_rq_clock_pelt(PeltClock& c, s64 delta, bool curr_is_idle, u64 clock_task, u64 clock,

@@ -68,18 +68,30 @@ std::optional<ProfileSpec> profile_spec_from_string(std::string_view text, std::
   return spec;
 }
 
-std::optional<Profile> make_profile(const ProfileSpec& spec, std::string& error) {
-  auto profile = profile_by_name(spec.name);
+namespace {
+
+// The named profile with the bug `bug` ("": none) applied; nullopt and error
+// when either is unknown.
+std::optional<Profile> named_profile(const std::string& name, const std::string& bug, std::string& error) {
+  auto profile = profile_by_name(name);
   if (!profile) {
-    error = "unknown profile '" + spec.name + "'";
+    error = "unknown profile '" + name + "'";
     return std::nullopt;
   }
-  if (!spec.bug.empty()) {
-    if (std::string err = apply_bug(*profile, spec.bug); !err.empty()) {
+  if (!bug.empty()) {
+    if (std::string err = apply_bug(*profile, bug); !err.empty()) {
       error = err;
       return std::nullopt;
     }
   }
+  return profile;
+}
+
+}  // namespace
+
+std::optional<Profile> make_profile(const ProfileSpec& spec, std::string& error) {
+  auto profile = named_profile(spec.name, spec.bug, error);
+  if (!profile) return std::nullopt;
   if (!spec.features.empty()) {
     if (std::string err = apply_features(*profile, spec.features); !err.empty()) {
       error = err;
@@ -93,17 +105,8 @@ std::optional<Profile> make_profile(const ProfileSpec& spec, std::string& error)
 }
 
 std::optional<ProfileSpec> spec_of(const Profile& profile, std::string& error) {
-  auto base = profile_by_name(profile.name);
-  if (!base) {
-    error = "unknown profile '" + profile.name + "'";
-    return std::nullopt;
-  }
-  if (!profile.bug.empty()) {
-    if (std::string err = apply_bug(*base, profile.bug); !err.empty()) {
-      error = err;
-      return std::nullopt;
-    }
-  }
+  const auto base = named_profile(profile.name, profile.bug, error);
+  if (!base) return std::nullopt;
   ProfileSpec spec;
   spec.name = profile.name;
   spec.bug = profile.bug;

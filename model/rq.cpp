@@ -58,20 +58,6 @@ const char* refusal_text(Refusal r) {
 
 MinVruntimeCallbacks& augment_callbacks(CfsRq& cfs_rq) { return cfs_rq.rq->callbacks_; }
 
-Rq::Rq(Profile profile, Observer* obs)
-    : possible_cpus_{this},
-      tasks(own_tasks_),
-      task_groups(own_task_groups_),
-      profile_(std::move(profile)),
-      obs_(obs ? obs : &null_observer()) {
-  callbacks_.copy_all_fields = profile_.behaviour.augment_copies_all_fields;
-  callbacks_.max_slice = profile_.behaviour.augment_has_max_slice;
-  cfs.rq = this;
-  tasks.reserve(kMaxTasks);
-  task_groups.reserve(kMaxGroups);
-  groups.reserve(kMaxGroups);
-}
-
 Rq::Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, std::vector<TaskGroup>& shared_groups,
        int cpu_id)
     : cpu(cpu_id),
@@ -87,6 +73,9 @@ Rq::Rq(Profile profile, Observer* obs, std::vector<Task>& shared_tasks, std::vec
   task_groups.reserve(kMaxGroups);
   groups.reserve(kMaxGroups);
 }
+
+// A lone runqueue: CPU 0, with its own task and group tables.
+Rq::Rq(Profile profile, Observer* obs) : Rq(std::move(profile), obs, own_tasks_, own_task_groups_, 0) {}
 
 // __set_task_cpu() (core.c, v7.2): set_task_rq() against this CPU's queues.
 void Rq::set_task_cpu(Task& p) {
@@ -445,13 +434,33 @@ void Rq::sched_change(Task& p, int flags, Change change) {
   if (running) set_next_task_fair(*this, p, false);
 }
 
-Refusal Rq::set_nice(int id, int nice) {
-  if (oops) return Refusal::kernel_oopsed;
-  Task* p = task(id);
+Refusal nice_refusal(const Task* p, int nice) {
   if (!p) return Refusal::no_such_task;
   if (p->state == TaskState::dead) return Refusal::task_dead;
   if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (nice < -20 || nice > 19) return Refusal::bad_argument;
+  return Refusal::none;
+}
+
+Refusal policy_refusal(const Task* p, Policy policy) {
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo || policy == Policy::fifo) return Refusal::rt_policy_change;
+  return Refusal::none;
+}
+
+Refusal slice_refusal(const Task* p, const Profile& profile) {
+  if (!p) return Refusal::no_such_task;
+  if (p->state == TaskState::dead) return Refusal::task_dead;
+  if (p->policy == Policy::fifo) return Refusal::rt_task;
+  if (!profile.behaviour.custom_slices) return Refusal::no_custom_slices;
+  return Refusal::none;
+}
+
+Refusal Rq::set_nice(int id, int nice) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (const Refusal r = nice_refusal(p, nice); r != Refusal::none) return r;
   if (p->nice == nice) return Refusal::none;
   const int old_prio = 120 + p->nice;
   sched_change(*p, dequeue_flags::SAVE | dequeue_flags::NOCLOCK, [&] {
@@ -478,9 +487,7 @@ void Rq::change_fair_params(Task& p, Policy policy, u64 runtime) {
 Refusal Rq::set_policy(int id, Policy policy) {
   if (oops) return Refusal::kernel_oopsed;
   Task* p = task(id);
-  if (!p) return Refusal::no_such_task;
-  if (p->state == TaskState::dead) return Refusal::task_dead;
-  if (p->policy == Policy::fifo || policy == Policy::fifo) return Refusal::rt_policy_change;
+  if (const Refusal r = policy_refusal(p, policy); r != Refusal::none) return r;
   const u64 runtime = p->se.custom_slice ? p->se.slice : 0;  // _sched_setscheduler keeps a custom slice
   if (policy == p->policy && runtime == p->se.slice) return Refusal::none;
   change_fair_params(*p, policy, runtime);
@@ -524,10 +531,7 @@ Refusal Rq::move_task(int id, int group) {
 Refusal Rq::set_slice(int id, u64 slice_ns) {
   if (oops) return Refusal::kernel_oopsed;
   Task* p = task(id);
-  if (!p) return Refusal::no_such_task;
-  if (p->state == TaskState::dead) return Refusal::task_dead;
-  if (p->policy == Policy::fifo) return Refusal::rt_task;
-  if (!profile_.behaviour.custom_slices) return Refusal::no_custom_slices;
+  if (const Refusal r = slice_refusal(p, profile_); r != Refusal::none) return r;
   if (slice_ns == p->se.slice) return Refusal::none;
   change_fair_params(*p, p->policy, slice_ns);
   return Refusal::none;

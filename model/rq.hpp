@@ -46,6 +46,12 @@ enum class Refusal : std::uint8_t {
   sis_util_scan,            // a wake-up CPU choice that SIS_UTIL's scan budget decides (model/wake_cpu.hpp)
 };
 const char* refusal_text(Refusal r);
+// What set_user_nice(), sched_setscheduler() and sched_setattr() with a slice
+// refuse before they change the task p (nullptr: no such task), for the model
+// and the kernel backend alike; Refusal::none where the change may go on.
+Refusal nice_refusal(const Task* p, int nice);
+Refusal policy_refusal(const Task* p, Policy policy);
+Refusal slice_refusal(const Task* p, const Profile& profile);
 
 class Rq {
  public:

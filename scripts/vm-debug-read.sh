@@ -35,19 +35,11 @@ done
 skip() { echo "vm-debug-read: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
 . "$here/scripts/vm-lib.sh"
-vm_require_tools "$qemu"
-kver="6.12.118+deb12-cloud-amd64"
-mkdir -p "$cache" "$out" || exit 2
-kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77  # as scripts/vm-run.sh
-vm_probe_initramfs "$here/bridge/vm/debug_read_stress.c" "$cache/eevdf-debug-read-stress" "$out/initramfs.cpio"
-rm -f "$out/results.jsonl" "$out/console.log"
+vm_probe_prepare "$qemu" "$cache" "$out" "$here/bridge/vm/debug_read_stress.c" "$cache/eevdf-debug-read-stress"
 append="console=ttyS0 loglevel=4 isolcpus=1 irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
 append="$append dr.seconds=$seconds dr.pairs=$pairs dr.nice=$nice dr.read=$read dr.checks=$checks"
 start=$(date +%s)
-timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc -cpu max -smp 2 -m 512M \
-  -accel tcg,thread=multi -display none -no-reboot -nic none \
-  -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
-  -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
+vm_boot "$qemu" "$out" "$kernel" "$append" "$timeout" -cpu max -smp 2 -accel tcg,thread=multi
 rc=$?
 secs=$(( $(date +%s) - start ))
 cat "$out/results.jsonl" 2>/dev/null

@@ -72,6 +72,32 @@ vm_accel_args() {
   fi
 }
 
+# vm_probe_prepare QEMU CACHE OUT SRC PROG: what a probe's boot needs: the tools,
+# Debian's 6.12.118 cloud kernel in CACHE (its path in `kernel`), SRC built as
+# PROG and packed as OUT/initramfs.cpio; the last boot's results and console
+# log in OUT removed.
+vm_probe_prepare() {
+  local qemu="$1" cache="$2" out="$3" src="$4" prog="$5"
+  vm_require_tools "$qemu"
+  mkdir -p "$cache" "$out" || exit 2
+  kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "6.12.118+deb12-cloud-amd64") || exit 77  # as scripts/vm-run.sh
+  vm_probe_initramfs "$src" "$prog" "$out/initramfs.cpio"
+  rm -f "$out/results.jsonl" "$out/console.log"
+}
+
+# vm_boot QEMU OUT KERNEL APPEND TIMEOUT ARGS...: boots KERNEL with the command
+# line APPEND and OUT/initramfs.cpio (512 MiB, no display, network or reboot;
+# ARGS: the CPUs and the accelerator), the console in OUT/console.log, the second
+# serial port in OUT/results.jsonl, QEMU's own output in OUT/qemu.log; QEMU is
+# killed after TIMEOUT seconds. Returns QEMU's exit code (124 or 137: killed).
+vm_boot() {
+  local qemu="$1" out="$2" kernel="$3" append="$4" timeout="$5"
+  shift 5
+  timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "$@" -m 512M -display none -no-reboot -nic none \
+    -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
+    -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
+}
+
 # vm_probe_end NAME OUT SECS RC TIMEOUT: how a probe's boot ended, from
 # OUT/console.log, QEMU's exit code RC and OUT/results.jsonl: exit 3 when the
 # kernel crashed (its report on stderr), 4 when QEMU was stopped at TIMEOUT,

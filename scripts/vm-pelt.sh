@@ -39,20 +39,12 @@ case "$weight" in ''|*[!0-9]*) echo "vm-pelt: --weight 1 to 10000" >&2; exit 2 ;
 skip() { echo "vm-pelt: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
 . "$here/scripts/vm-lib.sh"
-vm_require_tools "$qemu"
 vm_accel_args "$accel"
-kver="6.12.118+deb12-cloud-amd64"
-mkdir -p "$cache" "$out" || exit 2
-kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77
-vm_probe_initramfs "$here/bridge/vm/pelt_probe.c" "$cache/eevdf-pelt-probe" "$out/initramfs.cpio"
-rm -f "$out/results.jsonl" "$out/console.log"
+vm_probe_prepare "$qemu" "$cache" "$out" "$here/bridge/vm/pelt_probe.c" "$cache/eevdf-pelt-probe"
 append="console=ttyS0 loglevel=4 irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
 append="$append pp.mode=$mode pp.weight=$weight pp.tasks=$tasks pp.rounds=$rounds pp.warm_ms=$warm"
 start=$(date +%s)
-timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -smp 2,sockets=1,cores=2,threads=1 \
-  -m 512M -display none -no-reboot -nic none \
-  -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
-  -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
+vm_boot "$qemu" "$out" "$kernel" "$append" "$timeout" "${accel_args[@]}" -smp 2,sockets=1,cores=2,threads=1
 rc=$?
 secs=$(( $(date +%s) - start ))
 vm_probe_end vm-pelt "$out" "$secs" "$rc" "$timeout"

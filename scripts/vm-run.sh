@@ -61,10 +61,7 @@ rm -f "$out/results.jsonl" "$out/console.log"
 # once, and -no-reboot turns that into QEMU's exit.
 append="console=ttyS0 loglevel=4 isolcpus=1 irqaffinity=0 noautogroup panic=-1 nowatchdog $append_extra"
 start=$(date +%s.%N)
-timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc -cpu max -smp 2 -m 512M \
-  -accel tcg,thread=multi -display none -no-reboot -nic none \
-  -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
-  -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
+vm_boot "$qemu" "$out" "$kernel" "$append" "$timeout" -cpu max -smp 2 -accel tcg,thread=multi
 rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
 if grep -q "Kernel panic" "$out/console.log" 2>/dev/null; then

@@ -61,22 +61,14 @@ case "$mode" in timer) modenum=0 ncpus=2 ;; pipe) modenum=1 ncpus=2 ;; target) m
 skip() { echo "vm-sched-idle: SKIP: $*" >&2; exit 77; }
 qemu="${EEVDF_VM_QEMU:-qemu-system-x86_64}"
 . "$here/scripts/vm-lib.sh"
-vm_require_tools "$qemu"
 vm_accel_args "$accel"
-kver="6.12.118+deb12-cloud-amd64"
-mkdir -p "$cache" "$out" || exit 2
-kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "$kver") || exit 77  # as scripts/vm-run.sh
-vm_probe_initramfs "$here/bridge/vm/sched_idle_probe.c" "$cache/eevdf-sched-idle-probe" "$out/initramfs.cpio"
-rm -f "$out/results.jsonl" "$out/console.log"
+vm_probe_prepare "$qemu" "$cache" "$out" "$here/bridge/vm/sched_idle_probe.c" "$cache/eevdf-sched-idle-probe"
 # no isolcpus: CPU 1 must stay in CPU 0's scheduling domains (the wake-up scan)
 append="console=ttyS0 loglevel=4 sched_verbose irqaffinity=0 noautogroup panic=-1 oops=panic nowatchdog"
 append="$append sip.seconds=$seconds sip.dd=$dd sip.sisutil=$sisutil sip.seed=$seed sip.spin_us=$spin_us sip.sleep_us=$sleep_us sip.xnice=$xnice sip.hogs=$hogs sip.xslice_us=$xslice_us sip.wslice_us=$wslice_us sip.mode=$modenum"
 uptime > "$out/host-load"  # TCG timing depends on the host: its load before and after
 start=$(date +%s)
-timeout --kill-after=5 "$timeout" "$qemu" -nodefaults -M pc "${accel_args[@]}" -smp $ncpus,sockets=1,cores=$ncpus,threads=1 \
-  -m 512M -display none -no-reboot -nic none \
-  -kernel "$kernel" -initrd "$out/initramfs.cpio" -append "$append" \
-  -serial "file:$out/console.log" -serial "file:$out/results.jsonl" </dev/null >"$out/qemu.log" 2>&1
+vm_boot "$qemu" "$out" "$kernel" "$append" "$timeout" "${accel_args[@]}" -smp $ncpus,sockets=1,cores=$ncpus,threads=1
 rc=$?
 secs=$(( $(date +%s) - start ))
 uptime >> "$out/host-load"
