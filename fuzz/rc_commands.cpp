@@ -1,3 +1,7 @@
+// The RapidCheck commands (fuzz/rc_commands.hpp): one class a kind of
+// operation, its preconditions on the abstract model and its resolution
+// against the real state, and the generator that weighs them. The system they
+// drive: fuzz/rc_system.cpp; the check that runs them: fuzz/rc_check.cpp.
 #include "fuzz/rc_commands.hpp"
 
 #include "model/bugs.hpp"
@@ -17,6 +21,7 @@
 #include <rapidcheck/detail/TestListener.h>
 
 #include "scenario/executor.hpp"
+#include "scenario/op_table.hpp"
 #include "scenario/scenario_parse.hpp"
 #include "scenario/scenario_print.hpp"
 #include "invariants/ids.hpp"
@@ -483,61 +488,44 @@ class PlainCmd final : public RcCommand {
 using TickCmd = PlainCmd<OpKind::tick>;
 using ScheduleCmd = PlainCmd<OpKind::schedule>;
 
-// nice / policy / slice NAME VALUE: skipped if the task does not exist or is dead.
-class ParamCmd : public RcCommand {
+// A value of kind `a` (the operation table's Arg kinds, scenario/op_table.hpp), drawn into op.
+constexpr bool drawable(Arg a) { return a == Arg::nice || a == Arg::policy || a == Arg::slice; }
+void draw_value(Arg a, Op& op) {
+  switch (a) {
+    case Arg::nice: op.value = *gen_nice_value(); break;
+    case Arg::policy: op.policy = *gen_policy(); break;
+    case Arg::slice: op.value = *gen_slice(); break;
+    default: break;  // drawable() says which
+  }
+}
+
+// nice / policy / slice NAME VALUE, the value drawn by the kind of the row's
+// second argument; skipped if the task does not exist or is dead.
+template <OpKind Kind>
+class ParamCmd final : public RcCommand {
+  static_assert(op_spec(Kind).nargs() == 2 && op_spec(Kind).args[0].kind == Arg::task &&
+                drawable(op_spec(Kind).args[1].kind));
+
  public:
-  explicit ParamCmd(const RcModel& m) : RcCommand(m), task_(*rc::gen::elementOf(names_where(m, any_task))) {}
+  explicit ParamCmd(const RcModel& m) : RcCommand(m), op_(make_op(Kind, *rc::gen::elementOf(names_where(m, any_task)))) {
+    draw_value(op_spec(Kind).args[1].kind, op_);
+  }
   void checkPreconditions(const RcModel& m) const override {
-    const bool ok = m.find(task_) != nullptr;
+    const bool ok = m.find(op_.task) != nullptr;
     RC_PRE(ok);
   }
+  Op shown_op() const override { return op_; }
   std::optional<Op> resolve(const RcSystem& sut) const override {
-    if (!live_fair_task(sut, task_)) return std::nullopt;
-    return shown_op();
-  }
-
- protected:
-  std::string task_;
-};
-
-class NiceCmd final : public ParamCmd {
- public:
-  explicit NiceCmd(const RcModel& m) : ParamCmd(m), nice_(*gen_nice_value()) {}
-  Op shown_op() const override {
-    Op op = make_op(OpKind::nice, task_);
-    op.value = nice_;
-    return op;
+    if (!live_fair_task(sut, op_.task)) return std::nullopt;
+    return op_;
   }
 
  private:
-  int nice_;
+  Op op_;
 };
-
-class PolicyCmd final : public ParamCmd {
- public:
-  explicit PolicyCmd(const RcModel& m) : ParamCmd(m), policy_(*gen_policy()) {}
-  Op shown_op() const override {
-    Op op = make_op(OpKind::policy, task_);
-    op.policy = policy_;
-    return op;
-  }
-
- private:
-  Policy policy_;
-};
-
-class SliceCmd final : public ParamCmd {
- public:
-  explicit SliceCmd(const RcModel& m) : ParamCmd(m), slice_(*gen_slice()) {}
-  Op shown_op() const override {
-    Op op = make_op(OpKind::slice, task_);
-    op.value = slice_;
-    return op;
-  }
-
- private:
-  s64 slice_;
-};
+using NiceCmd = ParamCmd<OpKind::nice>;
+using PolicyCmd = ParamCmd<OpKind::policy>;
+using SliceCmd = ParamCmd<OpKind::slice>;
 
 // debug_read [G|root] [cpu=N] [racing]: the sched debugfs reader of a queue
 // (generated where it races the scheduler: debug_read_races(), v6.12.118).
@@ -648,139 +636,6 @@ void run_commands(const RcCommands& cmds, RcSystem& sut) {
 
 }  // namespace
 
-// ---------------------------------------------------------------------------
-
-std::shared_ptr<const RcSetup> make_rc_setup(const Profile& profile, std::string& error) {
-  const auto spec = spec_of(profile, error);
-  if (!spec) return nullptr;
-  // A replay reads the header: its tunables must be ones the language can write.
-  const bool hz_ok = std::find(kAllowedHz.begin(), kAllowedHz.end(), spec->hz) != kAllowedHz.end();
-  const bool cpus_ok = spec->cpus >= 1 && spec->cpus <= kMaxCpus;
-  const bool slice_ok = !spec->base_slice || (static_cast<s64>(*spec->base_slice) >= kMinSliceNs &&
-                                              static_cast<s64>(*spec->base_slice) <= kMaxSliceNs);
-  if (!hz_ok || !cpus_ok || !slice_ok) {
-    error = fmt::format("profile '{}' cannot be written as a scenario: {}", profile.name,
-                        !hz_ok     ? fmt::format("hz {} (100, 250, 300 or 1000)", spec->hz)
-                        : !cpus_ok ? fmt::format("cpus {} (1 to {})", spec->cpus, kMaxCpus)
-                                   : fmt::format("base slice {} ns (0.1ms to 100ms)", *spec->base_slice));
-    return nullptr;
-  }
-  auto rebuilt = make_profile(*spec, error);
-  if (!rebuilt) return nullptr;
-  auto setup = std::make_shared<RcSetup>();
-  set_profile_spec(setup->header, *spec);
-  setup->profile = std::move(*rebuilt);
-  return setup;
-}
-
-const RcModel::TaskInfo* RcModel::find(std::string_view name) const {
-  for (const auto& t : tasks)
-    if (t.name == name) return &t;
-  return nullptr;
-}
-
-RcModel::TaskInfo* RcModel::find(std::string_view name) {
-  for (auto& t : tasks)
-    if (t.name == name) return &t;
-  return nullptr;
-}
-
-namespace {
-// Every invariant; none in lockstep, where the comparison with the kernel is the property.
-std::vector<std::unique_ptr<inv::Checker>> checkers_for(System& sys, Backend backend) {
-  std::vector<std::unique_ptr<inv::Checker>> out;
-  inv::Selection selection;
-  if (backend == Backend::lockstep) selection.on.fill(false);
-  for (unsigned c = 0; c < sys.size(); ++c) {
-    out.push_back(std::make_unique<inv::Checker>(selection, inv::Tolerances{}));
-    out.back()->attach(sys.rq(c));
-  }
-  return out;
-}
-}  // namespace
-
-RcSystem::RcSystem(std::shared_ptr<const RcSetup> s)
-    : setup(std::move(s)),
-      sys(setup->profile, setup->runqueues),
-      rq(sys.rq(0)),
-      checkers(checkers_for(sys, setup->backend)),
-      checker(*checkers.front()) {
-  executed.reserve(128);
-  if (setup->backend == Backend::lockstep) kernel = std::make_unique<kernelsrc::KernelBackend>(setup->profile, setup->runqueues);
-}
-
-std::string RcSystem::curr_name() const { return curr_name(0); }
-
-std::string RcSystem::curr_name(unsigned cpu) const {
-  const Rq& r = sys.rq(cpu < sys.size() ? cpu : 0);
-  return r.running() >= 0 ? r.tasks[static_cast<std::size_t>(r.running())].name : std::string();  // an RT task too
-}
-
-const Task* RcSystem::task(const std::string& name) const { return rq.task(rq.find_task(name)); }
-
-void RcSystem::perform(const Op& op) {
-  const int index = static_cast<int>(executed.size());
-  executed.push_back(op);
-  for (auto& c : checkers) c->begin_op(index, op_class(op.kind));
-  const int id = op.task.empty() ? -1 : rq.find_task(op.task);
-  Refusal refusal = apply_operation(sys, op, id);  // as scn::Executor does
-  std::optional<Divergence> divergence;
-  if (kernel) {
-    const std::optional<Op> kernel_op = op_for_kernel(sys, op, id, refusal);
-    const Refusal kernel_refusal = kernel_op ? apply_operation(*kernel, *kernel_op, id) : refusal;
-    // once the modelled kernel has crashed (a NULL pick), the state after it is
-    // not the kernel's: the executor's lockstep stops there too
-    if (kernel_refusal != refusal)
-      divergence = Divergence{index, "refusal", refusal_text(refusal), refusal_text(kernel_refusal)};
-    else if (!sys.oops())
-      divergence = first_difference(sys, *kernel);
-  }
-  if (sys.size() > 1) inv::share_max_slice(sys, checkers);  // as scn::Executor does
-  for (auto& c : checkers) c->end_op();
-  if (sys.size() > 1) inv::share_end_records(sys, checkers);
-  std::vector<inv::Violation> violations;
-  for (const auto& c : checkers) violations.insert(violations.end(), c->violations().begin(), c->violations().end());
-
-  if (divergence) {
-    failed = true;
-    failure_id = "lockstep";
-    failure = fmt::format("lockstep divergence after operation {} ({}): {}: model {}, kernel {}\n", index + 1,
-                          print_op(op), divergence->field, divergence->model, divergence->kernel);
-    RC_FAIL(failure);
-  }
-  if (refusal != Refusal::none) {
-    // A bug of resolve(): the command should have been skipped.
-    failed = true;
-    failure_id = "refused";
-    failure = fmt::format("internal error: operation {} ({}) refused: {}\n", index + 1, print_op(op),
-                          refusal_text(refusal));
-    RC_FAIL(failure);
-  }
-  if (!violations.empty()) {
-    failed = true;
-    failure_id = inv::id_name(violations.front().id);
-    failure.clear();
-    for (const auto& v : violations) {
-      const std::string text =
-          v.op_index >= 0 && static_cast<std::size_t>(v.op_index) < executed.size()
-              ? print_op(executed[static_cast<std::size_t>(v.op_index)])
-              : std::string();
-      failure += inv::format_violation(v, text, setup->profile.name);
-    }
-  } else if (sys.oops()) {
-    failed = true;
-    failure_id = "oops";
-    failure = fmt::format("the modelled kernel crashed (NULL pick) at operation {} ({}) [profile {}]\n", index + 1,
-                          print_op(op), setup->profile.name);
-  }
-  if (failed) RC_FAIL(failure);
-}
-
-Scenario RcSystem::scenario() const {
-  Scenario s = setup->header;
-  s.ops = executed;
-  return s;
-}
 
 void RcCommand::run(const RcModel&, RcSystem& sut) const {
   ++sut.commands;
@@ -821,227 +676,5 @@ Scenario resolve_commands(const RcCommands& cmds) {
 }
 
 void showValue(const RcCommands& cmds, std::ostream& os) { os << print_scenario(resolve_commands(cmds)); }
-
-// ---------------------------------------------------------------------------
-// run_stateful_check
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-struct CheckContext {
-  std::shared_ptr<const RcSetup> setup;
-  bool budget_enabled = true;
-  Clock::duration budget{};
-  std::chrono::milliseconds slow{0};  // CheckConfig::slow_shrink
-  std::optional<Clock::time_point> deadline;  // set at the first failure
-  bool budget_hit = false;
-
-  // The last failing evaluation: RapidCheck accepts every failing shrink, so
-  // this is the smallest failure so far and, at the end, the counterexample.
-  // Recognised by content (key()), not by pointers: RapidCheck regenerates the
-  // commands of an unshrunk case each time it evaluates it.
-  std::string best_key;
-  Scenario best_scenario;
-  std::string best_failure;
-  std::string best_id;
-
-  long long commands = 0, executed = 0, skipped = 0;
-};
-
-class Listener final : public rc::detail::TestListener {
- public:
-  void onTestCaseFinished(const rc::detail::CaseDescription&) override { ++cases; }
-  void onShrinkTried(const rc::detail::CaseDescription&, bool accepted) override {
-    ++tried;
-    if (accepted) ++accepted_;
-  }
-  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-  int cases = 0, tried = 0, accepted_ = 0;
-};
-
-constexpr const char* kTestId = "eevdf-check stateful";
-
-// A command sequence's identity: the shown commands, which carry every
-// parameter a command has.
-std::string key(const RcCommands& cmds) {
-  std::ostringstream os;
-  for (const auto& c : cmds) {
-    c->show(os);
-    os << '\n';
-  }
-  return os.str();
-}
-
-// The property: generate a command sequence, run it on a fresh system.
-void evaluate(CheckContext& ctx) {
-  const RcModel initial{ctx.setup};
-  const RcCommands cmds = *rc::state::gen::commands(initial, [](const RcModel& m) { return gen_rc_command(m); });
-  if (ctx.deadline && Clock::now() >= *ctx.deadline) {
-    // Shrinking budget spent: run nothing more. The best failure fails again
-    // as it did (the model is deterministic); every other candidate passes,
-    // so RapidCheck accepts no further shrink.
-    ctx.budget_hit = true;
-    if (key(cmds) == ctx.best_key) RC_FAIL(ctx.best_failure);
-    return;
-  }
-  if (ctx.deadline && ctx.slow.count() > 0) std::this_thread::sleep_for(ctx.slow);
-  RcSystem sut(ctx.setup);
-  auto account = [&] {
-    ctx.commands += sut.commands;
-    ctx.skipped += sut.skipped;
-    ctx.executed += sut.commands - sut.skipped;
-  };
-  try {
-    rc::state::runAll(cmds, initial, sut);
-  } catch (...) {
-    account();
-    if (sut.failed) {
-      if (ctx.budget_enabled && !ctx.deadline) ctx.deadline = Clock::now() + ctx.budget;
-      ctx.best_key = key(cmds);
-      ctx.best_scenario = sut.scenario();
-      ctx.best_failure = sut.failure;
-      ctx.best_id = sut.failure_id;
-    }
-    throw;
-  }
-  account();
-}
-
-}  // namespace
-
-CheckOutcome run_stateful_check(const CheckConfig& config) {
-  const auto start = Clock::now();
-  CheckOutcome out;
-  auto finish = [&]() -> CheckOutcome {
-    out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return std::move(out);
-  };
-
-  std::string error;
-  auto base_setup = make_rc_setup(config.profile, error);
-  if (!base_setup) {
-    out.message = error;
-    return finish();
-  }
-  auto group_setup = std::make_shared<RcSetup>(*base_setup);
-  group_setup->groups = config.groups;
-  group_setup->rt = config.rt;
-  group_setup->runqueues = config.runqueues;
-  group_setup->header.runqueues = config.runqueues;
-  group_setup->backend = config.backend;
-  if (config.backend != Backend::model) {
-    if (!kernelsrc::available() || config.backend != Backend::lockstep) {
-      out.message = config.backend != Backend::lockstep ? "check drives the kernel backend in lockstep only (--lockstep)"
-                                                        : "this build has no kernel backend";
-      return finish();
-    }
-    if (std::string why = kernelsrc::refusal(config.profile, config.runqueues); !why.empty()) {
-      out.message = why;
-      return finish();
-    }
-  }
-  if (std::string why = runqueues_refusal(config.profile.name, config.runqueues); !why.empty()) {
-    out.message = why;
-    return finish();
-  }
-  const std::shared_ptr<const RcSetup> setup = group_setup;
-  if (config.cases < 1 || config.max_ops < 1) {
-    out.message = "cases and max_ops must be at least 1";
-    return finish();
-  }
-
-  std::unordered_map<std::string, rc::detail::Reproduce> reproduce_map;
-  if (!config.reproduce.empty()) {
-    try {
-      reproduce_map = rc::detail::configFromString(config.reproduce).reproduce;
-    } catch (const std::exception& e) {
-      out.message = fmt::format("bad reproduce string: {}", e.what());
-      return finish();
-    }
-    if (reproduce_map.find(kTestId) == reproduce_map.end()) {
-      out.message = "bad reproduce string: it does not name this check (expected the string a failed check printed)";
-      return finish();
-    }
-  }
-
-  auto ctx = std::make_shared<CheckContext>();
-  ctx->setup = setup;
-  ctx->budget_enabled = reproduce_map.empty();
-  ctx->budget = std::chrono::duration_cast<Clock::duration>(config.shrink_budget);
-  ctx->slow = config.slow_shrink;
-
-  rc::detail::TestParams params;
-  if (config.seed != 0) {
-    params.seed = config.seed;
-  } else {
-    std::random_device rd;
-    params.seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-    if (params.seed == 0) params.seed = 1;
-  }
-  params.maxSuccess = config.cases;
-  params.maxSize = config.max_ops - 1;  // a sequence has 1 .. size + 1 commands
-  out.seed = params.seed;
-
-  rc::detail::TestMetadata metadata;
-  metadata.id = kTestId;
-  metadata.description = kTestId;
-  Listener listener;
-  const auto property = rc::detail::toProperty([ctx] { evaluate(*ctx); });
-  const rc::detail::TestResult result =
-      rc::detail::checkProperty(property, metadata, params, listener, reproduce_map);
-
-  out.cases_run = listener.cases;
-  out.commands_run = ctx->commands;
-  out.ops_executed = ctx->executed;
-  out.ops_skipped = ctx->skipped;
-  out.shrinks_tried = listener.tried;
-  out.shrinks_accepted = listener.accepted_;
-  out.shrink_budget_exhausted = ctx->budget_hit;
-
-  rc::detail::SuccessResult success;
-  rc::detail::FailureResult failure;
-  rc::detail::GaveUpResult gave_up;
-  rc::detail::Error rc_error;
-  if (result.match(success)) {
-    out.passed = true;
-    if (!reproduce_map.empty()) {
-      out.passed = false;
-      out.message = "the reproduce string matched no test case";
-    } else {
-      out.message = fmt::format("OK, passed {} case(s) on profile {} (seed {})", success.numSuccess,
-                                setup->profile.name, out.seed);
-    }
-  } else if (result.match(failure)) {
-    rc::detail::Configuration rc_config;
-    rc_config.testParams.seed = params.seed;
-    rc_config.reproduce[kTestId] = failure.reproduce;
-    out.reproduce = rc::detail::configToMinimalString(rc_config);
-    if (ctx->best_scenario.ops.empty()) {
-      // Not a system failure (e.g. an exception in the test machinery).
-      out.message = "property failed without a counterexample: " + failure.description;
-    } else {
-      Scenario s = ctx->best_scenario;
-      s.title = fmt::format("rapidcheck counterexample on profile {}: {} at operation {}", setup->profile.name,
-                            ctx->best_id, s.ops.size());
-      out.counterexample = std::move(s);
-      out.message = fmt::format(
-          "FAILED on profile {} (seed {}) after {} case(s) and {} shrink(s){}:\n{}", setup->profile.name, out.seed,
-          reproduce_map.empty() ? failure.numSuccess + 1 : 0, out.shrinks_accepted,
-          out.shrink_budget_exhausted ? fmt::format(", shrinking stopped by the {}s budget", config.shrink_budget.count())
-                                      : std::string(),
-          ctx->best_failure);
-      // RapidCheck re-ran the counterexample last; it must have failed the same way.
-      if (failure.description.find(ctx->best_failure) == std::string::npos)
-        out.message += "warning: RapidCheck's final run of the counterexample did not fail the same way:\n" +
-                       failure.description + "\n";
-    }
-  } else if (result.match(gave_up)) {
-    out.message = "gave up: " + gave_up.description;
-  } else if (result.match(rc_error)) {
-    out.message = "rapidcheck error: " + rc_error.description;
-  }
-  return finish();
-}
 
 }  // namespace eevdf::fuzz

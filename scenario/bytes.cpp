@@ -36,6 +36,31 @@ static_assert(kOpcodeKinds[kBytesOpKinds - 1] == OpKind::exit && kOpcodeKinds[kB
                   kOpcodeKinds[kBytesOpKinds6 - 1] == OpKind::tick_after,
               "each format version's opcodes end where they did: old inputs decode as before");
 
+// create, fork, wake, group and debug_read pack their options and flags into
+// bits of their own; every other row's argument bytes are its arguments, in
+// order, a byte each and three for a duration (decode_args, encode_args).
+constexpr bool packs_own_bytes(OpKind k) {
+  return k == OpKind::create || k == OpKind::fork || k == OpKind::wake || k == OpKind::group_create ||
+         k == OpKind::debug_read;
+}
+constexpr bool table_byte_args() {
+  for (const OpSpec& spec : kOpTable) {
+    if (spec.opcode < 0 || packs_own_bytes(spec.kind)) continue;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < spec.nargs(); ++i) {
+      switch (spec.args[i].kind) {
+        case Arg::task: case Arg::nice: case Arg::policy: case Arg::slice: case Arg::cpu: case Arg::group:
+        case Arg::group_or_root: case Arg::shares: case Arg::idle: case Arg::base_slice: n += 1; break;
+        case Arg::duration: n += 3; break;
+        default: return false;
+      }
+    }
+    if (n != spec.byte_args) return false;
+  }
+  return true;
+}
+static_assert(table_byte_args(), "a row whose bytes are its arguments has a byte for each (three for a duration)");
+
 constexpr std::string_view kGroupNames[] = {"G0", "G1", "G2", "G3", "G4", "G5", "G6", "G7"};
 static_assert(std::size(kGroupNames) == kMaxBytesGroups);
 
@@ -60,6 +85,15 @@ class Reader {
   std::size_t size_;
   std::size_t pos_ = 0;
 };
+
+// The byte that selects v from a table of the byte format (its index), if v is in it.
+template <class Table>
+bool table_byte(const Table& table, s64 v, std::uint8_t& b) {
+  const auto it = std::find(table.begin(), table.end(), v);
+  if (it == table.end()) return false;
+  b = static_cast<std::uint8_t>(it - table.begin());
+  return true;
+}
 
 int opcode_of(OpKind k) { return static_cast<std::size_t>(k) < kOpTable.size() ? op_spec(k).opcode : -1; }
 
@@ -170,6 +204,35 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
       live[nlive++] = static_cast<std::uint8_t>(ngroups);
       return kGroupNames[ngroups++];
     };
+    // The row's arguments (scenario/op_table.hpp) from their bytes.
+    auto decode_args = [&](OpKind k, const std::uint8_t* b, Op& o) {
+      const OpSpec& spec = op_spec(k);
+      for (std::size_t i = 0; i < spec.nargs(); ++i) {
+        switch (spec.args[i].kind) {
+          case Arg::task: o.task = pick(*b); break;
+          case Arg::nice: o.value = static_cast<s64>(*b % 40) - 20; break;
+          case Arg::policy: o.policy = kPolicies[*b % 3]; break;
+          case Arg::slice: o.value = kBytesSlices[*b % kBytesSlices.size()]; break;
+          case Arg::cpu: o.cpu = static_cast<int>(*b % nrq); break;
+          case Arg::group: o.group = kGroupNames[live[*b % nlive]]; break;
+          case Arg::group_or_root: o.group = group_or_root(*b); break;
+          case Arg::shares: o.value = kBytesShares[*b % kBytesShares.size()]; break;
+          case Arg::idle: o.value = *b & 1; break;
+          case Arg::base_slice: o.value = kBytesBaseSlices[*b % kBytesBaseSlices.size()]; break;  // version 7
+          case Arg::duration:
+            if (k == OpKind::tick_after && early_ticks)
+              o.value = kBytesDurations[b[0] % 6];  // 1us .. 1ms
+            else if (b[0] % 16 < kBytesDurations.size())
+              o.value = kBytesDurations[b[0] % 16];
+            else
+              o.value = static_cast<s64>((unsigned{b[1]} << 8) | b[2]) * 1000;
+            b += 2;
+            break;
+          default: break;  // not a row the default case decodes (static_assert below)
+        }
+        ++b;
+      }
+    };
     if ((kind == OpKind::shares || kind == OpKind::group_idle || kind == OpKind::group_destroy) && nlive == 0) {
       if (ngroups >= kMaxBytesGroups) {  // version 7 only: every group removed
         op.kind = OpKind::schedule;
@@ -234,10 +297,6 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
           op.from = from == static_cast<int>(nrq) ? -1 : from;
         }
         break;
-      case OpKind::migrate:
-        op.task = pick(a[0]);
-        op.cpu = static_cast<int>(a[1] % nrq);
-        break;
       case OpKind::sleep:
         if (v8 && a[0] >= kBytesFanOut) {  // version 8: every task (those running block)
           --n;  // op's slot holds the first sleep
@@ -248,31 +307,7 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
           }
           break;
         }
-        op.task = pick(a[0]);
-        break;
-      case OpKind::yield:
-      case OpKind::exit: op.task = pick(a[0]); break;
-      case OpKind::run:
-      case OpKind::run_notick:
-      case OpKind::tick_after:
-        if (kind == OpKind::tick_after && early_ticks)
-          op.value = kBytesDurations[a[0] % 6];  // 1us .. 1ms
-        else if (a[0] % 16 < kBytesDurations.size())
-          op.value = kBytesDurations[a[0] % 16];
-        else
-          op.value = static_cast<s64>((unsigned{a[1]} << 8) | a[2]) * 1000;
-        break;
-      case OpKind::nice:
-        op.task = pick(a[0]);
-        op.value = static_cast<s64>(a[1] % 40) - 20;
-        break;
-      case OpKind::policy:
-        op.task = pick(a[0]);
-        op.policy = kPolicies[a[1] % 3];
-        break;
-      case OpKind::slice:
-        op.task = pick(a[0]);
-        op.value = kBytesSlices[a[1] % kBytesSlices.size()];
+        decode_args(kind, a, op);
         break;
       case OpKind::group_create:
         if (ngroups >= kMaxBytesGroups) {
@@ -283,37 +318,20 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
         op.group = new_group();
         op.value = kBytesShares[a[1] % kBytesShares.size()];
         break;
-      case OpKind::move:
-        op.task = pick(a[0]);
-        op.group = group_or_root(a[1]);
-        break;
-      case OpKind::shares:
-        op.group = kGroupNames[live[a[0] % nlive]];
-        op.value = kBytesShares[a[1] % kBytesShares.size()];
-        break;
-      case OpKind::group_idle:
-        op.group = kGroupNames[live[a[0] % nlive]];
-        op.value = a[1] & 1;
-        break;
-      case OpKind::group_destroy: {  // version 7
-        const std::size_t i = a[0] % nlive;
-        op.group = kGroupNames[live[i]];
-        std::copy(live.begin() + static_cast<std::ptrdiff_t>(i) + 1, live.begin() + static_cast<std::ptrdiff_t>(nlive),
-                  live.begin() + static_cast<std::ptrdiff_t>(i));
-        --nlive;
-        break;
-      }
-      case OpKind::base_slice: op.value = kBytesBaseSlices[a[0] % kBytesBaseSlices.size()]; break;  // version 7
       case OpKind::debug_read:
         op.group = group_or_root(a[0]);
         op.racing = (a[1] & 1) != 0;
         if ((a[1] & 2) != 0) op.cpu = static_cast<int>((a[1] >> 2) % nrq);
         break;
-      case OpKind::tick:
-      case OpKind::schedule:
-      case OpKind::expect_curr:
-      case OpKind::expect_field:
-      case OpKind::expect_queue: break;
+      default:  // the row's arguments, a byte each (three for a duration)
+        decode_args(kind, a, op);
+        if (kind == OpKind::group_destroy) {  // version 7: the group leaves the live list
+          const std::size_t i = a[0] % nlive;
+          std::copy(live.begin() + static_cast<std::ptrdiff_t>(i) + 1, live.begin() + static_cast<std::ptrdiff_t>(nlive),
+                    live.begin() + static_cast<std::ptrdiff_t>(i));
+          --nlive;
+        }
+        break;
     }
   }
   ops.resize(n);  // shrinking keeps the capacity
@@ -388,23 +406,11 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
     b = static_cast<std::uint8_t>(i);
     return true;
   };
-  auto shares_arg = [](s64 v, std::uint8_t& b) {
-    const auto it = std::find(kBytesShares.begin(), kBytesShares.end(), v);
-    if (it == kBytesShares.end()) return false;
-    b = static_cast<std::uint8_t>(it - kBytesShares.begin());
-    return true;
-  };
   std::size_t nops = 0;
   auto task_arg = [&](const std::string& name, std::uint8_t& b) {
     const int i = task_index(name, ntasks);
     if (i < 0) return false;
     b = static_cast<std::uint8_t>(i);
-    return true;
-  };
-  auto slice_arg = [](s64 v, std::uint8_t& b) {
-    const auto it = std::find(kBytesSlices.begin(), kBytesSlices.end(), v);
-    if (it == kBytesSlices.end()) return false;
-    b = static_cast<std::uint8_t>(it - kBytesSlices.begin());
     return true;
   };
   auto nice_arg = [](s64 v, std::uint8_t& b) {
@@ -419,6 +425,62 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         return true;
       }
     return false;
+  };
+  // The row's arguments (scenario/op_table.hpp) as the decoder reads them back.
+  auto encode_args = [&](const Op& op, std::uint8_t* b) {
+    const OpSpec& spec = op_spec(op.kind);
+    for (std::size_t i = 0; i < spec.nargs(); ++i) {
+      bool ok = true;
+      switch (spec.args[i].kind) {
+        case Arg::task: ok = task_arg(op.task, *b); break;
+        case Arg::nice: ok = nice_arg(op.value, *b); break;
+        case Arg::policy: ok = policy_arg(op.policy, *b); break;
+        case Arg::slice: ok = table_byte(kBytesSlices, op.value, *b); break;
+        case Arg::cpu:
+          ok = op.cpu >= 0 && op.cpu < nrq;
+          *b = static_cast<std::uint8_t>(op.cpu < 0 ? 0 : op.cpu);
+          break;
+        case Arg::group: {
+          const int g = live_index(op.group);
+          ok = g >= 0;
+          *b = static_cast<std::uint8_t>(g < 0 ? 0 : g);
+          break;
+        }
+        case Arg::group_or_root: ok = group_or_root_arg(op.group, *b); break;
+        case Arg::shares: ok = table_byte(kBytesShares, op.value, *b); break;
+        case Arg::idle:
+          ok = op.value == 0 || op.value == 1;
+          *b = static_cast<std::uint8_t>(op.value);
+          break;
+        case Arg::base_slice: ok = table_byte(kBytesBaseSlices, op.value, *b); break;  // version 7
+        case Arg::duration:  // its index in the table, else 12 and the microseconds in two bytes
+          ok = table_byte(kBytesDurations, op.value, b[0]);
+          if (!ok && op.value >= 0 && op.value % 1000 == 0 && op.value / 1000 <= 65535) {
+            b[0] = 12;
+            b[1] = static_cast<std::uint8_t>((op.value / 1000) >> 8);
+            b[2] = static_cast<std::uint8_t>((op.value / 1000) & 0xff);
+            ok = true;
+          }
+          b += 2;
+          break;
+        default: ok = false; break;  // not a row encode_args writes
+      }
+      if (!ok) return false;
+      ++b;
+    }
+    return true;
+  };
+  // Why an operation's arguments cannot be written (encode_args failed).
+  auto args_refusal = [](OpKind k) -> std::string {
+    switch (k) {
+      case OpKind::run:
+      case OpKind::run_notick:
+      case OpKind::tick_after: return "run duration is neither in the table nor a whole number of us up to 65535us";
+      case OpKind::slice: return "slice must name an existing T<n> and be in the slice table";
+      case OpKind::group_destroy: return "group_destroy must name a live G<n>";
+      case OpKind::base_slice: return "base_slice_ns must be a value of the byte format's table";
+      default: return "task must be an existing T<n> (and values in range)";
+    }
   };
   for (std::size_t k = 0; k < s.ops.size(); ++k) {
     const Op& op = s.ops[k];
@@ -442,7 +504,7 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
           break;
         }
         ok = ntasks < kMaxBytesTasks && op.task == task_name(ntasks) && nice_arg(op.value, a[0]) &&
-             policy_arg(op.policy, a[1]) && slice_arg(op.slice, a[2]);
+             policy_arg(op.policy, a[1]) && table_byte(kBytesSlices, op.slice, a[2]);
         if (ok) ++ntasks;
         else return refuse(where + "a created task must be T<n> in creation order (at most 16), with a slice "
                                    "from the table");
@@ -461,79 +523,27 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
                                                                : nrq > 1     ? (op.from >= 0 ? op.from : nrq) << 2
                                                                              : 0));
         break;
-      case OpKind::migrate:
-        ok = task_arg(op.task, a[0]) && op.cpu >= 0 && op.cpu < nrq;
-        a[1] = static_cast<std::uint8_t>(op.cpu < 0 ? 0 : op.cpu);
-        break;
-      case OpKind::sleep:
-      case OpKind::yield:
-      case OpKind::exit: ok = task_arg(op.task, a[0]); break;
-      case OpKind::run:
-      case OpKind::run_notick:
-      case OpKind::tick_after: {
-        const auto it = std::find(kBytesDurations.begin(), kBytesDurations.end(), op.value);
-        if (it != kBytesDurations.end()) {
-          a[0] = static_cast<std::uint8_t>(it - kBytesDurations.begin());
-        } else if (op.value >= 0 && op.value % 1000 == 0 && op.value / 1000 <= 65535) {
-          a[0] = 12;
-          a[1] = static_cast<std::uint8_t>((op.value / 1000) >> 8);
-          a[2] = static_cast<std::uint8_t>((op.value / 1000) & 0xff);
-        } else {
-          return refuse(where + "run duration is neither in the table nor a whole number of us up to 65535us");
-        }
-        break;
-      }
       case OpKind::tick:
         if (op.nopreempt) return refuse(where + "the byte format has no 'tick nopreempt'");
         break;
-      case OpKind::schedule: break;
       case OpKind::group_create:
         ok = ngroups < kMaxBytesGroups && op.group == kGroupNames[ngroups] && group_or_root_arg(op.parent, a[0]) &&
-             shares_arg(op.value, a[1]);
+             table_byte(kBytesShares, op.value, a[1]);
         if (!ok) return refuse(where + "a group must be G<n> in creation order (at most 8), shares from the table");
         live.push_back(static_cast<int>(ngroups++));
         break;
-      case OpKind::move: ok = task_arg(op.task, a[0]) && group_or_root_arg(op.group, a[1]); break;
-      case OpKind::shares: {
-        const int g = live_index(op.group);
-        ok = g >= 0 && shares_arg(op.value, a[1]);
-        a[0] = static_cast<std::uint8_t>(g < 0 ? 0 : g);
-        break;
-      }
-      case OpKind::group_idle: {
-        const int g = live_index(op.group);
-        ok = g >= 0 && (op.value == 0 || op.value == 1);
-        a[0] = static_cast<std::uint8_t>(g < 0 ? 0 : g);
-        a[1] = static_cast<std::uint8_t>(op.value);
-        break;
-      }
       case OpKind::debug_read:
         ok = group_or_root_arg(op.group, a[0]) && op.cpu < nrq;
         a[1] = static_cast<std::uint8_t>((op.racing ? 1 : 0) | (op.cpu >= 0 ? 2 | (op.cpu << 2) : 0));
         if (!ok) return refuse(where + "debug_read must read root or an existing G<n>, on a CPU below runqueues");
         break;
-      case OpKind::group_destroy: {  // version 7
-        const int g = live_index(op.group);
-        if (g < 0) return refuse(where + "group_destroy must name a live G<n>");
-        a[0] = static_cast<std::uint8_t>(g);
-        live.erase(live.begin() + g);
-        break;
-      }
-      case OpKind::base_slice: {  // version 7
-        const auto it = std::find(kBytesBaseSlices.begin(), kBytesBaseSlices.end(), op.value);
-        if (it == kBytesBaseSlices.end()) return refuse(where + "base_slice_ns must be a value of the byte format's table");
-        a[0] = static_cast<std::uint8_t>(it - kBytesBaseSlices.begin());
-        break;
-      }
-      case OpKind::nice: ok = task_arg(op.task, a[0]) && nice_arg(op.value, a[1]); break;
-      case OpKind::policy: ok = task_arg(op.task, a[0]) && policy_arg(op.policy, a[1]); break;
-      case OpKind::slice:
-        ok = task_arg(op.task, a[0]) && slice_arg(op.value, a[1]);
-        if (!ok) return refuse(where + "slice must name an existing T<n> and be in the slice table");
-        break;
       case OpKind::expect_curr:
       case OpKind::expect_field:
       case OpKind::expect_queue: break;
+      default:  // the row's arguments, a byte each (three for a duration)
+        if (!encode_args(op, a)) return refuse(where + args_refusal(op.kind));
+        if (op.kind == OpKind::group_destroy) live.erase(live.begin() + a[0]);  // version 7
+        break;
     }
     if (!ok) return refuse(where + "task must be an existing T<n> (and values in range)");
     const int opcode = opcode_of(op.kind);

@@ -40,20 +40,31 @@ class LineIndex {
   std::unordered_map<int, long> first_;  // emplace keeps the first
 };
 
-// Whether a and b hold the same positional argument.
+// Whether a and b hold the same value of kind `arg`.
 bool same_arg(Arg arg, const Op& a, const Op& b) {
   switch (arg) {
-    case Arg::task: return a.task == b.task;
+    case Arg::none: return true;
+    case Arg::task:
+    case Arg::new_task: return a.task == b.task;
+    case Arg::child: return a.child == b.child;
     case Arg::duration:
     case Arg::nice:
     case Arg::slice:
     case Arg::shares:
     case Arg::idle:
     case Arg::base_slice: return a.value == b.value;
-    case Arg::policy: return a.policy == b.policy;
+    case Arg::policy:
+    case Arg::any_policy: return a.policy == b.policy;
+    case Arg::task_slice: return a.slice == b.slice;
     case Arg::cpu: return a.cpu == b.cpu;
+    case Arg::from_cpu: return a.from == b.from;
     case Arg::group:
-    case Arg::group_or_root: return a.group == b.group;
+    case Arg::group_or_root:
+    case Arg::new_group: return a.group == b.group;
+    case Arg::parent: return a.parent == b.parent;
+    case Arg::sync: return a.sync == b.sync;
+    case Arg::racing: return a.racing == b.racing;
+    case Arg::nopreempt: return a.nopreempt == b.nopreempt;
   }
   return false;
 }
@@ -92,59 +103,70 @@ std::string_view cmp_keyword(CmpOp c) {
 }
 
 namespace {
-// A positional argument as text (the operation table's Arg kinds).
+// A value of kind `a` as text (the operation table's Arg kinds).
 std::string arg_text(Arg a, const Op& op) {
   switch (a) {
-    case Arg::task: return op.task;
+    case Arg::task:
+    case Arg::new_task: return op.task;
+    case Arg::child: return op.child;
     case Arg::duration:
     case Arg::slice:
     case Arg::base_slice: return format_duration(op.value);
+    case Arg::task_slice: return format_duration(op.slice);
     case Arg::nice:
     case Arg::shares:
     case Arg::idle: return std::to_string(op.value);
-    case Arg::policy: return std::string(policy_keyword(op.policy));
+    case Arg::policy:
+    case Arg::any_policy: return std::string(policy_keyword(op.policy));
     case Arg::cpu: return std::to_string(op.cpu);
-    case Arg::group: return op.group;
+    case Arg::from_cpu: return std::to_string(op.from);
+    case Arg::group:
+    case Arg::new_group: return op.group;
     case Arg::group_or_root: return op.group.empty() ? std::string("root") : op.group;
+    case Arg::parent: return op.parent.empty() ? std::string("root") : op.parent;
+    case Arg::none:
+    case Arg::sync:
+    case Arg::racing:
+    case Arg::nopreempt: break;
   }
-  return "?";
+  return {};
+}
+
+// Whether word w of a row is written: it is set, and no alternative before it is.
+// `alternative_written` carries the answer for the words before.
+bool word_written(const WordSpec& w, const Op& op, bool& alternative_written) {
+  if (!w.or_previous) alternative_written = false;
+  if (alternative_written || is_unwritten(w.kind, op)) return false;
+  alternative_written = true;
+  return true;
+}
+
+// KEYWORD ARG... [SUFFIX] WORD... as the row says (scenario/op_table.hpp); an
+// optional argument left at its default is written when something follows it.
+std::string print_row(const OpSpec& spec, const Op& op) {
+  std::string words;
+  if (!spec.suffix.empty()) words += " " + std::string(spec.suffix);
+  bool alternative_written = false;
+  for (std::size_t w = 0; w < spec.nwords(); ++w) {
+    const WordSpec& word = spec.words[w];
+    if (!word_written(word, op, alternative_written)) continue;
+    words += " " + std::string(word.key);
+    if (!is_flag(word.kind)) words += "=" + arg_text(word.kind, op);
+  }
+  std::string s(spec.keyword);
+  for (std::size_t a = 0; a < spec.nargs(); ++a) {
+    const ArgSpec& arg = spec.args[a];
+    if (arg.optional && is_unwritten(arg.kind, op) && a + 1 == spec.nargs() && words.empty()) continue;
+    if (!arg.before.empty()) s += " " + std::string(arg.before);
+    s += " " + arg_text(arg.kind, op);
+  }
+  return s + words;
 }
 }  // namespace
 
 std::string print_op(const Op& op) {
-  if (valid_kind(op.kind) && !op_spec(op.kind).custom_syntax) {
-    const OpSpec& spec = op_spec(op.kind);
-    std::string s(spec.keyword);
-    for (std::size_t a = 0; a < spec.nargs; ++a) s += " " + arg_text(spec.args[a].kind, op);
-    return s;
-  }
+  if (valid_kind(op.kind) && !op_spec(op.kind).custom_syntax) return print_row(op_spec(op.kind), op);
   switch (op.kind) {
-    case OpKind::create: {
-      std::string s = "task " + op.task;
-      if (op.value != 0) s += " nice=" + std::to_string(op.value);
-      if (op.policy != Policy::normal) s += " policy=" + std::string(policy_keyword(op.policy));
-      if (op.slice != 0) s += " slice=" + format_duration(op.slice);
-      if (!op.group.empty()) s += " group=" + op.group;
-      return s;
-    }
-    case OpKind::group_create: {
-      std::string s = "group " + op.group;
-      if (op.value != kDefaultShares) s += " shares=" + std::to_string(op.value);
-      if (!op.parent.empty()) s += " parent=" + op.parent;
-      return s;
-    }
-    case OpKind::fork: return "fork " + op.task + " -> " + op.child + (op.racing ? " racing" : "");
-    case OpKind::wake:
-      return "wake " + op.task + (op.sync ? " sync" : "") + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "") +
-             (op.cpu < 0 && op.from >= 0 ? " from=" + std::to_string(op.from) : "");
-    case OpKind::debug_read: {
-      // the root queue is written out when something follows (a group may be called 'racing')
-      const std::string rest = (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "") + (op.racing ? " racing" : "");
-      return "debug_read" + (op.group.empty() ? (rest.empty() ? "" : " root") : " " + op.group) + rest;
-    }
-    case OpKind::run_notick: return "run " + format_duration(op.value) + " notick";
-    case OpKind::tick_after: return "tick " + format_duration(op.value);
-    case OpKind::tick: return op.nopreempt ? "tick nopreempt" : "tick";
     case OpKind::expect_curr:
       return "expect curr " + op.task + (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
     case OpKind::expect_field:
@@ -154,7 +176,7 @@ std::string print_op(const Op& op) {
       return "expect queue " + (op.group.empty() ? std::string("root") : op.group) + "." + op.field + " " +
              std::string(cmp_keyword(op.cmp)) + " " + field_value_text(op, FieldOwner::queue) +
              (op.cpu >= 0 ? " cpu=" + std::to_string(op.cpu) : "");
-    default: break;  // positional: above
+    default: break;  // the table's: above
   }
   return "# invalid operation kind " + std::to_string(static_cast<int>(op.kind));
 }
@@ -208,22 +230,21 @@ bool same_op(const Op& a, const Op& b) {
   if (a.kind != b.kind) return false;
   if (valid_kind(a.kind) && !op_spec(a.kind).custom_syntax) {
     const OpSpec& spec = op_spec(a.kind);
-    for (std::size_t i = 0; i < spec.nargs; ++i)
+    for (std::size_t i = 0; i < spec.nargs(); ++i)
       if (!same_arg(spec.args[i].kind, a, b)) return false;
+    // the words as written: an alternative after a written one is not (wake cpu= | from=)
+    bool alternative_written = false;
+    for (std::size_t w = 0; w < spec.nwords(); ++w) {
+      const WordSpec& word = spec.words[w];
+      if (!word.or_previous) alternative_written = false;
+      if (alternative_written) continue;
+      if (!same_arg(word.kind, a, b)) return false;
+      alternative_written = !is_unwritten(word.kind, a);
+    }
     return true;
   }
   switch (a.kind) {
-    case OpKind::create:
-      return a.task == b.task && a.value == b.value && a.policy == b.policy && a.slice == b.slice &&
-             a.group == b.group;
-    case OpKind::group_create: return a.group == b.group && a.value == b.value && a.parent == b.parent;
-    case OpKind::fork: return a.task == b.task && a.child == b.child && a.racing == b.racing;
-    case OpKind::wake: return a.task == b.task && a.sync == b.sync && a.cpu == b.cpu;
     case OpKind::expect_curr: return a.task == b.task && a.cpu == b.cpu;
-    case OpKind::run_notick:
-    case OpKind::tick_after: return a.value == b.value;
-    case OpKind::tick: return a.nopreempt == b.nopreempt;
-    case OpKind::debug_read: return a.group == b.group && a.cpu == b.cpu && a.racing == b.racing;
     case OpKind::expect_field:
       return a.task == b.task && a.field == b.field && a.cmp == b.cmp && a.value == b.value && a.cpu == b.cpu;
     case OpKind::expect_queue: {
@@ -233,7 +254,7 @@ bool same_op(const Op& a, const Op& b) {
       return a.group == b.group && a.field == b.field && a.cmp == b.cmp && a.cpu == b.cpu &&
              (entity ? a.task == b.task : a.value == b.value);
     }
-    default: break;  // positional: above
+    default: break;  // the table's: above
   }
   return false;
 }
