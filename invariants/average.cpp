@@ -1,11 +1,34 @@
 // I-ELIG, I-AVG0, I-NULLPICK (state part) and I-KEY: the weighted average V,
-// eligibility against exact arithmetic, and the zero point.
+// eligibility against exact arithmetic, and the zero point; I-FRESH: V is read
+// only once curr is charged. exact_average(): the exact sums every family reads.
 #include <fmt/format.h>
 
 #include "invariants/checker.hpp"
 #include "model/fair.hpp"
 
 namespace eevdf::inv {
+
+ExactAverage exact_average(const CfsRq& cfs_rq) {
+  ExactAverage a;
+  const bool flat = cfs_rq.rq->profile().behaviour.flat_runqueue;
+  const u64 zero = cfs_rq.zero_vruntime;
+  auto add = [&](const SchedEntity& se) {
+    if (a.queued < a.entities.size()) a.entities[a.queued++] = &se;
+    const u64 full = flat && entity_is_task(se) ? se.h_load.weight : se.load.weight;  // eevdf_weight()
+    const u64 w = avg_vruntime_weight(cfs_rq, full);
+    // entity_key(): the 64-bit key times a weight, exact in 128 bits
+    a.sum += static_cast<i128>(vruntime_diff(se.vruntime, zero)) * static_cast<i128>(w);
+    a.weight += static_cast<i128>(w);
+    if (a.min_weight == 0 || full < a.min_weight) a.min_weight = full;
+    if (se.slice > a.max_slice) a.max_slice = se.slice;
+  };
+  for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(n)) add(*n);
+  a.in_tree = a.queued;
+  a.tree_sum = a.sum;
+  a.tree_weight = a.weight;
+  if (cfs_rq.curr && cfs_rq.curr->on_rq) add(*cfs_rq.curr);
+  return a;
+}
 
 void check_average(const CheckScope& s) {
   const CfsRq& cfs = s.cfs;
@@ -84,6 +107,19 @@ void check_average(const CheckScope& s) {
                  {});
     }
   }
+}
+
+// I-FRESH: a decision reads V only after curr was charged up to rq_clock_task.
+void check_fresh_read(const CheckScope& s, const char* caller) {
+  const SchedEntity* curr = s.cfs.curr;
+  const Rq& rq = s.rq;
+  if (!curr || !curr->on_rq || curr->exec_start == rq.clock_task) return;
+  s.report(Id::FRESH, caller,
+           fmt::format("{} read V while the running entity {} had {} ns of runtime not yet charged "
+                       "(exec_start {}, rq_clock_task {}): update_curr() was not called first",
+                       caller, entity_name(rq, curr), rq.clock_task - curr->exec_start, curr->exec_start,
+                       rq.clock_task),
+           {curr});
 }
 
 }  // namespace eevdf::inv

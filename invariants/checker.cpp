@@ -1,110 +1,16 @@
+// The checker's bookkeeping: what it remembers of every entity from operation
+// to operation and inside one (the Observer hooks record the events), the
+// snapshots of the state before and after, and the calls of the families'
+// checks (one file each: accounting, average, tree, lag, reweight, deadline,
+// delay, protection, pick, fairness, placement, monotonic, warnings, pelt,
+// wake_cpu), which judge.
 #include "invariants/checker.hpp"
-
-#include <fmt/format.h>
 
 #include <algorithm>
 
 #include "model/fair.hpp"
 
 namespace eevdf::inv {
-
-ExactAverage exact_average(const CfsRq& cfs_rq) {
-  ExactAverage a;
-  const bool flat = cfs_rq.rq->profile().behaviour.flat_runqueue;
-  const u64 zero = cfs_rq.zero_vruntime;
-  auto add = [&](const SchedEntity& se) {
-    if (a.queued < a.entities.size()) a.entities[a.queued++] = &se;
-    const u64 full = flat && entity_is_task(se) ? se.h_load.weight : se.load.weight;  // eevdf_weight()
-    const u64 w = avg_vruntime_weight(cfs_rq, full);
-    // entity_key(): the 64-bit key times a weight, exact in 128 bits
-    a.sum += static_cast<i128>(vruntime_diff(se.vruntime, zero)) * static_cast<i128>(w);
-    a.weight += static_cast<i128>(w);
-    if (a.min_weight == 0 || full < a.min_weight) a.min_weight = full;
-    if (se.slice > a.max_slice) a.max_slice = se.slice;
-  };
-  for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(n)) add(*n);
-  a.in_tree = a.queued;
-  a.tree_sum = a.sum;
-  a.tree_weight = a.weight;
-  if (cfs_rq.curr && cfs_rq.curr->on_rq) add(*cfs_rq.curr);
-  return a;
-}
-
-namespace {
-// A bound computed in 128 bits, held in the kernel's u64 (saturating).
-u64 saturate_u64(u128 x) { return x > ~u64{0} ? ~u64{0} : static_cast<u64>(x); }
-
-// The real time entity_lag() clamps to: max_slice + TICK_NSEC (6e3c0a4e1ad1),
-// before it max(2 * slice, TICK_NSEC).
-u64 lag_span(const Rq& rq, u64 max_slice, u64 quantum) {
-  const u64 tick = quantum ? quantum : rq.profile().tick_nsec();
-  return rq.profile().behaviour.lag_limit_max_slice ? max_slice + tick : std::max(2 * max_slice, tick);
-}
-}  // namespace
-
-// The profile's lag clamp for the largest slice: calc_delta(max_slice + TICK)
-// (6e3c0a4e1ad1), or before it calc_delta(max(2 * slice, TICK)).
-u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight, u64 tick) {
-  if (weight == 0) return 0;
-  const u64 span = lag_span(rq, max_slice, tick);
-  const u128 scaled = static_cast<u128>(span) << kNice0LoadShift;
-  // a 64-bit division when the dividend fits (it does for any slice up to 2^54 ns): the same quotient
-  u128 q = scaled >> 64 ? scaled / weight : static_cast<u64>(scaled) / weight;
-  q += inverse_weight_excess(rq, q);
-  // The inverse-weight path divides by scale_load_down(w) = floor(w / 1024), not w / 1024:
-  // for a group weight that is not a multiple of 1024 the kernel's clamp lies above the
-  // exact quotient by up to 1/floor(w / 1024) relative (w = 1024927, 6 ms: 6143999 where the
-  // quotient is 6138570), more
-  // than the allowance above. The bound is at least the kernel's own clamp.
-  if (rq.profile().behaviour.calc_delta == CalcDeltaPath::inverse_weight) {
-    LoadWeight lw{weight, 0};
-    const u64 kernel = calc_delta_fair(span, lw, CalcDeltaPath::inverse_weight, null_observer());
-    if (kernel > q) q = kernel;
-  }
-  return saturate_u64(q);
-}
-
-// The clamp entity_lag() applies, in the kernel's own arithmetic:
-// calc_delta_fair(max_slice + TICK_NSEC) (6e3c0a4e1ad1), before it
-// calc_delta_fair(max(2 * slice, TICK_NSEC)), on the profile's __calc_delta path.
-// lag_bound() is only an upper bound of it (the larger of the exact quotient plus the
-// wmult allowance and this value): the inverse-weight path multiplies by floor(0xFFFFFFFF /
-// scale_load_down(w)), which for a weight off the nice table lies below 2^32 / w
-// (w = 2^28, 6 ms: 23436, where the quotient is 23437.5 and lag_bound() 23438).
-// Whether a lag was clamped is decided against this value.
-u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw) {
-  return calc_delta_fair(lag_span(rq, max_slice, 0), lw, rq.profile().behaviour.calc_delta, null_observer());
-}
-
-// The inverse-weight __calc_delta (up to v7.0) multiplies by sched_prio_to_wmult[],
-// whose entries exceed 2^32 / w by up to 9.3e-9 relative (computed over the table):
-// a virtual time can exceed the exact quotient by that much, and a reweight's
-// rescaling by w_old / w_new keeps the relative excess. Allow 2^-26 (1.5e-8) + 1 ns.
-u128 inverse_weight_excess(const Rq& rq, u128 exact) {
-  if (rq.profile().behaviour.calc_delta != CalcDeltaPath::inverse_weight) return 0;
-  return (exact >> 26) + 1;
-}
-
-// A reweight rescales d - v (set as calc_delta_fair(slice) at the old weight w) by
-// w/w', but I-DL bounds it by calc_delta_fair(slice) at the new weight w'. On the
-// inverse-weight path calc_delta_fair(s, w) = (s·1024·floor(0xFFFFFFFF / w_sd)) >> 32
-// with w_sd = scale_load_down(w) = floor(w/1024): it lies below s·1024/w_sd by up to
-// s·1024/2^32 + 1 (the floored inverse), and s·1024/w_sd lies above s·2^20/w by the
-// truncation w/1024 - w_sd. Both errors differ between w and w', so one old virtual
-// slice rescaled, K(w)·w/w', can exceed K(w') (v7.0: a group entity of 2^20 with a
-// 100 ms slice, K = 100 ms exactly, reweighted to 10·2^20: 10 ms, where K(w') =
-// (10^8·1024·419430) >> 32 = 9999990). This is the excess of the rescaled kernel
-// slice over the new one, ceil(K(w)·w/w') - K(w'), both in the kernel's arithmetic,
-// for the largest slice seen (the deadline was set with a slice no larger).
-u64 rescaled_slice_excess(const Rq& rq, u64 max_slice, u64 old_weight, u64 new_weight) {
-  if (old_weight == 0 || new_weight == 0) return 0;
-  const CalcDeltaPath path = rq.profile().behaviour.calc_delta;
-  LoadWeight old_lw{old_weight, 0}, new_lw{new_weight, 0};
-  const u128 k_old = calc_delta_fair(max_slice, old_lw, path, null_observer());
-  const u128 k_new = calc_delta_fair(max_slice, new_lw, path, null_observer());
-  const u128 rescaled = (k_old * old_weight + new_weight - 1) / new_weight;
-  return saturate_u64(rescaled > k_new ? rescaled - k_new : 0);
-}
 
 // The drift a deadline carries after one more reweight w -> w2 (I-DL): the
 // prior drift E and the two truncated rescales (d - V and V - v) with the old
@@ -170,7 +76,7 @@ void Checker::add(Violation v) {
 
 
 void Checker::adopt(std::size_t i, const SchedEntity& se) {
-  vprot_stale_[i] = false;
+  stale_vprot_[i] = Finding::none;
   rescaled_deadline_[i] = {};
   delayed_before_[i] = se.sched_delayed;
   asleep_before_[i] = false;  // adopted during an operation: its placement is not judged
@@ -278,26 +184,22 @@ void Checker::end_op() {
   //   only tasks are queued for EEVDF, all on the root), else the root queue's.
   const bool flat = rq.profile().behaviour.flat_runqueue;
   u64 largest_queued = 0;
-  // ... and, in the same walk (reported after the queue checks), I-MONO (running only moves vruntime forward) and I-DELAY's
-  // transitions: the lag a delayed entity leaves with may not be below the one it
-  // was delayed with (service units; rounding of a reweight or a re-placement
-  // allowed). Both lags are taken from the state, on every profile: clamp(V - v)
-  // when it becomes delayed and when a wake-up requeues it, the saved vlag when
-  // it is dequeued at last. (v7.1 saves the lag at delay time and keeps the debt
-  // from growing; before, a V that sank meanwhile deepens it.) Only the first
+  // ... and, in the same walk (reported after the queue checks), I-MONO
+  // (monotonic.cpp) and I-DELAY's transitions (delay.cpp): the lag a delayed
+  // entity leaves with against the one it was delayed with. Only the first
   // report of an invariant in an operation is kept (add()): each walk notes its
   // first offender, reported after it, I-MONO's before I-DELAY's.
   const bool mono = selection_[Id::MONO] && op_class_ == OpClass::running;
   const SchedEntity* mono_se = nullptr;
   s64 mono_moved = 0;
   const SchedEntity* delay_se = nullptr;
-  i128 delay_lag = 0;
-  // ... and I-PROT between picks: the protected run left to an entity that
-  // stayed curr without a real pick may only shrink (reported after the others)
+  i128 delay_left_with = 0, delay_had = 0;
+  // ... and I-PROT between picks (protection.cpp): the protected run left to an
+  // entity that stayed curr without a real pick may only shrink (reported after the others)
   const SchedEntity* prot_se = nullptr;
   const CfsRq* prot_q = nullptr;
-  // ... and I-DL's fresh request: a task that joins from sleep in an operation
-  // that moves no time (a wake-up) gets d - v of one virtual slice
+  // ... and I-DL's fresh request (deadline.cpp): a task that joins from sleep in
+  // an operation that moves no time (a wake-up) gets d - v of one virtual slice
   FreshRequest fresh;
   const bool fresh_check = selection_[Id::DL] && op_class_ == OpClass::placement && rq.clock_task == clock_before_;
   i128 prot_before = 0, prot_now = 0;
@@ -309,7 +211,7 @@ void Checker::end_op() {
         w = {true, r->clamped, false, se.deadline, r->excess, se.deadline - se.vruntime};
       }
     }
-    if (entity_is_task(se) && se.cfs_rq != queue_before_[i]) vprot_stale_[i] = true;
+    if (entity_is_task(se) && se.cfs_rq != queue_before_[i]) stale_vprot_[i] = Finding::F6;
     if (asleep_before_[i] && se.on_rq && !fresh.se && fresh_check) {
       fresh.first = !ever_queued_[i];
       if (fresh_request_offends(rq, se, fresh)) fresh.se = &se;
@@ -319,15 +221,8 @@ void Checker::end_op() {
     const CfsRq* q = eevdf_queue_of(rq, se);
     const bool curr = q && q->curr == &se && se.on_rq;
     const i128 left = curr ? protected_run_left(rq, se) : 0;
-    // each reweight rescales end - V and V - v separately, each truncated toward
-    // zero: the protected run can come out less than one virtual ns longer, at
-    // that reweight's new weight (several reweights in one operation: the sum)
-    const i128 rounding = static_cast<i128>(reweight_rounding_[i]);
-    // F7 (tolerated with F1's switch): a reweight that clamps the lag moves v by
-    // the clamp while end stays rescaled around V, as it leaves the deadline
-    const bool f7 = lag_clamped_[i] && tolerates_f7();
     if (!prot_se && selection_[Id::PROT] && curr && prot_known_[i] && !picked_[i] &&
-        left > prot_left_[i] + rounding && !vprot_stale(se) && !f7) {
+        protection_grew(*this, se, prot_left_[i], left, reweight_rounding_[i], lag_clamped_[i])) {
       prot_se = &se;
       prot_q = q;
       prot_before = prot_left_[i];
@@ -340,7 +235,7 @@ void Checker::end_op() {
     lag_clamped_[i] = false;
     if (mono && !mono_se) {
       const s64 moved = vruntime_diff(se.vruntime, vruntime_before_[i]);
-      if (moved < 0 || (moved > 0 && !was_curr_[i])) {
+      if (vruntime_offends(moved, was_curr_[i])) {
         mono_se = &se;
         mono_moved = moved;
       }
@@ -352,15 +247,13 @@ void Checker::end_op() {
     if (se.sched_delayed) {
       // taken at the delay itself (on_delayed()) where the backend says when:
       // later in the operation V and the largest slice may have moved
-      if (!delay_seen) lag_at_delay_[i] = lag_now(se);
+      if (!delay_seen) lag_at_delay_[i] = delay_lag(rq, se);
       return;
     }
     if (!selection_[Id::DELAY] || delay_se) return;
-    const u64 weight = eevdf_load_of(rq, se).weight;
-    const i128 service_lag = se.on_rq ? lag_now(se) : static_cast<i128>(se.vlag) * static_cast<i128>(weight);
-    if (service_lag < lag_at_delay_[i] - static_cast<i128>(weight)) {
+    if (delay_debt_grew(rq, se, lag_at_delay_[i], delay_left_with)) {
       delay_se = &se;
-      delay_lag = service_lag;
+      delay_had = lag_at_delay_[i];
     }
   });
   ExactAverage avg = exact_average_and_tree(rq.cfs);
@@ -384,47 +277,10 @@ void Checker::end_op() {
   }
 
   if (fresh.se) report_fresh_request(scope, fresh);
-  if (mono_se) {
-    if (mono_moved < 0)
-      scope.report(Id::MONO, "update_curr",
-                   fmt::format("vruntime of {} moved backwards by {} ns while the CPU only ran",
-                               entity_name(rq, mono_se), format_i128(-static_cast<i128>(mono_moved))),
-                   {mono_se});
-    else
-      scope.report(Id::MONO, "update_curr",
-                   fmt::format("vruntime of {} moved by {} ns while it never ran (it was never curr)",
-                               entity_name(rq, mono_se), mono_moved),
-                   {mono_se});
-  }
-  if (delay_se)
-    scope.report(Id::DELAY, delay_se->on_rq ? "requeue_delayed_entity" : "update_entity_lag",
-                 fmt::format("{} left the delayed state ({}) with w·lag = {}, below the {} it had when delayed "
-                             "(a delayed entity's debt may not grow)",
-                             entity_name(rq, delay_se), delay_se->on_rq ? "woken, still queued" : "dequeued",
-                             format_i128(delay_lag), format_i128(lag_at_delay_[entity_slot(*delay_se)])),
-                 {delay_se});
-  if (prot_se) {
-    ExactAverage none;  // the report reads no average
-    const CheckScope s{rq, selection_, none, max_slice_seen_, *this, *prot_q};
-    check_protection_kept(s, *prot_se, prot_before, prot_now);
-  }
-}
-
-// w·clamp(V - v) for a queued entity, V exact and floored, clamped with the
-// profile's lag limit for the largest slice queued with it.
-i128 Checker::lag_now(const SchedEntity& se) const {
-  const CfsRq* q = eevdf_queue_of(*rq_, se);
-  if (!q || !se.on_rq) return static_cast<i128>(se.vlag) * static_cast<i128>(eevdf_load_of(*rq_, se).weight);
-  const ExactAverage a = exact_average(*q);
-  const i128 w = static_cast<i128>(eevdf_load_of(*rq_, se).weight);
-  if (a.weight == 0) return 0;
-  i128 floor_v = a.sum / a.weight;
-  if (a.sum % a.weight != 0 && a.sum < 0) --floor_v;
-  i128 lag = floor_v - vruntime_diff(se.vruntime, q->zero_vruntime);
-  const u64 slice = rq_->profile().behaviour.lag_limit_max_slice ? a.max_slice : se.slice;
-  const i128 limit = static_cast<i128>(kernel_lag_limit(*rq_, slice, eevdf_load_of(*rq_, se)));
-  lag = std::clamp(lag, -limit, limit);
-  return lag * w;
+  if (mono_se) report_vruntime(scope, *mono_se, mono_moved);
+  if (delay_se) report_delay_debt(scope, *delay_se, delay_left_with, delay_had);
+  if (prot_se)
+    without_average(*prot_q, [&](const CheckScope& s) { check_protection_kept(s, *prot_se, prot_before, prot_now); });
 }
 
 void Checker::end_op_untouched() {
@@ -432,11 +288,8 @@ void Checker::end_op_untouched() {
   adopt_new_tasks();
   // I-FAIR's window restarts at every operation that is not only running, on
   // every CPU: as end_op() would (an untouched CPU's tasks received nothing)
-  if (selection_[Id::FAIR] && rq.groups.empty()) {
-    ExactAverage none;  // I-FAIR reads no average
-    const CheckScope scope{rq, selection_, none, max_slice_seen_, *this, rq.cfs};
-    fairness_.update(scope, op_class_ == OpClass::running);
-  }
+  if (selection_[Id::FAIR] && rq.groups.empty())
+    without_average(rq.cfs, [&](const CheckScope& s) { fairness_.update(s, op_class_ == OpClass::running); });
 }
 
 void Checker::check_queues_now() {
@@ -450,45 +303,18 @@ void Checker::check_queues_now() {
   }
 }
 
-void Checker::on_overflow(const OverflowEvent& e) {
-  if (!selection_[Id::OVF]) return;
-  // F6's second consequence: a stale vprot (see vprot_stale()) rescaled by a
-  // weight it was never meant for wraps; reported with --no-tolerance
-  if (e.site == Site::rescale_entity_vprot_x_weight && reweighting_ && vprot_stale(*reweighting_)) return;
-  Violation v;
-  v.id = Id::OVF;
-  v.where = site_name(e.site);
-  const bool addition = e.site == Site::sum_w_vruntime_add_accumulate || e.site == Site::sum_w_vruntime_sub_accumulate ||
-                        e.site == Site::update_zero_vruntime_accumulate || e.site == Site::avg_vruntime_accumulate ||
-                        e.site == Site::vruntime_eligible_accumulate || e.site == Site::avg_vruntime_floor_adjust ||
-                        e.site == Site::ineligible_vruntime_floor_adjust;
-  v.what = fmt::format("{} {} {} wraps: exact {} but the kernel's type holds {}", format_i128(e.lhs),
-                       addition ? "+" : "x", format_i128(e.rhs), format_i128(e.exact), format_i128(e.kernel));
-  add(std::move(v));
-}
-
-void Checker::on_warn(Warn w, const SchedEntity* se) {
-  Violation v;
-  v.id = w == Warn::pick_next_entity_null ? Id::NULLPICK : Id::WARN;
-  if (w == Warn::h_load_below_min_shares || w == Warn::calc_prop_weight_zero_divisor) v.id = Id::HLOAD;
-  if (!selection_[v.id]) return;
-  v.where = warn_name(w);
-  v.what = w == Warn::pick_next_entity_null ? "pick_eevdf() returned NULL with entities queued; the kernel dereferences it"
-           : v.id == Id::HLOAD                ? std::string(warn_name(w))
-                                              : "the kernel's warning condition holds";
-  if (se && rq_) v.entities.push_back(snapshot(*rq_, *se));
-  add(std::move(v));
-}
-
 void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) {
   const bool after_idle_preempt = caller == PickCaller::schedule && idle_preempted_;
   if (!after_idle_preempt && !selection_[Id::PICKOPT] && !selection_[Id::NULLPICK] && !selection_[Id::DELAY]) return;
-  const ExactAverage avg = exact_average(cfs_rq);
-  const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this, cfs_rq};
-  check_pick(scope, result, protect, caller);
+  // the pick that follows a preemption of a SCHED_IDLE curr, at the level where it was decided
+  const bool idle_level = after_idle_preempt && &cfs_rq == idle_preempted_->cfs_rq;
+  with_average(cfs_rq, [&](const CheckScope& s) {
+    check_pick(s, result, protect, caller);
+    if (idle_level && result == idle_preempted_ && cfs_rq.curr == result && protect)
+      check_pick_after_idle_preempt(s, result);
+  });
   if (!after_idle_preempt) return;
-  if (&cfs_rq == idle_preempted_->cfs_rq) {  // the level where the preemption was decided
-    if (result == idle_preempted_ && cfs_rq.curr == result && protect) check_pick_after_idle_preempt(scope, result);
+  if (idle_level) {
     idle_preempted_ = nullptr;
     return;
   }
@@ -498,75 +324,33 @@ void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool prote
   if (!result || path != result) idle_preempted_ = nullptr;
 }
 
-// I-LAG: a lag within the EEVDF bound, calc_delta_fair(r_max + TICK_NSEC) with
-// r_max the largest slice queued now, survives update_entity_lag() unclamped.
-void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) {
-  if (!selection_[Id::LAG] || raw == clamped) return;
-  LoadWeight lw = eevdf_load_of(*rq_, se);
-  // r_max: the largest slice queued, from the queue itself (not the kernel's
-  // max_slice augment, which profiles before 6e3c0a4e1ad1 do not have)
-  const ExactAverage avg = exact_average(cfs_rq);
-  const u64 span = avg.max_slice + rq_->profile().tick_nsec();
-  const i128 bound = calc_delta_fair(span, lw, rq_->profile().behaviour.calc_delta, null_observer());
-  if (raw > bound || raw < -bound) return;
-  const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this, cfs_rq};
-  scope.report(Id::LAG, "update_entity_lag / entity_lag",
-               fmt::format("the lag V - v = {} of {} lies within the EEVDF bound ±{} (calc_delta_fair(r_max {} + "
-                           "TICK_NSEC)) but was clamped to {}",
-                           raw, entity_name(*rq_, &se), format_i128(bound), avg.max_slice, clamped),
-               {&se});
-}
-
 void Checker::on_placed(const CfsRq& cfs_rq, const SchedEntity& se, s64 saved_lag) {
-  if (!selection_[Id::PLACE]) return;
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
-  check_placement(scope, se, saved_lag);
+  if (selection_[Id::PLACE]) with_average(cfs_rq, [&](const CheckScope& s) { check_placement(s, se, saved_lag); });
 }
 
-// I-LAG at every avg_vruntime() return: the V it answers is the floor of the queued
-// entities' weighted average (curr included, weighted as the profile's sums weigh
-// them): Σ w·(V - v) in (-Σ w, 0]. The same rule as check_lag()'s after the
-// operation, which recomputes V from the queue; this one judges the value the
-// code computed, where the kernel backend's tree computed it.
+void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) {
+  if (!selection_[Id::LAG] || raw == clamped) return;  // nothing clamped, nothing to judge
+  with_average(cfs_rq, [&](const CheckScope& s) { check_lag_clamp(s, se, raw, clamped); });
+}
+
 void Checker::on_avg_vruntime(const CfsRq& cfs_rq, u64 v) {
-  if (!selection_[Id::LAG]) return;
-  const ExactAverage avg = exact_average(cfs_rq);
-  if (avg.weight == 0) return;
-  // Σ w·(V - v_i) = W·(V - zero) - Σ w·key_i
-  const i128 total = static_cast<i128>(vruntime_diff(v, cfs_rq.zero_vruntime)) * avg.weight - avg.sum;
-  if (total <= 0 && total > -avg.weight) return;
-  const CheckScope scope{*rq_, selection_, avg, max_slice_seen_, *this, cfs_rq};
-  scope.report(Id::LAG, "avg_vruntime",
-               fmt::format("the queued lags Σ w·(V - v) = {} are not within (-{}, 0] (the floor of V)",
-                           format_i128(total), format_i128(avg.weight)),
-               {});
+  if (selection_[Id::LAG]) with_average(cfs_rq, [&](const CheckScope& s) { check_avg_vruntime(s, v); });
 }
 
-// I-FRESH: a decision reads V only after curr was charged up to rq_clock_task.
 void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {
-  if (!selection_[Id::FRESH]) return;
-  const SchedEntity* curr = cfs_rq.curr;
-  if (!curr || !curr->on_rq || curr->exec_start == rq_->clock_task) return;
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
-  scope.report(Id::FRESH, caller,
-               fmt::format("{} read V while the running entity {} had {} ns of runtime not yet charged "
-                           "(exec_start {}, rq_clock_task {}): update_curr() was not called first",
-                           caller, entity_name(*rq_, curr),
-                           rq_->clock_task - curr->exec_start, curr->exec_start, rq_->clock_task),
-               {curr});
+  if (selection_[Id::FRESH]) without_average(cfs_rq, [&](const CheckScope& s) { check_fresh_read(s, caller); });
 }
+
+void Checker::on_overflow(const OverflowEvent& e) { check_overflow(*this, e, reweighting_); }
+
+void Checker::on_warn(Warn w, const SchedEntity* se) { check_warn(*this, rq_, w, se); }
 
 void Checker::on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) {
   if (!selection_[Id::WAKEPICK]) return;
   if (reason == WakeupPreemptReason::idle_curr && rq_->curr >= 0) {
     idle_preempted_ = matching_levels(&rq_->tasks[static_cast<std::size_t>(rq_->curr)].se, &wakee).first;
   }
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
-  check_wakeup_preempt(scope, wakee, reason);
-}
-
-bool Checker::vprot_stale(const SchedEntity& se) const {
-  return tolerances_.f1_unscaled_vprot && vprot_stale_[entity_slot(se)];
+  with_average(cfs_rq, [&](const CheckScope& s) { check_wakeup_preempt(s, wakee, reason); });
 }
 
 const Checker::RescaledDeadline* Checker::rescaled_deadline_if_current(const SchedEntity& se,
@@ -580,29 +364,21 @@ void Checker::on_set_next(const SchedEntity& se, bool first) {
   adopt_new_tasks();
   const std::size_t i = entity_slot(se);
   if (first) {
-    vprot_stale_[i] = false;
+    stale_vprot_[i] = Finding::none;
     picked_[i] = true;
     const CfsRq* q = eevdf_queue_of(*rq_, se);
-    if (selection_[Id::PROT] && q && q->curr == &se && se.on_rq) {
-      ExactAverage none;  // the pick rule walks the tree for slices only
-      const CheckScope scope{*rq_, selection_, none, max_slice_seen_, *this, *q};
-      check_protection_at_pick(scope, se);
-    }
+    // the pick rule walks the tree for slices only
+    if (selection_[Id::PROT] && q && q->curr == &se && se.on_rq)
+      without_average(*q, [&](const CheckScope& s) { check_protection_at_pick(s, se); });
   }
   // F1/F6: set_next_task(first = false) after a sched_change of the running
   // task re-arms no level's protection, while the levels that were dequeued
   // are re-placed (bcd74b2ffdd0): their vprot stays from before
   if (!first && rq_->profile().behaviour.protect_only_first) {
-    vprot_stale_[i] = true;
-    // so the end itself may not move later: between real picks only update_protect_slice()
-    // and cancel_protect_slice() write it, both backwards, and reweight_entity() rescales it
-    // (F1's tolerance above excuses v moving under a kept end, not a re-armed end)
+    stale_vprot_[i] = Finding::F1;
     const CfsRq* q = eevdf_queue_of(*rq_, se);
-    if (selection_[Id::PROT] && q && protect_slice(se) && vruntime_diff(se.vprot, vprot_armed_[i]) > 0) {
-      ExactAverage none;  // the report reads no average
-      const CheckScope scope{*rq_, selection_, none, max_slice_seen_, *this, *q};
-      check_protection_rearmed(scope, se, vprot_armed_[i]);
-    }
+    if (selection_[Id::PROT] && q)
+      without_average(*q, [&](const CheckScope& s) { check_protection_rearmed(s, se, vprot_armed_[i]); });
   }
   vprot_armed_[i] = se.vprot;
   was_curr_[i] = true;
@@ -611,7 +387,7 @@ void Checker::on_set_next(const SchedEntity& se, bool first) {
 void Checker::on_delayed(const SchedEntity& se) {
   adopt_new_tasks();
   const std::size_t i = entity_slot(se);
-  lag_at_delay_[i] = lag_now(se);
+  lag_at_delay_[i] = delay_lag(*rq_, se);
   delay_seen_[i] = true;
 }
 
@@ -623,22 +399,14 @@ void Checker::on_wake_choice(const WakeCpuChoice& c) {
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
   adopt_new_tasks();
   mono_moved_ = vruntime_diff(se.vruntime, vruntime_before_[entity_slot(se)]);
-  if (!se.on_rq) vprot_stale_[entity_slot(se)] = true;
+  // F1: off the queue (a sched_change) vprot is not rescaled
+  if (!se.on_rq) stale_vprot_[entity_slot(se)] = Finding::F1;
   // F7: the running entity's vprot is rescaled only while it protects
   // (ff38424030f9); an expired one stays absolute while the rescaled, clamped
   // lag can move vruntime back below it
-  if (se.on_rq && cfs_rq.curr == &se && !protect_slice(se)) vprot_stale_[entity_slot(se)] = true;
-  // I-DELAY: a delayed group entity's queue is empty, so it has no share to take; it
-  // burns off its lag at the weight it was delayed with (66951e4860d3: update_cfs_group()
-  // leaves a group with no load alone; before it, v6.12.0 drops it to MIN_SHARES)
-  if (selection_[Id::DELAY] && se.sched_delayed && se.my_q && new_weight != se.load.weight) {
-    const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
-    scope.report(Id::DELAY, "update_cfs_group / reweight_entity",
-                 fmt::format("{} was reweighted {} -> {} while delayed; a delayed group entity's queue is "
-                             "empty and it keeps the weight it was delayed with",
-                             entity_name(*rq_, &se), se.load.weight, new_weight),
-                 {&se});
-  }
+  if (se.on_rq && cfs_rq.curr == &se && !protect_slice(se)) stale_vprot_[entity_slot(se)] = Finding::F7;
+  if (selection_[Id::DELAY])
+    without_average(cfs_rq, [&](const CheckScope& s) { check_delayed_reweight(s, se, new_weight); });
   rw_ = {};
   reweighting_ = &se;
   rw_.on_rq = se.on_rq;
@@ -700,24 +468,9 @@ void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relat
   r = {true, carried && r.clamped, true, se.deadline, excess, 0};
 }
 
-// I-RW: a weight written past reweight_entity() (set_load_weight() before
-// d32960528702) leaves vlag as it was, so the lag w·vlag changes by
-// vlag·(w' - w); a rescale would have kept it within one new weight.
 void Checker::on_load_set(const SchedEntity& se, u64 old_weight) {
   adopt_new_tasks();
-  if (!selection_[Id::RW] || se.vlag == 0) return;
-  const u64 new_weight = se.load.weight;
-  const i128 before = static_cast<i128>(se.vlag) * static_cast<i128>(old_weight);
-  const i128 after = static_cast<i128>(se.vlag) * static_cast<i128>(new_weight);
-  const i128 diff = after > before ? after - before : before - after;
-  if (diff < static_cast<i128>(new_weight > 0 ? new_weight : 1)) return;
-  const CfsRq& cfs_rq = *se.cfs_rq;
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
-  scope.report(Id::RW, "set_load_weight",
-               fmt::format("weight {} -> {} written without reweight_entity(): vlag {} kept, so w·vlag went from {} "
-                           "to {}; allowed: less than one new weight",
-                           old_weight, new_weight, se.vlag, format_i128(before), format_i128(after)),
-               {&se});
+  if (selection_[Id::RW]) without_average(*se.cfs_rq, [&](const CheckScope& s) { check_load_set(s, se, old_weight); });
 }
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
@@ -760,140 +513,13 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
   }
   if (!rw_.active) return;
   rw_.active = false;
-  const CheckScope scope{*rq_, selection_, exact_average(cfs_rq), max_slice_seen_, *this, cfs_rq};
-  if (!rw_.on_rq) {
-    // w'·vlag' = trunc(w·vlag / w')·w': within one w' of w·vlag
-    const i128 before = static_cast<i128>(rw_.vlag) * static_cast<i128>(rw_.old_weight);
-    const u64 new_weight = eevdf_weight(cfs_rq, se);
-    const i128 after = static_cast<i128>(se.vlag) * static_cast<i128>(new_weight);
-    const i128 diff = after > before ? after - before : before - after;
-    if (diff >= static_cast<i128>(new_weight))
-      scope.report(Id::RW, "rescale_entity",
-                   fmt::format("w·vlag changed from {} to {} (weight {} -> {}); allowed: less than one new weight",
-                               format_i128(before), format_i128(after), rw_.old_weight, rw_.new_weight),
-                   {&se});
-    return;
-  }
-  // reweight_entity() places the entity at exactly V - vlag' (V as it computed it);
-  // reweight_eevdf() (v6.9-v6.13) and v6.6.0 keep the lag in a local: V is checked below.
-  // v6.14-v7.0 re-place with place_entity(), from V of the queue without the entity:
-  // three floors (that V, the inflated lag's division, V after) put it within 2 ns.
-  const ReweightRule rule = rq_->profile().behaviour.reweight;
-  const bool lag_stored = rule == ReweightRule::rescale_around_v || rule == ReweightRule::replace_after_rescale;
-  const i128 placement_error = vruntime_diff(se.vruntime, rw_.v_floor - as_u64(se.vlag));
-  const i128 allowed = rule == ReweightRule::replace_after_rescale ? 2 : 0;
-  if (lag_stored && (placement_error > allowed || placement_error < -allowed)) {
-    scope.report(Id::RW, "reweight_entity",
-                 fmt::format("vruntime {} is not V - vlag = {} - {} after reweighting {} -> {}", se.vruntime,
-                             rw_.v_floor, se.vlag, rw_.old_weight, rw_.new_weight),
-                 {&se});
-    return;
-  }
-  // v6.9-v6.13 reweight_eevdf() puts the entity at V - vlag', vlag' = trunc(L_c·w/w') with
-  // |L_c| <= entity_lag()'s clamp at w (1560d1f6eb6b), so |V - v'| <= floor(clamp·w/w').
-  // B08 rescales the raw V - v, which lands beyond once |V - v| exceeds the clamp.
-  const bool lag_rescaled = rule == ReweightRule::eevdf_clamped_lag || rule == ReweightRule::eevdf_raw_lag;
-  if (lag_rescaled && rw_.new_weight > 0) {
-    const i128 lag_after = vruntime_diff(rw_.v_floor, se.vruntime);
-    const i128 bound = rw_.lag_limit * static_cast<i128>(rw_.old_weight) / static_cast<i128>(rw_.new_weight);
-    if (lag_after > bound || lag_after < -bound) {
-      scope.report(Id::RW, "reweight_eevdf / entity_lag",
-                   fmt::format("V - v = {} after reweighting {} -> {}: beyond the clamp {} at the old weight "
-                               "rescaled by w/w', ±{} (the lag before was {})",
-                               format_i128(lag_after), rw_.old_weight, rw_.new_weight, format_i128(rw_.lag_limit),
-                               format_i128(bound), format_i128(rw_.lag_c + rw_.lag_cut)),
-                   {&se});
-      return;
-    }
-  }
-  // v6.9-v6.13 reweight_eevdf() rescales the clamped lag: V moves by the clamp's
-  // displacement, checked below. The others keep no clamped lag to check against.
-  const bool clamp_moves_v = rule == ReweightRule::eevdf_clamped_lag;
-  if (rw_.clamped && !lag_stored && !clamp_moves_v) return;
-  if (rw_.clamped && lag_stored) {
-    // V moves legitimately; the rescaled lag must lie within the clamp of the new weight
-    const i128 limit = static_cast<i128>(lag_bound(*rq_, rw_.max_slice, rw_.new_weight)) + 1;
-    if (se.vlag > limit || se.vlag < -limit)
-      scope.report(Id::RW, "reweight_entity / entity_lag",
-                   fmt::format("the clamped lag rescaled to weight {} is {}, beyond the clamp ±{}", rw_.new_weight,
-                               se.vlag, format_i128(limit)),
-                   {&se});
-    return;
-  }
-  const ExactAverage& after = scope.avg;
-  // V' - V = (v0' - v0) + S'/W' - S/W; allowed |V' - V| <= W/W' + 2 (see id_documentation(I-RW)).
-  // With V = V_exact - f (the floor, 0 <= f < 1), L = V - v, L_c the lag entity_lag() clamped
-  // it to, L'_c = trunc(L_c·w/w') and a, a' the average's weights of the entity (W' = W - a + a'):
-  //   S' = S - a·v + a'·(V - L'_c)  =>  V'_exact - V_exact = ((a - a')·f + a·(L - L_c) + (a·L_c - a'·L'_c)) / W'.
-  // a·(L - L_c)/W' is the clamp's displacement (0 unless clamped). The last term splits as
-  //   a·L_c - a'·L'_c = a'·(L_c·w/w' - L'_c) + L_c·(a - a'·w/w'),
-  // the first part the truncation of the lag division (|.| < a' <= W'), bounded with the
-  // floor by W/W' + 2. The second part is 0 only while a/a' = w/w': reweight_eevdf()
-  // rescales the lag by the full weights w/w' (v6.12's reweight_eevdf(), div_s64(vlag *
-  // old_weight, weight)), while avg_vruntime() counts the entity at a = scale_load_down(w)
-  // = floor(w / 1024). With w = 1024·a + r, w' = 1024·a' + r' (0 <= r, r' < 1024):
-  //   a - a'·w/w' = (r'·w/w' - r) / 1024,
-  // so group shares that are not multiples of 1024 (a share split over several CPUs) move
-  // V by L_c·(a·w' - a'·w)/(w'·W'): e.g. 1048576 -> 15138 (a' = 14, r' = 802) with a lag of
-  // 500 µs beside one nice-0 task moves V by 26 µs of virtual time. That is the kernel's
-  // arithmetic (the revert of 6d71a9c61604 in v7.1 calls it rounding artifacts of
-  // scale_load_down(), cured by full-weight averages, 4823725d9d1d), computed here exactly
-  // and taken off like the clamp's displacement. It is taken as rounding only while the
-  // average counts each weight within one unit of w/1024 (|1024·a - w| < 1024, the
-  // truncation's own error; scale_load_down()'s floor max(2, w >> 10) stays within it
-  // above 1024: 1536 counted as 2048). At or below 1024 the floor counts the entity at up
-  // to 1024 times its weight (MIN_SHARES = 2 counted as 2048: v6.12's empty-group finding,
-  // 66951e4860d3; 1006 counted as 2048: the non-empty form); there the term stays in and
-  // is reported.
-  const i128 W = rw_.v_weight, W2 = after.weight;
-  if (W == 0 || W2 == 0) return;
-  const i128 a = rw_.v_weight - rw_.rest_weight;
-  const i128 a2 = after.weight - rw_.rest_weight;
-  const i128 cut = clamp_moves_v ? rw_.lag_cut : 0;
-  const i128 dz = vruntime_diff(cfs_rq.zero_vruntime, rw_.zero);
-  const u64 w = rw_.old_weight, w2 = rw_.new_weight;
-  const auto within_a_unit = [](i128 avg_weight, u64 weight) {
-    const i128 d = avg_weight * 1024 - static_cast<i128>(weight);
-    return d > -1024 && d < 1024;
-  };
-  const bool truncated =
-      !rq_->profile().behaviour.avg_full_weight && w2 > 0 && within_a_unit(a, w) && within_a_unit(a2, w2);
-  const i128 precision =
-      lag_rescaled && truncated
-          ? W * rw_.lag_c * (a * static_cast<i128>(w2) - a2 * static_cast<i128>(w)) / static_cast<i128>(w2)
-          : 0;
-  const i128 num = dz * W * W2 + after.sum * W - rw_.v_sum * W2 - W * a * cut - precision;
-  // + 1: the truncation of the precision term's division. v6.14-v7.0 re-place the entity
-  // through place_entity() (replace_after_rescale), within 2 ns of V - vlag' (checked
-  // above): that placement error, counted at the entity's average weight a', moves V by
-  // up to 2·a'/W' more.
-  const i128 replaced = rule == ReweightRule::replace_after_rescale ? 2 * a2 * W : 0;
-  const i128 bound = W * W + 2 * W * W2 + (precision ? 1 : 0) + replaced;
-  if (num > bound || num < -bound) {
-    const std::string clamp =
-        cut ? fmt::format(" beyond the clamp's displacement {} (lag clamped by {})", format_i128(a * cut / W2),
-                          format_i128(cut))
-            : std::string{};
-    const std::string prec = precision ? fmt::format(" beyond the {} of the average's truncated weights",
-                                                     format_i128(precision / (W * W2)))
-                                       : std::string{};
-    // a weight at or below 1024 that the average counts at scale_load_down()'s floor of 2
-    // (v6.12's empty-group class, 66951e4860d3 / 6d71a9c61604): said, so that it reads as its own class
-    const bool floored = !rq_->profile().behaviour.avg_full_weight && (w <= 1024 || w2 <= 1024);
-    scope.report(Id::RW, "reweight_entity",
-                 fmt::format("V moved by about {} ns (virtual){}{} while reweighting {}{} -> {}{}; allowed {} (rounding)",
-                             format_i128(num / (W * W2)), clamp, prec, cfs_rq.curr == &se ? "the running entity " : "",
-                             rw_.old_weight, rw_.new_weight,
-                             floored ? " (a weight at or below 1024, which the average counts at its floor)" : "",
-                             format_i128(bound / (W * W2))),
-                 {&se});
-  }
+  with_average(cfs_rq, [&](const CheckScope& s) { check_reweight(s, se, rw_); });
 }
 
 void Checker::share_record(const SchedEntity& se, Checker& other) const {
   const std::size_t i = entity_slot(se);
   other.rescaled_deadline_[i] = rescaled_deadline_[i];
-  other.vprot_stale_[i] = vprot_stale_[i];
+  other.stale_vprot_[i] = stale_vprot_[i];
   if (se.sched_delayed) other.lag_at_delay_[i] = lag_at_delay_[i];
 }
 

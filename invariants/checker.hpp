@@ -61,13 +61,13 @@ struct ExactAverage {
   std::size_t in_tree = 0, queued = 0;
   TreeFinding tree;  // set by exact_average_and_tree() only
 };
-ExactAverage exact_average(const CfsRq& cfs_rq);
+ExactAverage exact_average(const CfsRq& cfs_rq);  // average.cpp
 // The same average from one walk of the tree that also checks its shape,
 // order and augments (I-AUG, noted in avg.tree): what end_op() checks a queue
 // with. The entities come in the order of exact_average() (rb_next() from the
 // cached leftmost): taken from the walk when its links are consistent (then
 // the in-order walk and rb_next() agree), else by exact_average() itself.
-ExactAverage exact_average_and_tree(const CfsRq& cfs_rq);
+ExactAverage exact_average_and_tree(const CfsRq& cfs_rq);  // tree.cpp
 
 // Calls f(se) for every entity in the tree, in deadline order (as recorded by exact_average()).
 template <class F>
@@ -89,14 +89,16 @@ inline bool exactly_eligible(const CfsRq& cfs_rq, const ExactAverage& avg, u64 v
     return static_cast<i128>(key) * static_cast<i128>(static_cast<s64>(avg.weight)) <= avg.sum;
   return static_cast<i128>(key) * avg.weight <= avg.sum;
 }
-// The kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
+// A bound computed in 128 bits, held in the kernel's u64 (saturating).
+inline u64 saturate_u64(u128 x) { return x > ~u64{0} ? ~u64{0} : static_cast<u64>(x); }
+// lag.cpp: the kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
 // `tick`: the quantum in place of TICK_NSEC (0: TICK_NSEC, the kernel's clamp).
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight, u64 tick = 0);
 // The lag clamp entity_lag() computes, exactly (lag_bound() is an upper bound of it).
 u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw);
 // What the inverse-weight __calc_delta may add to an exact quotient (0 on full-weight profiles).
 u128 inverse_weight_excess(const Rq& rq, u128 exact);
-// What one virtual slice at old_weight, rescaled to new_weight, exceeds calc_delta_fair() at new_weight by (I-DL).
+// deadline.cpp: what one virtual slice at old_weight, rescaled to new_weight, exceeds calc_delta_fair() at new_weight by (I-DL).
 u64 rescaled_slice_excess(const Rq& rq, u64 max_slice, u64 old_weight, u64 new_weight);
 
 class Checker;
@@ -119,6 +121,45 @@ inline const CfsRq* eevdf_queue_of(const Rq& rq, const SchedEntity& se) {
   // every task of this CPU (the task table is shared by all CPUs)
   return se.task_id >= 0 && rq.task_of(se).cpu == rq.cpu ? &rq.cfs : nullptr;
 }
+
+// Findings on the newest kernel (docs/findings/FN.md, one page each) that the
+// checker tolerates by default, so that fuzzing goes on finding other things.
+// Each tolerance is exactly the documented staleness, nothing wider, and is one
+// call at its check, naming the finding:
+// `if (s.known(Finding::F7, record->clamped)) return;`.
+enum class Finding : std::uint8_t {
+  none,
+  // F1: set_user_nice / sched_setscheduler / sched_setattr on the running task
+  // go through sched_change: the task is dequeued, reweighted off the queue and
+  // re-placed, but se->vprot keeps its old absolute value (and the old
+  // weight's scale) until it is re-armed.
+  F1,
+  // F6: sched_move_task() of the running task is the same sched_change guard:
+  // se->vprot keeps its value from the old group's queue, a different virtual
+  // time line, until a real pick re-arms it.
+  F6,
+  // F7 (deadline part): reweight_entity() of a queued entity clamps its lag but
+  // rescales its deadline unclamped around V, so the deadline can come to lie
+  // before the vruntime until update_deadline() or a placement renews it.
+  // F7 (protection part): reweight_entity() of the running entity rescales
+  // se->vprot only while it still protects; an expired vprot keeps its
+  // absolute value, and the rescaled lag can move vruntime back below it, so
+  // the old protection revives past the new deadline.
+  F7,
+  // F9: sched_idle_rq() counts a delayed (sleeping) task as work, so a CPU
+  // whose runnable tasks are all SCHED_IDLE is not sched-idle while a delayed
+  // normal task is queued there. Tolerated exactly when the answer is the one
+  // the counters give with the delayed tasks counted.
+  F9,
+};
+
+// Which findings are tolerated: one switch for all four (--no-tolerance and a
+// scenario's `tolerate none` turn it off).
+struct Tolerances {
+  bool f1_unscaled_vprot = true;
+  bool tolerates(Finding f) const { return f != Finding::none && f1_unscaled_vprot; }
+};
+
 // Handed to every family check: the state, the run-long memory and a sink.
 struct CheckScope {
   Rq& rq;
@@ -128,14 +169,57 @@ struct CheckScope {
   Checker& checker;
   const CfsRq& cfs;  // the queue under check (rq.cfs or a group's)
   bool on(Id id) const { return selection[id]; }
+  // The verdict of a check that saw what finding f describes (`seen`): true if
+  // the checker tolerates f, and the check then reports nothing (Checker::known()).
+  bool known(Finding f, bool seen = true) const;
   void report(Id id, std::string where, std::string what, std::vector<const SchedEntity*> entities) const;
 };
 
-// One function per family (one file each).
+// ---- The families, one file each under invariants/. State checks run after
+// every operation from Checker::check_queue() (or the end_op() walk over the
+// entities); event checks from the Observer hooks (Checker::on_*), which keep
+// the records and call them. ----
+
+// accounting.cpp
 void check_accounting(const CheckScope& s);  // I-SUM, I-CNT
+// tree.cpp
 void check_tree(const CheckScope& s);        // I-AUG
+// average.cpp
 void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KEY
+// I-FRESH at a read of V (Observer::on_read_avg) on s.cfs by `caller`.
+void check_fresh_read(const CheckScope& s, const char* caller);
+// lag.cpp
 void check_lag(const CheckScope& s);         // I-LAG
+// I-LAG at update_entity_lag()'s clamp (Observer::on_lag_clamp); s.avg is s.cfs's.
+void check_lag_clamp(const CheckScope& s, const SchedEntity& se, s64 raw, s64 clamped);
+// I-LAG at an avg_vruntime() return v (Observer::on_avg_vruntime); s.avg is s.cfs's.
+void check_avg_vruntime(const CheckScope& s, u64 v);
+// reweight.cpp: I-RW
+// What reweight_entity() of an entity met at its start (Observer::on_reweight_begin),
+// for I-RW at its end and for the deadline's and the lag's records.
+struct ReweightRecord {
+  bool active = false;
+  bool on_rq = false;
+  bool clamped = false;
+  bool queued_begun = false;  // on_reweight_begin() saw a queued entity (whatever the selection)
+  u64 prior_excess = 0;       // the rounding drift the entity's deadline carried before
+  bool prior_clamped = false;  // and whether an earlier clamped reweight (F7) left it
+  u64 old_weight = 0, new_weight = 0;
+  i128 v_sum = 0, v_weight = 0;  // exact V before, as S/W, absolute via zero point
+  u64 zero = 0;
+  s64 vlag = 0;
+  i128 rest_weight = 0;  // Σ w' of the other queued entities
+  u64 v_floor = 0;       // V as reweight_entity() computes it (avg_vruntime())
+  u64 max_slice = 0;     // cfs_rq_max_slice() at the reweight
+  i128 lag_cut = 0;      // L - L_c: what entity_lag()'s clamp took off V - v (0 if not clamped)
+  i128 lag_c = 0;        // L_c: the lag reweight_eevdf() rescales (V - v after entity_lag()'s clamp)
+  i128 lag_limit = 0;    // entity_lag()'s clamp at the old weight
+};
+// set_load_weight() wrote se's weight (old_weight before) past reweight_entity() (Observer::on_load_set).
+void check_load_set(const CheckScope& s, const SchedEntity& se, u64 old_weight);
+// At the end of reweight_entity() of se (Observer::on_reweight_end), against what its start recorded.
+void check_reweight(const CheckScope& s, const SchedEntity& se, const ReweightRecord& rw);
+// deadline.cpp
 void check_deadline(const CheckScope& s);    // I-DL, I-SLICE
 // I-DL's fresh request: a task that joined from sleep without time passing has
 // d - v of one virtual slice of its own slice, or, at its first enqueue under
@@ -147,18 +231,27 @@ struct FreshRequest {
 };
 bool fresh_request_offends(const Rq& rq, const SchedEntity& se, FreshRequest& out);
 void report_fresh_request(const CheckScope& s, const FreshRequest& f);
+// wake_cpu.cpp
 void check_wake_cpu(const CheckScope& s);    // I-WAKECOUNT (root queue: the backend's own answers of the counter tests)
 // I-WAKECOUNT at a wake-up CPU choice (Observer::on_wake_choice()), told to the
 // waking CPU's checker: the chosen CPU against the design's properties, judged
 // from the tasks of every CPU (rq.possible_cpus()).
 void check_wake_choice(Checker& checker, const Rq& rq, const WakeCpuChoice& c);
+// pelt.cpp
 void check_pelt(const CheckScope& s);        // I-PELT (root queue, while PELT is tracked)
+// placement.cpp
 // I-PLACE at a placement with the saved lag (Observer::on_placed); s.avg includes se.
 void check_placement(const CheckScope& s, const SchedEntity& se, s64 saved_lag);
-void check_protection(const CheckScope& s);  // I-PROT after the operation (protection.cpp)
+// protection.cpp
+void check_protection(const CheckScope& s);  // I-PROT after the operation
 // I-PROT at a real pick (set_next_entity(first)) on se's queue s.cfs; reads no s.avg.
 void check_protection_at_pick(const CheckScope& s, const SchedEntity& se);
-// I-PROT between picks: the protected run left grew from `before` to `now` (w·(end - v)).
+// I-PROT between picks: whether the protected run left to se, curr without a
+// real pick since the last operation, grew from `before` to `now` (w·(end - v))
+// by more than the rounding of the reweights of it in the operation (Σ new
+// weight), a known finding aside (lag_clamped: one of them clamped its lag).
+bool protection_grew(const Checker& checker, const SchedEntity& se, i128 before, i128 now, u64 reweight_rounding,
+                     bool lag_clamped);
 void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 before, i128 now);
 // I-PROT between picks, where only a real pick arms it: set_next_entity() without a pick moved vprot later.
 void check_protection_rearmed(const CheckScope& s, const SchedEntity& se, u64 vprot_before);
@@ -195,39 +288,32 @@ bool lone_fair_entity(const Rq& rq);
 void check_lone_tick(const CheckScope& s, LoneTickWatch& w);
 // w·(end - v) for the protection se holds now (0 if none): vprot, or the v6.6-v6.12 parity stash.
 i128 protected_run_left(const Rq& rq, const SchedEntity& se);
-void check_delay(const CheckScope& s);       // I-DELAY (state part)
+// delay.cpp: I-DELAY
+void check_delay(const CheckScope& s);       // the state part
+// w·clamp(V - v) of a queued entity (the saved w·vlag of one off the queue):
+// the lag a delayed entity's debt is measured in.
+i128 delay_lag(const Rq& rq, const SchedEntity& se);
+// se left the delayed state (woken or dequeued) with the lag `lag` (set), below
+// the one it had when delayed (at_delay).
+bool delay_debt_grew(const Rq& rq, const SchedEntity& se, i128 at_delay, i128& lag);
+void report_delay_debt(const CheckScope& s, const SchedEntity& se, i128 lag, i128 at_delay);
+// update_cfs_group() reweights a delayed group entity to new_weight (Observer::on_reweight_begin).
+void check_delayed_reweight(const CheckScope& s, const SchedEntity& se, u64 new_weight);
+// monotonic.cpp: I-MONO, in an operation that only ran: se's vruntime moved by
+// `moved` (it was curr at some point of the operation: was_curr).
+bool vruntime_offends(s64 moved, bool was_curr);
+void report_vruntime(const CheckScope& s, const SchedEntity& se, s64 moved);
+// warnings.cpp: the arithmetic's and the code's own alarms (Observer::on_overflow, on_warn)
+// I-OVF; `reweighting`: the entity inside reweight_entity(), if any.
+void check_overflow(Checker& checker, const OverflowEvent& e, const SchedEntity* reweighting);
+void check_warn(Checker& checker, const Rq* rq, Warn w, const SchedEntity* se);  // I-WARN, I-HLOAD, I-NULLPICK
+// pick.cpp
 void check_pick(const CheckScope& s, const SchedEntity* result, bool protect, PickCaller caller);  // I-PICKOPT, I-NULLPICK, I-DELAY
 void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupPreemptReason reason);  // I-WAKEPICK
 // find_matching_se() on const entities: the ancestors of se and pse that share a queue.
 std::pair<const SchedEntity*, const SchedEntity*> matching_levels(const SchedEntity* se, const SchedEntity* pse);
 // I-WAKEPICK at the pick after a non-idle wakee preempted the SCHED_IDLE curr, at the level where they met.
 void check_pick_after_idle_preempt(const CheckScope& s, const SchedEntity* result);
-
-// Findings on the newest kernel (docs/findings.md) that the checker tolerates
-// by default, so that fuzzing goes on finding other things. Each tolerance is
-// exactly the documented staleness, nothing wider.
-struct Tolerances {
-  // F1: set_user_nice / sched_setscheduler / sched_setattr on the running task
-  // go through sched_change: the task is dequeued, reweighted off the queue and
-  // re-placed, but se->vprot keeps its old absolute value (and the old
-  // weight's scale) until it is re-armed.
-  bool f1_unscaled_vprot = true;
-  // F7 (deadline part): reweight_entity() of a queued entity clamps its lag but
-  // rescales its deadline unclamped around V, so the deadline can come to lie
-  // before the vruntime until update_deadline() or a placement renews it.
-  // Tolerated with F1's switch as well.
-  // F6: sched_move_task() of the running task is the same sched_change guard:
-  // se->vprot keeps its value from the old group's queue, a different virtual
-  // time line, until a real pick re-arms it. Tolerated with F1's switch.
-  // F7 (protection part): reweight_entity() of the running entity rescales
-  // se->vprot only while it still protects; an expired vprot keeps its
-  // absolute value, and the rescaled lag can move vruntime back below it, so
-  // the old protection revives past the new deadline. Same switch.
-  // F9: sched_idle_rq() counts a delayed (sleeping) task as work, so a CPU
-  // whose runnable tasks are all SCHED_IDLE is not sched-idle while a delayed
-  // normal task is queued there. Tolerated with F1's switch, exactly when the
-  // answer is the one the counters give with the delayed tasks counted.
-};
 
 // The bounds of one weight under the largest slice seen: the lag clamp and one
 // virtual slice. Cached per task: they change only with the weight or the slice.
@@ -258,9 +344,14 @@ class Checker final : public Observer {
       : selection_(selection), tolerances_(tolerances) {
     violations_.reserve(kMaxViolations);
   }
-  // F1: se->vprot is derived from a value an off-queue reweight left stale
-  // (set at the reweight, cleared when a real pick re-arms vprot).
-  bool vprot_stale(const SchedEntity& se) const;
+  // The verdict of a check that saw what finding f describes (`seen`): true if
+  // the checker tolerates f (Tolerances), and the check then reports nothing.
+  bool known(Finding f, bool seen = true) const { return seen && tolerances_.tolerates(f); }
+  // The finding by which se->vprot derives from a stale value (F1: an
+  // off-queue reweight or a sched_change's set_next_entity(); F6: a change of
+  // queue; F7: a reweight of an expired protection), set at that event and
+  // cleared when a real pick re-arms vprot; Finding::none if it is fresh.
+  Finding stale_vprot(const SchedEntity& se) const { return stale_vprot_[entity_slot(se)]; }
   // The deadline reweight_entity() left on a queued entity, while it lasts.
   // The kernel rescales d - V and V - v separately, each truncated, so d - v
   // drifts from one virtual slice by up to `excess` ns (virtual), growing by
@@ -284,8 +375,6 @@ class Checker final : public Observer {
     const RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
     return r.set ? rescaled_deadline_if_current(se, r) : nullptr;
   }
-  bool tolerates_f7() const { return tolerances_.f1_unscaled_vprot; }
-  bool tolerates_f9() const { return tolerances_.f1_unscaled_vprot; }
   // The rounding drift a deadline carries after one more reweight old -> new weight.
   u64 rescaled_deadline_excess(u64 prior_excess, u64 old_weight, u64 new_weight) const;
   // What this checker recorded of task se (its own CPU's checker) becomes other's
@@ -368,8 +457,19 @@ class Checker final : public Observer {
   void adopt_new_tasks();  // and new groups
   void adopt(std::size_t slot, const SchedEntity& se);
   void check_queue(const CfsRq& cfs_rq, ExactAverage& avg);
-  i128 lag_now(const SchedEntity& se) const;  // I-DELAY: w·clamp(V - v) of a queued entity
-  std::array<bool, kMaxEntities> vprot_stale_;      // F1 tolerance
+  // An event check: calls check(scope) with a scope on queue q and its exact
+  // average, or with none, for a check that reads no average.
+  template <class F>
+  void with_average(const CfsRq& q, F check) {
+    const ExactAverage avg = exact_average(q);
+    check(CheckScope{*rq_, selection_, avg, max_slice_seen_, *this, q});
+  }
+  template <class F>
+  void without_average(const CfsRq& q, F check) {
+    ExactAverage none;
+    check(CheckScope{*rq_, selection_, none, max_slice_seen_, *this, q});
+  }
+  std::array<Finding, kMaxEntities> stale_vprot_;  // see stale_vprot()
   // I-WAKEPICK: the entity of the SCHED_IDLE curr at the level where a
   // non-idle wakee preempted it (find_matching_se()), until the pick that
   // follows reaches that level or leaves its path
@@ -412,27 +512,12 @@ class Checker final : public Observer {
   std::array<WeightBounds, kMaxEntities> bounds_;
   const WeightBounds& recompute_bounds(const SchedEntity& se);
 
-  struct ReweightRecord {
-    bool active = false;
-    bool on_rq = false;
-    bool clamped = false;
-    bool queued_begun = false;  // on_reweight_begin() saw a queued entity (whatever the selection)
-    u64 prior_excess = 0;       // the rounding drift the entity's deadline carried before
-    bool prior_clamped = false;  // and whether an earlier clamped reweight (F7) left it
-    u64 old_weight = 0, new_weight = 0;
-    i128 v_sum = 0, v_weight = 0;  // exact V before, as S/W, absolute via zero point
-    u64 zero = 0;
-    s64 vlag = 0;
-    i128 rest_weight = 0;  // Σ w' of the other queued entities
-    u64 v_floor = 0;       // V as reweight_entity() computes it (avg_vruntime())
-    u64 max_slice = 0;     // cfs_rq_max_slice() at the reweight
-    i128 lag_cut = 0;      // L - L_c: what entity_lag()'s clamp took off V - v (0 if not clamped)
-    i128 lag_c = 0;        // L_c: the lag reweight_eevdf() rescales (V - v after entity_lag()'s clamp)
-    i128 lag_limit = 0;    // entity_lag()'s clamp at the old weight
-  } rw_;
+  ReweightRecord rw_;
   const SchedEntity* reweighting_ = nullptr;  // between on_reweight_begin() and on_reweight_end()
 
 };
+
+inline bool CheckScope::known(Finding f, bool seen) const { return checker.known(f, seen); }
 
 // Several runqueues, before end_op(): raises every checker's largest slice to
 // the largest queued on any CPU (tasks, and the group entities of every CPU

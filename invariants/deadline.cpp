@@ -69,16 +69,15 @@ struct DeadlineOffence {
   i128 ahead = 0, below = 0, vslice = 0;
   const Checker::RescaledDeadline* rescaled = nullptr;
 };
-inline bool deadline_offends(Checker& checker, const SchedEntity& se, u64 quantum, bool flat, bool f7,
-                             DeadlineOffence& out) {
+inline bool deadline_offends(Checker& checker, const SchedEntity& se, u64 quantum, bool flat, DeadlineOffence& out) {
   const u64 vslice = checker.bounds(se, quantum, flat).vslice;
   const s64 ahead = vruntime_diff(se.deadline, se.vruntime);
   const Checker::RescaledDeadline* rescaled = checker.rescaled_deadline(se);
   // the common case in 64 bits: no reweight record, 0 < ahead <= vslice + 2
   if (!rescaled) {
     if (ahead > 0 && (static_cast<u64>(ahead) <= vslice || static_cast<u64>(ahead) - vslice <= 2)) return false;
-  } else if (rescaled->clamped && f7) {
-    return false;  // finding F7, docs/findings/F7.md
+  } else if (checker.known(Finding::F7, rescaled->clamped)) {
+    return false;  // F7 (docs/findings/F7.md): a reweight clamped the lag but not the deadline
   }
   const i128 below = rescaled ? -2 : 1;  // two truncations toward zero
   const i128 above = static_cast<i128>(vslice) + 2 + (rescaled ? static_cast<i128>(rescaled->excess) : 0);
@@ -123,7 +122,6 @@ void check_deadline(const CheckScope& s) {
   const u64 quantum = rq.tick_quantum();
   const bool flat = rq.profile().behaviour.flat_runqueue;
   const u64 base = rq.profile().sysctl_sched_base_slice();
-  const bool f7 = checker.tolerates_f7();
   const bool from_queue = rq.profile().behaviour.group_slice_from_queue;
   const SchedEntity* dl_se = nullptr;  // I-DL's offender
   DeadlineOffence dl;
@@ -132,7 +130,7 @@ void check_deadline(const CheckScope& s) {
   u64 slice_expected = 0;
   for (const QueueMember& m : checker.queues().eevdf_entities(s.cfs)) {
     const SchedEntity& se = *m.se;
-    if (dl_open && se.on_rq && !se.rel_deadline && deadline_offends(checker, se, quantum, flat, f7, dl)) {
+    if (dl_open && se.on_rq && !se.rel_deadline && deadline_offends(checker, se, quantum, flat, dl)) {
       dl_open = false;
       dl_se = &se;
     }
@@ -181,6 +179,27 @@ void report_fresh_request(const CheckScope& s, const FreshRequest& f) {
                        entity_name(s.rq, f.se), format_i128(f.ahead), format_i128(f.vslice), f.se->slice,
                        f.first ? fmt::format(", or {} at a new task's first enqueue", format_i128(f.vslice / 2)) : ""),
            {f.se});
+}
+
+// A reweight rescales d - v (set as calc_delta_fair(slice) at the old weight w) by
+// w/w', but I-DL bounds it by calc_delta_fair(slice) at the new weight w'. On the
+// inverse-weight path calc_delta_fair(s, w) = (s·1024·floor(0xFFFFFFFF / w_sd)) >> 32
+// with w_sd = scale_load_down(w) = floor(w/1024): it lies below s·1024/w_sd by up to
+// s·1024/2^32 + 1 (the floored inverse), and s·1024/w_sd lies above s·2^20/w by the
+// truncation w/1024 - w_sd. Both errors differ between w and w', so one old virtual
+// slice rescaled, K(w)·w/w', can exceed K(w') (v7.0: a group entity of 2^20 with a
+// 100 ms slice, K = 100 ms exactly, reweighted to 10·2^20: 10 ms, where K(w') =
+// (10^8·1024·419430) >> 32 = 9999990). This is the excess of the rescaled kernel
+// slice over the new one, ceil(K(w)·w/w') - K(w'), both in the kernel's arithmetic,
+// for the largest slice seen (the deadline was set with a slice no larger).
+u64 rescaled_slice_excess(const Rq& rq, u64 max_slice, u64 old_weight, u64 new_weight) {
+  if (old_weight == 0 || new_weight == 0) return 0;
+  const CalcDeltaPath path = rq.profile().behaviour.calc_delta;
+  LoadWeight old_lw{old_weight, 0}, new_lw{new_weight, 0};
+  const u128 k_old = calc_delta_fair(max_slice, old_lw, path, null_observer());
+  const u128 k_new = calc_delta_fair(max_slice, new_lw, path, null_observer());
+  const u128 rescaled = (k_old * old_weight + new_weight - 1) / new_weight;
+  return saturate_u64(rescaled > k_new ? rescaled - k_new : 0);
 }
 
 }  // namespace eevdf::inv

@@ -1,8 +1,13 @@
-// I-DELAY (state part): a delayed entity is never curr nor the next buddy.
-// The lag part is checked by the Checker across operations.
+// I-DELAY: a delayed entity is never curr nor the next buddy (state part); its
+// debt does not grow while it is delayed (checked when it leaves the delayed
+// state, against the lag the Checker recorded at its delay); a delayed group
+// entity keeps its weight.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "invariants/checker.hpp"
+#include "model/fair.hpp"
 
 namespace eevdf::inv {
 
@@ -13,6 +18,56 @@ void check_delay(const CheckScope& s) {
     s.report(Id::DELAY, "set_next_entity", "a sched_delayed entity is cfs_rq->curr", {cfs.curr});
   if (cfs.next && cfs.next->sched_delayed)
     s.report(Id::DELAY, "set_next_buddy", "a sched_delayed entity is cfs_rq->next", {cfs.next});
+}
+
+// w·clamp(V - v) for a queued entity, V exact and floored, clamped with the
+// profile's lag limit for the largest slice queued with it.
+i128 delay_lag(const Rq& rq, const SchedEntity& se) {
+  const CfsRq* q = eevdf_queue_of(rq, se);
+  if (!q || !se.on_rq) return static_cast<i128>(se.vlag) * static_cast<i128>(eevdf_load_of(rq, se).weight);
+  const ExactAverage a = exact_average(*q);
+  const i128 w = static_cast<i128>(eevdf_load_of(rq, se).weight);
+  if (a.weight == 0) return 0;
+  i128 floor_v = a.sum / a.weight;
+  if (a.sum % a.weight != 0 && a.sum < 0) --floor_v;
+  i128 lag = floor_v - vruntime_diff(se.vruntime, q->zero_vruntime);
+  const u64 slice = rq.profile().behaviour.lag_limit_max_slice ? a.max_slice : se.slice;
+  const i128 limit = static_cast<i128>(kernel_lag_limit(rq, slice, eevdf_load_of(rq, se)));
+  lag = std::clamp(lag, -limit, limit);
+  return lag * w;
+}
+
+// The transitions: the lag a delayed entity leaves with may not be below the
+// one it was delayed with (service units; rounding of a reweight or a
+// re-placement allowed). Both lags are taken from the state, on every profile:
+// clamp(V - v) when it becomes delayed and when a wake-up requeues it, the
+// saved vlag when it is dequeued at last. (v7.1 saves the lag at delay time and
+// keeps the debt from growing; before, a V that sank meanwhile deepens it.)
+bool delay_debt_grew(const Rq& rq, const SchedEntity& se, i128 at_delay, i128& lag) {
+  const u64 weight = eevdf_load_of(rq, se).weight;
+  lag = se.on_rq ? delay_lag(rq, se) : static_cast<i128>(se.vlag) * static_cast<i128>(weight);
+  return lag < at_delay - static_cast<i128>(weight);
+}
+
+void report_delay_debt(const CheckScope& s, const SchedEntity& se, i128 lag, i128 at_delay) {
+  s.report(Id::DELAY, se.on_rq ? "requeue_delayed_entity" : "update_entity_lag",
+           fmt::format("{} left the delayed state ({}) with w·lag = {}, below the {} it had when delayed "
+                       "(a delayed entity's debt may not grow)",
+                       entity_name(s.rq, &se), se.on_rq ? "woken, still queued" : "dequeued", format_i128(lag),
+                       format_i128(at_delay)),
+           {&se});
+}
+
+// A delayed group entity's queue is empty, so it has no share to take; it burns
+// off its lag at the weight it was delayed with (66951e4860d3: update_cfs_group()
+// leaves a group with no load alone; before it, v6.12.0 drops it to MIN_SHARES).
+void check_delayed_reweight(const CheckScope& s, const SchedEntity& se, u64 new_weight) {
+  if (!se.sched_delayed || !se.my_q || new_weight == se.load.weight) return;
+  s.report(Id::DELAY, "update_cfs_group / reweight_entity",
+           fmt::format("{} was reweighted {} -> {} while delayed; a delayed group entity's queue is "
+                       "empty and it keeps the weight it was delayed with",
+                       entity_name(s.rq, &se), se.load.weight, new_weight),
+           {&se});
 }
 
 }  // namespace eevdf::inv

@@ -148,7 +148,7 @@ void check_wakeup_preempt(const CheckScope& s, const SchedEntity& wakee, WakeupP
 // cancels the protection for it. (v6.6 - v6.12 keep it: a finding there.)
 void check_pick_after_idle_preempt(const CheckScope& s, const SchedEntity* result) {
   if (!s.on(Id::WAKEPICK) || !result) return;
-  if (s.checker.vprot_stale(*result)) return;  // protected by a stale vprot: findings F1, F6, F7
+  if (s.known(s.checker.stale_vprot(*result))) return;  // F1, F6 or F7: protected by a stale vprot
   const ExpectedPick unprotected = brute_force_pick(s, true, false);
   if (unprotected.se == result || equally_good(s, unprotected, result)) return;
   s.report(Id::WAKEPICK, "wakeup_preempt_fair / pick_eevdf",

@@ -103,10 +103,23 @@ void check_protection(const CheckScope& s) {
   if (!curr || !curr->on_rq) return;
   const std::optional<u64> end = protection_end(s.rq, *curr);
   if (!end) return;
-  if (s.checker.vprot_stale(*curr)) return;  // finding F1, docs/findings/F1.md
+  if (s.known(s.checker.stale_vprot(*curr))) return;  // F1, F6 or F7 (docs/findings/): a stale vprot
   if (vruntime_diff(*end, curr->deadline) > 0)
     s.report(Id::PROT, "set_protect_slice / update_protect_slice",
              fmt::format("curr is protected up to vprot {} beyond its deadline {}", *end, curr->deadline), {curr});
+}
+
+// Rule 3's test, after an operation in which se stayed curr without a real pick.
+bool protection_grew(const Checker& checker, const SchedEntity& se, i128 before, i128 now, u64 reweight_rounding,
+                     bool lag_clamped) {
+  // each reweight rescales end - V and V - v separately, each truncated toward
+  // zero: the protected run can come out less than one virtual ns longer, at
+  // that reweight's new weight (several reweights in one operation: the sum)
+  if (now <= before + static_cast<i128>(reweight_rounding)) return false;
+  if (checker.known(checker.stale_vprot(se))) return false;  // F1, F6 or F7: a stale vprot
+  // F7: a reweight that clamps the lag moves v by the clamp while end stays
+  // rescaled around V, as it leaves the deadline
+  return !checker.known(Finding::F7, lag_clamped);
 }
 
 // Rule 3, after an operation in which se stayed curr without a real pick.
@@ -123,7 +136,11 @@ void check_protection_kept(const CheckScope& s, const SchedEntity& se, i128 befo
 
 // Rule 3 at the event, where set_next_entity() arms only at a real pick: a
 // set_next_entity() that is not one (a sched_change's) moved the end later.
+// Between real picks only update_protect_slice() and cancel_protect_slice()
+// write it, both backwards, and reweight_entity() rescales it (F1's tolerance
+// excuses v moving under a kept end, not a re-armed end).
 void check_protection_rearmed(const CheckScope& s, const SchedEntity& se, u64 vprot_before) {
+  if (!protect_slice(se) || vruntime_diff(se.vprot, vprot_before) <= 0) return;
   s.report(Id::PROT, "between picks (sched_change set_next_entity)",
            fmt::format("set_next_entity() of {} without a pick moved its protection's end from {} to {} "
                        "(vruntime {}): only a real pick arms it",

@@ -276,10 +276,10 @@ void check_wake_choice(Checker& checker, const Rq& rq, const WakeCpuChoice& c) {
   v.affine = c.waker_cpu == c.prev_cpu || fewer < profile.tunables.ncpus;
   const Rule r = broken_rule(v, false);
   if (r == Rule::none) return;
-  // F9 (tolerated by default): the choice is the one the counters justify
-  // when the delayed tasks count as work for SCHED_IDLE-only
+  // F9: the choice is the one the counters justify when the delayed tasks
+  // count as work for SCHED_IDLE-only
   const Rule counters = broken_rule(v, true);
-  if (checker.tolerates_f9() && counters == Rule::none) return;
+  if (checker.known(Finding::F9, counters == Rule::none)) return;
   std::string what = rule_text(v, r, p->name);
   if (counters == Rule::none)
     what += " (F9: with the delayed tasks counted as work, as sched_idle_rq() counts them, the choice holds)";
@@ -314,10 +314,8 @@ void check_wake_cpu(const CheckScope& s) {
     s.report(Id::WAKECOUNT, where, std::move(what), std::move(who));
   };
   const bool only_idle = sched_idle_only(w, false);
-  // F9 (tolerated by default): the answer the tasks give when the delayed ones count as work
-  const auto f9 = [&](bool answer) {
-    return s.checker.tolerates_f9() && w.delayed > 0 && answer == sched_idle_only(w, true);
-  };
+  // F9: the answer the tasks give when the delayed ones count as work
+  const auto f9 = [&](bool answer) { return s.known(Finding::F9, w.delayed > 0 && answer == sched_idle_only(w, true)); };
   const auto sync_report = [&](bool takes) {
     const Task* waker = rq.task(rq.running());
     const bool only_waker = w.runnable == 1;

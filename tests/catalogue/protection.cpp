@@ -13,7 +13,7 @@ namespace {
 TEST(Catalogue, ProtFiresWhenVprotBeyondDeadline) {
   Harness h;
   h.busy();
-  ASSERT_FALSE(h.checker.vprot_stale(h.se(h.c)));
+  ASSERT_EQ(h.checker.stale_vprot(h.se(h.c)), inv::Finding::none);
   h.op(OpClass::placement, [&] { h.se(h.c).vprot = h.se(h.c).deadline + 1'000'000; });
   ASSERT_TRUE(protect_slice(h.se(h.c)));
   EXPECT_TRUE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
@@ -241,7 +241,8 @@ TEST(Catalogue, ProtFiresNaturallyOnF1WithoutTolerance) {
 TEST(Catalogue, ProtToleratesF1ByDefault) {
   Harness h;
   f1_scenario(h);
-  EXPECT_TRUE(h.checker.vprot_stale(h.se(h.a)));
+  EXPECT_EQ(h.checker.stale_vprot(h.se(h.a)), inv::Finding::F1);
+  EXPECT_TRUE(h.checker.known(inv::Finding::F1));
   EXPECT_FALSE(has_violation(h.checker, Id::PROT)) << listing(h.checker);
 }
 
