@@ -12,25 +12,6 @@
 
 namespace eevdf::inv {
 
-// The drift a deadline carries after one more reweight w -> w2 (I-DL): the
-// prior drift E and the two truncated rescales (d - V and V - v) with the old
-// slice's rounding give (E + 2)·w/w2, + 4 for the new slice's rounding and the
-// placement (2 ns, v6.14-v7.0), + what one old virtual slice rescaled exceeds
-// the new one by (rescaled_slice_excess()).
-u64 Checker::rescaled_deadline_excess(u64 prior_excess, u64 w, u64 w2) const {
-  const u64 divisor = w2 > 0 ? w2 : 1;
-  const u128 scaled = (static_cast<u128>(prior_excess) + 2) * w;
-  return saturate_u64((scaled + divisor - 1) / divisor + 4 + rescaled_slice_excess(*rq_, max_slice_seen_, w, w2));
-}
-
-std::string entity_name(const Rq& rq, const SchedEntity* se) {
-  if (!se) return "NULL";
-  if (se->task_id >= 0) return rq.tasks[static_cast<std::size_t>(se->task_id)].name;
-  std::string name = "group " + rq.task_groups[static_cast<std::size_t>(se->group_id)].name;
-  if (rq.possible_cpus().size() > 1 && se->my_q) name += " on CPU " + std::to_string(se->my_q->rq->cpu);
-  return name;
-}
-
 const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
   WeightBounds& b = bounds_[entity_slot(se)];
   LoadWeight lw = eevdf_load_of(*rq_, se);
@@ -421,23 +402,8 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
     rw_.prior_excess = before->excess;
     rw_.prior_clamped = before->clamped;
   }
-  const ExactAverage avg = exact_average(cfs_rq);
-  rw_.v_sum = avg.sum;
-  rw_.v_weight = avg.weight;
-  rw_.zero = cfs_rq.zero_vruntime;
-  rw_.rest_weight = avg.weight - avg_vruntime_weight(cfs_rq, rw_.old_weight);
-  // the lag reweight_entity() will compute, and whether entity_lag() clamps it
-  const u64 v_floor = cfs_rq.zero_vruntime + as_u64(avg_vruntime_offset(cfs_rq, null_observer()));
-  const i128 raw = vruntime_diff(v_floor, se.vruntime);
-  // the slice entity_lag() clamps with: the queue's largest (6e3c0a4e1ad1), before it the entity's own
-  rw_.max_slice = rq_->profile().behaviour.lag_limit_max_slice ? cfs_rq_max_slice(cfs_rq) : se.slice;
-  const i128 limit = static_cast<i128>(kernel_lag_limit(*rq_, rw_.max_slice, eevdf_load_of(*rq_, se)));
-  rw_.lag_limit = limit;
-  rw_.clamped = raw > limit || raw < -limit;
+  note_queued_reweight(*rq_, cfs_rq, se, rw_);
   if (rw_.clamped) lag_clamped_[entity_slot(se)] = true;  // F7 moves v, not end, with the protection
-  rw_.lag_cut = raw > limit ? raw - limit : raw < -limit ? raw + limit : 0;
-  rw_.lag_c = raw - rw_.lag_cut;
-  rw_.v_floor = v_floor;
 }
 
 // A sched_change's dequeue makes the deadline d - v. A record still current
@@ -464,7 +430,7 @@ void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relat
   RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
   const bool carried = r.set && (r.relative ? r.deadline == old_relative
                                              : r.deadline == old_relative + se.vruntime || r.distance == old_relative);
-  const u64 excess = rescaled_deadline_excess(carried ? r.excess : 0, old_weight, new_weight);
+  const u64 excess = rescaled_deadline_excess(*rq_, max_slice_seen_, carried ? r.excess : 0, old_weight, new_weight);
   r = {true, carried && r.clamped, true, se.deadline, excess, 0};
 }
 
@@ -489,26 +455,20 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
     vruntime_before_[entity_slot(se)] = se.vruntime - as_u64(mono_moved_);
   if (rw_.queued_begun) {
     rw_.queued_begun = false;
-    rescaled_deadline_[entity_slot(se)] = {true,
-                                           rw_.clamped || rw_.prior_clamped,
-                                           false,
-                                           se.deadline,
-                                           rescaled_deadline_excess(rw_.prior_excess, rw_.old_weight, rw_.new_weight),
-                                           se.deadline - se.vruntime};
+    const u64 excess =
+        rescaled_deadline_excess(*rq_, max_slice_seen_, rw_.prior_excess, rw_.old_weight, rw_.new_weight);
+    const bool clamped = rw_.clamped || rw_.prior_clamped;
+    rescaled_deadline_[entity_slot(se)] = {true, clamped, false, se.deadline, excess, se.deadline - se.vruntime};
   }
   if (!rw_.on_rq) {
     // I-LAG: the saved vlag was clamped at the old weight, at most lag_bound(w) (or what an
-    // earlier rescale carried); div_s64() truncates vlag·w/w' toward zero, so |vlag'| <=
-    // ceil(that · w/w'). That can exceed lag_bound(w'): the kernel's clamp divides by
-    // scale_load_down(w) = floor(w / 1024), whose truncation differs between w and w'
-    // (v6.6: a group entity clamped at w = 1024927 and reweighted to MIN_SHARES = 2 when
-    // its queue empties keeps 1/1000 more than the bound at weight 2).
+    // earlier rescale carried), and rescaled off the queue
     const u64 w = rw_.old_weight, w2 = eevdf_weight(cfs_rq, se);
     if (w > 0 && w2 > 0) {
       const RescaledLag& prev = rescaled_lag_[entity_slot(se)];
       u64 old_limit = lag_bound(*rq_, max_slice_seen_, w);
       if (prev.set && prev.vlag == rw_.vlag && prev.weight == w) old_limit = std::max(old_limit, prev.limit);
-      rescaled_lag_[entity_slot(se)] = {true, se.vlag, w2, saturate_u64((static_cast<u128>(old_limit) * w + w2 - 1) / w2)};
+      rescaled_lag_[entity_slot(se)] = {true, se.vlag, w2, rescaled_lag_bound(old_limit, w, w2)};
     }
   }
   if (!rw_.active) return;
@@ -521,50 +481,6 @@ void Checker::share_record(const SchedEntity& se, Checker& other) const {
   other.rescaled_deadline_[i] = rescaled_deadline_[i];
   other.stale_vprot_[i] = stale_vprot_[i];
   if (se.sched_delayed) other.lag_at_delay_[i] = lag_at_delay_[i];
-}
-
-void share_end_records(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
-  for (const Task& t : sys.tasks) {
-    if (t.cpu < 0 || static_cast<std::size_t>(t.cpu) >= checkers.size()) continue;
-    const Checker& owner = *checkers[static_cast<std::size_t>(t.cpu)];
-    for (const auto& c : checkers)
-      if (c.get() != &owner) owner.share_record(t.se, *c);
-  }
-}
-
-void share_max_slice(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers) {
-  u64 max_slice = 0;
-  for (const Task& t : sys.tasks)
-    if (t.se.on_rq) max_slice = std::max(max_slice, t.se.slice);
-  if (!sys.rq(0).profile().behaviour.flat_runqueue)  // group entities are in no tree there
-    for (unsigned c = 0; c < sys.size(); ++c)
-      for (const TaskGroupCpu& g : sys.rq(c).groups)
-        if (g.se.on_rq) max_slice = std::max(max_slice, g.se.slice);
-  for (const auto& c : checkers) max_slice = std::max(max_slice, c->max_slice_seen());
-  for (const auto& c : checkers) c->raise_max_slice(max_slice);
-}
-
-bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers, std::uint32_t touched,
-                     bool sweep) {
-  share_max_slice(sys, checkers);
-  const auto is_touched = [touched](std::size_t c) { return c < 32 && (touched >> c & 1u) != 0; };
-  for (std::size_t c = 0; c < checkers.size(); ++c)
-    if (sweep || is_touched(c)) checkers[c]->end_op();
-  if (sweep) {
-    share_end_records(sys, checkers);
-    return true;
-  }
-  // a finding is reported only after every queue was checked at this operation
-  // (and, with keep_going, at every later one: once violated, always a full sweep)
-  bool found = false;
-  for (const auto& c : checkers) found = found || c->violated();
-  for (std::size_t c = 0; c < checkers.size(); ++c)
-    if (!is_touched(c)) {
-      if (found) checkers[c]->end_op();
-      else checkers[c]->end_op_untouched();
-    }
-  share_end_records(sys, checkers);
-  return found;
 }
 
 }  // namespace eevdf::inv

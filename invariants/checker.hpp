@@ -94,12 +94,17 @@ inline u64 saturate_u64(u128 x) { return x > ~u64{0} ? ~u64{0} : static_cast<u64
 // lag.cpp: the kernel's lag clamp for weight w: calc_delta(max_slice + TICK, NICE_0_LOAD, w).
 // `tick`: the quantum in place of TICK_NSEC (0: TICK_NSEC, the kernel's clamp).
 u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight, u64 tick = 0);
+// The bound of a saved vlag clamped to old_limit at weight w and rescaled off the queue to w2.
+u64 rescaled_lag_bound(u64 old_limit, u64 w, u64 w2);
 // The lag clamp entity_lag() computes, exactly (lag_bound() is an upper bound of it).
 u64 kernel_lag_limit(const Rq& rq, u64 max_slice, LoadWeight lw);
 // What the inverse-weight __calc_delta may add to an exact quotient (0 on full-weight profiles).
 u128 inverse_weight_excess(const Rq& rq, u128 exact);
-// deadline.cpp: what one virtual slice at old_weight, rescaled to new_weight, exceeds calc_delta_fair() at new_weight by (I-DL).
+// deadline.cpp: what one virtual slice at old_weight, rescaled to new_weight,
+// exceeds calc_delta_fair() at new_weight by (I-DL).
 u64 rescaled_slice_excess(const Rq& rq, u64 max_slice, u64 old_weight, u64 new_weight);
+// The rounding drift a deadline carries after one more reweight w -> w2 (I-DL), for the largest slice seen.
+u64 rescaled_deadline_excess(const Rq& rq, u64 max_slice, u64 prior_excess, u64 w, u64 w2);
 
 class Checker;
 
@@ -107,8 +112,6 @@ class Checker;
 inline std::size_t entity_slot(const SchedEntity& se) {
   return se.task_id >= 0 ? static_cast<std::size_t>(se.task_id) : kMaxTasks + static_cast<std::size_t>(se.group_id);
 }
-// A task's name, or "group NAME".
-std::string entity_name(const Rq& rq, const SchedEntity* se);
 
 // The weight EEVDF uses for se: h_load for a task on the v7.3 flat runqueue.
 inline const LoadWeight& eevdf_load_of(const Rq& rq, const SchedEntity& se) {
@@ -198,7 +201,7 @@ void check_avg_vruntime(const CheckScope& s, u64 v);
 // What reweight_entity() of an entity met at its start (Observer::on_reweight_begin),
 // for I-RW at its end and for the deadline's and the lag's records.
 struct ReweightRecord {
-  bool active = false;
+  bool active = false;  // I-RW judges this reweight at its end
   bool on_rq = false;
   bool clamped = false;
   bool queued_begun = false;  // on_reweight_begin() saw a queued entity (whatever the selection)
@@ -215,6 +218,10 @@ struct ReweightRecord {
   i128 lag_c = 0;        // L_c: the lag reweight_eevdf() rescales (V - v after entity_lag()'s clamp)
   i128 lag_limit = 0;    // entity_lag()'s clamp at the old weight
 };
+// At the start of reweight_entity() of a queued se on cfs_rq: V as the exact
+// sums and as the code computes it, the lag it will take and whether
+// entity_lag() clamps it (the other fields are the caller's).
+void note_queued_reweight(const Rq& rq, const CfsRq& cfs_rq, const SchedEntity& se, ReweightRecord& rw);
 // set_load_weight() wrote se's weight (old_weight before) past reweight_entity() (Observer::on_load_set).
 void check_load_set(const CheckScope& s, const SchedEntity& se, u64 old_weight);
 // At the end of reweight_entity() of se (Observer::on_reweight_end), against what its start recorded.
@@ -375,8 +382,6 @@ class Checker final : public Observer {
     const RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
     return r.set ? rescaled_deadline_if_current(se, r) : nullptr;
   }
-  // The rounding drift a deadline carries after one more reweight old -> new weight.
-  u64 rescaled_deadline_excess(u64 prior_excess, u64 old_weight, u64 new_weight) const;
   // What this checker recorded of task se (its own CPU's checker) becomes other's
   // too: its deadline's reweight record, a stale vprot, a delayed task's lag at
   // its delay (share_end_records()).

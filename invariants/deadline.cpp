@@ -202,4 +202,15 @@ u64 rescaled_slice_excess(const Rq& rq, u64 max_slice, u64 old_weight, u64 new_w
   return saturate_u64(rescaled > k_new ? rescaled - k_new : 0);
 }
 
+// The drift a deadline carries after one more reweight w -> w2 (I-DL): the
+// prior drift E and the two truncated rescales (d - V and V - v) with the old
+// slice's rounding give (E + 2)·w/w2, + 4 for the new slice's rounding and the
+// placement (2 ns, v6.14-v7.0), + what one old virtual slice rescaled exceeds
+// the new one by (rescaled_slice_excess()).
+u64 rescaled_deadline_excess(const Rq& rq, u64 max_slice, u64 prior_excess, u64 w, u64 w2) {
+  const u64 divisor = w2 > 0 ? w2 : 1;
+  const u128 scaled = (static_cast<u128>(prior_excess) + 2) * w;
+  return saturate_u64((scaled + divisor - 1) / divisor + 4 + rescaled_slice_excess(rq, max_slice, w, w2));
+}
+
 }  // namespace eevdf::inv

@@ -41,6 +41,15 @@ u64 lag_bound(const Rq& rq, u64 max_slice, u64 weight, u64 tick) {
   return saturate_u64(q);
 }
 
+// div_s64() truncates vlag·w/w' toward zero, so |vlag'| <= ceil(old_limit · w/w').
+// That can exceed lag_bound(w'): the kernel's clamp divides by scale_load_down(w) =
+// floor(w / 1024), whose truncation differs between w and w' (v6.6: a group entity
+// clamped at w = 1024927 and reweighted to MIN_SHARES = 2 when its queue empties
+// keeps 1/1000 more than the bound at weight 2).
+u64 rescaled_lag_bound(u64 old_limit, u64 w, u64 w2) {
+  return saturate_u64((static_cast<u128>(old_limit) * w + w2 - 1) / w2);
+}
+
 // The clamp entity_lag() applies, in the kernel's own arithmetic:
 // calc_delta_fair(max_slice + TICK_NSEC) (6e3c0a4e1ad1), before it
 // calc_delta_fair(max(2 * slice, TICK_NSEC)), on the profile's __calc_delta path.

@@ -26,6 +26,25 @@ void check_load_set(const CheckScope& s, const SchedEntity& se, u64 old_weight) 
            {&se});
 }
 
+void note_queued_reweight(const Rq& rq, const CfsRq& cfs_rq, const SchedEntity& se, ReweightRecord& rw) {
+  const ExactAverage avg = exact_average(cfs_rq);
+  rw.v_sum = avg.sum;
+  rw.v_weight = avg.weight;
+  rw.zero = cfs_rq.zero_vruntime;
+  rw.rest_weight = avg.weight - avg_vruntime_weight(cfs_rq, rw.old_weight);
+  // the lag reweight_entity() will compute, and whether entity_lag() clamps it
+  const u64 v_floor = cfs_rq.zero_vruntime + as_u64(avg_vruntime_offset(cfs_rq, null_observer()));
+  const i128 raw = vruntime_diff(v_floor, se.vruntime);
+  // the slice entity_lag() clamps with: the queue's largest (6e3c0a4e1ad1), before it the entity's own
+  rw.max_slice = rq.profile().behaviour.lag_limit_max_slice ? cfs_rq_max_slice(cfs_rq) : se.slice;
+  const i128 limit = static_cast<i128>(kernel_lag_limit(rq, rw.max_slice, eevdf_load_of(rq, se)));
+  rw.lag_limit = limit;
+  rw.clamped = raw > limit || raw < -limit;
+  rw.lag_cut = raw > limit ? raw - limit : raw < -limit ? raw + limit : 0;
+  rw.lag_c = raw - rw.lag_cut;
+  rw.v_floor = v_floor;
+}
+
 void check_reweight(const CheckScope& s, const SchedEntity& se, const ReweightRecord& rw) {
   if (!rw.on_rq) {
     // w'·vlag' = trunc(w·vlag / w')·w': within one w' of w·vlag

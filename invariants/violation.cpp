@@ -6,6 +6,14 @@
 
 namespace eevdf::inv {
 
+std::string entity_name(const Rq& rq, const SchedEntity* se) {
+  if (!se) return "NULL";
+  if (se->task_id >= 0) return rq.tasks[static_cast<std::size_t>(se->task_id)].name;
+  std::string name = "group " + rq.task_groups[static_cast<std::size_t>(se->group_id)].name;
+  if (rq.possible_cpus().size() > 1 && se->my_q) name += " on CPU " + std::to_string(se->my_q->rq->cpu);
+  return name;
+}
+
 std::string format_i128(i128 v) {
   if (v == 0) return "0";
   const bool neg = v < 0;

@@ -37,5 +37,7 @@ struct Violation {
 std::string format_violation(const Violation& v, const std::string& op_text, const std::string& profile);
 std::string format_entity(const EntitySnapshot& e);
 std::string format_i128(i128 v);
+// A task's name, or "group NAME" ("group NAME on CPU n" with several CPUs).
+std::string entity_name(const Rq& rq, const SchedEntity* se);
 
 }  // namespace eevdf::inv

@@ -315,7 +315,9 @@ void check_wake_cpu(const CheckScope& s) {
   };
   const bool only_idle = sched_idle_only(w, false);
   // F9: the answer the tasks give when the delayed ones count as work
-  const auto f9 = [&](bool answer) { return s.known(Finding::F9, w.delayed > 0 && answer == sched_idle_only(w, true)); };
+  const auto f9 = [&](bool answer) {
+    return s.known(Finding::F9, w.delayed > 0 && answer == sched_idle_only(w, true));
+  };
   const auto sync_report = [&](bool takes) {
     const Task* waker = rq.task(rq.running());
     const bool only_waker = w.runnable == 1;
