@@ -63,9 +63,7 @@ TEST(Catalogue, DeadlineFreshRequestFiresOnAShortenedRequest) {
     se.deadline = se.vruntime + (se.deadline - se.vruntime) / 3;
     enqueue_entity_rb(h.cfs(), se);
   });
-  const inv::Violation* v = find_violation(h.checker, Id::DL);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, "place_entity (fresh request)");
+  expect_reported_at(h.checker, Id::DL, "place_entity (fresh request)");
 }
 
 // Clean twin: the real wake-up issues one virtual slice.

@@ -81,28 +81,29 @@ TEST(Catalogue, DelayCleanTwinWakeDelayed) {
 // I-MONO
 // ===========================================================================
 
-// While the CPU only ran, a queued (not running) entity moved back 1 µs
-// (sums kept exact): as if a tick re-placed a waiting entity.
-TEST(Catalogue, MonoFiresWhenRunningMovesAnotherEntityBack) {
-  Harness h;
+// In an operation of class cls the CPU runs 100 µs, and the queued (not
+// running) A moves by delta (sums kept exact).
+void move_waiting_entity(Harness& h, OpClass cls, s64 delta) {
   h.busy();
-  h.op(OpClass::running, [&] {
+  h.op(cls, [&] {
     h.rq.run(100'000);
     ASSERT_TRUE(h.in_tree(h.a));
-    shift_in_tree(h.cfs(), h.se(h.a), -1000);
+    shift_in_tree(h.cfs(), h.se(h.a), delta);
   });
+}
+
+// While the CPU only ran, a queued (not running) entity moved back 1 µs:
+// as if a tick re-placed a waiting entity.
+TEST(Catalogue, MonoFiresWhenRunningMovesAnotherEntityBack) {
+  Harness h;
+  move_waiting_entity(h, OpClass::running, -1000);
   EXPECT_TRUE(has_violation(h.checker, Id::MONO)) << listing(h.checker);
 }
 
 // The same movement in a placement-class operation (wake, fork, reweight may move vruntime).
 TEST(Catalogue, MonoCleanTwinPlacementMayMoveVruntime) {
   Harness h;
-  h.busy();
-  h.op(OpClass::placement, [&] {
-    h.rq.run(100'000);
-    ASSERT_TRUE(h.in_tree(h.a));
-    shift_in_tree(h.cfs(), h.se(h.a), -1000);
-  });
+  move_waiting_entity(h, OpClass::placement, -1000);
   EXPECT_FALSE(has_violation(h.checker, Id::MONO)) << listing(h.checker);
   EXPECT_TRUE(clean(h.checker)) << listing(h.checker);
 }
@@ -121,12 +122,7 @@ TEST(Catalogue, MonoCleanTwinRunning) {
 // entity moved forward during a running operation passes.
 TEST(Catalogue, MonoCatchesWaitingEntityMovedForward) {
   Harness h;
-  h.busy();
-  h.op(OpClass::running, [&] {
-    h.rq.run(100'000);
-    ASSERT_TRUE(h.in_tree(h.a));
-    shift_in_tree(h.cfs(), h.se(h.a), 1000);
-  });
+  move_waiting_entity(h, OpClass::running, 1000);
   EXPECT_TRUE(has_violation(h.checker, Id::MONO)) << listing(h.checker);
 }
 

@@ -9,6 +9,7 @@
 
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "invariants/checker.hpp"
@@ -45,6 +46,13 @@ inline std::string listing(const inv::Checker& c) {
     out += std::string(inv::id_name(v.id)) + " (op " + std::to_string(v.op_index) + ", " + v.where + ": " + v.what +
            ")\n";
   return out.empty() ? "no violations" : out;
+}
+
+// The checker reported id, first at `where`.
+inline void expect_reported_at(const inv::Checker& c, Id id, std::string_view where) {
+  const inv::Violation* v = find_violation(c, id);
+  ASSERT_NE(v, nullptr) << listing(c);
+  EXPECT_EQ(v->where, where);
 }
 
 // Everything but I-FAIR (not part of this catalogue test, implemented elsewhere).

@@ -32,9 +32,7 @@ TEST(Catalogue, LagFiresWhenQueuedLagsDoNotSumToZero) {
   Harness h;
   h.busy();
   h.op(OpClass::placement, [&] { h.cfs().sum_w_vruntime += 10 * static_cast<s64>(h.total_weight()); });
-  const inv::Violation* v = find_violation(h.checker, Id::LAG);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, "avg_vruntime");
+  expect_reported_at(h.checker, Id::LAG, "avg_vruntime");
 }
 
 TEST(Catalogue, LagCleanTwinSleeperAndDelayed) {

@@ -65,9 +65,7 @@ TEST(Catalogue, PlaceFiresWhenThePlacementLosesLag) {
     shift_in_tree(h.cfs(), h.se(s), 5000);
     h.checker.on_placed(h.cfs(), h.se(s), h.se(s).vlag);
   });
-  const inv::Violation* v = find_violation(h.checker, Id::PLACE);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, "place_entity");
+  expect_reported_at(h.checker, Id::PLACE, "place_entity");
 }
 
 // Clean twin: the real wake-up; its lag once placed is the saved one (within
@@ -105,9 +103,7 @@ TEST(Catalogue, WakecountFiresOnAnIdleCpuThatCountsATask) {
   });
   ASSERT_LT(h.rq.running(), 0);
   ASSERT_FALSE(h.rq.need_resched);
-  const inv::Violation* v = find_violation(h.checker, Id::WAKECOUNT);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, "idle_cpu");
+  expect_reported_at(h.checker, Id::WAKECOUNT, "idle_cpu");
 }
 
 // Clean twin: the same CPU going idle with its counter right.
@@ -130,9 +126,7 @@ TEST(Catalogue, WakecountFiresOnAMiscountedIdleTask) {
   Harness h;
   h.busy();
   h.op(OpClass::placement, [&] { h.cfs().h_nr_idle = h.rq.nr_running; });
-  const inv::Violation* v = find_violation(h.checker, Id::WAKECOUNT);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, "sched_idle_rq");
+  expect_reported_at(h.checker, Id::WAKECOUNT, "sched_idle_rq");
 }
 
 // Clean twin: the same queue, h_nr_idle as the enqueues left it.

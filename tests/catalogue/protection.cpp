@@ -74,9 +74,7 @@ TEST(Catalogue, ProtFiresWhenSetNextWithoutPickMovesTheEndLater) {
     h.se(h.c).vprot = h.se(h.c).deadline;
     h.checker.on_set_next(h.se(h.c), false);
   });
-  const inv::Violation* v = find_violation(h.checker, Id::PROT);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, "between picks (sched_change set_next_entity)");
+  expect_reported_at(h.checker, Id::PROT, "between picks (sched_change set_next_entity)");
 }
 
 // Clean twins: the model's own sched_changes of curr (set_next_entity(first = false)
@@ -165,9 +163,7 @@ void lone_tick(Harness& h, bool corrupt) {
 TEST(Catalogue, ProtFiresWhenALoneEntityIsRescheduledByATick) {
   Harness h;
   lone_tick(h, true);
-  const inv::Violation* v = find_violation(h.checker, Id::PROT);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, "entity_tick / update_curr (lone entity)");
+  expect_reported_at(h.checker, Id::PROT, "entity_tick / update_curr (lone entity)");
 }
 
 TEST(Catalogue, ProtCleanTwinALoneEntityKeepsTheCpuAtSliceExpiry) {

@@ -15,9 +15,7 @@ TEST(Catalogue, OverflowFiresOnWrappingMultiplication) {
   h.op(OpClass::placement, [&] {
     (void)mul_s64(std::numeric_limits<s64>::max(), 2, Site::place_entity_lag_x_load, h.checker);
   });
-  const inv::Violation* v = find_violation(h.checker, Id::OVF);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, site_name(Site::place_entity_lag_x_load));
+  expect_reported_at(h.checker, Id::OVF, site_name(Site::place_entity_lag_x_load));
 }
 
 TEST(Catalogue, OverflowCleanTwinNonWrappingMultiplication) {
@@ -33,9 +31,7 @@ TEST(Catalogue, OverflowFiresInUpdateZeroVruntime) {
   Harness h;
   h.busy();
   h.op(OpClass::placement, [&] { update_zero_vruntime(h.cfs(), s64{1} << 50); });
-  const inv::Violation* v = find_violation(h.checker, Id::OVF);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, site_name(Site::update_zero_vruntime_weight_x_delta));
+  expect_reported_at(h.checker, Id::OVF, site_name(Site::update_zero_vruntime_weight_x_delta));
 }
 
 TEST(Catalogue, OverflowCleanTwinUpdateZeroVruntimeModestDelta) {
@@ -63,9 +59,7 @@ TEST(Catalogue, WarnFiresOnObservedWarning) {
   Harness h;
   h.busy();
   h.op(OpClass::placement, [&] { h.checker.on_warn(Warn::place_entity_zero_load, &h.se(h.a)); });
-  const inv::Violation* v = find_violation(h.checker, Id::WARN);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, warn_name(Warn::place_entity_zero_load));
+  expect_reported_at(h.checker, Id::WARN, warn_name(Warn::place_entity_zero_load));
   EXPECT_FALSE(has_violation(h.checker, Id::NULLPICK));
 }
 
@@ -75,9 +69,7 @@ TEST(Catalogue, WarnFiresOnSumAddProductOver62Bits) {
   Harness h;
   h.busy();
   h.op(OpClass::placement, [&] { shift_in_tree(h.cfs(), h.se(h.b), s64{1} << 42); });
-  const inv::Violation* v = find_violation(h.checker, Id::WARN);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, warn_name(Warn::sum_w_vruntime_add_product_over_62_bits));
+  expect_reported_at(h.checker, Id::WARN, warn_name(Warn::sum_w_vruntime_add_product_over_62_bits));
   EXPECT_FALSE(has_violation(h.checker, Id::OVF)) << listing(h.checker);
 }
 
@@ -86,9 +78,7 @@ TEST(Catalogue, WarnFiresOnBuddyNotQueued) {
   Harness h;
   h.with_sleeper();
   h.op(OpClass::placement, [&] { set_next_buddy(h.se(h.sleeper)); });
-  const inv::Violation* v = find_violation(h.checker, Id::WARN);
-  ASSERT_NE(v, nullptr) << listing(h.checker);
-  EXPECT_EQ(v->where, warn_name(Warn::set_next_buddy_not_on_rq));
+  expect_reported_at(h.checker, Id::WARN, warn_name(Warn::set_next_buddy_not_on_rq));
 }
 
 TEST(Catalogue, WarnCleanTwin) {
