@@ -49,13 +49,13 @@ struct CampaignOptions {
   bool late_ticks = false;
   bool nohz_full = false;
   // RT tasks (--rt): a create's policy byte from 240 on is `task T<n>
-  // policy=fifo` (byte format 7, issue 21 part 4). Off by default: the runqueue
+  // policy=fifo` (byte format 7). Off by default: the runqueue
   // byte's kBytesNoRt bit then reads that byte % 3, as before.
   bool rt = false;
   // Fan-out wakes and sleeps (--fan-out): byte format 8, whose wake and sleep read
   // three in four of their task bytes as every task (a producer on one CPU waking them all one
   // after another; each CPU's running task blocking), so that wakers build up
-  // record_wakee()'s flips and wake_wide() is reached (issue 26). Off by default:
+  // record_wakee()'s flips and wake_wide() is reached. Off by default:
   // the streams stay format 7's.
   bool fan_out = false;
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),

@@ -138,7 +138,7 @@ struct RcSetup {
   // lockstep: every performed operation also runs on the kernel backend and the
   // states are compared (a difference fails the case, id "lockstep").
   scn::Backend backend = scn::Backend::model;
-  // SCHED_FIFO tasks (issue 21 part 4): a CreateRt command (run_stateful_check()
+  // SCHED_FIFO tasks: a CreateRt command (run_stateful_check()
   // sets it from CheckConfig::rt). Off: the command streams are as before.
   bool rt = false;
 };

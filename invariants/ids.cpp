@@ -326,7 +326,7 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "choice, not recomputed on the kernel's counters. Catches aa3ee4f0b754 (v6.16,\n"
      "6.12.y: the sync clause counted delayed tasks, v6.12; part 2, and (b) at a WF_SYNC choice) and\n"
      "the RFC's rejected rq->nr_running form (part 2, and (d)). Every DELAY_DEQUEUE profile and tree\n"
-     "breaks sched_idle_rq() and through it (a) and (c) (docs/findings.md, F9): tolerated by default\n"
+     "breaks sched_idle_rq() and through it (a) and (c) (docs/findings/F9.md): tolerated by default\n"
      "exactly when the answer, or the choice, is the one the counters give with the delayed tasks\n"
      "counted as work. Not checked: rq->ttwu_pending. Exact."},
     {"I-PLACE",
@@ -352,19 +352,20 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "utilization sums, while PELT is tracked (not the v7.3 flat runqueue: model/fair_pelt.cpp). Catches the\n"
      "max_t(u32, ...) clamps of 6.12.118 and 6.18.0, which store a 64-bit sum cut to 32 bits: a\n"
      "reweight, detach or removal on a queue whose load average passes about 90 000 (two nice -20\n"
-     "tasks) drops its load by a third (docs/findings.md, F10; 7.0.0 clamps in the sum's width).\n"
+     "tasks) drops its load by a third (docs/findings/F10.md; 7.0.0 clamps in the sum's width).\n"
      "Exact."},
 }};
 
 // Where each invariant runs. Lockstep checks the model's run, whose state is
 // compared with the kernel's after every operation: every invariant runs there.
 // On the kernel's own code the checker hears the tree's functions through the
-// glue's events (kernelsrc/glue.c); the trees are 6.12.118, 6.18.0 and 7.0.0.
-constexpr std::string_view kEverywhere = "model; kernel (6.12.118, 6.18.0, 7.0.0); lockstep";
+// glue's events (kernelsrc/glue/events.c), on every tree the backend builds
+// (docs/kernel-backend.md, "Versions").
+constexpr std::string_view kEverywhere = "model; kernel (every tree); lockstep";
 constexpr std::array<std::string_view, kIdCount> kBackends = {{
     kEverywhere,  // NULLPICK
     kEverywhere,  // SUM
-    "model; kernel (6.12.118, 6.18.0, 7.0.0: at reweight_entity() and place_entity() only, the model's "
+    "model; kernel (every tree: at reweight_entity() and place_entity() only, the model's "
     "arithmetic re-run on the tree's operands); lockstep (the model's shadow, its state compared with the "
     "kernel's)",  // OVF
     kEverywhere,  // KEY
@@ -381,7 +382,7 @@ constexpr std::array<std::string_view, kIdCount> kBackends = {{
     kEverywhere,  // CNT
     kEverywhere,  // MONO
     kEverywhere,  // FAIR
-    "model (its warnings); kernel (6.12.118, 6.18.0, 7.0.0: the tree's WARN_ON_ONCE/BUG_ON); lockstep (the "
+    "model (its warnings); kernel (every tree: its WARN_ON_ONCE/BUG_ON); lockstep (the "
     "model's)",   // WARN
     kEverywhere,  // WAKEPICK
     kEverywhere,  // FRESH
@@ -389,7 +390,7 @@ constexpr std::array<std::string_view, kIdCount> kBackends = {{
     "tree has that runqueue",  // HLOAD
     kEverywhere,  // WAKECOUNT
     kEverywhere,  // PLACE
-    "model; kernel (6.12.118 taken with CONFIG_SMP, the default; 6.18.0, 7.0.0); lockstep",  // PELT
+    "model; kernel (every tree with the SMP code: 6.6 and 6.12 unless built with EEVDF_KERNEL_SMP=OFF); lockstep",  // PELT
 }};
 
 }  // namespace

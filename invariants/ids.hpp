@@ -1,4 +1,4 @@
-// The invariant identifiers of ../shared/spec/invariants.md, their one-line
+// The invariant identifiers (docs/eevdf.md, "The invariants"), their one-line
 // statements and their documentation (printed by `eevdf-check explain`).
 #pragma once
 

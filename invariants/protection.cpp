@@ -78,8 +78,8 @@ void check_protection_at_pick(const CheckScope& s, const SchedEntity& se) {
   if (granted <= static_cast<i128>(allowed)) return;
   // Where the protection is computed from the queue's min_slice augment (cfs_rq_min_slice(),
   // 052c3d87c82e; not the v6.6-v6.12 stash), whether that augment was right at the pick: a
-  // stale augment's protection (docs/findings.md) and a protection that ignores a right one
-  // are two findings.
+  // stale augment's protection (docs/findings.md, "Known upstream bugs rediscovered") and a
+  // protection that ignores a right one are two findings.
   const SchedEntity* root = s.cfs.tasks_timeline.root();
   const bool stale = !profile.behaviour.parity_in_vlag && profile.feat(Feature::RUN_TO_PARITY) && root &&
                      shorter && root->min_slice != shortest;

@@ -78,7 +78,7 @@
 // most TICK_NSEC at any HZ: an early or punctual tick, never a late one);
 // bit 6 set: run_notick decodes as `run` (a campaign without nohz_full).
 //
-// Version 7 (issue 21 part 4: a tunable, cgroup removal and RT tasks mid-run)
+// Version 7 (a tunable, cgroup removal and RT tasks mid-run)
 // is version 6 with two more operations, opcode % 22, and one more policy
 // (versions 1 to 6 decode exactly as before):
 //
@@ -97,7 +97,7 @@
 // group_destroy is a group operation: it decodes as `schedule` where the
 // group opcodes do. The header and the runqueue byte are version 6's.
 //
-// Version 8 (issue 26: wake-ups that build up record_wakee()'s flips) is
+// Version 8 (wake-ups that build up record_wakee()'s flips) is
 // version 7 in every byte (the same opcodes, header and runqueue byte), but a
 // task byte from kBytesFanOut (64) on, three in four, of two operations reads
 // as a whole set of tasks (versions 1 to 7 decode exactly as before):
@@ -155,14 +155,14 @@ inline constexpr std::uint8_t kBytesFormatVersion5 = 5;  // version 4 with debug
 inline constexpr std::size_t kBytesOpKinds5 = 18;         // create .. migrate, debug_read
 inline constexpr std::uint8_t kBytesFormatVersion6 = 6;  // version 5 with run_notick and tick_after
 inline constexpr std::size_t kBytesOpKinds6 = 20;         // create .. debug_read, run_notick, tick_after
-// Version 7 (issue 21 part 4): version 6 with base_slice_ns and group_destroy,
+// Version 7: version 6 with base_slice_ns and group_destroy,
 // and create's policy byte from kBytesCreateFifo (240) on makes an RT task,
 // `task T<n> policy=fifo` (nice 0, the base slice; the nice and slice bytes are
 // read and not used). Versions 1 to 6 decode exactly as before.
 inline constexpr std::uint8_t kBytesFormatVersion7 = 7;
 inline constexpr std::size_t kBytesOpKinds7 = 22;         // create .. tick_after, base_slice, group_destroy
 inline constexpr std::uint8_t kBytesCreateFifo = 240;
-// Version 8 (issue 26): version 7 whose wake and sleep read a task byte from
+// Version 8: version 7 whose wake and sleep read a task byte from
 // kBytesFanOut (64) on as every task (a fan-out wake from one CPU, each CPU's
 // running task blocking). Versions 1 to 7 decode exactly as before.
 inline constexpr std::uint8_t kBytesFormatVersion8 = 8;

@@ -46,7 +46,7 @@ enum class OpKind : std::uint8_t {
   // time without the tick grid; after expect_queue, same reason
   run_notick,    // run DUR notick     (the clock advances, no tick: a nohz_full CPU)
   tick_after,    // tick DUR           (the clock advances by DUR, then one sched_tick())
-  // issue 21 part 4: a tunable written mid-run and cgroup removal; after tick_after, same reason
+  // A tunable written mid-run and cgroup removal; after tick_after, same reason
   base_slice,    // base_slice_ns DUR  (a debugfs write of sched/base_slice_ns: sysctl_sched_base_slice)
   group_destroy, // group_destroy GROUP (cgroup rmdir: unregister_fair_sched_group(); the name is gone)
 };
