@@ -25,6 +25,7 @@ cxxflags="${cxxflags//-stdlib=libc++/}"
 # Debug with empty per-configuration flags: the optimisation and debug information are
 # the engine's ($CXXFLAGS), and assertions stay on. EEVDF_FUZZ_TRACE_CMP=ON: comparison
 # tracing everywhere, as the engine's flags ask (docs/fuzzing.md, "Comparison tracing").
+# shellcheck disable=SC2016  # $ORIGIN is the loader's, not the shell's
 cmake -S . -B "$build" -G Ninja \
       -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
       -DCMAKE_C_FLAGS="${CFLAGS:-}" -DCMAKE_CXX_FLAGS="$cxxflags" \
@@ -33,7 +34,8 @@ cmake -S . -B "$build" -G Ninja \
       -DEEVDF_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" -DCMAKE_BUILD_RPATH='$ORIGIN/lib'
 list="$build/fuzz-targets.txt"
 [ -s "$list" ] || { echo "build.sh: CMake listed no fuzz targets ($list)" >&2; exit 1; }
-ninja -C "$build" $(cut -d' ' -f1 "$list")
+mapfile -t targets < <(cut -d' ' -f1 "$list")
+ninja -C "$build" "${targets[@]}"
 
 # one line per target: name, executable, dictionary, seed glob
 mkdir -p "$OUT/lib"

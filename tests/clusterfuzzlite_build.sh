@@ -50,7 +50,7 @@ for name in $targets; do
   corpus="$work/corpus-$name"
   mkdir -p "$corpus"
   unzip -q "$OUT/${name}_seed_corpus.zip" -d "$corpus"
-  seeds=$(ls "$corpus" | wc -l)
+  seeds=$(find "$corpus" -type f | wc -l)
   if (cd "$work" && "$OUT/$name" -dict="$OUT/$name.dict" -max_total_time=3 -seed=1 -print_final_stats=1 \
         "$corpus" >"$work/$name.log" 2>&1); then
     echo "ok: $name: $seeds seeds, $(grep -m1 -o 'stat::number_of_executed_units: [0-9]*' "$work/$name.log")"
