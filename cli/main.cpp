@@ -428,7 +428,8 @@ int main(int argc, char** argv) {
     if (!backend) return bad_input("--backend " + fuzz_backend + ": not a backend (model, kernel, lockstep)");
     campaign.backend = *backend;
     if (campaign.backend != scn::Backend::model && !kernelsrc::available())
-      return bad_input("--backend " + fuzz_backend + ": this build has no kernel backend (no kernel tree at build "
+      return bad_input(std::string("--backend ") + scn::backend_name(campaign.backend) +
+                       ": this build has no kernel backend (no kernel tree at build "
                        "time: cmake -DEEVDF_KERNEL_SRC=DIR)");
     // on the kernel's own code the tree's release judges (docs/kernel-backend.md, "The judge")
     if (auto err = scn::choose_judge(campaign.backend, nullptr, fuzz_force_profile, fuzz_profile, campaign.judge_note);

@@ -47,7 +47,7 @@ has err.txt "--backend qemu: not a backend"
 # A campaign the backend cannot run is refused before its first run (it used
 # to refuse every run and report "0 operations, no violation"); a 6.12 tree
 # taken with CONFIG_SMP (EEVDF_KERNEL_SMP) runs it.
-if [ "$kernel_smp" != 1 ]; then
+if [ "$has_kernel" = 1 ] && [ "$kernel_smp" != 1 ]; then
   expect_rc 2 "$bin" fuzz --profile v6.12.118 --lockstep --runqueues 2 --time 1
   has err.txt "fuzz --backend lockstep --runqueues 2: "
 fi
@@ -65,6 +65,8 @@ if [ "$has_kernel" != 1 ]; then
   has err.txt "--backend lockstep: needs the kernel backend"
   expect_rc 2 "$bin" fuzz --backend kernel --time 1
   has err.txt "--backend kernel: this build has no kernel backend"
+  expect_rc 2 "$bin" fuzz --lockstep --time 1
+  has err.txt "--backend lockstep: this build has no kernel backend"
   [ "$failures" -eq 0 ] && echo "OK (no kernel backend in this build)"
   exit $((failures > 0))
 fi
