@@ -92,7 +92,7 @@ def main():
             reached += row[1] > 0
             rows.append((os.path.basename(rel), first, name, *row))
         report += [f"  functions executed: {reached} of {emitted} with code "
-                   f"({len(taken) - emitted} taken with none: the compiler emitted no code for them)",
+                   f"({len(taken) - emitted} taken with none: empty stubs of this configuration, or unused)",
                    f"  lines executed:     {totals[1]} of {totals[0]} ({pct(totals[1], totals[0])})",
                    f"  branches taken:     {totals[3]} of {totals[2]} ({pct(totals[3], totals[2])})", ""]
 
@@ -102,7 +102,7 @@ def main():
     for file, first, name, lines, executed, branches, btaken in rows:
         if lines:
             report.append(f"  {file}:{first} {name}  lines {executed}/{lines}  branches {btaken}/{branches}")
-    report += ["", "Taken, with no line the compiler emitted code for:"]
+    report += ["", "Taken, with no line the compiler emitted code for (empty stubs of this configuration, or unused):"]
     report += ["  " + " ".join(f"{file}:{first}:{name}" for file, first, name, lines, *_ in rows if not lines)]
     report += ["", "Left out by the extractor (not compiled):"]
     for rel in FILES:
