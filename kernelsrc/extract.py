@@ -147,6 +147,7 @@ def split_items(lines, fname):
     kind, name, first line, text."""
     items = []
     buf, start, depth, paren = [], None, 0, 0
+    linenos = []  # the tree's line of each line of buf
     i = 0
     while i < len(lines):
         lineno, line = lines[i]
@@ -202,9 +203,10 @@ def split_items(lines, fname):
             if ended:
                 buf_line_text = "".join(buf_line)
                 buf.append(buf_line_text)
-                text = "\n".join(buf) if False else "".join(buf)
+                linenos.append(lineno)
                 items.append(classify("".join(buf), start, fname))
-                buf, start = [], None
+                items[-1]["lines"] = linenos
+                buf, start, linenos = [], None, []
                 rest = line[j + 1:]
                 buf_line = []
                 ended = False
@@ -217,8 +219,24 @@ def split_items(lines, fname):
             j += 1
         else:
             buf.append("".join(buf_line) + "\n")
+            linenos.append(lineno)
         i += 1
     return items
+
+
+def with_line_markers(text, linenos, rel):
+    """TEXT (an item, whose lines came from LINENOS of the tree's REL) with a
+    #line marker wherever a resolved #if block left a gap, so that the compiler
+    (and gcov) number every line as the tree does."""
+    lines = text.split("\n")
+    if len(lines) != len(linenos):
+        return text
+    out = [lines[0]]
+    for k in range(1, len(lines)):
+        if linenos[k] != linenos[k - 1] + 1:
+            out.append(f'#line {linenos[k]} "{rel}"')
+        out.append(lines[k])
+    return "\n".join(out)
 
 
 # The arguments of an annotation after a declarator: __printf(1, 2), or, since
@@ -360,7 +378,12 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
                                       for c in glue_missing))
     used_macros = macros_used(index, macros, provided, wanted, glue_text)
     out = emit(sources, index, macros, provided, wanted, used_macros, interposed)
-    return version, sorted(wanted), "".join(out), avg_vruntime_stores(index)
+    # every function definition of fair.c and pelt.c for this configuration, and whether it
+    # was taken: what a coverage report (scripts/kernel-coverage.sh) can and cannot reach
+    functions = [(rel, it["line"], it["lines"][-1], it["name"], it["name"] in wanted and index[it["name"]][1] is it)
+                 for rel in ("kernel/sched/fair.c", "kernel/sched/pelt.c") for it in sources[rel]
+                 if it["kind"] == "function"]
+    return version, sorted(wanted), "".join(out), avg_vruntime_stores(index), functions
 
 
 def emit(sources, index, macros, provided, wanted, used_macros, interposed):
@@ -380,7 +403,7 @@ def emit(sources, index, macros, provided, wanted, used_macros, interposed):
             else:
                 keep = it["name"] in wanted and index[it["name"]][1] is it
             if keep and it["kind"] == "function" and it["name"] in interposed:
-                text = it["text"]
+                text = with_line_markers(it["text"], it.get("lines", []), rel)
                 brace = text.find("{")
                 head, body = text[:brace], text[brace:]
                 renamed, n = re.subn(rf"\b{it['name']}(\s*\()", interposed[it["name"]] + r"\1", head, count=1)
@@ -390,7 +413,7 @@ def emit(sources, index, macros, provided, wanted, used_macros, interposed):
                 out.append(f'#line {it["line"]} "{rel}"\n{head.strip()};\n')
                 out.append(f'#line {it["line"]} "{rel}"\n{renamed}{body}\n')
             elif keep:
-                out.append(f'#line {it["line"]} "{rel}"\n{it["text"]}\n')
+                out.append(f'#line {it["line"]} "{rel}"\n{with_line_markers(it["text"], it.get("lines", []), rel)}\n')
     return out
 
 
@@ -562,7 +585,7 @@ def main():
         with open(args.shim) as f:
             shim = f.read()
         glue = read_glue(args.glue)
-        version, names, text, avg_stores = extract(files, shim, args.out, args.cc, glue, os.path.dirname(os.path.abspath(args.shim)))
+        version, names, text, avg_stores, functions = extract(files, shim, args.out, args.cc, glue, os.path.dirname(os.path.abspath(args.shim)))
         unlocked = debug_reader_unlocked(files["kernel/sched/debug.c"])
         fork_clears = fork_clears_rel_deadline(files["kernel/sched/core.c"])
         pelt_text = None
@@ -573,8 +596,10 @@ def main():
         print(f"kernel backend: {e}", file=sys.stderr)
         return 1
     tree = os.path.join(args.out, "tree")
+    # (the rbtree, compiled from here; and the files fair_extract.c's #line markers name,
+    # for gcov's annotated sources: scripts/kernel-coverage.sh)
     for rel in ("lib/rbtree.c", "include/linux/rbtree.h", "include/linux/rbtree_augmented.h",
-                "include/linux/rbtree_types.h"):
+                "include/linux/rbtree_types.h") + MAIN_FILES:
         path = os.path.join(tree, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
@@ -607,6 +632,10 @@ def main():
         f.write(f"#define EEVDF_FORK_CLEARS_REL_DEADLINE {1 if fork_clears else 0}\n")
     with open(os.path.join(args.out, "extracted.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
+    with open(os.path.join(args.out, "functions.txt"), "w") as f:
+        f.write("# file first-line last-line function taken|left: the function definitions of fair.c and pelt.c\n")
+        f.writelines(f"{rel} {first} {last} {name} {'taken' if taken else 'left'}\n"
+                     for rel, first, last, name, taken in functions)
     return 0
 
 
