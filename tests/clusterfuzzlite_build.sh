@@ -36,6 +36,8 @@ list="$work/build/fuzz-targets.txt"
 targets=$(cut -d' ' -f1 "$list")
 for cpp in "$src"/fuzz/targets/*.cpp; do
   name=$(basename "$cpp" .cpp)
+  # kernel_fuzzer.cpp is built only with a kernel tree (CMake says when it is not)
+  [ "$name" = kernel_fuzzer ] && grep -q 'kernel_fuzzer, kernel_lockstep_fuzzer: not built' "$work/build.log" && continue
   grep -qx "$name" <<<"$targets" || fail "fuzz/targets/$name.cpp is not in fuzz/targets/CMakeLists.txt's list of targets to fuzz"
 done
 for name in $targets; do
