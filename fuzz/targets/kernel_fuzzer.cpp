@@ -27,7 +27,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "fuzz/op_mutator.hpp"
+#include "fuzz/targets/op_mutator_hooks.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 #include "scenario/bytes.hpp"
 #include "scenario/executor.hpp"
@@ -105,19 +105,4 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::abort();
   }
   return 0;
-}
-
-// scenario_fuzzer's mutations: operation-level mostly, libFuzzer's byte-level otherwise
-extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
-
-extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
-                                               unsigned int seed) {
-  if (seed % 4 == 0) return LLVMFuzzerMutate(data, size, max_size);
-  return eevdf::fuzz::mutate_ops(data, size, max_size, seed);
-}
-
-extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* a, std::size_t a_size, const std::uint8_t* b,
-                                                 std::size_t b_size, std::uint8_t* out, std::size_t max_out,
-                                                 unsigned int seed) {
-  return eevdf::fuzz::cross_over_ops(a, a_size, b, b_size, out, max_out, seed);
 }

@@ -23,7 +23,7 @@
 
 #include "scenario/bytes.hpp"
 #include "scenario/executor.hpp"
-#include "fuzz/op_mutator.hpp"
+#include "fuzz/targets/op_mutator_hooks.hpp"
 #include "scenario/scenario_print.hpp"
 
 namespace {
@@ -95,20 +95,4 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                inv::format_violation(v, scn::print_op(s.ops[static_cast<std::size_t>(v.op_index)]), profile().name).c_str(),
                scn::print_scenario(shown).c_str());
   std::abort();
-}
-
-// Operation-level mutations most of the time, libFuzzer's byte mutations
-// otherwise (they still find what the op-level ones cannot express).
-extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);
-
-extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
-                                               unsigned int seed) {
-  if (seed % 4 == 0) return LLVMFuzzerMutate(data, size, max_size);
-  return eevdf::fuzz::mutate_ops(data, size, max_size, seed);
-}
-
-extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* a, std::size_t a_size, const std::uint8_t* b,
-                                                 std::size_t b_size, std::uint8_t* out, std::size_t max_out,
-                                                 unsigned int seed) {
-  return eevdf::fuzz::cross_over_ops(a, a_size, b, b_size, out, max_out, seed);
 }
