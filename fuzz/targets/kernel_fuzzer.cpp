@@ -20,14 +20,12 @@
 // kernel side by side, compared after every operation (invariants off, as in
 // `fuzz --lockstep`); a divergence is the crash, replayed by
 // `eevdf-check replay CRASHFILE --backend lockstep`.
-#include <malloc.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include "fuzz/targets/op_mutator_hooks.hpp"
+#include "fuzz/targets/byte_target.hpp"
 #include "kernelsrc/kernel_backend.hpp"
 #include "scenario/bytes.hpp"
 #include "scenario/executor.hpp"
@@ -65,10 +63,8 @@ const eevdf::Profile& profile() {
 
 }  // namespace
 
-// as in scenario_fuzzer: keep each run's memory in the heap between runs
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  eevdf::fuzz::keep_heap_between_runs();
   profile();
   return 0;
 }

@@ -14,8 +14,6 @@
 // limit, 256, by default); the throughput benchmark uses 64. A crash found
 // with a cap replays the same without it: execution stops at the first
 // violation, which lies within the first N operations.
-#include <malloc.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +21,7 @@
 
 #include "scenario/bytes.hpp"
 #include "scenario/executor.hpp"
-#include "fuzz/targets/op_mutator_hooks.hpp"
+#include "fuzz/targets/byte_target.hpp"
 #include "scenario/scenario_print.hpp"
 
 namespace {
@@ -62,14 +60,8 @@ std::size_t max_ops() {
 
 }  // namespace
 
-// Every execution builds its runqueues and checkers afresh (hundreds of KiB,
-// above glibc's mmap and trim thresholds): keep that memory in the heap
-// between executions instead of returning it to the kernel and faulting it
-// in again each time (page faults and brk were half the time of a one-
-// operation input).
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  eevdf::fuzz::keep_heap_between_runs();
   return 0;
 }
 
