@@ -84,6 +84,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "kernelsrc"))
 import extract  # noqa: E402  (the extractor's tree reader and version parser)
+import tree_edit  # noqa: E402  (edits by function and anchor, shared with scripts/kernel-fix.py)
 
 CONFIGS = {
     "one": [],                                     # one CPU, task groups in every other run
@@ -92,7 +93,6 @@ CONFIGS = {
     "groups2": ["--groups", "--runqueues", "2"],   # and two CPUs
 }
 PLAIN_CONFIGS = ["one", "two"]
-FAIR = "kernel/sched/fair.c"
 # masked mode: the racing debugfs reader is a documented finding of 6.12.118 (K2) that ends most runs early
 MASKED_COMMON = ["--no-debug-read", "--time", "3600", "--seed", "1", "--jobs", "1", "--minimize-time", "1"]
 KNOWN_FILE = "campaign.known"
@@ -112,71 +112,9 @@ def run(cmd):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
 
 
-def blank_comments(text):
-    """TEXT with every comment replaced by spaces (newlines kept): the same offsets, no braces in comments."""
-    return re.sub(r"/\*.*?\*/|//[^\n]*", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
-
-
-def function_span(text, name):
-    """[start, end) of the body of function NAME in TEXT (its definition), or None."""
-    code = blank_comments(text)
-    m = re.search(rf"^(?:[\w \t*]*[ \t*])?{re.escape(name)}\s*\([^;{{}}()]*\)\s*\{{", code, re.M)
-    if not m:
-        return None
-    depth, i = 1, m.end()
-    while i < len(code) and depth:
-        depth += {"{": 1, "}": -1}.get(code[i], 0)
-        i += 1
-    return m.end(), i
-
-
-def edits_of(m):
-    """Entry M's edits as dicts: find, replace, times (occurrences the anchor must have), which (the
-    1-based occurrence to replace, None: all), function, file. An edit is [find, replace] or
-    [find, replace, times], or an object with those keys and optionally which, function, file."""
-    out = []
-    for e in m["edits"]:
-        if isinstance(e, dict):
-            d = dict(e)
-        else:
-            d = {"find": e[0], "replace": e[1]}
-            if len(e) > 2:
-                d["times"] = e[2]
-        d.setdefault("times", 1)
-        d.setdefault("which", None)
-        d.setdefault("function", m["function"])
-        d.setdefault("file", m.get("file", FAIR))
-        out.append(d)
-    return out
-
-
 def mutate(texts, m):
     """TEXTS (path -> text) with entry M applied (the files it changes only), or an error message."""
-    changed = {}
-    for edit in edits_of(m):
-        rel, fn = edit["file"], edit["function"]
-        text = changed.get(rel, texts.get(rel))
-        if text is None:
-            return None, f"{m['id']}: {rel} is not one of the files read from the tree"
-        span = function_span(text, fn)
-        if span is None:
-            return None, f"{m['id']}: function {fn}() not found in {rel}"
-        start, end = span
-        body = text[start:end]
-        # in the code only: an anchor inside a comment is not the statement
-        code = blank_comments(body)
-        at = [i.start() for i in re.finditer(re.escape(edit["find"]), code)]
-        if len(at) != edit["times"]:
-            return None, (f"{m['id']}: '{edit['find']}' occurs {len(at)} times in the code of {fn}() (the entry "
-                          f"expects {edit['times']}): the entries are written for Linux {MUTANTS_TREE}")
-        if edit["which"] is not None:
-            if not 1 <= edit["which"] <= len(at):
-                return None, f"{m['id']}: occurrence {edit['which']} of '{edit['find']}' asked, {len(at)} found"
-            at = [at[edit["which"] - 1]]
-        for i in reversed(at):
-            body = body[:i] + edit["replace"] + body[i + len(edit["find"]):]
-        changed[rel] = text[:start] + body + text[end:]
-    return changed, None
+    return tree_edit.apply_entry(texts, m, f"Linux {MUTANTS_TREE}")
 
 
 def pairs_of(findings_dir):
