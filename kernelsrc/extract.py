@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source directory
 from extract_trees import (CONFIG_ON, ROOTS_COMMON, SMP_VARIANTS, TREE_FILES, VERSIONS,  # noqa: E402
@@ -548,6 +549,71 @@ def read_glue(path):
     return GLUE_PART.sub(part, text)
 
 
+def split_patch(text):
+    """A unified diff as {relative path (-p1): its part}; the lines before the first part are dropped."""
+    parts, rel, lines = {}, None, text.splitlines(True)
+    for i, line in enumerate(lines):
+        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            target = lines[i + 1][4:].split("\t")[0].strip()
+            rel = target.split("/", 1)[1] if "/" in target else target
+            parts.setdefault(rel, "")
+        if rel is not None and not line.startswith("diff --git") and not line.startswith("index "):
+            parts[rel] += line
+    return parts
+
+
+def apply_changes(files, fix_ids, patch_paths, workdir):
+    """FILES (path -> text) changed in place by this project's fixes (kernelsrc/fixes.json, kernelsrc/tree_edit.py)
+    and by patches (patch -p1, the parts for files read here only). Returns what was applied, as notes."""
+    notes = []
+    if fix_ids:
+        import json
+        import tree_edit
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixes.json")) as f:
+            fixes = {e["id"]: e for e in json.load(f)["fixes"]}
+        version = kernel_version(files["Makefile"])
+        for fid in fix_ids:
+            if fid not in fixes:
+                raise ExtractError(f"--fix {fid}: no such fix (kernelsrc/fixes.json: {', '.join(fixes)})")
+            e = fixes[fid]
+            if f"{version[0]}.{version[1]}" not in e["trees"]:
+                raise ExtractError(f"--fix {fid}: written for Linux {', '.join(e['trees'])}, the tree is "
+                                   f"{version[0]}.{version[1]}.{version[2]}")
+            changed, err = tree_edit.apply_entry(files, e, f"Linux {', '.join(e['trees'])}")
+            if err:
+                raise ExtractError(f"--fix {err}")
+            files.update(changed)
+            notes.append(f"fix {fid}")
+    for path in patch_paths:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                parts = split_patch(f.read())
+        except OSError as e:
+            raise ExtractError(f"--patch {path}: {e.strerror}")
+        used = {rel: part for rel, part in parts.items() if rel in files}
+        if not used:
+            raise ExtractError(f"--patch {path}: changes none of the files the kernel backend reads "
+                               f"({', '.join(sorted(parts)) or 'no unified diff found'})")
+        for rel, part in used.items():
+            with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+                target = os.path.join(tmp, "file")
+                with open(target, "w") as f:
+                    f.write(files[rel])
+                r = subprocess.run(["patch", "--batch", "--forward", "-s", target], input=part, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                if r.returncode != 0:
+                    raise ExtractError(f"--patch {path}: does not apply to {rel}: {r.stdout.strip()}")
+                with open(target) as f:
+                    files[rel] = f.read()
+        left = sorted(set(parts) - set(used))
+        notes.append(f"patch {os.path.basename(path)}" + (f" (left out: {', '.join(left)})" if left else ""))
+    return notes
+
+
+def changes_note(changes):
+    return f", with {'; '.join(changes)}" if changes else ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", required=True, help="a kernel tree or a linux-source-*.tar.xz")
@@ -561,6 +627,10 @@ def main():
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--smp", action="store_true",
                     help="take a tree that still has !CONFIG_SMP code (6.12) with CONFIG_SMP")
+    ap.add_argument("--fix", action="append", default=[],
+                    help="apply this project's fix of a finding (kernelsrc/fixes.json) to the files read")
+    ap.add_argument("--patch", action="append", default=[],
+                    help="apply this patch (patch -p1) to the files read; parts for other files are left out")
     args = ap.parse_args()
     if args.print_version:
         try:
@@ -575,6 +645,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     try:
         files = read_tree(args.src, args.out)
+        changes = apply_changes(files, args.fix, args.patch, args.out)
         if args.smp:
             key = kernel_version(files["Makefile"])[:2]
             if key in SMP_VARIANTS:
@@ -605,7 +676,8 @@ def main():
         with open(path, "w") as f:
             f.write(files[rel])
     with open(os.path.join(args.out, "fair_extract.c"), "w") as f:
-        f.write(f"/* Generated by kernelsrc/extract.py from {args.src} (Linux {version[0]}.{version[1]}.{version[2]}). */\n")
+        f.write(f"/* Generated by kernelsrc/extract.py from {args.src} (Linux {version[0]}.{version[1]}.{version[2]}"
+                f"{changes_note(changes)}). */\n")
         f.write('#include "version.h"\n#include "shim.h"\n')
         f.write(text)
         f.write('#line 1 "kernelsrc/glue.c"\n#include "glue.c"\n')
@@ -620,6 +692,8 @@ def main():
         f.write(files["kernel/sched/features.h"])
     with open(os.path.join(args.out, "version.h"), "w") as f:
         f.write(f'#define EEVDF_KERNEL_VERSION "{version[0]}.{version[1]}.{version[2]}"\n')
+        f.write("/* the fixes and patches applied to the tree's files (--fix, --patch), or empty */\n")
+        f.write(f'#define EEVDF_KERNEL_CHANGES "{"; ".join(changes)}"\n')
         for macro, value in version_defines(version, version_key(version, quiet=True)).items():
             f.write(f"#define {macro} {value}\n")
         for macro, (value, what) in tree_facts(files).items():

@@ -187,6 +187,8 @@ unsigned long long kb_base_slice(void);
 extern const char *const kb_feature_names[];
 extern const int kb_feature_defaults[];
 const char *kb_kernel_version(void);
+/* the fixes and patches applied to the tree's files at build time (EEVDF_KERNEL_FIXES, _PATCHES), or "" */
+const char *kb_kernel_changes(void);
 int kb_create_task(int nice, int policy, unsigned long long slice, int group);  /* policy 1: SCHED_FIFO */
 int kb_fork_task(int parent, int copy_races_sched_change);
 /* cpu: select_task_rq()'s answer, -1 the task's own CPU (set_task_cpu() and

@@ -68,7 +68,10 @@ TaskState state_of(int s) {
 
 bool available() { return true; }
 bool debug_reader_unlocked() { return kb_debug_reader_unlocked() != 0; }
-std::string kernel_version() { return kb_kernel_version(); }
+std::string kernel_version() {
+  const std::string changes = kb_kernel_changes();
+  return std::string(kb_kernel_version()) + (changes.empty() ? "" : " (" + changes + ")");
+}
 KernelRelease tree_release() {
   // EEVDF_KERNEL_VERSION is VERSION.PATCHLEVEL.SUBLEVEL of the tree's Makefile (kernelsrc/extract.py)
   KernelRelease r;

@@ -22,7 +22,8 @@ namespace eevdf::kernelsrc {
 
 // True when this build has the kernel backend (a tree was found at build time).
 bool available();
-// The tree's kernel version ("6.12.118"), or why there is none.
+// The tree's kernel version ("6.12.118"), with the fixes and patches applied
+// at build time ("6.12.118 (fix K1)"), or why there is none.
 std::string kernel_version();
 // The same as a release ({} without a tree), and the profile that judges the
 // tree's state (judge_for_kernel(): the profile of its release, or the

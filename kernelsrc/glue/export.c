@@ -212,3 +212,4 @@ const int kb_feature_defaults[] = {
 #undef SCHED_FEAT
 
 const char *kb_kernel_version(void) { return EEVDF_KERNEL_VERSION; }
+const char *kb_kernel_changes(void) { return EEVDF_KERNEL_CHANGES; }
