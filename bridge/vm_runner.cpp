@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -98,9 +100,6 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
     }
     if (!kernel_features.empty()) o << "@0 features " << kernel_features << "\n";
   }
-  if (profile.name != "v6.12.118" && profile.name != "v6.12")
-    plan.caveats.push_back("the model runs profile " + profile.name +
-                           "; the booted kernel is 6.12.118 (profile v6.12.118 is the model of that kernel)");
   if (profile.tunables.hz != 250)
     plan.caveats.push_back(fmt::format("the model ticks at hz {}, the kernel at 250 (write 'hz 250' for the same ticks)",
                                        profile.tunables.hz));
@@ -388,6 +387,67 @@ int report(const scn::Scenario& s, const Profile& p, const VmPlan& plan, const s
            const KernelRun& kernel, int rc, std::ostream& out);
 }  // namespace
 
+std::string bzimage_release(const std::string& file) {
+  std::ifstream f(file, std::ios::binary);
+  std::string head(0x10000, '\0');
+  f.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(f.gcount()));
+  // the x86 boot protocol's setup header: "HdrS" at 0x202, kernel_version (a
+  // pointer less 0x200) at 0x20e
+  if (head.size() < 0x210 || head.compare(0x202, 4, "HdrS") != 0) return "";
+  const auto at = 0x200 + static_cast<std::size_t>(static_cast<unsigned char>(head[0x20e]) |
+                                                   static_cast<unsigned char>(head[0x20f]) << 8);
+  if (at >= head.size()) return "";
+  const auto end = head.find_first_of(" \0", at);
+  return head.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+namespace {
+
+// "6.12.118+deb12-cloud-amd64" -> {6, 12, 118}; {} when it does not start with numbers
+KernelRelease release_numbers(const std::string& release) {
+  KernelRelease r;
+  unsigned* part[] = {&r.major, &r.minor, &r.sublevel};
+  std::size_t i = 0;
+  for (unsigned* p : part) {
+    if (i >= release.size() || !std::isdigit(static_cast<unsigned char>(release[i]))) break;
+    while (i < release.size() && std::isdigit(static_cast<unsigned char>(release[i]))) *p = *p * 10 + (release[i++] - '0');
+    if (i < release.size() && release[i] == '.') ++i;
+  }
+  return r.minor ? r : KernelRelease{};
+}
+
+// scripts/vm-kernel.sh's build of the tree: the bzImage's path, or "" (the
+// script's message is on stderr; rc its exit code)
+std::string build_kernel(const VmOptions& o, const std::string& cache, std::ostream& out, int& rc) {
+  std::string cmd = "bash " + quote(std::string(EEVDF_SOURCE_DIR) + "/scripts/vm-kernel.sh") + " --tree " +
+                    quote(o.kernel_tree) + " --cache " + quote(cache);
+  for (const auto& p : o.patches) cmd += " --patch " + quote(p);
+  for (const auto& x : o.fixes) cmd += " --fix " + quote(x);
+  out << "building a kernel from " << o.kernel_tree << " (scripts/vm-kernel.sh; the first build takes minutes)\n";
+  out.flush();
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) {
+    rc = 2;
+    return "";
+  }
+  std::string last, line;
+  for (int c; (c = std::fgetc(pipe)) != EOF;) {
+    if (c != '\n') {
+      line += static_cast<char>(c);
+    } else if (!line.empty()) {
+      last = line;
+      line.clear();
+    }
+  }
+  if (!line.empty()) last = line;
+  const int status = pclose(pipe);
+  rc = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+  return rc == 0 ? last : "";
+}
+
+}  // namespace
+
 int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   std::ifstream f(options.file, std::ios::binary);
   if (!f) {
@@ -403,21 +463,88 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   }
   const scn::Scenario s = std::get<scn::Scenario>(std::move(parsed));
   std::string error;
-  const auto profile = scn::build_profile(s, {}, error);
+  if (!options.kernel_tree.empty() && !options.kernel_image.empty()) {
+    err << "eevdf-check: vm: --kernel and --kernel-tree exclude each other\n";
+    return 2;
+  }
+  if ((!options.patches.empty() || !options.fixes.empty()) && options.kernel_tree.empty()) {
+    err << "eevdf-check: vm: --patch and --fix change a tree: they need --kernel-tree\n";
+    return 2;
+  }
+  if (!options.kernel_image.empty() && bzimage_release(options.kernel_image).empty()) {
+    err << "eevdf-check: vm: --kernel " << options.kernel_image << ": not a bzImage (no x86 boot header)\n";
+    return 2;
+  }
+  {
+    scn::ProfileOverride o;
+    o.profile = options.profile;
+    const auto first = scn::build_profile(s, o, error);
+    if (!first) {
+      err << "eevdf-check: " << options.file << ": " << error << "\n";
+      return 2;
+    }
+    if (const auto plan = vm_plan(s, *first, error); !plan) {
+      err << "eevdf-check: " << options.file << ": " << error << "\n";
+      return 2;
+    } else if (options.plan_only) {
+      out << plan->text;
+      for (const auto& c : plan->caveats) out << "# caveat: " << c << "\n";
+      return 0;
+    }
+  }
+
+  // the kernel and its release: a recorded run's, a bzImage's (built here from a tree, or given), Debian's
+  namespace fs = std::filesystem;
+  const std::string cache = options.cache_dir.empty() ? default_cache() : options.cache_dir;
+  KernelRun recorded;
+  std::string image = options.kernel_image, release = "6.12.118+deb12-cloud-amd64";
+  if (!options.results.empty()) {
+    std::ifstream in(options.results);
+    if (!in) {
+      err << "eevdf-check: " << options.results << ": cannot read\n";
+      return 2;
+    }
+    recorded = parse_vm_results(in);
+    release = recorded.release;
+  } else if (!options.kernel_tree.empty()) {
+    int rc = 0;
+    image = build_kernel(options, cache, out, rc);
+    if (rc == 77) {
+      out << "skipped: the kernel build's tools are missing (see above; scripts/setup.sh --with-vm installs them)\n";
+      return 77;
+    }
+    if (rc != 0 || image.empty()) {
+      err << "eevdf-check: vm: no kernel built from " << options.kernel_tree << " (scripts/vm-kernel.sh exit " << rc
+          << ", its message above)\n";
+      return 2;
+    }
+  }
+  if (!image.empty()) release = bzimage_release(image);
+
+  // the model: --profile, else the profile of the booted release, else the scenario's
+  std::string judged;
+  if (options.profile.empty()) {
+    const std::string judge = judge_for_kernel(release_numbers(release));
+    if (!judge.empty() && judge != s.profile) judged = judge;
+  }
+  scn::ProfileOverride chosen;
+  chosen.profile = options.profile.empty() ? judged : options.profile;
+  const auto profile = scn::build_profile(s, chosen, error);
   if (!profile) {
     err << "eevdf-check: " << options.file << ": " << error << "\n";
     return 2;
   }
-  const auto plan = vm_plan(s, *profile, error);
+  auto plan = vm_plan(s, *profile, error);
   if (!plan) {
     err << "eevdf-check: " << options.file << ": " << error << "\n";
     return 2;
   }
-  if (options.plan_only) {
-    out << plan->text;
-    for (const auto& c : plan->caveats) out << "# caveat: " << c << "\n";
-    return 0;
-  }
+  if (!judged.empty())
+    plan->caveats.push_back("the model runs profile " + judged + ", the profile of the booted Linux " + release +
+                            "; the scenario names " + (s.profile.empty() ? std::string("none") : s.profile) +
+                            " (--profile chooses)");
+  else if (judge_for_kernel(release_numbers(release)).empty())
+    plan->caveats.push_back("no profile models Linux " + release + "; the model runs " + profile->name);
 
   // the model's run of the same scenario, every step traced
   scn::ExecOptions eo;
@@ -431,16 +558,9 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   const scn::ExecResult model = scn::execute(s, *profile, eo);
 
   if (!options.results.empty()) {
-    std::ifstream recorded(options.results);
-    if (!recorded) {
-      err << "eevdf-check: " << options.results << ": cannot read\n";
-      return 2;
-    }
     out << "recorded run " << options.results << " (no boot)\n";
-    return report(s, *profile, *plan, model, parse_vm_results(recorded), 0, out);
+    return report(s, *profile, *plan, model, recorded, 0, out);
   }
-  namespace fs = std::filesystem;
-  const std::string cache = options.cache_dir.empty() ? default_cache() : options.cache_dir;
   const std::string outdir =
       options.out_dir.empty() ? cache + "/runs/" + fs::path(options.file).stem().string() : options.out_dir;
   std::error_code ec;
@@ -462,8 +582,13 @@ int run_vm(const VmOptions& options, std::ostream& out, std::ostream& err) {
   std::string cmd = "bash " + quote(script) + " --plan " + quote(plan_path) + " --out " + quote(outdir) + " --cache " +
                     quote(cache) + " --timeout " + std::to_string(timeout);
   if (!options.append.empty()) cmd += " --append " + quote(options.append);
-  out << fmt::format("booting 6.12.118 in QEMU for {} (timeout {} s; raw lines in {}/results.jsonl)\n", options.file,
-                     timeout, outdir);
+  if (!image.empty()) cmd += " --kernel " + quote(image);
+  std::string changes;
+  for (const auto& x : options.fixes) changes += (changes.empty() ? " with fix " : ", fix ") + x;
+  for (const auto& p : options.patches) changes += (changes.empty() ? " with patch " : ", patch ") + p;
+  out << fmt::format("booting {}{} in QEMU for {} (timeout {} s; raw lines in {}/results.jsonl)\n",
+                     image.empty() ? "Debian's 6.12.118" : "Linux " + release, changes, options.file, timeout, outdir);
+  if (!image.empty()) out << "kernel image " << image << "\n";
   out.flush();
   const int status = std::system(cmd.c_str());
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 2;
@@ -541,6 +666,25 @@ int report(const scn::Scenario& s, const Profile& p, const VmPlan& plan, const s
   if (rc == 5 || !kernel.done) {
     out << "result: the driver stopped before the end of the plan\n";
     return 5;
+  }
+  // a model of another release than the scenario's: its expectations are not this kernel's;
+  // the verdict is whether the kernel shows what the model of its release shows
+  if (profile->name != s.profile) {
+    std::set<std::string> model_checked;
+    for (const auto& id : model_ids)
+      if (kKernelChecks.count(id)) model_checked.insert(id);
+    const auto list = [](const std::set<std::string>& ids) {
+      std::string t;
+      for (const auto& id : ids) t += (t.empty() ? "" : ", ") + id;
+      return t.empty() ? std::string("none") : t;
+    };
+    out << fmt::format("the scenario's expectations are written for profile {}; on what the booted kernel can "
+                       "show (I-DL, I-SLICE) the model of {} has {}, the kernel {}\n",
+                       s.profile, profile->name, list(model_checked), list(kernel_ids));
+    const bool same = model_checked == kernel_ids;
+    out << (same ? "result: the booted kernel agrees with the model of profile " + profile->name + "\n"
+                 : "result: the booted kernel does not agree with the model of profile " + profile->name + "\n");
+    return same ? 0 : 1;
   }
   // the scenario's expectations, on what the kernel can show
   bool agree = true;

@@ -70,6 +70,13 @@ std::vector<KernelFinding> check_kernel(const KernelRun& run, unsigned hz, s64 b
 
 struct VmOptions {
   std::string file;
+  // the kernel to boot: Debian's 6.12.118 cloud kernel (the default), a
+  // bzImage, or one built from a tree by scripts/vm-kernel.sh with the
+  // patches and this project's fixes (kernelsrc/fixes.json) applied
+  std::string kernel_image;
+  std::string kernel_tree;
+  std::vector<std::string> patches, fixes;
+  std::string profile;    // the model's profile; default: the judge of the booted release, else the scenario's
   std::string out_dir;    // default: CACHE/runs/STEM
   std::string cache_dir;  // default: $EEVDF_VM_CACHE, else the build directory's vm/
   std::string script;     // default: scripts/vm-run.sh of the source tree
@@ -78,6 +85,11 @@ struct VmOptions {
   bool plan_only = false; // print the plan and stop
   std::string results;    // a recorded results.jsonl: compare it with the model, boot nothing
 };
+// The release a bzImage says it is (its setup header's kernel_version
+// string, e.g. "6.12.118+deb12-cloud-amd64 (debian-kernel@...) #1 SMP ..."):
+// the first word, or "" when FILE is not a bzImage.
+std::string bzimage_release(const std::string& file);
+
 // The command: 0 the kernel agrees with the scenario's expectations on what it
 // can check, 1 it does not, 2 bad input, 3 kernel panic, 4 hang, 5 the driver
 // stopped early, 77 QEMU or the kernel package missing (skip).

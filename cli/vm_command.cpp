@@ -11,8 +11,20 @@ namespace eevdf::cli {
 void add_vm_command(CLI::App& app) {
   auto o = std::make_shared<bridge::VmOptions>();
   auto* cmd = app.add_subcommand(
-      "vm", "replay a scenario on Debian's 6.12.118 kernel booted in QEMU, beside the model (docs/bridges.md)");
+      "vm", "replay a scenario on a kernel booted in QEMU (Debian's 6.12.118, a bzImage, or one built from a tree), "
+      "beside the model (docs/bridges.md)");
   cmd->add_option("file", o->file, "scenario (.scn)")->required();
+  cmd->add_option("--kernel-tree", o->kernel_tree,
+                  "build the kernel to boot from this tree (a directory or a linux-source-*.tar.xz; "
+                  "scripts/vm-kernel.sh, cached per tree)");
+  cmd->add_option("--kernel", o->kernel_image, "boot this bzImage");
+  cmd->add_option("--patch", o->patches, "apply this patch (patch -p1) to a copy of the tree first (repeatable)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--fix", o->fixes,
+                  "apply this project's fix of a finding to a copy of the tree first: K1, K2, F10 "
+                  "(kernelsrc/fixes.json; repeatable)");
+  cmd->add_option("--profile", o->profile,
+                  "the model's profile (default: the profile of the booted release, else the scenario's)");
   cmd->add_option("--out", o->out_dir, "where the plan, the console log and the kernel's JSON lines go "
                                        "(default: the cache's runs/NAME)");
   cmd->add_option("--cache", o->cache_dir, "kernel package, driver and runs (default: $EEVDF_VM_CACHE, else BUILD/vm)");

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # --with-vm: also what `eevdf-check vm` needs (docs/bridges.md, "The QEMU runner"):
-# QEMU, cpio, a static libc for the driver, and Debian's 6.12.118 cloud kernel
+# QEMU, cpio, a static libc for the driver, the kernel build's tools, and Debian's 6.12.118 cloud kernel
 # package, fetched with apt-get download into BUILD/vm (unpacked there, not installed)
 with_vm=0
 if [ "${1:-}" = "--with-vm" ]; then
@@ -17,7 +17,9 @@ packages=(cmake ninja-build g++ clang libclang-rt-14-dev librapidcheck-dev googl
           libz3-dev libfmt-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
           chromium   # chromium: the HTML report test renders the page headless
           python3 linux-source-6.12)  # the kernel backend: extracts 6.12.118's fair.c at build time
-[ $with_vm -eq 1 ] && packages+=(qemu-system-x86 cpio libc6-dev bc jq)
+# and what scripts/vm-kernel.sh needs to build a kernel from a tree (--kernel-tree)
+[ $with_vm -eq 1 ] && packages+=(qemu-system-x86 cpio libc6-dev bc jq
+                                 make gcc flex bison libelf-dev libssl-dev rsync patch xz-utils ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,4 +1,4 @@
-# Sourced by the scripts that boot Debian's cloud kernel in QEMU (vm-run.sh,
+# Sourced by the scripts that boot a kernel in QEMU (Debian's cloud kernel by default) (vm-run.sh,
 # vm-debug-read.sh, vm-sched-idle.sh, vm-pelt.sh): the pieces they share. The caller
 # defines skip() (prints why and exits 77) before calling these.
 
@@ -73,14 +73,20 @@ vm_accel_args() {
 }
 
 # vm_probe_prepare QEMU CACHE OUT SRC PROG: what a probe's boot needs: the tools,
-# Debian's 6.12.118 cloud kernel in CACHE (its path in `kernel`), SRC built as
+# the kernel (its path in `kernel`): $EEVDF_VM_KERNEL_IMAGE when set (a bzImage,
+# e.g. from scripts/vm-kernel.sh), else Debian's 6.12.118 cloud kernel in CACHE; SRC built as
 # PROG and packed as OUT/initramfs.cpio; the last boot's results and console
 # log in OUT removed.
 vm_probe_prepare() {
   local qemu="$1" cache="$2" out="$3" src="$4" prog="$5"
   vm_require_tools "$qemu"
   mkdir -p "$cache" "$out" || exit 2
-  kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "6.12.118+deb12-cloud-amd64") || exit 77  # as scripts/vm-run.sh
+  if [ -n "${EEVDF_VM_KERNEL_IMAGE:-}" ]; then
+    [ -f "$EEVDF_VM_KERNEL_IMAGE" ] || { echo "EEVDF_VM_KERNEL_IMAGE=$EEVDF_VM_KERNEL_IMAGE: no such file" >&2; exit 2; }
+    kernel="$EEVDF_VM_KERNEL_IMAGE"
+  else
+    kernel=$(vm_fetch_kernel "$cache" "$cache/kernel" "6.12.118+deb12-cloud-amd64") || exit 77  # as scripts/vm-run.sh
+  fi
   vm_probe_initramfs "$src" "$prog" "$out/initramfs.cpio"
   rm -f "$out/results.jsonl" "$out/console.log"
 }

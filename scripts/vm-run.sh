@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Boots Debian's 6.12.118 cloud kernel in QEMU (TCG, 2 CPUs, no network) with
+# Boots Debian's 6.12.118 cloud kernel (or the bzImage of --kernel, e.g. one
+# that scripts/vm-kernel.sh built) in QEMU (TCG, 2 CPUs, no network) with
 # a one-file initramfs whose /init is bridge/vm/driver.c, runs a plan (the
 # operations of a scenario, see that file) and collects the driver's JSON lines.
 # `eevdf-check vm` writes the plan and calls this; it can be called by hand:
 #
-#   scripts/vm-run.sh --plan FILE.plan --out DIR [--cache DIR] [--timeout SECONDS]
+#   scripts/vm-run.sh --plan FILE.plan --out DIR [--cache DIR] [--timeout SECONDS] [--kernel BZIMAGE]
 #
 # Writes DIR/results.jsonl (the driver's lines, second serial port),
 # DIR/console.log (the kernel's console) and DIR/outcome (one word).
@@ -14,7 +15,7 @@
 # the message says which and how to install it (scripts/setup.sh --with-vm).
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-plan="" out="" cache="${EEVDF_VM_CACHE:-$here/build/vm}" timeout=120
+plan="" out="" image="${EEVDF_VM_KERNEL_IMAGE:-}" cache="${EEVDF_VM_CACHE:-$here/build/vm}" timeout=120
 # EEVDF_VM_KERNEL: another Debian cloud kernel (e.g. 6.12.107+deb12-cloud-amd64), fetched the same way
 kernel_ver="${EEVDF_VM_KERNEL:-6.12.118+deb12-cloud-amd64}"
 append_extra="${EEVDF_VM_APPEND:-}"
@@ -26,6 +27,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --cache) cache="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
+    --kernel) image="$2"; shift 2 ;;
     --append) append_extra="$append_extra $2"; shift 2 ;;
     *) echo "vm-run: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -40,9 +42,14 @@ skip() { echo "vm-run: SKIP: $*" >&2; mkdir -p "$out"; echo skipped > "$out/outc
 vm_require_tools "$qemu"
 
 mkdir -p "$cache" "$out" || exit 2
-kdir="$cache/kernel"
-[ "$kernel_ver" = "6.12.118+deb12-cloud-amd64" ] || kdir="$cache/kernel-$kernel_ver"
-kernel=$(vm_fetch_kernel "$cache" "$kdir" "$kernel_ver") || exit 77
+if [ -n "$image" ]; then
+  [ -f "$image" ] || { echo "vm-run: --kernel $image: no such file" >&2; exit 2; }
+  kernel="$image"
+else
+  kdir="$cache/kernel"
+  [ "$kernel_ver" = "6.12.118+deb12-cloud-amd64" ] || kdir="$cache/kernel-$kernel_ver"
+  kernel=$(vm_fetch_kernel "$cache" "$kdir" "$kernel_ver") || exit 77
+fi
 
 driver="$cache/eevdf-vm-driver"
 vm_static_program "$here/bridge/vm/driver.c" "$driver"
