@@ -49,12 +49,15 @@ i128 sum_weight_hi(const Params& p, bool tasks_only) {
 }
 
 namespace {
-// scale_load_down(w) = max(2, w >> 10) for w > 0, as a fresh variable.
+// scale_load_down(w) = max(2, w >> 10) for w > 0: a variable, one per weight term.
 z3::expr scale_load_down_of(Env& env, const z3::expr& w, const std::string& name) {
+  for (const auto& [weight, scaled] : env.scaled_down)
+    if (z3::eq(weight, w)) return scaled;
   z3::expr q = env.hidden(name + "_q");
   env.add(1024 * q <= w && w < 1024 * q + 1024);
   z3::expr s = env.hidden(name);
   env.add(s == z3::ite(q < 2, env.c.int_val(2), q));
+  env.scaled_down.emplace_back(w, s);
   return s;
 }
 }  // namespace

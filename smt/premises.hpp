@@ -20,6 +20,10 @@ struct Env {
   std::vector<std::pair<std::string, z3::expr>> shown;
   std::vector<z3::expr> facts;  // premises added by the helpers
   int fresh = 0;                // counter for helper variable names
+  // scale_load_down(w) of each weight term already encoded (w, its value): one
+  // variable per weight, shared by the premises and the sums, so that the solver
+  // need not discover that two encodings of the same quotient are equal.
+  std::vector<std::pair<z3::expr, z3::expr>> scaled_down;
 
   Env(z3::context& ctx, const Params& params, bool tasks) : c(ctx), p(params), tasks_only(tasks) {}
   z3::expr var(const std::string& name, const std::string& shown_as);  // an Int, printed in counterexamples
