@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "cli/prove_scenario.hpp"
 #include "scenario/executor.hpp"
+#include "scenario/known.hpp"
 #include "invariants/ids.hpp"
 #include "model/kernel_types.hpp"
 #include "smt/obligations.hpp"
@@ -42,6 +44,43 @@ struct Replay {
   bool reached_site = false;
 };
 
+// A premise of an obligation, and the known findings of the profile (corpus/known)
+// that break the invariant checking it: then the premise does not hold on that
+// kernel, and a proof under it is "proved under a premise that does not hold".
+struct PremiseStatus {
+  const smt::PremiseInfo* info;
+  std::vector<std::string> broken_by;  // names of known findings, "" if none
+};
+
+std::vector<PremiseStatus> premise_status(const smt::Outcome& o, const std::string& profile) {
+  std::vector<PremiseStatus> out;
+  const auto& known = scn::known_findings(profile);
+  for (const auto* p : smt::premises_of(o.name)) {
+    PremiseStatus st{p, {}};
+    for (const auto& k : known.entries()) {
+      if (k.any_invariant || p->invariant.empty() || inv::id_name(k.identity.id) != p->invariant) continue;
+      // the rule of the invariant that is this premise: by its report's text (a
+      // detail class "*" stands for any of them), or by the site for I-OVF
+      const auto& f = k.identity;
+      if (f.detail != "*" && f.detail.find(p->rule) == std::string::npos && f.where.find(p->rule) == std::string::npos)
+        continue;
+      if (std::find(st.broken_by.begin(), st.broken_by.end(), k.name) == st.broken_by.end()) st.broken_by.push_back(k.name);
+    }
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+bool under_broken_premise(const std::vector<PremiseStatus>& premises) {
+  return std::any_of(premises.begin(), premises.end(), [](const auto& p) { return !p.broken_by.empty(); });
+}
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : std::string(sep)) + x;
+  return out;
+}
+
 // Runs a refutation's scenario on the profile with the variant applied.
 Replay replay(const smt::Outcome& o, const Profile& base) {
   Replay r;
@@ -63,7 +102,7 @@ Replay replay(const smt::Outcome& o, const Profile& base) {
   return r;
 }
 
-nlohmann::json to_json(const smt::Outcome& o, const Replay* r) {
+nlohmann::json to_json(const smt::Outcome& o, const Replay* r, const std::vector<PremiseStatus>& premises) {
   nlohmann::json j;
   j["obligation"] = o.name;
   j["site"] = o.site;
@@ -83,12 +122,16 @@ nlohmann::json to_json(const smt::Outcome& o, const Replay* r) {
   j["scenario"] = o.reaching ? reaching_scenario_text(*o.reaching) : "";
   j["scenario_variant"] = o.reaching ? o.reaching->variant : "";
   j["scenario_site"] = o.reaching ? o.reaching->site : "";
+  j["premises"] = nlohmann::json::array();
+  for (const auto& p : premises)
+    j["premises"].push_back({{"name", p.info->name}, {"invariant", p.info->invariant}, {"broken_by", p.broken_by}});
+  j["under_broken_premise"] = o.verdict == smt::Verdict::proved && under_broken_premise(premises);
   if (r && r->ran) j["replay"] = {{"violation", r->violation}, {"reached_site", r->reached_site}, {"error", r->error}};
   return j;
 }
 
 void print_text(const smt::Params& p, const std::vector<smt::Outcome>& outcomes, const std::vector<Replay>& replays,
-                double total) {
+                const std::vector<std::vector<PremiseStatus>>& premises, double total) {
   std::cout << fmt::format("profile {}{}: weights {} (sums: {}), eligibility in {}, lag clamp {}, __calc_delta {}, "
                            "place_entity {}\n",
                            p.profile, p.variant.empty() ? "" : " + test-only variant " + p.variant,
@@ -103,11 +146,39 @@ void print_text(const smt::Params& p, const std::vector<smt::Outcome>& outcomes,
                            p.slice_min, p.slice_max, p.tick_min, p.tick_max, p.max_queue, p.key_lags,
                            p.max_delta_exec, p.timeout_ms);
   for (const auto& n : p.notes) std::cout << "note: " << n << "\n";
-  std::cout << fmt::format("\n{:<40} {:<8} {:>7}  {:<34} {}\n", "obligation", "verdict", "time", "tightest safe bound",
-                           "largest under the premises");
-  for (const auto& o : outcomes)
-    std::cout << fmt::format("{:<40} {:<8} {:>6.2f}s  {:<34} {}\n", o.name, smt::verdict_name(o.verdict), o.seconds,
-                             o.bound, o.largest);
+  std::cout << fmt::format("\n{:<40} {:<8} {:>7}  {:<34} {:<34} {}\n", "obligation", "verdict", "time",
+                           "tightest safe bound", "largest under the premises", "premises");
+  int broken = 0;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& o = outcomes[i];
+    const bool under_broken = o.verdict == smt::Verdict::proved && under_broken_premise(premises[i]);
+    broken += under_broken;
+    std::vector<std::string> names;
+    for (const auto& st : premises[i]) names.push_back(std::string(st.info->name) + (st.broken_by.empty() ? "" : "!"));
+    std::cout << fmt::format("{:<40} {:<8} {:>6.2f}s  {:<34} {:<34} {}\n", o.name,
+                             std::string(smt::verdict_name(o.verdict)) + (under_broken ? "*" : ""), o.seconds, o.bound,
+                             o.largest, join(names, " "));
+  }
+  // The premises, the invariant that checks each in the campaigns, and the
+  // known findings of this profile that break it.
+  std::cout << "\npremises (checked in the campaigns by):\n";
+  const bool has_known = scn::has_known_file(p.profile);
+  for (const auto& info : smt::premise_list()) {
+    std::vector<std::string> breakers;
+    for (const auto& per : premises)
+      for (const auto& st : per)
+        if (st.info == &info)
+          for (const auto& b : st.broken_by)
+            if (std::find(breakers.begin(), breakers.end(), b) == breakers.end()) breakers.push_back(b);
+    std::cout << fmt::format("  {:<14} {}\n  {:<14} {}: {}{}\n", info.name, info.statement, "",
+                             info.invariant.empty() ? "no invariant" : info.invariant, info.checked,
+                             breakers.empty() ? ""
+                                              : "; broken on " + p.profile + " by the known finding(s) " +
+                                                    join(breakers, ", ") + " (premise marked !)");
+  }
+  if (!has_known)
+    std::cout << "  (no known-findings file for " << p.profile
+              << ": the premises are not compared with this profile's campaign findings)\n";
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     const auto& o = outcomes[i];
     if (o.verdict == smt::Verdict::proved && o.detail.empty()) continue;
@@ -141,6 +212,10 @@ void print_text(const smt::Params& p, const std::vector<smt::Outcome>& outcomes,
   }
   std::cout << fmt::format("\n{} obligations: {} proved, {} refuted, {} unknown, {:.2f} s\n", outcomes.size(), proved,
                            refuted, unknown, total);
+  if (broken)
+    std::cout << fmt::format("{} of the proved (marked *) are proved under a premise that does not hold on {}: a known "
+                             "finding breaks the invariant that checks it\n",
+                             broken, p.profile);
 }
 
 int run_prove(const ProveArgs& a) {
@@ -194,6 +269,8 @@ int run_prove(const ProveArgs& a) {
       std::cerr << "wrote " << path << "\n";
     }
   }
+  std::vector<std::vector<PremiseStatus>> premises;
+  for (const auto& o : outcomes) premises.push_back(premise_status(o, params.profile));
   std::vector<Replay> replays(outcomes.size());
   if (a.replay)
     for (std::size_t i = 0; i < outcomes.size(); ++i) replays[i] = replay(outcomes[i], *profile);
@@ -206,10 +283,10 @@ int run_prove(const ProveArgs& a) {
     j["groups"] = params.groups;
     j["seconds"] = total;
     j["obligations"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < outcomes.size(); ++i) j["obligations"].push_back(to_json(outcomes[i], &replays[i]));
+    for (std::size_t i = 0; i < outcomes.size(); ++i) j["obligations"].push_back(to_json(outcomes[i], &replays[i], premises[i]));
     std::cout << j.dump(2) << "\n";
   } else {
-    print_text(params, outcomes, replays, total);
+    print_text(params, outcomes, replays, premises, total);
   }
   return 0;
 }
