@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "cli/prove_scenario.hpp"
+#include "kernelsrc/kernel_backend.hpp"
 #include "scenario/executor.hpp"
 #include "scenario/known.hpp"
 #include "invariants/ids.hpp"
@@ -35,13 +36,6 @@ struct ProveArgs {
   long long slice_max = 0;  // 0: the profile's premise
   long long tick_max = 0;
   unsigned timeout_ms = 10000;
-};
-
-struct Replay {
-  bool ran = false;
-  std::string error;
-  std::string violation;  // "I-OVF at place_entity.lag_x_load", or "" if none
-  bool reached_site = false;
 };
 
 // A premise of an obligation, and the known findings of the profile (corpus/known)
@@ -81,24 +75,85 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
   return out;
 }
 
-// Runs a refutation's scenario on the profile with the variant applied.
-Replay replay(const smt::Outcome& o, const Profile& base) {
-  Replay r;
-  if (!o.reaching) return r;
-  Profile profile = base;
-  if (!smt::apply_variant_to_profile(profile, o.reaching->variant)) {
-    r.error = "the model has no switch for variant " + o.reaching->variant;
-    return r;
-  }
+// A refutation's scenario replayed on one backend.
+struct BackendReplay {
+  bool ran = false;
+  std::string error;
+  std::string violation;  // "I-OVF at place_entity.lag_x_load", or "" if none
+  bool reached_site = false;
+  std::string divergence;  // lockstep: the first field in which model and kernel differ, "" if none
+};
+
+struct Replay {
+  BackendReplay model;
+  BackendReplay kernel;    // the tree's own fair.c, judged by the profile
+  BackendReplay lockstep;  // model and tree side by side
+  std::string kernel_why_not;  // why the refutation is not replayed on the tree's code ("" if it was)
+};
+
+BackendReplay run_on(const scn::Scenario& s, const Profile& profile, const std::string& site, scn::Backend backend) {
+  BackendReplay r;
   scn::ExecOptions options;
-  const auto result = scn::execute(reaching_scenario(*o.reaching), profile, options);
+  options.backend = backend;
+  const auto result = scn::execute(s, profile, options);
   r.ran = true;
-  if (!result.error.empty()) r.error = result.error;
+  r.error = result.error;
   if (!result.violations.empty()) {
     const auto& v = result.violations.front();
     r.violation = fmt::format("{} at {}", inv::id_name(v.id), v.where);
-    r.reached_site = v.id == inv::Id::OVF && v.where == o.reaching->site;
+    r.reached_site = v.id == inv::Id::OVF && v.where == site;
   }
+  if (result.oops && r.violation.empty()) r.violation = "the kernel crashed: pick_eevdf() returned NULL";
+  if (result.divergence) {
+    const auto& d = *result.divergence;
+    r.divergence = fmt::format("after operation {}: {}: model {}, kernel {}", d.op_index + 1, d.field, d.model, d.kernel);
+  }
+  return r;
+}
+
+// Why a refutation has no scenario (then it replays nowhere).
+std::string why_no_scenario(const smt::Outcome& o, const smt::Params& p) {
+  if (o.name == "pick.eligible_exists_without_premises")
+    return "it drops the premises on purpose (it shows they are needed): no kernel state is claimed";
+  if (o.reachable.empty())
+    return p.groups ? "the counterexample needs group entities: with task weights only (nice table, SCHED_IDLE) there "
+                      "is none, and no recipe builds the group queue it needs"
+                    : "no task-weight counterexample was found";
+  return "no recipe drives the model to this site (scenarios exist for place_entity.lag_x_load and, with s64 "
+         "eligibility, vruntime_eligible.key_x_load)";
+}
+
+// Runs a refutation's scenario on the model (with the variant applied) and,
+// where this build's tree is the profile's kernel, on the tree's own code and in
+// lockstep; otherwise says why not.
+Replay replay(const smt::Outcome& o, const Profile& base, const smt::Params& p) {
+  Replay r;
+  if (o.verdict != smt::Verdict::refuted) return r;
+  if (!o.reaching) {
+    r.kernel_why_not = "no scenario: " + why_no_scenario(o, p);
+    return r;
+  }
+  const scn::Scenario s = reaching_scenario(*o.reaching);
+  const std::string& site = o.reaching->site;
+  Profile profile = base;
+  if (!smt::apply_variant_to_profile(profile, o.reaching->variant)) {
+    r.model.error = "the model has no switch for variant " + o.reaching->variant;
+  } else {
+    r.model = run_on(s, profile, site, scn::Backend::model);
+  }
+  if (!o.reaching->variant.empty())
+    r.kernel_why_not = "the scenario needs the test-only variant " + o.reaching->variant +
+                       ", an arithmetic the tree's code does not have";
+  else if (!kernelsrc::available())
+    r.kernel_why_not = "this build has no kernel backend (no kernel tree at build time)";
+  else if (kernelsrc::judge() != base.name)
+    r.kernel_why_not = fmt::format("this build's tree is Linux {}, judged by profile {}, not {}: build with "
+                                   "-DEEVDF_KERNEL_SRC= a {} tree (docs/kernel-backend.md, \"Versions\")",
+                                   kernelsrc::kernel_version(), kernelsrc::judge().empty() ? "(none)" : kernelsrc::judge(),
+                                   base.name, base.name);
+  if (!r.kernel_why_not.empty()) return r;
+  r.kernel = run_on(s, base, site, scn::Backend::kernel);
+  r.lockstep = run_on(s, base, site, scn::Backend::lockstep);
   return r;
 }
 
@@ -126,7 +181,14 @@ nlohmann::json to_json(const smt::Outcome& o, const Replay* r, const std::vector
   for (const auto& p : premises)
     j["premises"].push_back({{"name", p.info->name}, {"invariant", p.info->invariant}, {"broken_by", p.broken_by}});
   j["under_broken_premise"] = o.verdict == smt::Verdict::proved && under_broken_premise(premises);
-  if (r && r->ran) j["replay"] = {{"violation", r->violation}, {"reached_site", r->reached_site}, {"error", r->error}};
+  auto backend_json = [](const BackendReplay& b) {
+    return nlohmann::json{{"violation", b.violation}, {"reached_site", b.reached_site}, {"error", b.error},
+                          {"divergence", b.divergence}};
+  };
+  if (r && r->model.ran) j["replay"] = backend_json(r->model);
+  if (r && r->kernel.ran) j["kernel_replay"] = backend_json(r->kernel);
+  if (r && r->lockstep.ran) j["lockstep_replay"] = backend_json(r->lockstep);
+  if (r && !r->kernel_why_not.empty()) j["kernel_replay_not_run"] = r->kernel_why_not;
   return j;
 }
 
@@ -196,13 +258,21 @@ void print_text(const smt::Params& p, const std::vector<smt::Outcome>& outcomes,
       const std::string& variant = o.reaching->variant;
       std::cout << "  scenario" << (variant.empty() ? "" : " (needs test-only variant " + variant + ")") << ":\n";
       std::cout << reaching_scenario_text(*o.reaching);
-      const Replay& r = replays[i];
-      if (r.ran)
-        std::cout << fmt::format("  replay: {}{}\n", r.violation.empty() ? "no violation" : r.violation,
-                                 r.reached_site ? " (the refuted site)" : "");
-      else if (!r.error.empty())
-        std::cout << "  replay: " << r.error << "\n";
     }
+    const Replay& r = replays[i];
+    auto show = [](std::string_view what, const BackendReplay& b) {
+      if (b.ran)
+        std::cout << fmt::format("  {}: {}{}{}{}\n", what, b.violation.empty() ? "no violation" : b.violation,
+                                 b.reached_site ? " (the refuted site)" : "",
+                                 b.divergence.empty() ? "" : "; divergence " + b.divergence,
+                                 b.error.empty() ? "" : "; error: " + b.error);
+      else if (!b.error.empty())
+        std::cout << fmt::format("  {}: {}\n", what, b.error);
+    };
+    show("replay on the model", r.model);
+    show(fmt::format("replay on Linux {}'s own fair.c", kernelsrc::kernel_version()), r.kernel);
+    show("replay in lockstep", r.lockstep);
+    if (!r.kernel_why_not.empty()) std::cout << "  not replayed on a kernel tree: " << r.kernel_why_not << "\n";
   }
   int proved = 0, refuted = 0, unknown = 0;
   for (const auto& o : outcomes) {
@@ -273,7 +343,7 @@ int run_prove(const ProveArgs& a) {
   for (const auto& o : outcomes) premises.push_back(premise_status(o, params.profile));
   std::vector<Replay> replays(outcomes.size());
   if (a.replay)
-    for (std::size_t i = 0; i < outcomes.size(); ++i) replays[i] = replay(outcomes[i], *profile);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) replays[i] = replay(outcomes[i], *profile, params);
 
   if (a.json) {
     nlohmann::json j;
@@ -308,7 +378,7 @@ void add_prove_command(CLI::App& app) {
   cmd->add_option("--tick-max", args->tick_max, "premise: largest TICK_NSEC in ns (default 10 ms, HZ=100)");
   cmd->add_flag("--tasks-only", args->tasks_only, "weights of tasks only (no group entities): what scenarios reach");
   cmd->add_flag("--no-bounds", args->no_bounds, "verdicts only: skip the bound searches");
-  cmd->add_flag("--replay", args->replay, "replay each refutation's scenario on the model");
+  cmd->add_flag("--replay", args->replay, "replay each refutation's scenario on the model and, when this build's kernel tree is the profile's, on the tree's own fair.c and in lockstep");
   cmd->add_option("--write-scenarios", args->scenario_dir,
                   "write each refutation's scenario to DIR/<obligation>[.<variant>].scn");
   cmd->add_flag("--json", args->json, "JSON on stdout");
