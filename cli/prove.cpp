@@ -17,6 +17,7 @@
 #include "scenario/known.hpp"
 #include "invariants/ids.hpp"
 #include "model/kernel_types.hpp"
+#include "model/rq.hpp"
 #include "smt/obligations.hpp"
 
 namespace eevdf::cli {
@@ -115,10 +116,16 @@ BackendReplay run_on(const scn::Scenario& s, const Profile& profile, const std::
 std::string why_no_scenario(const smt::Outcome& o, const smt::Params& p) {
   if (o.name == "pick.eligible_exists_without_premises")
     return "it drops the premises on purpose (it shows they are needed): no kernel state is claimed";
-  if (o.reachable.empty())
-    return p.groups ? "the counterexample needs group entities: with task weights only (nice table, SCHED_IDLE) there "
-                      "is none, and no recipe builds the group queue it needs"
-                    : "no task-weight counterexample was found";
+  if (o.reachable.empty()) {
+    if (!p.groups) return "no task-weight counterexample was found";
+    std::string why = "the counterexample needs group entities: with task weights only (nice table, SCHED_IDLE) there is none";
+    if (o.within_model_limits == smt::Verdict::proved)
+      return why + fmt::format(", and none within the model's limits ({} group entities beside tasks, {} tasks)",
+                               kMaxGroups, kMaxTasks);
+    if (o.within_model_limits == smt::Verdict::refuted)
+      return why + "; a queue within the model's limits reaches it (the values above), but no recipe builds it";
+    return why + ", and no recipe builds the group queue it needs";
+  }
   return "no recipe drives the model to this site (scenarios exist for place_entity.lag_x_load and, with s64 "
          "eligibility, vruntime_eligible.key_x_load)";
 }
@@ -174,6 +181,10 @@ nlohmann::json to_json(const smt::Outcome& o, const Replay* r, const std::vector
   };
   j["counterexample"] = assignments(o.counterexample);
   j["reachable_counterexample"] = assignments(o.reachable);
+  if (o.within_model_limits) {
+    j["within_model_limits"] = smt::verdict_name(*o.within_model_limits);
+    j["model_limits_counterexample"] = assignments(o.model_limits_example);
+  }
   j["scenario"] = o.reaching ? reaching_scenario_text(*o.reaching) : "";
   j["scenario_variant"] = o.reaching ? o.reaching->variant : "";
   j["scenario_site"] = o.reaching ? o.reaching->site : "";
@@ -253,6 +264,12 @@ void print_text(const smt::Params& p, const std::vector<smt::Outcome>& outcomes,
     if (!o.reachable.empty()) {
       std::cout << "  with task weights only (reachable by the model):\n";
       for (const auto& a : o.reachable) std::cout << fmt::format("    {} = {}\n", a.name, a.value);
+    }
+    if (o.within_model_limits == smt::Verdict::proved)
+      std::cout << fmt::format("  within the model's limits ({} group entities beside tasks): not reachable\n", kMaxGroups);
+    if (!o.model_limits_example.empty()) {
+      std::cout << fmt::format("  within the model's limits ({} group entities beside tasks):\n", kMaxGroups);
+      for (const auto& a : o.model_limits_example) std::cout << fmt::format("    {} = {}\n", a.name, a.value);
     }
     if (o.reaching) {
       const std::string& variant = o.reaching->variant;

@@ -12,7 +12,7 @@ tool="$build/cli/eevdf-check"
 [[ -x $tool ]] || { echo "prove-table.sh: no $tool (build first)" >&2; exit 2; }
 command -v jq > /dev/null || { echo "prove-table.sh: needs jq" >&2; exit 2; }
 if (($# == 0)); then
-  mapfile -t profiles < <("$tool" profiles | grep -v -e '^ ' -e '^$')
+  mapfile -t profiles < <("$tool" profiles | awk '/^$/ { exit } !/^ / { print }')
 else
   profiles=("$@")
 fi

@@ -33,6 +33,10 @@ struct Outcome {
   std::string detail;      // why unknown, or what the refutation means
   std::vector<Assignment> counterexample;        // under the obligation's premises
   std::vector<Assignment> reachable;             // with task weights only (what the model reaches), if refuted
+  // Refuted, and not with task weights only: whether a queue within the model's
+  // limits (at most 32 group entities beside tasks) reaches it, with such values.
+  std::optional<Verdict> within_model_limits;    // refuted: reachable, proved: not reachable, unknown
+  std::vector<Assignment> model_limits_example;
   std::optional<ReachingState> reaching;         // a state of the model that reaches the refuted site, if one is known
 };
 
