@@ -44,7 +44,7 @@ struct ProveArgs {
 // kernel, and a proof under it is "proved under a premise that does not hold".
 struct PremiseStatus {
   const smt::PremiseInfo* info;
-  std::vector<std::string> broken_by;  // names of known findings, "" if none
+  std::vector<std::string> broken_by;  // the known findings that break it (empty: none)
 };
 
 std::vector<PremiseStatus> premise_status(const smt::Outcome& o, const std::string& profile) {
@@ -106,7 +106,7 @@ BackendReplay run_on(const scn::Scenario& s, const Profile& profile, const std::
   const auto at_site = std::find_if(result.violations.begin(), result.violations.end(), [&](const inv::Violation& v) {
     return v.id == inv::Id::OVF && v.where == site;
   });
-  if (at_site != result.violations.end() || !result.violations.empty()) {
+  if (!result.violations.empty()) {
     const auto& v = at_site != result.violations.end() ? *at_site : result.violations.front();
     r.violation = fmt::format("{} at {}{}", inv::id_name(v.id), v.where, v.known.empty() ? "" : " (known finding " + v.known + ")");
     r.reached_site = at_site != result.violations.end();
