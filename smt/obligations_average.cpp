@@ -151,22 +151,29 @@ Outcome prove_eligible_exists(const ObligationInfo& info, const Params& p, Verdi
     out.detail = std::string("the induction holds for exact integers, but sum_w_vruntime.sum_of_n is ") +
                  verdict_name(sums_fit);
   } else if (out.verdict == Verdict::proved && key_load_fits != Verdict::proved) {
-    // key·load wraps (s64 eligibility): look for two entities, both within the
-    // key premise and with an exact Σ key·w, that the wrapped test leaves ineligible.
+    // key·load wraps (s64 eligibility): look for a queue, within the key
+    // premise and with an exact Σ key·w, that the wrapped test leaves without
+    // an eligible entity: one entity (key1, w1) and c >= 1 entities alike
+    // (key2, w2), n = 1 + c <= N. Two kinds suffice: a light entity whose
+    // key·load wraps, and heavy ones just right of V, tested exactly.
     z3::context c;
     Env env(c, p, !p.groups);
     const z3::expr ns = lag_ns(env);
     std::vector<z3::expr> k, w, ws;
     for (int i = 1; i <= 2; ++i) {
       const std::string n = std::to_string(i);
-      w.push_back(env.var("w" + n, "w" + n));
+      w.push_back(env.var("w" + n, i == 1 ? "w1 (one entity)" : "w2 (each of the others)"));
       env.add(weight_domain(env, w.back()));
       ws.push_back(sum_weight_of(env, w.back(), "ws" + n));
-      k.push_back(env.var("key" + n, "key" + n));
+      k.push_back(env.var("key" + n, i == 1 ? "key1" : "key2 (each of the others)"));
       env.add(within_calc_delta_fair(env, k.back(), w.back(), ns, p.key_lags));
     }
-    const z3::expr S = k[0] * ws[0] + k[1] * ws[1];
-    const z3::expr W = ws[0] + ws[1];
+    const z3::expr copies = env.var("copies", "number of the others");
+    env.add(copies >= 1 && copies <= int_val(c, p.max_queue - 1));
+    const z3::expr term2 = env.hidden("term2");  // key2·ws2, one of the others' terms
+    env.add(term2 == k[1] * ws[1]);
+    const z3::expr S = k[0] * ws[0] + copies * term2;
+    const z3::expr W = ws[0] + copies * ws[1];
     env.add(in_range(S, kS64Min, kS64Max));
     const z3::expr two64 = int_val(c, static_cast<i128>(1) << 64);
     z3::expr none_eligible = c.bool_val(true);
@@ -184,32 +191,35 @@ Outcome prove_eligible_exists(const ObligationInfo& info, const Params& p, Verdi
     if (r.answer == Answer::sat) {
       bool integral = true;
       out.counterexample = read_counterexample(env, *r.model, integral);
-      // Recompute in the kernel's types.
-      i128 vals[4];
-      const z3::expr terms[4] = {k[0], k[1], ws[0], ws[1]};
-      for (int i = 0; i < 4; ++i) {
+      // Recompute in the kernel's types: the exact sum over the queue, then
+      // vruntime_eligible()'s s64 product for each kind of entity.
+      i128 vals[5];
+      const z3::expr terms[5] = {k[0], k[1], ws[0], ws[1], copies};
+      for (int i = 0; i < 5; ++i) {
         const auto v = int_value(*r.model, terms[i]);
         integral = integral && v;
         vals[i] = v ? *v : 0;
       }
       if (integral) {
-        const i128 sum = vals[0] * vals[2] + vals[1] * vals[3];
-        const u64 load = static_cast<u64>(vals[2] + vals[3]);
-        confirmed = true;
+        const i128 sum = vals[0] * vals[2] + vals[4] * vals[1] * vals[3];
+        const u64 load = static_cast<u64>(vals[2] + vals[4] * vals[3]);
+        confirmed = sum >= kS64Min && sum <= kS64Max;
         for (int i = 0; i < 2; ++i) {
           const s64 held = as_s64(static_cast<u64>(static_cast<s64>(vals[i])) * load);
           confirmed = confirmed && sum < held;
         }
         out.counterexample.push_back({"S = Σ key·w (exact, fits s64)", to_decimal(sum)});
+        out.counterexample.push_back({"W = Σ w (load)", to_decimal(static_cast<i128>(load))});
       }
     }
     if (confirmed) {
       out.verdict = Verdict::refuted;
-      out.detail = "key·load wraps in s64 for both entities: neither is eligible, pick_eevdf() returns NULL";
+      out.detail = "the s64 test key·load >= S fails for every queued entity (key1·W wraps): none is eligible, pick_eevdf() returns NULL";
     } else {
       out.verdict = Verdict::unknown;
       out.detail = std::string("the induction holds for exact integers, but vruntime_eligible.key_x_load is ") +
-                   verdict_name(key_load_fits) + " and no two-entity queue without an eligible entity was found";
+                   verdict_name(key_load_fits) + "; no queue without an eligible entity was found (Z3: " +
+                   (r.answer == Answer::unsat ? "none exists of the searched form" : r.answer == Answer::sat ? "not confirmed" : r.reason) + ")";
     }
   } else if (out.verdict == Verdict::proved) {
     out.detail = "premises: sum_w_vruntime.sum_of_n and vruntime_eligible.key_x_load proved";

@@ -1,5 +1,6 @@
 #include "smt/premises.hpp"
 
+#include "model/rq.hpp"
 #include "model/weights.hpp"
 
 namespace eevdf::smt {
@@ -49,12 +50,15 @@ i128 sum_weight_hi(const Params& p, bool tasks_only) {
 }
 
 namespace {
-// scale_load_down(w) = max(2, w >> 10) for w > 0, as a fresh variable.
+// scale_load_down(w) = max(2, w >> 10) for w > 0: a variable, one per weight term.
 z3::expr scale_load_down_of(Env& env, const z3::expr& w, const std::string& name) {
+  for (const auto& [weight, scaled] : env.scaled_down)
+    if (z3::eq(weight, w)) return scaled;
   z3::expr q = env.hidden(name + "_q");
   env.add(1024 * q <= w && w < 1024 * q + 1024);
   z3::expr s = env.hidden(name);
   env.add(s == z3::ite(q < 2, env.c.int_val(2), q));
+  env.scaled_down.emplace_back(w, s);
   return s;
 }
 }  // namespace
@@ -87,7 +91,20 @@ z3::expr queue_load(Env& env, const std::string& prefix, long long k_lo, long lo
                                                                           ? "full weights"
                                                                           : "scale_load_down weights") + ")");
   env.add(k >= int_val(env.c, k_lo) && k <= int_val(env.c, k_hi));
-  if (env.tasks_only) {
+  if (env.model_limits) {
+    const z3::expr groups = env.var(prefix + "_groups", "of them group entities");
+    const z3::expr group_load = env.var(prefix + "_group_load", "their total weight");
+    const z3::expr w = env.var(prefix + "_w", "weight of each of the tasks");
+    env.add(groups >= 0 && groups <= int_val(env.c, static_cast<i128>(kMaxGroups) - 1) && groups <= k);
+    env.add(group_load >= groups * int_val(env.c, sum_weight_lo(env.p, false)) &&
+            group_load <= groups * int_val(env.c, sum_weight_hi(env.p, false)));
+    const bool was = env.tasks_only;
+    env.tasks_only = true;  // the tasks: one table weight
+    env.add(weight_domain(env, w));
+    env.tasks_only = was;
+    const z3::expr sw = sum_weight_of(env, w, prefix + "_sw");
+    env.add(load == group_load + (k - groups) * sw);
+  } else if (env.tasks_only) {
     z3::expr w = env.var(prefix + "_w", "weight of each of them");
     env.add(weight_domain(env, w));
     const z3::expr sw = sum_weight_of(env, w, prefix + "_sw");

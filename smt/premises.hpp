@@ -17,9 +17,17 @@ struct Env {
   z3::context& c;
   const Params& p;
   bool tasks_only = false;  // weights from the nice table (and SCHED_IDLE) only
+  // The model's limits (what a scenario can build): the other queued entities
+  // are at most kMaxGroups - 1 group entities (the entity itself may be one)
+  // and tasks of one table weight, at most kMaxTasks entities in all.
+  bool model_limits = false;
   std::vector<std::pair<std::string, z3::expr>> shown;
   std::vector<z3::expr> facts;  // premises added by the helpers
   int fresh = 0;                // counter for helper variable names
+  // scale_load_down(w) of each weight term already encoded (w, its value): one
+  // variable per weight, shared by the premises and the sums, so that the solver
+  // need not discover that two encodings of the same quotient are equal.
+  std::vector<std::pair<z3::expr, z3::expr>> scaled_down;
 
   Env(z3::context& ctx, const Params& params, bool tasks) : c(ctx), p(params), tasks_only(tasks) {}
   z3::expr var(const std::string& name, const std::string& shown_as);  // an Int, printed in counterexamples
@@ -46,7 +54,8 @@ z3::expr lag_ns(Env& env);
 //   (covers the rounding of the 32-bit inverse, see docs/proofs.md)
 z3::expr within_calc_delta_fair(Env& env, const z3::expr& x, const z3::expr& w, const z3::expr& ns, long long factor);
 // The load of k other queued entities (k in [k_lo, k_hi]): with groups any sum of k
-// weights, k·[lo, hi]; with tasks only, k entities of one table weight.
+// weights, k·[lo, hi]; with tasks only, k entities of one table weight; within
+// the model's limits, up to kMaxGroups - 1 group entities and tasks of one table weight.
 z3::expr queue_load(Env& env, const std::string& prefix, long long k_lo, long long k_hi);
 
 }  // namespace eevdf::smt

@@ -158,6 +158,25 @@ Outcome run_product(const ObligationInfo& info, const Params& p, const ProductBu
       out.detail += "; not reachable with task weights only (needs group entities)";
     }
   }
+  if (out.verdict == Verdict::refuted && p.groups && out.reachable.empty()) {
+    // Within the model's limits: up to 31 other group entities beside tasks.
+    z3::context c;
+    Env env(c, p, false);
+    env.model_limits = true;
+    const ProductQuery q = build(env);
+    z3::solver s = integer_solver(c, p.timeout_ms);
+    s.add(env.all_facts() && q.premise_x && outside(q));
+    const auto r = check(s);
+    ++out.queries;
+    out.within_model_limits = r.answer == Answer::sat     ? Verdict::refuted
+                              : r.answer == Answer::unsat ? Verdict::proved
+                                                          : Verdict::unknown;
+    if (r.answer == Answer::sat) {
+      bool integral = true;
+      out.model_limits_example = read_counterexample(env, *r.model, integral);
+      if (const auto v = int_value(*r.model, q.term)) out.model_limits_example.push_back({"exact value", to_decimal(*v)});
+    }
+  }
 
   if (!options.search) {
     out.seconds = budget.elapsed();

@@ -20,7 +20,7 @@ namespace {
 
 using namespace eevdf;
 
-// docs/proofs.md: rows "| `name` | mainline verdict | v7.1 verdict | ..." between the markers.
+// docs/proofs.md: rows "| `name` | mainline | v7.1 | v6.12.118 |" between the markers.
 std::map<std::string, std::map<std::string, std::string>> expected_verdicts() {
   std::ifstream in(EEVDF_SOURCE_DIR "/docs/proofs.md");
   std::map<std::string, std::map<std::string, std::string>> out;
@@ -38,9 +38,10 @@ std::map<std::string, std::map<std::string, std::string>> expected_verdicts() {
       while (!cell.empty() && (cell.back() == ' ' || cell.back() == '`')) cell.pop_back();
       cells.push_back(cell);
     }
-    if (cells.size() >= 4) {
+    if (cells.size() >= 5) {
       out[cells[1]]["mainline"] = cells[2];
       out[cells[1]]["v7.1"] = cells[3];
+      out[cells[1]]["v6.12.118"] = cells[4];
     }
   }
   return out;
@@ -86,8 +87,41 @@ TEST_P(ExpectedVerdicts, EveryObligationAsRecordedInDocsProofs) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Profiles, ExpectedVerdicts, ::testing::Values("mainline", "v7.1"),
-                         [](const auto& info) { return info.param == "mainline" ? "mainline" : "v7_1"; });
+// v6.12.118 (Debian's kernel): scale_load_down sums, s64 eligibility, inverse-weight
+// __calc_delta; every obligation decided (none unknown).
+INSTANTIATE_TEST_SUITE_P(Profiles, ExpectedVerdicts, ::testing::Values("mainline", "v7.1", "v6.12.118"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& ch : name)
+                             if (ch == '.') ch = '_';
+                           return name;
+                         });
+
+// Every premise name an obligation lists is in the premise catalogue, and
+// every premise with an invariant names the rule of it that it is.
+TEST(SmtPremises, EveryObligationListsKnownPremises) {
+  for (const auto& o : smt::obligation_list()) {
+    std::stringstream names{std::string(o.premises)};
+    std::string name;
+    std::size_t count = 0;
+    while (names >> name) ++count;
+    EXPECT_GT(count, 0u) << o.name;
+    EXPECT_EQ(smt::premises_of(o.name).size(), count) << o.name << ": a premise name is not in premise_list()";
+  }
+  for (const auto& p : smt::premise_list()) EXPECT_EQ(p.invariant.empty(), p.rule.empty()) << p.name;
+}
+
+// With s64 eligibility a queue of n <= N entities within the premises leaves
+// no entity eligible: one light entity whose key·load wraps and heavy ones
+// just right of V (two entities do not suffice on the scale_load_down sums).
+TEST(SmtRefutation, DebianKernelPickFindsNoEligibleEntity) {
+  const auto o = smt::prove_one("pick.eligible_exists", params("v6.12.118"));
+  ASSERT_TRUE(o);
+  ASSERT_EQ(o->verdict, smt::Verdict::refuted) << o->detail;
+  std::map<std::string, std::string> values;
+  for (const auto& a : o->counterexample) values[a.name] = a.value;
+  EXPECT_GT(std::stoll(values.at("number of the others")), 1) << "a queue of more than two entities";
+}
 
 // v7.3 (single runqueue): a task's effective weight goes down to MIN_SHARES, so
 // place_entity()'s lag·(load + w) overflows with task weights only and few tasks
