@@ -350,7 +350,9 @@ json run_tree(const SentinelArgs& a, const std::string& tree_arg, const std::str
                          version, reused ? "updating" : "configuring and building", dir.string(), log.string()));
     std::string command = fmt::format("cmake -S {} -B {} -G Ninja -DEEVDF_KERNEL_SRC={} -DEEVDF_BENCH=OFF >{} 2>&1",
                                       quote(source), quote(dir.string()), quote(tree), quote(log.string()));
-    command += fmt::format(" && ninja -C {} eevdf-check >>{} 2>&1", quote(dir.string()), quote(log.string()));
+    // (CMAKE_BUILD_PARALLEL_LEVEL in the environment sets its jobs)
+    command += fmt::format(" && cmake --build {} --target eevdf-check >>{} 2>&1", quote(dir.string()),
+                           quote(log.string()));
     if (shell(command) != 0)
       return fail(fmt::format("cannot build the kernel backend on {} (Linux {}); the end of {}:\n{}", tree_arg,
                               version, log.string(), tail(log, 15)));
