@@ -75,18 +75,19 @@ std::pair<int, std::string> with_cout_captured(F body) {
   return {rc, captured.str()};
 }
 
-// The last line of `text` that starts with one of `prefixes` (or contains
-// `contains`), else its last non-empty line: a failed point's one-line reason.
+// A failed point's one-line reason: the first line of `text` that contains
+// the first of `markers` found in it, else its last non-empty line.
 std::string reason_line(const std::string& text, const std::vector<std::string>& markers) {
-  std::istringstream in(text);
-  std::string last, marked;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    last = line;
-    for (const auto& m : markers)
-      if (line.find(m) != std::string::npos) marked = line;
+  for (const auto& m : markers) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.find(m) != std::string::npos) return line;
   }
-  return marked.empty() ? last : marked;
+  std::istringstream in(text);
+  std::string last;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) last = line;
+  return last;
 }
 
 // --tap / --junit of `run` and `fuzz`: `body` is the command (its output to
@@ -510,18 +511,21 @@ int main(int argc, char** argv) {
 
   if (run->parsed() || replay->parsed()) {
     RunArgs& a = run->parsed() ? run_args : replay_args;
-    std::string error;
-    const auto loaded = cli::load_scenario(a.file, run->parsed(), error);
-    if (!loaded) return bad_input(error);
     if (a.tap && !a.detail) a.quiet = true;  // the table would be hundreds of comment lines
     return as_test_point(a.tap, a.junit, std::string(run->parsed() ? "run " : "replay ") + a.file,
-                         {"LOCKSTEP DIVERGENCE", " FAILED"}, [&] { return run_loaded(*loaded, a); });
+                         {"LOCKSTEP DIVERGENCE", " violated at operation", " FAILED"}, [&] {
+                           std::string error;
+                           const auto loaded = cli::load_scenario(a.file, run->parsed(), error);
+                           if (!loaded) return bad_input(error);
+                           return run_loaded(*loaded, a);
+                         });
   }
   if (demo->parsed()) {
     auto parsed = scn::parse_scenario(cli::demo_scenario(), "<demo>");
     demo_args.file = "<demo>";
     const cli::Loaded loaded{std::get<scn::Scenario>(std::move(parsed)), false};
-    return as_test_point(demo_args.tap, demo_args.junit, "demo", {"LOCKSTEP DIVERGENCE", " FAILED"},
+    return as_test_point(demo_args.tap, demo_args.junit, "demo",
+                         {"LOCKSTEP DIVERGENCE", " violated at operation", " FAILED"},
                          [&] { return run_loaded(loaded, demo_args); });
   }
   if (fuzzcmd->parsed()) {
