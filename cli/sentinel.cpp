@@ -288,8 +288,10 @@ std::string tail(const fs::path& log, std::size_t lines) {
 
 std::string self_path() {
   std::error_code ec;
-  const auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("eevdf-check") : p.string();
+  std::string p = fs::read_symlink("/proc/self/exe", ec).string();
+  // rebuilt while it runs: the new binary is at the same path
+  if (const std::string gone = " (deleted)"; p.size() > gone.size() && p.ends_with(gone)) p.resize(p.size() - gone.size());
+  return ec ? std::string("eevdf-check") : p;
 }
 
 bool same_file(const std::string& a, const std::string& b) {
