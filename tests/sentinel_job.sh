@@ -8,7 +8,7 @@ set -uo pipefail
 job=$1 work=$2 tree=$3
 fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$work"
-export EEVDF_BUILD=$work/build SENTINEL_TIME=${SENTINEL_TIME:-20}
+export EEVDF_BUILD=${EEVDF_BUILD:-$work/build} SENTINEL_TIME=${SENTINEL_TIME:-20}
 start=$(date +%s)
 SENTINEL_OUT=$work/out bash "$job" "$tree" >"$work/job.tap" 2>"$work/job.err"; rc=$?
 echo "sentinel-job: exit $rc after $(( $(date +%s) - start )) s"
