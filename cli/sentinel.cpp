@@ -327,7 +327,12 @@ json run_tree(const SentinelArgs& a, const std::string& tree_arg, const std::str
   fs::create_directories(a.out, ec);
   const fs::path scratch = fs::path(a.out) / ("version-" + hash + ".log");
   std::string error;
-  const std::string version = tree_version(source, tree, scratch, error);
+  // the tree this build was made from: it is the tool's own, its version known
+  bool own_tree = false;
+#ifdef EEVDF_CONFIGURED_KERNEL_SRC
+  own_tree = kernelsrc::available() && same_file(tree, EEVDF_CONFIGURED_KERNEL_SRC);
+#endif
+  const std::string version = own_tree ? kernelsrc::kernel_version() : tree_version(source, tree, scratch, error);
   fs::remove(scratch, ec);
   if (version.empty()) return fail(error);
   result["version"] = version;
@@ -337,13 +342,10 @@ json run_tree(const SentinelArgs& a, const std::string& tree_arg, const std::str
   const auto start = Clock::now();
   std::string binary;
   json build{{"name", "build"}, {"result", "ok"}};
-#ifdef EEVDF_CONFIGURED_KERNEL_SRC
-  if (kernelsrc::available() && same_file(tree, EEVDF_CONFIGURED_KERNEL_SRC)) {
+  if (own_tree) {
     binary = self_path();
     build["summary"] = "this build";
-  }
-#endif
-  if (binary.empty()) {
+  } else {
     const fs::path dir = fs::absolute(fs::path(a.builds) / key);
     fs::create_directories(dir, ec);
     const fs::path log = dir / "sentinel-build.log";
