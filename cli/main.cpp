@@ -5,20 +5,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <tuple>
 #include <utility>
 #include <variant>
 
 #include "cli/bridge_commands.hpp"
 #include "cli/campaign.hpp"
+#include "cli/ci_output.hpp"
 #include "cli/counterexample.hpp"
 #include "cli/demo.hpp"
 #include "cli/known.hpp"
 #include "cli/load.hpp"
 #include "cli/prove.hpp"
+#include "cli/sentinel.hpp"
 #include "model/system.hpp"
 #include "cli/report.hpp"
 #include "scenario/bytes.hpp"
@@ -46,11 +50,71 @@ struct RunArgs {
   std::string backend;  // --backend NAME; empty: the scenario's `backend` (model by default)
   bool lockstep = false;
   std::string trace_out;
+  bool tap = false;   // --tap: kselftest TAP on stdout, the usual output as its comments
+  std::string junit;  // --junit FILE
 };
 
 int bad_input(const std::string& message) {
   std::cerr << "eevdf-check: " << message << "\n";
   return 2;
+}
+
+// Runs `body` with std::cout captured; its exit code and what it printed.
+template <class F>
+std::pair<int, std::string> with_cout_captured(F body) {
+  std::ostringstream captured;
+  auto* const old = std::cout.rdbuf(captured.rdbuf());
+  int rc = 2;
+  try {
+    rc = body();
+  } catch (...) {
+    std::cout.rdbuf(old);
+    throw;
+  }
+  std::cout.rdbuf(old);
+  return {rc, captured.str()};
+}
+
+// A failed point's one-line reason: the first line of `text` that contains
+// the first of `markers` found in it, else its last non-empty line.
+std::string reason_line(const std::string& text, const std::vector<std::string>& markers) {
+  for (const auto& m : markers) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.find(m) != std::string::npos) return line;
+  }
+  std::istringstream in(text);
+  std::string last;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) last = line;
+  return last;
+}
+
+// --tap / --junit of `run` and `fuzz`: `body` is the command (its output to
+// std::cout), reported as one test point named `name`; returns its exit code.
+template <class F>
+int as_test_point(bool tap, const std::string& junit, const std::string& name, const std::vector<std::string>& markers,
+                  F body) {
+  if (!tap && junit.empty()) return body();
+  const auto start = std::chrono::steady_clock::now();
+  auto [rc, text] = with_cout_captured(body);
+  cli::TestPoint point;
+  point.suite = name.substr(0, name.find(' '));
+  point.name = name;
+  point.status = rc == 0 ? cli::TestPoint::Status::ok : cli::TestPoint::Status::failed;
+  if (rc != 0) point.reason = rc == 2 ? "refused (exit 2): see stderr" : reason_line(text, markers);
+  point.detail = text;
+  point.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (tap)
+    cli::write_tap(std::cout, {point});
+  else
+    std::cout << text;
+  std::string error;
+  if (!junit.empty() && !cli::write_junit_file(junit, "eevdf-check", {point}, error)) {
+    std::cerr << "eevdf-check: " << error << "\n";
+    return 2;
+  }
+  return rc;
 }
 
 // --backend NAME / --lockstep (the same as --backend lockstep): the backend
@@ -203,6 +267,12 @@ int run_loaded(const cli::Loaded& given_as_loaded, const RunArgs& a) {
   return r.ok() ? 0 : 1;
 }
 
+// --tap and --junit FILE (cli/ci_output.hpp), on run, replay, demo, fuzz and sentinel.
+void add_ci_output_options(CLI::App* cmd, bool& tap, std::string& junit) {
+  cmd->add_flag("--tap", tap, "TAP version 13 (kselftest) on stdout; the usual output as its '#' comment lines");
+  cmd->add_option("--junit", junit, "also write the result as JUnit XML to this file");
+}
+
 void add_run_options(CLI::App* cmd, RunArgs& a) {
   add_profile_options(cmd, a.profile, "kernel profile (overrides the scenario's)");
   cmd->add_option("--invariants", a.only, "check only these invariants: I-SUM,I-OVF (instead of the scenario's 'skip')");
@@ -224,6 +294,7 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   add_stop_on_known_flag(cmd, a.stop_on_known);
   cmd->add_flag("--without-bug", a.without_bug,
                 "run on the fixed kernel: drop the scenario's bug switch and expect no violation");
+  add_ci_output_options(cmd, a.tap, a.junit);
 }
 
 }  // namespace
@@ -313,6 +384,9 @@ int main(int argc, char** argv) {
         return inv::id_from_name(id) ? std::string() : "unknown invariant '" + id + "'";
       });
   fuzzcmd->add_option("--findings", campaign.findings_dir, "where minimized findings go")->capture_default_str();
+  bool fuzz_tap = false;
+  std::string fuzz_junit;
+  add_ci_output_options(fuzzcmd, fuzz_tap, fuzz_junit);
   fuzzcmd->add_option("--minimize-time", minimize_s, "seconds to minimize each finding")->capture_default_str()
       ->check(CLI::Range(1L, 3600L));
 
@@ -396,6 +470,35 @@ int main(int argc, char** argv) {
                        "model (default) or kernel: replay on this build's tree (only its profile's file)");
   knowncmd->add_option("--root", known_args.root, "the directory the scenario paths start from")->capture_default_str();
 
+  cli::SentinelArgs sentinel_args;
+  auto* sentinel = app.add_subcommand(
+      "sentinel",
+      "every check on kernel trees, for a kernel's CI: build on each tree, lockstep, fuzz --backend kernel, the "
+      "documented findings' scenarios on its own code; a Markdown and JSON report (docs/sentinel.md)");
+  sentinel->add_option("trees", sentinel_args.trees, "kernel trees: directories or linux-source-*.tar.xz");
+  sentinel->add_option("--time", sentinel_args.time_s,
+                       "seconds of fuzzing a tree: half lockstep, half fuzz --backend kernel (the build and the "
+                       "replays come on top)")
+      ->capture_default_str()
+      ->check(CLI::Range(2L, 86400L));
+  sentinel->add_option("--seed", sentinel_args.seed, "the campaigns' seed")->capture_default_str();
+  sentinel->add_option("--out", sentinel_args.out, "where report.json, report.md and the campaigns' findings go")
+      ->capture_default_str();
+  sentinel->add_option("--builds", sentinel_args.builds,
+                       "one build directory a tree under this one, reused by the next run")
+      ->capture_default_str();
+  sentinel->add_option("--source", sentinel_args.source,
+                       "this tool's source tree, which each tree's build is configured from (default: the one this "
+                       "build was made from)");
+  sentinel->add_option("--since", sentinel_args.since,
+                       "an earlier report.json: print only what changed; exit 1 when something is new");
+  sentinel->add_option("--report", sentinel_args.report,
+                       "render a recorded report.json (with --since, --tap, --junit) instead of checking trees");
+  add_ci_output_options(sentinel, sentinel_args.tap, sentinel_args.junit);
+  sentinel->add_flag("--this-tree", sentinel_args.this_tree,
+                     "(used by the sentinel itself) the checks on this build's own tree, written to --out/tree.json")
+      ->group("");
+
   cli::add_prove_command(app);
   try {
     app.parse(argc, argv);
@@ -408,15 +511,22 @@ int main(int argc, char** argv) {
 
   if (run->parsed() || replay->parsed()) {
     RunArgs& a = run->parsed() ? run_args : replay_args;
-    std::string error;
-    const auto loaded = cli::load_scenario(a.file, run->parsed(), error);
-    if (!loaded) return bad_input(error);
-    return run_loaded(*loaded, a);
+    if (a.tap && !a.detail) a.quiet = true;  // the table would be hundreds of comment lines
+    return as_test_point(a.tap, a.junit, std::string(run->parsed() ? "run " : "replay ") + a.file,
+                         {"LOCKSTEP DIVERGENCE", " violated at operation", " FAILED"}, [&] {
+                           std::string error;
+                           const auto loaded = cli::load_scenario(a.file, run->parsed(), error);
+                           if (!loaded) return bad_input(error);
+                           return run_loaded(*loaded, a);
+                         });
   }
   if (demo->parsed()) {
     auto parsed = scn::parse_scenario(cli::demo_scenario(), "<demo>");
     demo_args.file = "<demo>";
-    return run_loaded(cli::Loaded{std::get<scn::Scenario>(std::move(parsed)), false}, demo_args);
+    const cli::Loaded loaded{std::get<scn::Scenario>(std::move(parsed)), false};
+    return as_test_point(demo_args.tap, demo_args.junit, "demo",
+                         {"LOCKSTEP DIVERGENCE", " violated at operation", " FAILED"},
+                         [&] { return run_loaded(loaded, demo_args); });
   }
   if (fuzzcmd->parsed()) {
     std::tie(campaign.until, campaign.until_site) = split_until(campaign.until);
@@ -470,7 +580,12 @@ int main(int argc, char** argv) {
     if (!fuzz_only.empty()) replay_args += " --invariants " + fuzz_only;
     if (!fuzz_skip.empty()) replay_args += " --skip " + fuzz_skip;
     // (the backend is not a flag of it: a finding says `backend kernel` itself)
-    return cli::run_campaign(*profile, replay_args, campaign) > 0 ? 1 : 0;  // 1: something new (or a divergence)
+    const std::string name = fmt::format("fuzz profile {} backend {}{}", profile->name,
+                                         scn::backend_name(campaign.backend),
+                                         campaign.runqueues > 1 ? fmt::format(" runqueues {}", campaign.runqueues) : "");
+    return as_test_point(fuzz_tap, fuzz_junit, name, {"LOCKSTEP DIVERGENCE", "new finding(s)"}, [&] {
+      return cli::run_campaign(*profile, replay_args, campaign) > 0 ? 1 : 0;  // 1: something new (or a divergence)
+    });
   }
   if (mincmd->parsed()) {
     std::string error;
@@ -613,6 +728,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (knowncmd->parsed()) return cli::run_known(known_args);
+  if (sentinel->parsed()) return cli::run_sentinel(sentinel_args);
   if (encode->parsed()) {
     std::string error;
     const auto loaded = cli::load_scenario(encode_file, true, error);

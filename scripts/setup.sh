@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages eevdf-check needs (only the missing ones) and
 # builds it in build/ (Release with debug info). Usage: scripts/setup.sh [--with-vm] [build-dir] [extra cmake args]
+# SETUP_TARGETS="eevdf-check": build only those targets (ci/sentinel-job.sh), not every test
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,7 +36,7 @@ build_dir="${1:-build}"
 shift || true
 # later arguments win, so a caller can pass its own -DCMAKE_BUILD_TYPE
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-ninja -C "$build_dir"
+ninja -C "$build_dir" ${SETUP_TARGETS:-}
 if [ $with_vm -eq 1 ]; then
   mkdir -p "$build_dir/vm"
   pkg=linux-image-6.12.118+deb12-cloud-amd64-unsigned
