@@ -126,10 +126,18 @@ static int kb_exported_tasks, kb_exported_groups;
 typedef unsigned long long __attribute__((may_alias)) kb_word;
 
 static int kb_same_entity(const struct sched_entity *a, const struct sched_entity *b) {
+  enum { words = sizeof *a / sizeof(kb_word) };
   const kb_word *x = (const kb_word *)a, *y = (const kb_word *)b;
-  kb_word diff = 0;
-  for (unsigned long i = 0; i < sizeof *a / sizeof(kb_word); i++) diff |= x[i] ^ y[i];
-  return diff == 0;
+  kb_word d0 = 0, d1 = 0, d2 = 0, d3 = 0;  /* four at a time: independent chains */
+  unsigned long i = 0;
+  for (; i + 4 <= words; i += 4) {
+    d0 |= x[i] ^ y[i];
+    d1 |= x[i + 1] ^ y[i + 1];
+    d2 |= x[i + 2] ^ y[i + 2];
+    d3 |= x[i + 3] ^ y[i + 3];
+  }
+  for (; i < words; i++) d0 |= x[i] ^ y[i];
+  return (d0 | d1 | d2 | d3) == 0;
 }
 
 /* Exports se into e unless the last export read the same bytes (fresh: it never read this entity). */
