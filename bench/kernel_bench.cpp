@@ -2,7 +2,8 @@
 // run (docs/kernel-backend.md): operations per second of the model's System and
 // of 6.12.118's own fair.c (kernelsrc/), both unchecked. The kernel backend's
 // figure includes handing its state back in the model's types after every
-// operation (KernelBackend::refresh), which every check and lockstep needs.
+// operation (KernelBackend::refresh), which every check and lockstep needs:
+// BM_kernel the entities that changed, BM_kernel_full every entity.
 //   ./build/bench/kernel_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
@@ -58,6 +59,9 @@ struct ModelTarget {
 
 struct KernelTarget {
   explicit KernelTarget(const Profile& p) : kb(p) {}
+  // BM_kernel_full: every entity copied back after every operation (as before
+  // the incremental hand-back; KernelBackend::set_incremental_refresh())
+  KernelTarget(const Profile& p, bool incremental) : kb(p) { kb.set_incremental_refresh(incremental); }
   kernelsrc::KernelBackend kb;
   int create_task(const std::string& n, int nice) { return kb.create_task(n, nice, Policy::normal, 0, -1); }
   Refusal wake(int id) { return kb.wake(id, false, -1); }
@@ -70,14 +74,14 @@ struct KernelTarget {
   const Rq& rq() { return kb.state().rq(0); }
 };
 
-template <class Target>
-void stream(benchmark::State& state) {
+template <class Target, class... Args>
+void stream(benchmark::State& state, Args... args) {
   if (!kernelsrc::available()) {
     state.SkipWithError("this build has no kernel backend");
     return;
   }
   const int n = static_cast<int>(state.range(0));
-  Target t(*profile_by_name("v6.12.118"));
+  Target t(*profile_by_name("v6.12.118"), args...);
   std::vector<int> sleeping;
   for (int i = 0; i < n; ++i) t.wake(t.create_task("t" + std::to_string(i), (i * 7) % 40 - 20));
   t.schedule();
@@ -123,8 +127,10 @@ void stream(benchmark::State& state) {
 
 void BM_model(benchmark::State& state) { stream<ModelTarget>(state); }
 void BM_kernel(benchmark::State& state) { stream<KernelTarget>(state); }
+void BM_kernel_full(benchmark::State& state) { stream<KernelTarget>(state, false); }
 BENCHMARK(BM_model)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64);
 BENCHMARK(BM_kernel)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64);
+BENCHMARK(BM_kernel_full)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64);
 
 }  // namespace
 

@@ -9,7 +9,11 @@
 //   BM_checked_family/<family>
 //                       16 tasks, the checker attached with only one family
 //                       of invariants on; family "none" (every id off) is the
-//                       baseline. Cost of a family = its ns/op − none's ns/op.
+//                       baseline: a checker that checks nothing keeps no
+//                       records (inv::Checker::checking()), so it costs the
+//                       hooks' calls only. Cost of a family = its ns/op −
+//                       none's ns/op, the checker's shared bookkeeping
+//                       (queue index, tree walk, snapshots) included.
 //   BM_groups           4 task groups x 16 tasks, hierarchical
 //                       (mainline) or the v7.3 single runqueue (flat:1),
 //                       without and with every invariant (checked:1).

@@ -41,6 +41,7 @@ void CheckScope::report(Id id, std::string where, std::string what, std::vector<
 }
 
 void Checker::attach(Rq& rq) {
+  if (!checking_) return;
   rq_ = &rq;
   rq.set_observer(this);
   adopt_new_tasks();
@@ -99,6 +100,7 @@ bool is_curr(const Rq& rq, const SchedEntity& se) {
 }  // namespace
 
 void Checker::begin_op(int op_index, OpClass cls) {
+  if (!checking_) return;
   adopt_new_tasks();
   op_index_ = op_index;
   op_class_ = cls;  // the previous end_op() already noted this state's slices
@@ -152,6 +154,7 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
 }
 
 void Checker::end_op() {
+  if (!checking_) return;
   Rq& rq = *rq_;
   adopt_new_tasks();  // tasks and groups created by this operation (create, fork, group)
   queues_.build(rq);
@@ -265,6 +268,7 @@ void Checker::end_op() {
 }
 
 void Checker::end_op_untouched() {
+  if (!checking_) return;
   Rq& rq = *rq_;
   adopt_new_tasks();
   // I-FAIR's window restarts at every operation that is not only running, on
@@ -274,6 +278,7 @@ void Checker::end_op_untouched() {
 }
 
 void Checker::check_queues_now() {
+  if (!checking_) return;
   Rq& rq = *rq_;
   queues_.build(rq);
   ExactAverage avg = exact_average_and_tree(rq.cfs);
@@ -285,6 +290,7 @@ void Checker::check_queues_now() {
 }
 
 void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) {
+  if (!checking_) return;
   const bool after_idle_preempt = caller == PickCaller::schedule && idle_preempted_;
   if (!after_idle_preempt && !selection_[Id::PICKOPT] && !selection_[Id::NULLPICK] && !selection_[Id::DELAY]) return;
   // the pick that follows a preemption of a SCHED_IDLE curr, at the level where it was decided
@@ -306,19 +312,23 @@ void Checker::on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool prote
 }
 
 void Checker::on_placed(const CfsRq& cfs_rq, const SchedEntity& se, s64 saved_lag) {
+  if (!checking_) return;
   if (selection_[Id::PLACE]) with_average(cfs_rq, [&](const CheckScope& s) { check_placement(s, se, saved_lag); });
 }
 
 void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, s64 clamped) {
+  if (!checking_) return;
   if (!selection_[Id::LAG] || raw == clamped) return;  // nothing clamped, nothing to judge
   with_average(cfs_rq, [&](const CheckScope& s) { check_lag_clamp(s, se, raw, clamped); });
 }
 
 void Checker::on_avg_vruntime(const CfsRq& cfs_rq, u64 v) {
+  if (!checking_) return;
   if (selection_[Id::LAG]) with_average(cfs_rq, [&](const CheckScope& s) { check_avg_vruntime(s, v); });
 }
 
 void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {
+  if (!checking_) return;
   if (selection_[Id::FRESH]) without_average(cfs_rq, [&](const CheckScope& s) { check_fresh_read(s, caller); });
 }
 
@@ -327,6 +337,7 @@ void Checker::on_overflow(const OverflowEvent& e) { check_overflow(*this, e, rew
 void Checker::on_warn(Warn w, const SchedEntity* se) { check_warn(*this, rq_, w, se); }
 
 void Checker::on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, WakeupPreemptReason reason) {
+  if (!checking_) return;
   if (!selection_[Id::WAKEPICK]) return;
   if (reason == WakeupPreemptReason::idle_curr && rq_->curr >= 0) {
     idle_preempted_ = matching_levels(&rq_->tasks[static_cast<std::size_t>(rq_->curr)].se, &wakee).first;
@@ -342,6 +353,7 @@ const Checker::RescaledDeadline* Checker::rescaled_deadline_if_current(const Sch
 }
 
 void Checker::on_set_next(const SchedEntity& se, bool first) {
+  if (!checking_) return;
   adopt_new_tasks();
   const std::size_t i = entity_slot(se);
   if (first) {
@@ -366,6 +378,7 @@ void Checker::on_set_next(const SchedEntity& se, bool first) {
 }
 
 void Checker::on_delayed(const SchedEntity& se) {
+  if (!checking_) return;
   adopt_new_tasks();
   const std::size_t i = entity_slot(se);
   lag_at_delay_[i] = delay_lag(*rq_, se);
@@ -373,11 +386,13 @@ void Checker::on_delayed(const SchedEntity& se) {
 }
 
 void Checker::on_wake_choice(const WakeCpuChoice& c) {
+  if (!checking_) return;
   adopt_new_tasks();
   if (selection_[Id::WAKECOUNT]) check_wake_choice(*this, *rq_, c);
 }
 
 void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 new_weight) {
+  if (!checking_) return;
   adopt_new_tasks();
   mono_moved_ = vruntime_diff(se.vruntime, vruntime_before_[entity_slot(se)]);
   // F1: off the queue (a sched_change) vprot is not rescaled
@@ -412,6 +427,7 @@ void Checker::on_reweight_begin(const CfsRq& cfs_rq, const SchedEntity& se, u64 
 // placement at its end moves v again (rounding), so neither absolute test
 // would match afterwards.
 void Checker::on_deadline_made_relative(const SchedEntity& se) {
+  if (!checking_) return;
   adopt_new_tasks();
   RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
   if (!r.set || r.relative) return;
@@ -425,6 +441,7 @@ void Checker::on_deadline_made_relative(const SchedEntity& se) {
 // is still that one. (A queued reweight's d - V is recorded at its end.)
 void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relative, u64 old_weight,
                                             u64 new_weight) {
+  if (!checking_) return;
   if (rw_.queued_begun) return;
   adopt_new_tasks();
   RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
@@ -435,11 +452,13 @@ void Checker::on_relative_deadline_rescaled(const SchedEntity& se, u64 old_relat
 }
 
 void Checker::on_load_set(const SchedEntity& se, u64 old_weight) {
+  if (!checking_) return;
   adopt_new_tasks();
   if (selection_[Id::RW]) without_average(*se.cfs_rq, [&](const CheckScope& s) { check_load_set(s, se, old_weight); });
 }
 
 void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
+  if (!checking_) return;
   reweighting_ = nullptr;
   vprot_armed_[entity_slot(se)] = se.vprot;
   reweight_rounding_[entity_slot(se)] += eevdf_load_of(*rq_, se).weight;
@@ -477,6 +496,7 @@ void Checker::on_reweight_end(const CfsRq& cfs_rq, const SchedEntity& se) {
 }
 
 void Checker::share_record(const SchedEntity& se, Checker& other) const {
+  if (!checking_) return;
   const std::size_t i = entity_slot(se);
   other.rescaled_deadline_[i] = rescaled_deadline_[i];
   other.stale_vprot_[i] = stale_vprot_[i];

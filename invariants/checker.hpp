@@ -348,9 +348,13 @@ class Checker final : public Observer {
     return b.weight == weight && b.max_slice == max_slice_seen_ && b.quantum == quantum ? b : recompute_bounds(se);
   }
   explicit Checker(Selection selection = {}, Tolerances tolerances = {})
-      : selection_(selection), tolerances_(tolerances) {
+      : selection_(selection), tolerances_(tolerances), checking_(any_on(selection)) {
     violations_.reserve(kMaxViolations);
   }
+  // Whether any invariant is checked. With none (`--only` of nothing, the
+  // benchmarks' baseline) nothing can be reported, so the checker keeps no
+  // records and walks nothing: every hook and end_op() return at once.
+  bool checking() const { return checking_; }
   // The verdict of a check that saw what finding f describes (`seen`): true if
   // the checker tolerates f (Tolerances), and the check then reports nothing.
   bool known(Finding f, bool seen = true) const { return seen && tolerances_.tolerates(f); }
@@ -420,6 +424,7 @@ class Checker final : public Observer {
   }
 
   // Observer
+  // (Each returns at once when nothing is checked: checking().)
   void on_overflow(const OverflowEvent& e) override;
   void on_warn(Warn w, const SchedEntity* se) override;
   void on_pick(const CfsRq& cfs_rq, const SchedEntity* result, bool protect, PickCaller caller) override;
@@ -448,6 +453,12 @@ class Checker final : public Observer {
   QueueIndex queues_;
   Selection selection_;
   Tolerances tolerances_;
+  bool checking_;  // see checking()
+  static bool any_on(const Selection& s) {
+    for (bool on : s.on)
+      if (on) return true;
+    return false;
+  }
   FairnessWindow fairness_;
 
   int op_index_ = -1;

@@ -95,6 +95,7 @@ struct kb_cpu_state {
   int sync_affine;    /* the tree's own wake_affine_idle(cpu, cpu, WF_SYNC) answered cpu while a task runs
                          there (its WF_SYNC clause: "the waker is alone"); -1 idle or a !CONFIG_SMP tree */
   struct kb_wakee idle_wakee;  /* the idle task's, as a waker (a wake-up made while the CPU idles) */
+  unsigned char group_se_changed[KB_MAX_GROUPS];  /* group_se[g] was exported by this kb_export() */
 };
 
 struct kb_state {
@@ -110,6 +111,7 @@ struct kb_state {
   struct kb_cpu_state cpu[KB_MAX_CPUS];
   int has_idle_cores;  /* the LLC's sd_llc_shared->has_idle_cores (0 on a !CONFIG_SMP tree) */
   int pelt;            /* the tree runs PELT (a CONFIG_SMP tree) */
+  unsigned char task_se_changed[KB_MAX_TASKS];  /* task_se[i] was exported by this kb_export() */
 };
 
 typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *cond);
@@ -233,7 +235,15 @@ void kb_move_task(int id, int group);
 void kb_destroy_group(int g);
 /* a debugfs write of sched/base_slice_ns: sysctl_sched_base_slice = ns */
 void kb_write_base_slice_ns(unsigned long long ns);
-void kb_export(struct kb_state *s);
+/* The state into s.  full: every entity.  Otherwise only the entities whose
+ * struct sched_entity differs, byte for byte, from the one the last export of
+ * it read (every field of kb_entity is read from the sched_entity alone: an
+ * entity whose bytes are the same exports the same), and new ones; the
+ * others' kb_entity in s is left as the last export wrote it, so s must be
+ * the same buffer at every call.  *_se_changed: which entities were exported.
+ * Everything else (the tasks' other fields, the queues, the CPUs) is exported
+ * every time. */
+void kb_export(struct kb_state *s, int full);
 unsigned long long kb_avg_vruntime(int cpu, int queue);
 /* The sched debugfs reader, print_cfs_rq(): whether the tree's print_cfs_rq()
  * calls avg_vruntime() after it has dropped the rq lock (read from

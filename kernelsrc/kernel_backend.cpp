@@ -108,7 +108,7 @@ KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues, unsigne
   cfg.smt = mirror_->llc_shared().smt;
   kb_init(&cfg, on_warn, &warnings_);
   kb_set_event_handler(&KernelBackend::on_event, this);
-  refresh();
+  refresh(true);
 }
 
 template <class F>
@@ -119,7 +119,7 @@ void KernelBackend::overflow_shadow(Rq& rq, F f) {
   rq.set_observer(&overflows);
   f();
   rq.set_observer(&obs);
-  refresh();
+  refresh(true);  // f wrote the mirror's entities
 }
 
 void KernelBackend::on_event(void* self, const kb_event* e) {
@@ -218,7 +218,7 @@ int KernelBackend::create_task(std::string_view name, int nice, Policy policy, u
   t.nice = nice;
   t.policy = policy;
   t.se.task_id = id;
-  refresh();
+  refresh(true);  // the task vector may have moved
   return id;
 }
 
@@ -234,7 +234,7 @@ int KernelBackend::fork_task(int parent, std::string_view child_name, bool racin
   child.sched_reset_on_fork = false;
   if (child.nice < 0 && p->sched_reset_on_fork) child.nice = 0;
   rq.tasks.push_back(std::move(child));
-  refresh();
+  refresh(true);  // the task vector may have moved
   return id;
 }
 
@@ -367,7 +367,7 @@ int KernelBackend::create_group(std::string_view name, int parent, u64 shares) {
     tg.cfs_rq.push_back(&gc.cfs_rq);
   }
   const int g = kb_create_group(parent, shares);
-  refresh();
+  refresh(true);  // the group vectors may have moved
   return g;
 }
 
@@ -511,10 +511,19 @@ void KernelBackend::store_debug_reads(std::size_t n) {
 
 // The kernel's state into the mirror: every entity's fields, every queue's
 // sums and counts, the trees' shape (parent, children, colour, root, leftmost),
-// on every CPU.
-void KernelBackend::refresh() {
-  static kb_state s;  // large: one per process, as the backend
-  kb_export(&s);
+// on every CPU. Only the entities the kernel changed since the last refresh
+// are copied (kb_export() compares each struct sched_entity with the bytes it
+// last exported): a mirror entity is written by refresh() alone, and its copy
+// is a function of the kernel's entity and of the task's CPU, so an entity
+// whose bytes and CPU are unchanged is already right. `full` copies every
+// entity: when the mirror's entities moved (a new task or group: the vectors
+// may reallocate, and every pointer between entities is rewritten) or
+// something else wrote them (overflow_shadow(): the model's functions on the
+// mirror).
+void KernelBackend::refresh(bool full) {
+  static kb_state s;  // large: one per process, as the backend; kept between calls (kb_export())
+  full = full || !incremental_;
+  kb_export(&s, full ? 1 : 0);
   const bool aliases = profile_.behaviour.vprot_aliases_vlag;
   // an entity id of the export (task id, or KB_MAX_TASKS + group) on CPU c
   auto entity = [&](Rq& rq, int id) -> SchedEntity* {
@@ -599,8 +608,9 @@ void KernelBackend::refresh() {
   }
   for (int i = 0; i < s.nr_tasks; ++i) {
     Task& t = rq0.tasks[static_cast<std::size_t>(i)];
+    const bool moved = t.cpu != s.task_cpu[i];
     t.cpu = s.task_cpu[i];
-    copy_entity(mirror_->rq(static_cast<unsigned>(t.cpu)), s.task_se[i], t.se);
+    if (full || moved || s.task_se_changed[i]) copy_entity(mirror_->rq(static_cast<unsigned>(t.cpu)), s.task_se[i], t.se);
     t.on_rq = s.task_on_rq[i] != 0;
     t.state = state_of(s.task_state[i]);
     t.group = s.task_group[i];
@@ -614,7 +624,7 @@ void KernelBackend::refresh() {
     Rq& rq = mirror_->rq(static_cast<unsigned>(c));
     const kb_cpu_state& k = s.cpu[c];
     for (int g = 0; g < s.nr_groups; ++g) {
-      copy_entity(rq, k.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
+      if (full || k.group_se_changed[g]) copy_entity(rq, k.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
       copy_queue(rq, k.group_q[g], rq.groups[static_cast<std::size_t>(g)].cfs_rq);
     }
     copy_queue(rq, k.root, rq.cfs);

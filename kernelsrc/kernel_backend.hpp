@@ -113,6 +113,10 @@ class KernelBackend {
   // The kernel's state in the model's types, brought up to date after every entry point.
   System& state() { return *mirror_; }
   const System& state() const { return *mirror_; }
+  // Whether the state is handed back incrementally (the default: only the
+  // entities the kernel changed are copied, refresh()); off, every entity is
+  // copied after every entry point, as before (tests compare the two; kernel_bench).
+  void set_incremental_refresh(bool on) { incremental_ = on; }
   // I-OVF's shadow at the tree's reweight_entity() and place_entity() (on by default).
   void set_overflow_shadow(bool on) { overflow_shadow_on_ = on; }
   // The tree's own sched_idle_rq() of CPU `cpu` after the last entry point (model/wake_cpu.hpp).
@@ -121,7 +125,7 @@ class KernelBackend {
   std::vector<KernelWarning> take_warnings();
 
  private:
-  void refresh();
+  void refresh(bool full = false);
   // An event of the tree's own functions (kb_api.h): the mirror is refreshed
   // to the moment of the event and its runqueue's observer told, as the
   // model's functions tell it (on_placed(), on_pick()). Nothing when no
@@ -130,6 +134,7 @@ class KernelBackend {
   // Whether the model's shadow of reweight_entity() and place_entity() runs at
   // their events (I-OVF; on by default, the executor turns it off when I-OVF is not checked).
   bool overflow_shadow_on_ = true;
+  bool incremental_ = true;  // set_incremental_refresh()
   // Runs the model's function f on the mirror with rq's observer hearing its
   // overflows only, then refreshes the mirror from the kernel (f's changes
   // are the model's, not the tree's).

@@ -45,7 +45,7 @@ void KernelBackend::tick_after(u64) {}
 void KernelBackend::schedule() {}
 Refusal KernelBackend::debug_read(int, int, bool) { return Refusal::bad_argument; }
 void KernelBackend::store_debug_reads(std::size_t) {}
-void KernelBackend::refresh() {}
+void KernelBackend::refresh(bool) {}
 
 }  // namespace eevdf::kernelsrc
 

@@ -1,5 +1,6 @@
-/* The state for the C++ side: every task's entity, every queue, each CPU's
- * runqueue and counts, copied into kb_api.h's plain structs; avg_vruntime()
+/* The state for the C++ side: every task's entity (those that changed since
+ * the last export), every queue, each CPU's runqueue and counts, copied into
+ * kb_api.h's plain structs; avg_vruntime()
  * of a queue on request; the tree's features.h names and defaults, and its
  * version. */
 
@@ -112,13 +113,50 @@ static void kb_export_wakee(const struct task_struct *p, struct kb_wakee *w) {
 }
 #endif
 
-void kb_export(struct kb_state *s) {
+/* What the last export read of every entity, byte for byte (kb_export()
+ * without full re-exports an entity only when its struct sched_entity differs),
+ * and how many tasks and groups it exported. */
+static struct sched_entity kb_last_task_se[KB_MAX_TASKS];
+static struct sched_entity kb_last_group_se[KB_MAX_GROUPS][KB_MAX_CPUS];
+static int kb_exported_tasks, kb_exported_groups;
+
+/* Whole words of a sched_entity (it has u64 fields: its size is a multiple of
+ * their alignment), compared without a branch per word (and without memcmp,
+ * which the libFuzzer runtime intercepts and records). */
+typedef unsigned long long __attribute__((may_alias)) kb_word;
+
+static int kb_same_entity(const struct sched_entity *a, const struct sched_entity *b) {
+  enum { words = sizeof *a / sizeof(kb_word) };
+  const kb_word *x = (const kb_word *)a, *y = (const kb_word *)b;
+  kb_word d0 = 0, d1 = 0, d2 = 0, d3 = 0;  /* four at a time: independent chains */
+  unsigned long i = 0;
+  for (; i + 4 <= words; i += 4) {
+    d0 |= x[i] ^ y[i];
+    d1 |= x[i + 1] ^ y[i + 1];
+    d2 |= x[i + 2] ^ y[i + 2];
+    d3 |= x[i + 3] ^ y[i + 3];
+  }
+  for (; i < words; i++) d0 |= x[i] ^ y[i];
+  return (d0 | d1 | d2 | d3) == 0;
+}
+
+/* Exports se into e unless the last export read the same bytes (fresh: it never read this entity). */
+static unsigned char kb_export_changed(const struct sched_entity *se, struct sched_entity *last,
+                                       struct kb_entity *e, int fresh) {
+  if (!fresh && kb_same_entity(se, last)) return 0;
+  memcpy(last, se, sizeof *se);
+  kb_export_entity(se, e);
+  return 1;
+}
+
+void kb_export(struct kb_state *s, int full) {
+  const int fresh_tasks = full ? 0 : kb_exported_tasks, fresh_groups = full ? 0 : kb_exported_groups;
   s->nr_tasks = kb_nr_tasks;
   s->nr_groups = kb_nr_groups;
   s->nr_cpus = (int)kb_nr_cpus;
   s->base_slice = sysctl_sched_base_slice;
   for (int i = 0; i < kb_nr_tasks; i++) {
-    kb_export_entity(&kb_tasks[i].se, &s->task_se[i]);
+    s->task_se_changed[i] = kb_export_changed(&kb_tasks[i].se, &kb_last_task_se[i], &s->task_se[i], i >= fresh_tasks);
     s->task_on_rq[i] = kb_tasks[i].on_rq;
     s->task_state[i] = (int)kb_tasks[i].__state;
     s->task_group[i] = kb_tasks[i].sched_task_group == &root_task_group
@@ -181,10 +219,13 @@ void kb_export(struct kb_state *s) {
 #endif
     kb_export_queue(&rq->cfs, &o->root);
     for (int g = 0; g < kb_nr_groups; g++) {
-      kb_export_entity(&kb_group_se[g][c], &o->group_se[g]);
+      o->group_se_changed[g] =
+          kb_export_changed(&kb_group_se[g][c], &kb_last_group_se[g][c], &o->group_se[g], g >= fresh_groups);
       kb_export_queue(&kb_group_cfs_rq[g][c], &o->group_q[g]);
     }
   }
+  kb_exported_tasks = kb_nr_tasks;
+  kb_exported_groups = kb_nr_groups;
 }
 
 static struct cfs_rq *kb_queue(int cpu, int queue) {
