@@ -170,6 +170,8 @@ def tree_facts(files):
                                                 braced(core, set_load_weight.end()))
     reweight = re.search(r"\breweight_entity\s*\([^)]*\)\s*\{", fair)
     reweight_body = braced(fair, reweight.end()) if reweight else ""  # a tree without it is refused later
+    rescale = re.search(r"\brescale_entity\s*\([^)]*\)\s*\{", fair)
+    rescale_body = braced(fair, rescale.end()) if rescale else ""
     dequeue_task = function_signature(fair, "dequeue_task_fair")
     put_prev = function_signature(fair, "put_prev_task_fair")
 
@@ -226,6 +228,11 @@ def tree_facts(files):
                       reweight_body) is not None,
             "reweight_entity() runs update_curr() only when the entity is its queue's curr (6.6; later trees "
             "for every queued entity)"),
+        "EEVDF_TREE_REWEIGHT_RESCALES_RELATIVE": (
+            re.search(r"if\s*\(\s*se\s*->\s*rel_deadline\s*\)\s*se\s*->\s*deadline\s*=\s*div",
+                      reweight_body + rescale_body) is not None,
+            "reweight_entity() (7.1: rescale_entity()) rescales a relative deadline with the weight "
+            "(6d71a9c61604, v6.14; K1's fix in 6.12.y, kernelsrc/fixes.json)"),
         "EEVDF_TREE_PICK_PROTECT": (pick is not None and "protect" in pick[1],
                                     "pick_eevdf() takes `protect` (7.1: __pick_eevdf() folded into it)"),
         "EEVDF_TREE_LAG_RETURNS_BOOL": (lag is not None and "bool" in lag[0],

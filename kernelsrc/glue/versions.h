@@ -118,8 +118,8 @@
  * so the wrapper reads the key base instead */
 #define KB_AVG_VRUNTIME_READS_ONLY ((KB_SINCE_6_18 && !KB_SINCE_7_0) || EEVDF_TREE_MIN_DEADLINE)
 /* reweight_entity() rescales the relative deadline of an entity off its
- * queue (6d71a9c61604, v6.14) */
-#define KB_REWEIGHT_RESCALES_RELATIVE KB_SINCE_6_14
+ * queue (6d71a9c61604, v6.14; a 6.12 tree with K1's fix too): read from the tree */
+#define KB_REWEIGHT_RESCALES_RELATIVE EEVDF_TREE_REWEIGHT_RESCALES_RELATIVE
 /* fields the state export reads: se->vprot (6.18 on; 6.18's shares vlag's
  * bits), se->max_slice (7.0 on), cfs_rq->idle_nr_running and h_nr_delayed
  * (gone in 6.18) */
