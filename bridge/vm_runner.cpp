@@ -414,7 +414,7 @@ KernelRelease release_numbers(const std::string& release) {
     while (i < release.size() && std::isdigit(static_cast<unsigned char>(release[i]))) *p = *p * 10 + (release[i++] - '0');
     if (i < release.size() && release[i] == '.') ++i;
   }
-  return r.minor ? r : KernelRelease{};
+  return r.major ? r : KernelRelease{};
 }
 
 // scripts/vm-kernel.sh's build of the tree: the bzImage's path, or "" (the
