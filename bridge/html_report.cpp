@@ -106,13 +106,16 @@ struct Segment {
   u64 from, to;
 };
 
+// A stretch between two samples is drawn in the state of the first: the task
+// on a CPU changes only where a sample is taken (an operation's end, a tick,
+// the schedule a run starts with).
 std::vector<Segment> segments_of(const SimResult& r, std::size_t t) {
   std::vector<Segment> out;
   for (std::size_t i = 0; i + 1 < r.samples.size(); ++i) {
     if (t >= r.samples[i].tasks.size()) continue;
     const auto& ts = r.samples[i].tasks[t];
     const u64 from = r.samples[i].clock, to = r.samples[i + 1].clock;
-    if (to <= from) continue;  // an operation that takes no time: the next sample holds
+    if (to <= from) continue;  // an operation that takes no time
     if (!out.empty() && out.back().state == ts.state && out.back().to == from &&
         (ts.state != 'r' || out.back().cpu == ts.cpu))
       out.back().to = to;
@@ -211,17 +214,17 @@ std::string timeline(const scn::Scenario& s, const SimResult& r, const TimeAxis&
     out += fmt::format("<text x=\"4\" y=\"{}\" class=\"label\">{}</text>\n", y + 14, esc(name));
     for (const Segment& g : segments_of(r, t)) {
       const double x0 = axis.x(g.from), x1 = axis.x(g.to);
-      const std::string span = fmt::format("{} from {} to {}", axis.length(g.to - g.from), axis.at(g.from), axis.at(g.to));
+      const std::string span = fmt::format("from {} to {} ({})", axis.at(g.from), axis.at(g.to), axis.length(g.to - g.from));
       if (g.state == 'r') {
         out += fmt::format("<rect class=\"run\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\" "
-                           "data-from=\"{}\" data-to=\"{}\"><title>{} runs{}: {}</title></rect>\n",
+                           "data-from=\"{}\" data-to=\"{}\"><title>{} runs{} {}</title></rect>\n",
                            x0, y + 2, std::max(x1 - x0, 1.0), colour(t), g.from, g.to, esc(name),
                            r.cpus > 1 ? fmt::format(" on CPU {}", g.cpu) : "", span);
         if (r.cpus > 1 && x1 - x0 >= 8)
           out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"cpu-label\">{}</text>\n", x0 + 1, y + 14, g.cpu);
       } else if (g.state == 'q' || g.state == 'd') {
         out += fmt::format("<rect class=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"2\" fill=\"{}\" "
-                           "data-from=\"{}\" data-to=\"{}\"><title>{} {}: {}</title></rect>\n",
+                           "data-from=\"{}\" data-to=\"{}\"><title>{} {} {}</title></rect>\n",
                            g.state == 'q' ? "queued" : "delayed", x0, y + 9, std::max(x1 - x0, 1.0), colour(t), g.from,
                            g.to, esc(name), g.state == 'q' ? "waits, queued" : "is queued, delayed", span);
       }
