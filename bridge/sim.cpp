@@ -235,6 +235,7 @@ bool Sim::apply(const scn::Op& op) {
       const u64 tick = profile_.tick_nsec();
       const u64 end = op.kind == OpKind::run ? clock() + op.duration_ns() : (clock() / tick + 1) * tick;
       schedule_if_needed();
+      sample();  // who runs from here: the report draws a stretch in the state it starts with
       while (!sys.oops() && clock() < end) {
         const u64 next_tick = (clock() / tick + 1) * tick;
         const u64 to = std::min(next_tick, end);

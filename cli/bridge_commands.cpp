@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <variant>
 
 #include <fmt/format.h>
@@ -38,7 +39,8 @@ struct BridgeCommands {
   CLI::App* report = nullptr;
   std::string rep_file, rep_out;
   scn::ProfileOverride rep_profile;
-  bool rep_no_tolerance = false;
+  bool rep_no_tolerance = false, rep_keep_going = false;
+  std::string rep_vm_results;
 };
 
 namespace {
@@ -226,9 +228,19 @@ int run_report(BridgeCommands& b) {
   if (!loaded) return bad(error);
   const auto profile = scn::build_profile(loaded->scenario, b.rep_profile, error);
   if (!profile) return bad(b.rep_file + ": " + error);
-  const auto r = bridge::simulate(loaded->scenario, *profile, false, true, inv::Tolerances{!b.rep_no_tolerance});
+  std::optional<bridge::KernelRun> vm;
+  if (!b.rep_vm_results.empty()) {
+    std::ifstream in(b.rep_vm_results);
+    if (!in) return bad(fmt::format("{}: cannot read", b.rep_vm_results));
+    vm = bridge::parse_vm_results(in);
+    if (vm->steps.empty()) return bad(fmt::format("{}: no step of a booted-kernel run in it", b.rep_vm_results));
+  }
+  // the scenario's `keep_going` (or --keep-going): drawn past the first violation to its end
+  const bool keep_going = b.rep_keep_going || loaded->scenario.keep_going;
+  const auto r =
+      bridge::simulate(loaded->scenario, *profile, keep_going, true, inv::Tolerances{!b.rep_no_tolerance});
   if (!r.error.empty()) return bad(b.rep_file + ":" + r.error);
-  const std::string html = bridge::html_report(loaded->scenario, b.rep_file, *text, *profile, r);
+  const std::string html = bridge::html_report(loaded->scenario, b.rep_file, *text, *profile, r, vm ? &*vm : nullptr);
   std::ofstream out(b.rep_out, std::ios::binary);
   if (!out) return bad(fmt::format("{}: cannot write", b.rep_out));
   out << html;
@@ -280,6 +292,11 @@ std::shared_ptr<BridgeCommands> add_bridge_commands(CLI::App& app, CLI::App* run
   b->report->add_option("--profile", b->rep_profile.profile, "kernel profile (overrides the scenario's)");
   b->report->add_option("--features", b->rep_profile.features, "scheduler features, debugfs syntax");
   b->report->add_flag("--no-tolerance", b->rep_no_tolerance, "also report the documented findings (docs/findings.md)");
+  b->report->add_flag("--keep-going", b->rep_keep_going,
+                      "draw the run past the first violation (as the scenario's keep_going)");
+  b->report->add_option("--vm-results", b->rep_vm_results,
+                        "a recorded booted-kernel run of the scenario (the results.jsonl of `eevdf-check vm`): its "
+                        "run/wait drawn under each task");
 
   add_vm_command(app);  // vm: runs from its own callback
   return b;

@@ -557,8 +557,10 @@ TEST(BridgeReport, SeveralCpus) {
   ASSERT_EQ(r.samples.back().cpu_avg_vruntime.size(), 2u);
   EXPECT_EQ(r.samples.back().tasks[0].cpu, 1);  // T0, moved by `migrate T0 1`
   const std::string html = html_report(s, "smp.scn", text, p, r);
-  for (const char* want : {"2 CPUs", "data-task=\"V CPU 0\"", "data-task=\"V CPU 1\"", "T0 runs on CPU 0 from",
-                           "T3 runs on CPU 0 from", "class=\"cpu-label\""})
+  // over its 15 ns of simulated time T0 has CPU 0, T3 waits there (T0 sleeps as the run ends)
+  for (const char* want : {"2 CPUs", "data-task=\"V CPU 0\"", "data-task=\"V CPU 1\"",
+                           "T0 runs on CPU 0 from 0 ns to 15 ns", "T3 waits, queued from 0 ns to 15 ns",
+                           "class=\"cpu-label\""})
     EXPECT_NE(html.find(want), std::string::npos) << want;
   EXPECT_EQ(html, html_report(s, "smp.scn", text, p, simulate(s, p, false, true, {})));
 }
