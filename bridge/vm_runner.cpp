@@ -15,6 +15,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <variant>
 
 #include "bridge/unexported.hpp"
@@ -398,7 +399,7 @@ std::string bzimage_release(const std::string& file) {
   const auto at = 0x200 + static_cast<std::size_t>(static_cast<unsigned char>(head[0x20e]) |
                                                    static_cast<unsigned char>(head[0x20f]) << 8);
   if (at >= head.size()) return "";
-  const auto end = head.find_first_of(" \0", at);
+  const auto end = head.find_first_of(std::string_view(" \0", 2), at);  // the release ends at a space or NUL
   return head.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
