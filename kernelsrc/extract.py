@@ -567,18 +567,16 @@ def apply_changes(files, fix_ids, patch_paths, workdir):
     and by patches (patch -p1, the parts for files read here only). Returns what was applied, as notes."""
     notes = []
     if fix_ids:
-        import json
         import tree_edit
-        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixes.json")) as f:
-            fixes = {e["id"]: e for e in json.load(f)["fixes"]}
+        fixes = tree_edit.load_fixes()
         version = kernel_version(files["Makefile"])
         for fid in fix_ids:
             if fid not in fixes:
                 raise ExtractError(f"--fix {fid}: no such fix (kernelsrc/fixes.json: {', '.join(fixes)})")
             e = fixes[fid]
-            if f"{version[0]}.{version[1]}" not in e["trees"]:
-                raise ExtractError(f"--fix {fid}: written for Linux {', '.join(e['trees'])}, the tree is "
-                                   f"{version[0]}.{version[1]}.{version[2]}")
+            err = tree_edit.fix_version_error(e, version)
+            if err:
+                raise ExtractError(f"--fix {err}")
             changed, err = tree_edit.apply_entry(files, e, f"Linux {', '.join(e['trees'])}")
             if err:
                 raise ExtractError(f"--fix {err}")

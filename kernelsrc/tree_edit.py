@@ -7,9 +7,25 @@ comments excluded) that must occur there exactly `times` times, and its
 replacement. No kernel text is kept in this repository: an entry holds the
 anchors and the new statements only.
 """
+import json
+import os
 import re
 
 FAIR = "kernel/sched/fair.c"
+FIXES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixes.json")
+
+
+def load_fixes():
+    """The fixes of documented findings (kernelsrc/fixes.json), by id."""
+    with open(FIXES) as f:
+        return {e["id"]: e for e in json.load(f)["fixes"]}
+
+
+def fix_version_error(entry, version):
+    """None when ENTRY is written for VERSION's major.minor, else the reason."""
+    if f"{version[0]}.{version[1]}" in entry["trees"]:
+        return None
+    return f"{entry['id']}: written for Linux {', '.join(entry['trees'])}; the tree is Linux {'.'.join(map(str, version))}"
 
 
 def blank_comments(text):

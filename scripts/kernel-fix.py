@@ -17,7 +17,6 @@ naming the fix, the function and the anchor (exit 2).
 """
 import argparse
 import difflib
-import json
 import os
 import sys
 import tempfile
@@ -27,17 +26,10 @@ sys.path.insert(0, os.path.join(ROOT, "kernelsrc"))
 import extract  # noqa: E402  (the tree reader and the version parser)
 import tree_edit  # noqa: E402
 
-FIXES = os.path.join(ROOT, "kernelsrc", "fixes.json")
-
 
 def fail(msg):
     print(f"kernel-fix: {msg}", file=sys.stderr)
     sys.exit(2)
-
-
-def load_fixes():
-    with open(FIXES) as f:
-        return {e["id"]: e for e in json.load(f)["fixes"]}
 
 
 def main():
@@ -50,7 +42,7 @@ def main():
     mode.add_argument("--apply", action="store_true")
     mode.add_argument("--files", action="store_true")
     a = ap.parse_args()
-    fixes = load_fixes()
+    fixes = tree_edit.load_fixes()
     if a.list:
         for e in fixes.values():
             print(f"{e['id']:4} {', '.join(e['trees']):10} {e['title']}\n     upstream: {e['upstream']}")
@@ -79,10 +71,10 @@ def main():
         version = extract.kernel_version(texts["Makefile"])
     except extract.ExtractError as err:
         fail(f"{a.tree}: {err}")
-    major_minor = f"{version[0]}.{version[1]}"
     for e in entries:
-        if major_minor not in e["trees"]:
-            fail(f"{e['id']}: written for Linux {', '.join(e['trees'])}; {a.tree} is Linux {'.'.join(map(str, version))}")
+        err = tree_edit.fix_version_error(e, version)
+        if err:
+            fail(f"{a.tree}: {err}")
     current = {r: texts[r] for r in rels}
     for e in entries:
         changed, err = tree_edit.apply_entry(current, e, f"Linux {', '.join(e['trees'])}")
