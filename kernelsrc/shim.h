@@ -265,6 +265,7 @@ struct cfs_rq {
   unsigned int idle_nr_running;
   unsigned int idle_h_nr_running;
   unsigned int h_nr_delayed;
+  unsigned int idle_h_nr_delayed;  /* no kernel's: the F9 fix of kernelsrc/fixes.json adds it */
   s64 avg_vruntime;
   u64 avg_load;
 #if EEVDF_TREE_ZERO_VRUNTIME

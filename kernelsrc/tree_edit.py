@@ -34,9 +34,13 @@ def blank_comments(text):
 
 
 def function_span(text, name):
-    """[start, end) of the body of function NAME in TEXT (its definition), or None."""
+    """[start, end) of the body of function NAME in TEXT (its definition), or None.
+    NAME "struct X" is the body of struct X's definition."""
     code = blank_comments(text)
-    m = re.search(rf"^(?:[\w \t*]*[ \t*])?{re.escape(name)}\s*\([^;{{}}()]*\)\s*\{{", code, re.M)
+    if name.startswith("struct "):
+        m = re.search(rf"^struct\s+{re.escape(name[7:].strip())}\s*\{{", code, re.M)
+    else:
+        m = re.search(rf"^(?:[\w \t*]*[ \t*])?{re.escape(name)}\s*\([^;{{}}()]*\)\s*\{{", code, re.M)
     if not m:
         return None
     depth, i = 1, m.end()
@@ -86,14 +90,16 @@ def apply_entry(texts, entry, written_for):
             return None, f"{entry['id']}: {rel} is not one of the files read from the tree"
         span = function_span(text, fn)
         if span is None:
-            return None, f"{entry['id']}: function {fn}() not found in {rel}"
+            what = fn if fn.startswith("struct ") else f"function {fn}()"
+            return None, f"{entry['id']}: {what} not found in {rel}"
         start, end = span
         body = text[start:end]
         # in the code only: an anchor inside a comment is not the statement
         code = blank_comments(body)
         at = [i.start() for i in re.finditer(re.escape(edit["find"]), code)]
         if len(at) != edit["times"]:
-            return None, (f"{entry['id']}: '{edit['find']}' occurs {len(at)} times in the code of {fn}() (the entry "
+            where = fn if fn.startswith("struct ") else f"{fn}()"
+            return None, (f"{entry['id']}: '{edit['find']}' occurs {len(at)} times in the code of {where} (the entry "
                           f"expects {edit['times']}): the entries are written for {written_for}")
         if edit["which"] is not None:
             if not 1 <= edit["which"] <= len(at):

@@ -10,16 +10,20 @@
 #        of SECONDS of sched/debug reads beside 2 spinners and 2 ping-pong pairs
 #   F10  scripts/vm-pelt.sh: CPU 1's load_avg before a renice of one of three
 #        nice -20 spinners, and its lowest within 40 ms after
+#   F9   scripts/vm-sched-idle.sh (SIS_UTIL off), BOOTS boots of SECONDS, seeds
+#        1..BOOTS: W's wake-ups while X's entity may be delayed that stay on the
+#        busy CPU 0 (scripts/vm-sched-idle-table.py --summary)
 #
-#   scripts/vm-findings.sh [--tree TREE] [--findings K1,K2,F10] [--trials 3]
+#   scripts/vm-findings.sh [--tree TREE] [--findings K1,K2,F10,F9] [--trials 3]
 #                          [--boots 3] [--seconds 60] [--rounds 6] [--out DIR] [--cache DIR]
 #
 # TREE: default Debian's /usr/src/linux-source-6.12.tar.xz. A table on stdout
 # (one line per finding and kernel); each probe's output under DIR. Long: under
-# TCG about 20 minutes for the three findings on a 2-core machine.
+# TCG about 20 minutes for K1, K2 and F10 on a 2-core machine, F9 about
+# 2 x BOOTS x (SECONDS + 30) s more.
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-tree=/usr/src/linux-source-6.12.tar.xz findings=K1,K2,F10 trials=3 boots=3 seconds=60 rounds=6
+tree=/usr/src/linux-source-6.12.tar.xz findings=K1,K2,F10,F9 trials=3 boots=3 seconds=60 rounds=6
 out="$here/build/vm-findings" cache="${EEVDF_VM_CACHE:-$here/build/vm}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -86,6 +90,18 @@ f10() {
           | "load \(map(.before) | min)-\(map(.before) | max) before, lowest \(map(.low) | min)-\(map(.low) | max) after: "
             + "drop \(map(.drop) | min | . * 10 | round / 10)-\(map(.drop) | max | . * 10 | round / 10) % in \(length) rounds"' \
     "$3/results.jsonl" 2>/dev/null | sed "s/^/| F10 | $1 | /; s/\$/ |/" || printf '| F10 | %s | no samples (%s.log) |\n' "$1" "$3"
+}
+
+f9() {
+  local b dirs=()
+  mkdir -p "$3" || exit 2
+  for b in $(seq 1 "$boots"); do
+    EEVDF_VM_KERNEL_IMAGE="$2" bash "$here/scripts/vm-sched-idle.sh" --seconds "$seconds" --seed "$b" \
+      --out "$3/boot$b" > "$3/boot$b.log" 2>&1 && dirs+=("$3/boot$b")
+  done
+  local line
+  line=$(python3 "$here/scripts/vm-sched-idle-table.py" --summary "${dirs[@]}" 2>&1) || line="no counts ($3)"
+  printf '| F9 | %s | %s (%d of %d boots ran to the end) |\n' "$1" "$line" "${#dirs[@]}" "$boots"
 }
 
 echo "| finding | kernel | measured on the booted kernel |"

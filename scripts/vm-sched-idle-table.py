@@ -2,11 +2,14 @@
 """Markdown tables from scripts/vm-sched-idle.sh runs (docs/notes/vm-sched-idle-f9.md).
 
     scripts/vm-sched-idle-table.py DIR [DIR...]
+    scripts/vm-sched-idle-table.py --summary DIR [DIR...]
 
 Each DIR holds one boot's results.jsonl. Prints, per DIR and summed over all:
 W's wakes by X's state at W's deadline, the CPU they got (all wakes, and the
 "tight" ones: run within tight_us of the deadline, X in the same state at both
-ends), then the diagnostic reads of CPU 1's counters.
+ends), then the diagnostic reads of CPU 1's counters. --summary prints one line
+instead: the tight wakes made while X had been blocked under 6 ms (F9's window)
+that stayed on CPU 0, per DIR and in all (the figure of docs/findings.md).
 """
 import json
 import sys
@@ -53,8 +56,31 @@ def table(title, tables, diags, runs):
         print()
 
 
+WINDOW = ("x_blocked_lt_0.5ms", "x_blocked_0.5_1ms", "x_blocked_1_1.5ms", "x_blocked_1.5_2ms",
+          "x_blocked_2_3ms", "x_blocked_3_4ms", "x_blocked_4_6ms")
+
+
+def summary(dirs):
+    """One line: tight wakes in F9's window that stayed on CPU 0, per boot and in all."""
+    per, stay, all_ = [], 0, 0
+    for d in dirs:
+        rows = [r for r in load(d) if r.get("type") == "table" and r["class"] in WINDOW]
+        if not rows:
+            print(f"vm-sched-idle-table: {d}/results.jsonl has no counts (the boot did not end)", file=sys.stderr)
+            return 1
+        s0 = sum(r["tight_cpu0"] for r in rows)
+        n = s0 + sum(r["tight_cpu1"] for r in rows)
+        per.append(f"{s0}/{n}")
+        stay, all_ = stay + s0, all_ + n
+    share = f"{100.0 * stay / all_:.1f} %" if all_ else "-"
+    print(f"{stay} of {all_} tight wakes in F9's window stayed on CPU 0 ({share}; per boot {', '.join(per)})")
+    return 0
+
+
 def main():
     dirs = sys.argv[1:]
+    if dirs[:1] == ["--summary"]:
+        return summary(dirs[1:]) if dirs[1:] else 2
     if not dirs:
         print(__doc__, file=sys.stderr)
         return 2

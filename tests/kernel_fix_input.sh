@@ -41,16 +41,22 @@ refused anchor-in-a-comment-only "occurs 0 times in the code of reweight_entity(
   python3 "$fix" K1 --tree "$work/t612b" --diff
 refused no-function "K2: function print_cfs_rq() not found in kernel/sched/debug.c" "$work/none" -- \
   python3 "$fix" K2 --tree "$work/t612b" --diff
+refused no-struct "F9: struct cfs_rq not found in kernel/sched/sched.h" "$work/none" -- \
+  python3 "$fix" F9 --tree "$work/t612b" --diff
 refused no-tree "no such kernel tree" "$work/none" -- python3 "$fix" K1 --tree "$work/nothing" --diff
 check no-tree-exit-2 exit2 python3 "$fix" K1 --tree "$work/nothing" --diff
 
 # every fix on Debian's 6.12.118, where the tarball is installed: each anchor there as the entry says
 # (one read of the tarball: the three fixes in one diff, each file's part checked)
 if [ -n "$debian" ] && [ -f "$debian" ]; then
-  all=$(python3 "$fix" K1 K2 F10 --tree "$debian" --diff)
+  all=$(python3 "$fix" K1 K2 F10 F9 --tree "$debian" --diff)
   check fix-K1-on-6.12.118 grep -q '^+			se->deadline = div_s64(se->deadline \* se->load.weight, weight);$' <<<"$all"
   check fix-K2-on-6.12.118 grep -q '^+	avruntime = avg_vruntime(cfs_rq);$' <<<"$all"
   check fix-F10-on-6.12.118 test "$(grep -c '^+.*max_t(u64, ' <<<"$all")" = 6
+  # F9: the new count in struct cfs_rq (sched.h), kept in 11 places, read by sched_idle_rq()
+  check fix-F9-struct-field grep -q '^+	unsigned int		idle_h_nr_delayed; /\* SCHED_IDLE, delayed \*/$' <<<"$all"
+  check fix-F9-kept-everywhere test "$(grep -c '^+.*idle_h_nr_delayed [-+]= ' <<<"$all")" = 11
+  check fix-F9-sched-idle-rq grep -q '^+			rq->nr_running - rq->cfs.h_nr_delayed);$' <<<"$all"
 fi
 
 # vm-kernel.sh: what it refuses before building anything
