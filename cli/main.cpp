@@ -548,7 +548,7 @@ int main(int argc, char** argv) {
     const auto profile = scn::build_profile(fuzz_profile, error);
     if (!profile) return bad_input(error);
     // known findings: the profile's and the baselines' (runs go on past them; only what is new is a finding)
-    if (!fuzz_no_tolerance && !fuzz_stop_on_known) campaign.known = scn::known_findings(profile->name);
+    if (!fuzz_no_tolerance && !fuzz_stop_on_known) campaign.known = scn::judge_known_findings(profile->name, campaign.backend);
     for (const std::string& file : fuzz_baselines) {
       if (fuzz_no_tolerance || fuzz_stop_on_known)
         return bad_input("--baseline: not with --stop-on-known or --no-tolerance (they report every finding)");

@@ -131,7 +131,7 @@ json replay_on_tree(const FindingScenario& fs_, const std::string& root) {
   if (auto err = scn::apply_run_settings(*s, {"", "", true, scn::Backend::kernel, fs_.file}, options); !err.empty())
     return not_expressible(err);
   options.keep_going = true;
-  options.known = &scn::known_findings(profile->name);  // labelled with the tree's release's known findings
+  options.known = &scn::judge_known_findings(profile->name, scn::Backend::kernel);  // the tree's release's known findings
   const scn::ExecResult r = scn::execute(*s, *profile, options);
   if (!r.error.empty()) return not_expressible(r.error);
   bool present = false;
@@ -196,7 +196,7 @@ json run_this_tree(const SentinelArgs& a, const std::string& root) {
     o.findings_dir = findings;
     o.minimize_budget = std::chrono::seconds(std::min(10L, seconds));
     o.progress = false;
-    if (backend == scn::Backend::kernel) o.known = scn::known_findings(profile->name);
+    if (backend == scn::Backend::kernel) o.known = scn::judge_known_findings(profile->name, backend);
     return o;
   };
   {

@@ -72,6 +72,20 @@ std::string kernel_version() {
   const std::string changes = kb_kernel_changes();
   return std::string(kb_kernel_version()) + (changes.empty() ? "" : " (" + changes + ")");
 }
+std::vector<std::string> applied_fixes() {
+  // EEVDF_KERNEL_CHANGES: "fix K1; fix F9; patch a.patch" (kernelsrc/extract.py, apply_changes())
+  std::vector<std::string> ids;
+  const std::string changes = kb_kernel_changes();
+  std::size_t at = 0;
+  while (at < changes.size()) {
+    std::size_t end = changes.find("; ", at);
+    if (end == std::string::npos) end = changes.size();
+    const std::string item = changes.substr(at, end - at);
+    if (item.rfind("fix ", 0) == 0) ids.push_back(item.substr(4));
+    at = end + 2;
+  }
+  return ids;
+}
 KernelRelease tree_release() {
   // EEVDF_KERNEL_VERSION is VERSION.PATCHLEVEL.SUBLEVEL of the tree's Makefile (kernelsrc/extract.py)
   KernelRelease r;

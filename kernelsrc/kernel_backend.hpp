@@ -43,6 +43,10 @@ struct KernelWarning {
   std::string condition;
 };
 
+// The ids of this project's fixes of findings applied to the tree at build
+// time (-DEEVDF_KERNEL_FIXES, kernelsrc/fixes.json), in order: {"K1", "F9"}.
+std::vector<std::string> applied_fixes();
+
 // Whether this build's tree has a print_cfs_rq() that calls avg_vruntime()
 // after dropping the rq lock (kernel/sched/debug.c, read at build time).
 bool debug_reader_unlocked();

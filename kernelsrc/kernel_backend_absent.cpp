@@ -13,6 +13,7 @@ KernelRelease tree_release() { return {}; }
 std::string judge() { return {}; }
 bool smp() { return false; }
 bool debug_reader_unlocked() { return false; }
+std::vector<std::string> applied_fixes() { return {}; }
 
 KernelBackend::KernelBackend(const Profile& profile, unsigned, unsigned) : profile_(profile) {
   throw std::runtime_error("this build has no kernel backend (cmake -DEEVDF_KERNEL_SRC=DIR)");

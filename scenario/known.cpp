@@ -281,6 +281,13 @@ std::vector<std::string> replay_known(KnownSet& set, const std::string& profile,
   return problems;
 }
 
+KnownSet KnownSet::without(const std::vector<std::string>& names) const {
+  KnownSet out;
+  for (const KnownFinding& k : entries_)
+    if (std::find(names.begin(), names.end(), k.name) == names.end()) out.entries_.push_back(k);
+  return out;
+}
+
 bool has_known_file(std::string_view profile) { return built_in_known_text(profile).has_value(); }
 
 const KnownSet& known_findings(std::string_view profile) {

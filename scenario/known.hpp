@@ -74,6 +74,8 @@ class KnownSet {
   // A finding seen at one trigger (a campaign's), as an entry.
   static KnownFinding exactly(std::string name, const FindingIdentity& f, std::string scenario);
   void merge(const KnownSet& other);
+  // This set without the entries named in `names`.
+  KnownSet without(const std::vector<std::string>& names) const;
   const std::vector<KnownFinding>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
 

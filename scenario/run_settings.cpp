@@ -1,6 +1,8 @@
 #include "scenario/run_settings.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "invariants/ids.hpp"
 #include "kernelsrc/kernel_backend.hpp"
@@ -72,9 +74,22 @@ std::string choose_judge(Backend backend, const Scenario* s, bool force, Profile
          "judge the tree by " + given + " anyway";
 }
 
+const KnownSet& judge_known_findings(std::string_view profile, Backend backend) {
+  const KnownSet& all = known_findings(profile);
+  if (backend == Backend::model || !kernelsrc::available()) return all;
+  const std::vector<std::string> fixed = kernelsrc::applied_fixes();
+  if (fixed.empty()) return all;
+  // one filtered copy a profile (the build's fixes do not change; campaign workers ask from several threads)
+  static std::mutex mutex;
+  static std::map<std::string, KnownSet, std::less<>> filtered;
+  std::lock_guard lock(mutex);
+  if (const auto it = filtered.find(profile); it != filtered.end()) return it->second;
+  return filtered.emplace(std::string(profile), all.without(fixed)).first->second;
+}
+
 const KnownSet* known_for_run(const ExecOptions& options, const Profile& profile, bool stop_on_known) {
   if (stop_on_known || !options.tolerances.f1_unscaled_vprot) return nullptr;
-  return &known_findings(profile.name);
+  return &judge_known_findings(profile.name, options.backend);
 }
 
 void record_run_settings(const inv::Selection& selection, const inv::Tolerances& tolerances, Scenario& s) {

@@ -41,10 +41,17 @@ std::string apply_run_settings(const Scenario& s, const RunFlags& flags, ExecOpt
 std::string choose_judge(Backend backend, const Scenario* s, bool force, ProfileOverride& o, std::string& note,
                          const std::string& file = {});
 
-// The known findings a run labels (ExecOptions::known): the profile's own
-// (corpus/known/PROFILE.known), unless the tolerances are off (`tolerate none`,
-// --no-tolerance: every documented finding reported) or `stop_on_known`
-// (--stop-on-known: a known finding stops the run as any other).
+// The known findings that judge `backend`'s state on `profile`: the profile's
+// own (corpus/known/PROFILE.known), less, on the kernel's own code, the
+// findings whose fix this build applied to the tree (-DEEVDF_KERNEL_FIXES):
+// a fixed tree is judged without them, so nothing is labelled with a finding
+// it no longer has.
+const KnownSet& judge_known_findings(std::string_view profile, Backend backend);
+
+// The known findings a run labels (ExecOptions::known): judge_known_findings(),
+// unless the tolerances are off (`tolerate none`, --no-tolerance: every
+// documented finding reported) or `stop_on_known` (--stop-on-known: a known
+// finding stops the run as any other).
 const KnownSet* known_for_run(const ExecOptions& options, const Profile& profile, bool stop_on_known);
 
 // Writes into s the directives under which a plain `run` checks what

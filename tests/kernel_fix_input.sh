@@ -52,7 +52,7 @@ if [ -n "$debian" ] && [ -f "$debian" ]; then
   all=$(python3 "$fix" K1 K2 F10 F9 --tree "$debian" --diff)
   check fix-K1-on-6.12.118 grep -q '^+			se->deadline = div_s64(se->deadline \* se->load.weight, weight);$' <<<"$all"
   check fix-K2-on-6.12.118 grep -q '^+	avruntime = avg_vruntime(cfs_rq);$' <<<"$all"
-  check fix-F10-on-6.12.118 test "$(grep -c '^+.*max_t(u64, ' <<<"$all")" = 6
+  check fix-F10-on-6.12.118 test "$(grep -c '^+.*max_t(u64, ' <<<"$all")" = 7
   # F9: the new count in struct cfs_rq (sched.h), kept in 11 places, read by sched_idle_rq()
   check fix-F9-struct-field grep -q '^+	unsigned int		idle_h_nr_delayed; /\* SCHED_IDLE, delayed \*/$' <<<"$all"
   check fix-F9-kept-everywhere test "$(grep -c '^+.*idle_h_nr_delayed [-+]= ' <<<"$all")" = 11
