@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # scripts/kernel-coverage.sh on this build's tree: a 3-second campaign on the
-# kernel's own fair.c, then the report. The tree's fair.c comes back annotated
+# kernel's own fair.c, then the report; and --replay of a few seed files. The tree's fair.c comes back annotated
 # in its own line numbers, with enqueue_entity() executed and select_idle_core()
 # (SMT only) not, and the summary's counts add up. Usage: kernel_coverage.sh SCRIPT COVERAGE_BUILD TREE
 # (COVERAGE_BUILD is configured from TREE if it does not exist)
 set -euo pipefail
 script=$1 build=$2 tree=$3
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$(mktemp -d) replayed=$(mktemp -d) seeds=$(mktemp -d)
+trap 'rm -rf "$out" "$replayed" "$seeds"' EXIT
 "$script" --build "$build" --src "$tree" --time 3 --seed 1 "$out" --runqueues 2 >/dev/null
 fail() { echo "kernel-coverage test: $*" >&2; exit 1; }
 for f in fair.c.gcov pelt.c.gcov summary.txt campaign.txt; do
@@ -33,4 +33,13 @@ awk '/ lines [0-9]+\/[0-9]+ / { split($4, l, "/"); split($6, b, "/");
        if (l[1] + 0 > l[2] + 0 || b[1] + 0 > b[2] + 0) { print; bad = 1 } } END { exit bad }' \
   "$out/summary.txt" || fail "a function executed more lines than it has"
 grep -Eq '^  lines executed: +[1-9][0-9]* of [1-9][0-9]* ' "$out/summary.txt" || fail "no line of fair.c executed"
+# --replay: every file of the directories, each replayed on the tree's code; the seeds
+# raise known findings and nothing else
+repo=$(cd "$(dirname "$script")/.." && pwd)
+find "$repo/corpus/seeds/mainline" -name '*.bin' | sort | head -n 5 | xargs cp -t "$seeds"
+"$script" --build "$build" --replay "$seeds" "$replayed" >/dev/null
+grep -q '^replayed 5 files of .*: 5 OK, 0 with a violation, 0 not replayed$' "$replayed/replay.txt" ||
+  fail "--replay: $(head -n 1 "$replayed/replay.txt")"
+grep -q 'eevdf-check replay FILE --backend kernel' "$replayed/summary.txt" || fail "--replay: the summary names no replay"
+grep -Eq '^  lines executed: +[1-9][0-9]* of [1-9][0-9]* ' "$replayed/summary.txt" || fail "--replay: no line of fair.c executed"
 echo "kernel-coverage test: ok"
