@@ -77,7 +77,7 @@ std::string choose_judge(Backend backend, const Scenario* s, bool force, Profile
 const KnownSet& judge_known_findings(std::string_view profile, Backend backend) {
   const KnownSet& all = known_findings(profile);
   if (backend == Backend::model || !kernelsrc::available()) return all;
-  const std::vector<std::string> fixed = kernelsrc::applied_fixes();
+  static const std::vector<std::string> fixed = kernelsrc::applied_fixes();  // the build's: read once
   if (fixed.empty()) return all;
   // one filtered copy a profile (the build's fixes do not change; campaign workers ask from several threads)
   static std::mutex mutex;
