@@ -130,15 +130,18 @@ struct NoHooks {
 // The checker around every operation, as scenario/executor.cpp drives it.
 class CheckHooks {
  public:
-  explicit CheckHooks(inv::Selection selection, std::vector<Action>* log = nullptr)
-      : checker_(selection), log_(log) {}
+  // incremental: --check incremental (scn::CheckMode), every invariant every kSweepPeriod operations
+  explicit CheckHooks(inv::Selection selection, std::vector<Action>* log = nullptr, bool incremental = false)
+      : checker_(selection), log_(log), incremental_(incremental) {}
+  static constexpr std::int64_t kSweepPeriod = 16;  // scn::ExecOptions::sweep_period
   void attach(Rq& rq) { checker_.attach(rq); }
   void begin(const Action& a) {
     checker_.begin_op(index_ < INT_MAX ? static_cast<int>(index_) : INT_MAX, op_class(a.kind));
     if (log_) log_->push_back(a);
   }
   void end() {
-    checker_.end_op();
+    if (incremental_ && (index_ + 1) % kSweepPeriod != 0) checker_.end_op_incremental();
+    else checker_.end_op();
     ++index_;
   }
   const inv::Checker& checker() const { return checker_; }
@@ -147,6 +150,7 @@ class CheckHooks {
  private:
   inv::Checker checker_;
   std::vector<Action>* log_;
+  bool incremental_;
   std::int64_t index_ = 0;
 };
 
@@ -334,9 +338,10 @@ void print_reproducer(int ntasks, const inv::Selection& selection, const char* b
   std::fprintf(stderr, "expect violation %s\n", std::string(inv::id_name(v.id)).c_str());
 }
 
-void run_checked(benchmark::State& state, const inv::Selection& selection, const std::string& label) {
+void run_checked(benchmark::State& state, const inv::Selection& selection, const std::string& label,
+                 bool incremental = false) {
   const int ntasks = static_cast<int>(state.range(0));
-  CheckHooks hooks(selection);
+  CheckHooks hooks(selection, nullptr, incremental);
   Driver<CheckHooks> driver(ntasks, hooks);
   drive(state, driver);
   if (hooks.checker().violated()) {
@@ -354,6 +359,13 @@ void BM_checked(benchmark::State& state) {
 
 BENCHMARK(BM_checked)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64);
 
+// The same with --check incremental's checker (a full sweep every 16 operations).
+void BM_checked_incremental(benchmark::State& state) {
+  run_checked(state, inv::Selection{}, "BM_checked_incremental/tasks:" + std::to_string(state.range(0)), true);
+}
+
+BENCHMARK(BM_checked_incremental)->ArgName("tasks")->Arg(4)->Arg(16)->Arg(64);
+
 // Task groups: 64 tasks in 4 groups of default shares.
 void BM_groups(benchmark::State& state) {
   const char* profile = state.range(0) ? "v7.3" : "mainline";
@@ -364,7 +376,7 @@ void BM_groups(benchmark::State& state) {
     drive(state, driver);
     return;
   }
-  CheckHooks hooks(inv::Selection{});
+  CheckHooks hooks(inv::Selection{}, nullptr, state.range(1) == 2);  // checked:2: --check incremental
   Driver<CheckHooks> driver(kTasks, hooks, profile, kGroups);
   drive(state, driver);
   if (hooks.checker().violated()) {
@@ -375,7 +387,7 @@ void BM_groups(benchmark::State& state) {
   }
 }
 
-BENCHMARK(BM_groups)->ArgNames({"flat", "checked"})->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1});
+BENCHMARK(BM_groups)->ArgNames({"flat", "checked"})->Args({0, 0})->Args({0, 1})->Args({0, 2})->Args({1, 0})->Args({1, 1})->Args({1, 2});
 
 // ---- several CPUs with task groups ----
 
@@ -390,7 +402,8 @@ struct SmpNoHooks {
 // after it, every CPU every kSweepPeriod operations (inv::end_ops_touched()).
 class SmpCheckHooks {
  public:
-  explicit SmpCheckHooks(inv::Selection selection) : selection_(selection) {}
+  explicit SmpCheckHooks(inv::Selection selection, bool incremental = false)
+      : selection_(selection), incremental_(incremental) {}
   void attach(eevdf::System& sys) {
     sys_ = &sys;
     for (unsigned c = 0; c < sys.size(); ++c) {
@@ -404,7 +417,7 @@ class SmpCheckHooks {
     touched_ = a.cpus;
   }
   void end() {
-    inv::end_ops_touched(*sys_, checkers_, touched_, (index_ + 1) % kSweepPeriod == 0);
+    inv::end_ops_touched(*sys_, checkers_, touched_, (index_ + 1) % kSweepPeriod == 0, incremental_);
     ++index_;
   }
   const inv::Violation* first_violation() const {
@@ -415,6 +428,7 @@ class SmpCheckHooks {
 
  private:
   inv::Selection selection_;
+  bool incremental_;
   eevdf::System* sys_ = nullptr;
   std::vector<std::unique_ptr<inv::Checker>> checkers_;
   std::int64_t index_ = 0;
@@ -596,7 +610,7 @@ void BM_smp_groups(benchmark::State& state) {
   // entities at ordinary ticks, enqueues and dequeues, and this stream reaches
   // the documented F7 finding (docs/findings/F7.md) within a few thousand operations.
   inv::Selection selection;
-  SmpCheckHooks hooks(selection);
+  SmpCheckHooks hooks(selection, state.range(1) == 2);  // checked:2: --check incremental
   SmpDriver<SmpCheckHooks> driver(kTasks, hooks, profile, kGroups);
   drive(state, driver);
   if (const inv::Violation* v = hooks.first_violation()) {
@@ -607,7 +621,7 @@ void BM_smp_groups(benchmark::State& state) {
   }
 }
 
-BENCHMARK(BM_smp_groups)->ArgNames({"flat", "checked"})->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1});
+BENCHMARK(BM_smp_groups)->ArgNames({"flat", "checked"})->Args({0, 0})->Args({0, 1})->Args({0, 2})->Args({1, 0})->Args({1, 1})->Args({1, 2});
 
 // One family of invariants at a time (invariants/checker.hpp lists them).
 struct Family {

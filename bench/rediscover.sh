@@ -21,6 +21,9 @@
 # (build-fuzz/fuzz/targets/scenario_fuzzer; only needed for ENGINES with libfuzzer;
 # without it and without ENGINES, libfuzzer is left out with a warning).
 # --quick: SEEDS=1, LIMIT=5, MINIMIZE_TIME=2, BUGS="B20 B11" unless given.
+# CHECK (full): the own engines' `fuzz --check` (full or incremental); RUNS (none):
+# the own engines stop after this many runs as well (`fuzz --runs`: the same run
+# budget whatever the machine's load, for comparing the two CHECK modes).
 #
 # Engines (profile mainline, seeds 1..SEEDS, one job each):
 #   own        eevdf-check fuzz --bug B --until I-X --time LIMIT --seed S --jobs 1;
@@ -200,7 +203,7 @@ echo "bug,engine,seed,found,invariant,seconds,executions,minimized_ops" >"$csv"
 {
   echo "# rediscover run"
   echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); host: nproc $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "SEEDS=$SEEDS LIMIT=$LIMIT MINIMIZE_TIME=$MINIMIZE_TIME CPU=${CPU:-none} ENGINES=\"$ENGINES\" BUGS=\"$BUGS\""
+  echo "SEEDS=$SEEDS LIMIT=$LIMIT MINIMIZE_TIME=$MINIMIZE_TIME CPU=${CPU:-none} ENGINES=\"$ENGINES\" BUGS=\"$BUGS\" CHECK=${CHECK:-full} RUNS=${RUNS:-none}"
   echo "git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } >"$OUT/config.txt"
 
@@ -212,7 +215,8 @@ run_own() {  # bug inv seed dir [extra fuzz flags] -> "found,invariant,seconds,e
   shift 4
   log="$d/fuzz.log"
   "${pin[@]}" "$EC" fuzz --profile mainline --bug "$bug" --until "$inv" --time "$LIMIT" --seed "$seed" --jobs 1 \
-    --minimize-time "$MINIMIZE_TIME" --findings "$d/findings" "$@" >"$log" 2>&1
+    --minimize-time "$MINIMIZE_TIME" --findings "$d/findings" --check "${CHECK:-full}" ${RUNS:+--runs "$RUNS"} \
+    "$@" >"$log" 2>&1
   line=$(grep -m1 '^until: ' "$log")
   case "$line" in
     "until: first $inv after "*)

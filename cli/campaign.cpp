@@ -49,6 +49,8 @@ class PrintingLog final : public fuzz::CampaignLog {
         debug_read ? ", debugfs reads (debug_read)" : "",
         o.fan_out ? ", fan-out wakes and sleeps (byte format 8)" : "",
         o.smt > 1 ? fmt::format(", SMT siblings (smt {})", o.smt) : "", o.findings_dir);
+    if (o.check_mode == scn::CheckMode::incremental && o.backend != scn::Backend::lockstep)
+      std::cerr << "checking incrementally: every invariant every 16 operations and at the end of each run\n";
     if (o.backend != scn::Backend::model)
       std::cerr << fmt::format("backend {}: Linux {}'s own fair.c, {}\n", scn::backend_name(o.backend),
                                kernelsrc::kernel_version(), o.judge_note);
@@ -136,6 +138,10 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
     std::cout << fmt::format("wake-up CPU choices: {} made by the model, {} of them wide (wake_wide()), {} weighed "
                              "(wake_affine_weight())\n",
                              r.wake_choices_answered, r.wake_choices_wide, r.wake_choices_weighed);
+  if (o.check_mode == scn::CheckMode::incremental && o.backend != scn::Backend::lockstep)
+    std::cout << fmt::format("--check incremental: {} run(s) reported a violation and ran again in full; {} new "
+                             "violation(s) the full check did not confirm{}\n",
+                             r.rechecked, r.unconfirmed, r.unconfirmed ? " (an error of the incremental oracle)" : "");
   if (o.backend == scn::Backend::lockstep && r.lockstep_ended_at_warning)
     std::cout << fmt::format("lockstep: {} run(s) ended at an operation where the kernel's code and the model both "
                              "warned (docs/kernel-backend.md, \"What is compared in lockstep\")\n",

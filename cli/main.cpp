@@ -349,6 +349,15 @@ int main(int argc, char** argv) {
   fuzzcmd->add_flag("--nohz-full", campaign.nohz_full,
                     "generate 'run DUR notick' (a nohz_full CPU; default: it decodes as 'run', which keeps the "
                     "digests of the default streams; docs/fuzzing.md)");
+  std::string fuzz_check = "full";
+  fuzzcmd
+      ->add_option("--check", fuzz_check,
+                   "how each operation is judged on the model: full (every invariant from scratch after every "
+                   "operation) or incremental (what the operation touched and V after each, every invariant every 16 "
+                   "operations and at the end of the run; a run that reports anything runs again in full, which alone "
+                   "is reported; docs/invariants.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"full", "incremental"}));
   fuzzcmd->add_flag("--rt", campaign.rt,
                     "create SCHED_FIFO tasks too ('task T<n> policy=fifo': about one created task in sixteen; default: "
                     "fair tasks only)");
@@ -557,6 +566,7 @@ int main(int argc, char** argv) {
       campaign.known.merge(*baseline);
     }
     campaign.vary_features = !fuzz_fixed_features && fuzz_profile.features.empty();
+    campaign.check_mode = fuzz_check == "incremental" ? scn::CheckMode::incremental : scn::CheckMode::full;
     campaign.runqueues = fuzz_profile.runqueues ? fuzz_profile.runqueues : 1;
     campaign.smt = fuzz_profile.smt ? fuzz_profile.smt : 1;
     if (std::string why = smt_refusal(campaign.runqueues, campaign.smt); !why.empty())

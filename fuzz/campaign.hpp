@@ -80,6 +80,9 @@ struct CampaignOptions {
   // off, so that the code behind them runs too; a finding's scenario says which.
   // Off: every run has the profile's features (--features, --fixed-features).
   bool vary_features = true;
+  // --check: full (every invariant after every operation) or incremental
+  // (scn::ExecOptions::check_mode; lockstep compares states and checks no invariant)
+  scn::CheckMode check_mode = scn::CheckMode::full;
 };
 
 // One distinct finding (its identity: invariant, site, detail class and
@@ -131,6 +134,10 @@ struct CampaignResult {
   double until_seconds = -1;  // when the --until invariant was first found (-1: not found)
   std::uint64_t until_runs = 0;
   unsigned divergences = 0;   // lockstep
+  // --check incremental: runs that reported a violation and ran again in full
+  // mode, and of those, runs whose new violation the full run did not confirm
+  // (an error of the incremental oracle; 0 is the only right answer)
+  std::uint64_t rechecked = 0, unconfirmed = 0;
   std::uint64_t wake_choices_compared = 0, wake_choices_refused = 0;  // lockstep (scn::ExecResult)
   std::uint64_t lockstep_ended_at_warning = 0;  // lockstep runs ended where both sides warned
   std::uint64_t wake_choices_answered = 0, wake_choices_wide = 0;     // the model's choices, and the wide ones

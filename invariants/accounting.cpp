@@ -19,7 +19,7 @@ static std::string queue_prefix(const CheckScope& s) {
 
 // I-SUM: sum_w_vruntime == Σ key·w' and sum_weight == Σ w' over the tree,
 // in the kernel's wrapping arithmetic (exact mod 2^64).
-static void check_sums(const CheckScope& s) {
+void check_sums(const CheckScope& s) {
   const CfsRq& cfs = s.cfs;
   // Σ key·w' and Σ w' over the tree, exact in 128 bits (exact_average()); the
   // kernel's u64 sums wrap mod 2^64, which is what the low 64 bits hold.

@@ -30,6 +30,21 @@ ExactAverage exact_average(const CfsRq& cfs_rq) {
   return a;
 }
 
+ExactAverage exact_sums(const CfsRq& cfs_rq) {
+  ExactAverage a;
+  const bool flat = cfs_rq.rq->profile().behaviour.flat_runqueue;
+  const u64 zero = cfs_rq.zero_vruntime;
+  auto add = [&](const SchedEntity& se) {
+    const u64 full = flat && entity_is_task(se) ? se.h_load.weight : se.load.weight;  // eevdf_weight()
+    const u64 w = avg_vruntime_weight(cfs_rq, full);
+    a.sum += static_cast<i128>(vruntime_diff(se.vruntime, zero)) * static_cast<i128>(w);
+    a.weight += static_cast<i128>(w);
+  };
+  for (const SchedEntity* n = cfs_rq.tasks_timeline.leftmost(); n; n = RbTree<SchedEntity>::next(n)) add(*n);
+  if (cfs_rq.curr && cfs_rq.curr->on_rq) add(*cfs_rq.curr);
+  return a;
+}
+
 void check_average(const CheckScope& s) {
   const CfsRq& cfs = s.cfs;
   if (!s.on(Id::ELIG) && !s.on(Id::KEY) && !s.on(Id::NULLPICK) && !s.on(Id::AVG0)) return;

@@ -73,6 +73,10 @@ void Checker::adopt(std::size_t i, const SchedEntity& se) {
   was_curr_[i] = false;
   queue_before_[i] = se.cfs_rq;
   vruntime_before_[i] = se.vruntime;
+  deadline_before_[i] = se.deadline;
+  slice_before_[i] = se.slice;
+  on_rq_before_[i] = se.on_rq;
+  weight_before_[i] = eevdf_load_of(*rq_, se).weight;
   vprot_armed_[i] = se.vprot;
   bounds_[i] = WeightBounds{};
 }
@@ -117,6 +121,10 @@ void Checker::begin_op(int op_index, OpClass cls) {
     // (share_end_records(), after the last operation); se->vlag holds it only
     // from v7.1 on (059258b0d424)
     vruntime_before_[i] = t.se.vruntime;
+    deadline_before_[i] = t.se.deadline;
+    slice_before_[i] = t.se.slice;
+    on_rq_before_[i] = t.se.on_rq;
+    weight_before_[i] = eevdf_load_of(*rq_, t.se).weight;
     vprot_armed_[i] = t.se.vprot;
     was_curr_[i] = false;
     queue_before_[i] = t.se.cfs_rq;
@@ -126,6 +134,10 @@ void Checker::begin_op(int op_index, OpClass cls) {
   for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
+    deadline_before_[i] = se.deadline;
+    slice_before_[i] = se.slice;
+    on_rq_before_[i] = se.on_rq;
+    weight_before_[i] = eevdf_load_of(*rq_, se).weight;
     vprot_armed_[i] = se.vprot;
     was_curr_[i] = is_curr(*rq_, se);
     queue_before_[i] = se.cfs_rq;
@@ -153,11 +165,8 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
   check_delay(scope);
 }
 
-void Checker::end_op() {
-  if (!checking_) return;
+Checker::EndWalk Checker::walk_end_records(std::vector<const SchedEntity*>* touched) {
   Rq& rq = *rq_;
-  adopt_new_tasks();  // tasks and groups created by this operation (create, fork, group)
-  queues_.build(rq);
   // One walk over this CPU's entities before the queue checks:
   // - a deadline a reweight left is followed from operation to operation: running
   //   keeps d and moves v, a sched_change re-placement keeps d - v and moves d;
@@ -167,61 +176,57 @@ void Checker::end_op() {
   //   entity's (each one is in its queue's tree or its curr; on the flat runqueue
   //   only tasks are queued for EEVDF, all on the root), else the root queue's.
   const bool flat = rq.profile().behaviour.flat_runqueue;
-  u64 largest_queued = 0;
+  EndWalk w;
   // ... and, in the same walk (reported after the queue checks), I-MONO
   // (monotonic.cpp) and I-DELAY's transitions (delay.cpp): the lag a delayed
   // entity leaves with against the one it was delayed with. Only the first
   // report of an invariant in an operation is kept (add()): each walk notes its
   // first offender, reported after it, I-MONO's before I-DELAY's.
   const bool mono = selection_[Id::MONO] && op_class_ == OpClass::running;
-  const SchedEntity* mono_se = nullptr;
-  s64 mono_moved = 0;
-  const SchedEntity* delay_se = nullptr;
-  i128 delay_left_with = 0, delay_had = 0;
   // ... and I-PROT between picks (protection.cpp): the protected run left to an
   // entity that stayed curr without a real pick may only shrink (reported after the others)
-  const SchedEntity* prot_se = nullptr;
-  const CfsRq* prot_q = nullptr;
   // ... and I-DL's fresh request (deadline.cpp): a task that joins from sleep in
   // an operation that moves no time (a wake-up) gets d - v of one virtual slice
-  FreshRequest fresh;
   const bool fresh_check = selection_[Id::DL] && op_class_ == OpClass::placement && rq.clock_task == clock_before_;
-  i128 prot_before = 0, prot_now = 0;
   for_each_entity(rq, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
+    if (touched && (se.vruntime != vruntime_before_[i] || se.deadline != deadline_before_[i] ||
+                    se.slice != slice_before_[i] || se.on_rq != on_rq_before_[i] || se.cfs_rq != queue_before_[i] ||
+                    eevdf_load_of(rq, se).weight != weight_before_[i]))
+      touched->push_back(&se);
     if (rescaled_deadline_[i].set) {
       if (const RescaledDeadline* r = rescaled_deadline(se)) {
-        RescaledDeadline& w = rescaled_deadline_[i];
-        w = {true, r->clamped, false, se.deadline, r->excess, se.deadline - se.vruntime};
+        RescaledDeadline& d = rescaled_deadline_[i];
+        d = {true, r->clamped, false, se.deadline, r->excess, se.deadline - se.vruntime};
       }
     }
     if (entity_is_task(se) && se.cfs_rq != queue_before_[i]) stale_vprot_[i] = Finding::F6;
-    if (asleep_before_[i] && se.on_rq && !fresh.se && fresh_check) {
-      fresh.first = !ever_queued_[i];
-      if (fresh_request_offends(rq, se, fresh)) fresh.se = &se;
+    if (asleep_before_[i] && se.on_rq && !w.fresh.se && fresh_check) {
+      w.fresh.first = !ever_queued_[i];
+      if (fresh_request_offends(rq, se, w.fresh)) w.fresh.se = &se;
     }
     if (se.on_rq) ever_queued_[i] = true;
-    if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > largest_queued) largest_queued = se.slice;
+    if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > w.largest_queued) w.largest_queued = se.slice;
     const CfsRq* q = eevdf_queue_of(rq, se);
     const bool curr = q && q->curr == &se && se.on_rq;
     const i128 left = curr ? protected_run_left(rq, se) : 0;
-    if (!prot_se && selection_[Id::PROT] && curr && prot_known_[i] && !picked_[i] &&
+    if (!w.prot_se && selection_[Id::PROT] && curr && prot_known_[i] && !picked_[i] &&
         protection_grew(*this, se, prot_left_[i], left, reweight_rounding_[i], lag_clamped_[i])) {
-      prot_se = &se;
-      prot_q = q;
-      prot_before = prot_left_[i];
-      prot_now = left;
+      w.prot_se = &se;
+      w.prot_q = q;
+      w.prot_before = prot_left_[i];
+      w.prot_now = left;
     }
     prot_known_[i] = curr;
     prot_left_[i] = left;
     picked_[i] = false;
     reweight_rounding_[i] = 0;
     lag_clamped_[i] = false;
-    if (mono && !mono_se) {
+    if (mono && !w.mono_se) {
       const s64 moved = vruntime_diff(se.vruntime, vruntime_before_[i]);
       if (vruntime_offends(moved, was_curr_[i])) {
-        mono_se = &se;
-        mono_moved = moved;
+        w.mono_se = &se;
+        w.mono_moved = moved;
       }
     }
     const bool delay_seen = delay_seen_[i];
@@ -234,15 +239,19 @@ void Checker::end_op() {
       if (!delay_seen) lag_at_delay_[i] = delay_lag(rq, se);
       return;
     }
-    if (!selection_[Id::DELAY] || delay_se) return;
-    if (delay_debt_grew(rq, se, lag_at_delay_[i], delay_left_with)) {
-      delay_se = &se;
-      delay_had = lag_at_delay_[i];
+    if (!selection_[Id::DELAY] || w.delay_se) return;
+    if (delay_debt_grew(rq, se, lag_at_delay_[i], w.delay_left_with)) {
+      w.delay_se = &se;
+      w.delay_had = lag_at_delay_[i];
     }
   });
-  ExactAverage avg = exact_average_and_tree(rq.cfs);
-  u64 largest = avg.max_slice;
-  if (!rq.groups.empty() && largest_queued > largest) largest = largest_queued;
+  return w;
+}
+
+void Checker::raise_max_slice_seen(const ExactAverage& root, const EndWalk& w) {
+  const Rq& rq = *rq_;
+  u64 largest = root.max_slice;
+  if (!rq.groups.empty() && w.largest_queued > largest) largest = w.largest_queued;
   // After a base_slice_ns write, update_deadline() can take the new base slice inside
   // an operation that then sets another slice (sched_setattr() of the running task:
   // the dequeue's update_curr() renews the deadline, then __setparam_fair()), so a
@@ -251,6 +260,27 @@ void Checker::end_op() {
   if (!rq.earlier_base_slices.empty() && rq.profile().sysctl_sched_base_slice() > largest)
     largest = rq.profile().sysctl_sched_base_slice();
   if (largest > max_slice_seen_) max_slice_seen_ = largest;
+}
+
+void Checker::report_end_walk(const EndWalk& w) {
+  Rq& rq = *rq_;
+  ExactAverage none;
+  const CheckScope scope{rq, selection_, none, max_slice_seen_, *this, rq.cfs};
+  if (w.fresh.se) report_fresh_request(scope, w.fresh);
+  if (w.mono_se) report_vruntime(scope, *w.mono_se, w.mono_moved);
+  if (w.delay_se) report_delay_debt(scope, *w.delay_se, w.delay_left_with, w.delay_had);
+  if (w.prot_se)
+    without_average(*w.prot_q, [&](const CheckScope& s) { check_protection_kept(s, *w.prot_se, w.prot_before, w.prot_now); });
+}
+
+void Checker::end_op() {
+  if (!checking_) return;
+  Rq& rq = *rq_;
+  adopt_new_tasks();  // tasks and groups created by this operation (create, fork, group)
+  queues_.build(rq);
+  const EndWalk w = walk_end_records(nullptr);
+  ExactAverage avg = exact_average_and_tree(rq.cfs);
+  raise_max_slice_seen(avg, w);
   check_queue(rq.cfs, avg);
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, rq.cfs};
   // I-FAIR's shares are weight / Σ weight of one queue: tasks-only runs
@@ -259,12 +289,44 @@ void Checker::end_op() {
     ExactAverage group_avg = exact_average_and_tree(g.cfs_rq);
     check_queue(g.cfs_rq, group_avg);
   }
+  report_end_walk(w);
+}
 
-  if (fresh.se) report_fresh_request(scope, fresh);
-  if (mono_se) report_vruntime(scope, *mono_se, mono_moved);
-  if (delay_se) report_delay_debt(scope, *delay_se, delay_left_with, delay_had);
-  if (prot_se)
-    without_average(*prot_q, [&](const CheckScope& s) { check_protection_kept(s, *prot_se, prot_before, prot_now); });
+void Checker::check_queue_incremental(const CfsRq& cfs_rq, ExactAverage& avg) {
+  Rq& rq = *rq_;
+  avg.kernel_offset = avg_vruntime_offset(cfs_rq, null_observer());
+  const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, cfs_rq};
+  if (selection_[Id::SUM]) check_sums(scope);
+  check_pelt(scope);
+  // v7.3 flat runqueue: a group's queue keeps load and counters only (no tree, no curr)
+  if (rq.profile().behaviour.flat_runqueue && &cfs_rq != &rq.cfs) return;
+  if (selection_[Id::AUG]) {
+    note_tree_incremental(cfs_rq, touched_, avg);
+    check_tree(scope);
+  }
+  if (selection_[Id::LAG]) check_lags_sum(scope, avg.kernel_offset);
+  // the run-long watches, kept as end_op() keeps them
+  check_protection_over_wait(scope, over_wait_);
+  check_lone_tick(scope, lone_tick_);
+}
+
+void Checker::end_op_incremental() {
+  if (!checking_) return;
+  Rq& rq = *rq_;
+  adopt_new_tasks();
+  touched_.clear();
+  const EndWalk w = walk_end_records(&touched_);
+  ExactAverage avg = exact_average(rq.cfs);
+  raise_max_slice_seen(avg, w);
+  check_queue_incremental(rq.cfs, avg);
+  const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, rq.cfs};
+  if (selection_[Id::FAIR] && rq.groups.empty()) fairness_.update(scope, op_class_ == OpClass::running);
+  for (const TaskGroupCpu& g : rq.groups) {
+    ExactAverage group_avg = exact_average(g.cfs_rq);
+    check_queue_incremental(g.cfs_rq, group_avg);
+  }
+  check_deadline_touched(scope, touched_);
+  report_end_walk(w);
 }
 
 void Checker::end_op_untouched() {
@@ -324,7 +386,7 @@ void Checker::on_lag_clamp(const CfsRq& cfs_rq, const SchedEntity& se, s64 raw, 
 
 void Checker::on_avg_vruntime(const CfsRq& cfs_rq, u64 v) {
   if (!checking_) return;
-  if (selection_[Id::LAG]) with_average(cfs_rq, [&](const CheckScope& s) { check_avg_vruntime(s, v); });
+  if (selection_[Id::LAG]) with_sums(cfs_rq, [&](const CheckScope& s) { check_avg_vruntime(s, v); });
 }
 
 void Checker::on_read_avg(const CfsRq& cfs_rq, const char* caller) {

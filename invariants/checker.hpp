@@ -62,6 +62,9 @@ struct ExactAverage {
   TreeFinding tree;  // set by exact_average_and_tree() only
 };
 ExactAverage exact_average(const CfsRq& cfs_rq);  // average.cpp
+// Only its sum and weight (what I-LAG's sum rule reads), as exact_average()
+// computes them; the other fields are left empty.
+ExactAverage exact_sums(const CfsRq& cfs_rq);
 // The same average from one walk of the tree that also checks its shape,
 // order and augments (I-AUG, noted in avg.tree): what end_op() checks a queue
 // with. The entities come in the order of exact_average() (rb_next() from the
@@ -185,14 +188,19 @@ struct CheckScope {
 
 // accounting.cpp
 void check_accounting(const CheckScope& s);  // I-SUM, I-CNT
+void check_sums(const CheckScope& s);        // I-SUM alone (from s.avg's tree sums)
 // tree.cpp
 void check_tree(const CheckScope& s);        // I-AUG
+// I-AUG between sweeps (Checker::end_op_incremental()): noted in avg.tree, as exact_average_and_tree() notes.
+void note_tree_incremental(const CfsRq& cfs_rq, const std::vector<const SchedEntity*>& touched, ExactAverage& avg);
 // average.cpp
 void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KEY
 // I-FRESH at a read of V (Observer::on_read_avg) on s.cfs by `caller`.
 void check_fresh_read(const CheckScope& s, const char* caller);
 // lag.cpp
 void check_lag(const CheckScope& s);         // I-LAG
+// I-LAG's sum rule for V = zero_vruntime + offset: Σ w·(V - v) within (-Σ w, 0] over s.avg.
+void check_lags_sum(const CheckScope& s, s64 offset);
 // I-LAG at update_entity_lag()'s clamp (Observer::on_lag_clamp); s.avg is s.cfs's.
 void check_lag_clamp(const CheckScope& s, const SchedEntity& se, s64 raw, s64 clamped);
 // I-LAG at an avg_vruntime() return v (Observer::on_avg_vruntime); s.avg is s.cfs's.
@@ -228,6 +236,8 @@ void check_load_set(const CheckScope& s, const SchedEntity& se, u64 old_weight);
 void check_reweight(const CheckScope& s, const SchedEntity& se, const ReweightRecord& rw);
 // deadline.cpp
 void check_deadline(const CheckScope& s);    // I-DL, I-SLICE
+// I-DL and I-SLICE (tasks) on the entities an operation touched (Checker::end_op_incremental()).
+void check_deadline_touched(const CheckScope& s, const std::vector<const SchedEntity*>& touched);
 // I-DL's fresh request: a task that joined from sleep without time passing has
 // d - v of one virtual slice of its own slice, or, at its first enqueue under
 // PLACE_DEADLINE_INITIAL, half of it.
@@ -324,13 +334,17 @@ void check_pick_after_idle_preempt(const CheckScope& s, const SchedEntity* resul
 
 // The bounds of one weight under the largest slice seen: the lag clamp and one
 // virtual slice. Cached per task: they change only with the weight or the slice.
+// (No member initialisers, here and in RescaledDeadline and RescaledLag: a
+// Checker, built for every run, value-initialises its per-entity arrays of
+// them, which is then one zero fill of the memory instead of a constructor
+// call per element; `{}` zeroes one.)
 struct WeightBounds {
-  u64 weight = 0;
-  u64 max_slice = 0;
-  u64 lag_bound = 0;  // lag_bound(max_slice, weight): the kernel's clamp (I-LAG)
-  u64 quantum = 0;    // Rq::tick_quantum() when computed
-  u64 key_bound = 0;  // lag_bound(max_slice, weight, quantum): the lag EEVDF allows (I-KEY)
-  u64 vslice = 0;     // calc_delta_fair(max_slice) for this weight, on the profile's path
+  u64 weight;
+  u64 max_slice;
+  u64 lag_bound;  // lag_bound(max_slice, weight): the kernel's clamp (I-LAG)
+  u64 quantum;    // Rq::tick_quantum() when computed
+  u64 key_bound;  // lag_bound(max_slice, weight, quantum): the lag EEVDF allows (I-KEY)
+  u64 vslice;     // calc_delta_fair(max_slice) for this weight, on the profile's path
 };
 
 class Checker final : public Observer {
@@ -373,12 +387,12 @@ class Checker final : public Observer {
   // `distance`: d - v when recorded; a sched_change re-placement moves d and v
   // together (PLACE_REL_DEADLINE) and keeps it.
   struct RescaledDeadline {
-    bool set = false;
-    bool clamped = false;
-    bool relative = false;
-    u64 deadline = 0;
-    u64 excess = 0;
-    u64 distance = 0;
+    bool set;
+    bool clamped;
+    bool relative;
+    u64 deadline;
+    u64 excess;
+    u64 distance;
   };
   // The record if se's deadline is still the one its last reweight left, else null.
   // (Inline: asked for every queued entity after every operation, and seldom set.)
@@ -402,6 +416,23 @@ class Checker final : public Observer {
   // every operation moves (I-FAIR's window); the queues are not checked again
   // (end_ops_touched() sweeps them).
   void end_op_untouched();
+  // --check incremental, between full sweeps (end_op()): the end of an
+  // operation judged from what it touched and what it moves for everyone.
+  // (Every queue's PELT sums (I-PELT) are judged too: a few comparisons.)
+  // The run-long memory is kept exactly as end_op() keeps it (the records of
+  // every entity, I-PROT's wait and lone-tick watches, I-FAIR's window: the
+  // next full sweep judges the same history); of the state, V (I-LAG's sum
+  // rule from the exact sums, I-SUM: the kernel's sums against them) on every
+  // queue, and I-DL and I-SLICE of the entities whose deadline, vruntime,
+  // slice, queue or on_rq moved; I-AUG's augments of the root (against the
+  // whole tree's extremes) and of the paths from those entities up to the root.
+  // Not judged until the sweep: the tree's shape, order and colours and the
+  // other augments, every entity's eligibility and key (I-ELIG, I-KEY,
+  // I-AVG0, I-NULLPICK's state part), saved lags (I-LAG), the counters
+  // (I-CNT), I-PROT's and I-DELAY's state parts and I-WAKECOUNT's
+  // counter tests. The event checks (picks, placements, reweights, lag clamps,
+  // every avg_vruntime(), overflows, warnings) run in both modes.
+  void end_op_incremental();
   // The queue checks of end_op() alone, on the state as it is (the sweep at the
   // end of an input whose last operation was refused after an end_op_untouched()).
   void check_queues_now();
@@ -473,11 +504,40 @@ class Checker final : public Observer {
   void adopt_new_tasks();  // and new groups
   void adopt(std::size_t slot, const SchedEntity& se);
   void check_queue(const CfsRq& cfs_rq, ExactAverage& avg);
+  // end_op_incremental()'s part of check_queue().
+  void check_queue_incremental(const CfsRq& cfs_rq, ExactAverage& avg);
+  // The end-of-operation walk over this CPU's entities that both ends share:
+  // the records kept from operation to operation, the largest slice queued,
+  // the first offenders of I-MONO, I-DELAY's transitions, I-PROT between picks
+  // and I-DL's fresh request (reported after the queue checks,
+  // report_end_walk()), and, if `touched` is set, the entities the operation
+  // moved (end_op_incremental()).
+  struct EndWalk {
+    u64 largest_queued = 0;
+    FreshRequest fresh;
+    const SchedEntity* mono_se = nullptr;
+    s64 mono_moved = 0;
+    const SchedEntity* delay_se = nullptr;
+    i128 delay_left_with = 0, delay_had = 0;
+    const SchedEntity* prot_se = nullptr;
+    const CfsRq* prot_q = nullptr;
+    i128 prot_before = 0, prot_now = 0;
+  };
+  EndWalk walk_end_records(std::vector<const SchedEntity*>* touched);
+  // The largest slice seen, raised from the root queue's average and the walk's largest queued.
+  void raise_max_slice_seen(const ExactAverage& root, const EndWalk& w);
+  void report_end_walk(const EndWalk& w);
+  std::vector<const SchedEntity*> touched_;  // end_op_incremental()'s, reused
   // An event check: calls check(scope) with a scope on queue q and its exact
   // average, or with none, for a check that reads no average.
   template <class F>
   void with_average(const CfsRq& q, F check) {
     const ExactAverage avg = exact_average(q);
+    check(CheckScope{*rq_, selection_, avg, max_slice_seen_, *this, q});
+  }
+  template <class F>
+  void with_sums(const CfsRq& q, F check) {
+    const ExactAverage avg = exact_sums(q);
     check(CheckScope{*rq_, selection_, avg, max_slice_seen_, *this, q});
   }
   template <class F>
@@ -490,9 +550,13 @@ class Checker final : public Observer {
   // non-idle wakee preempted it (find_matching_se()), until the pick that
   // follows reaches that level or leaves its path
   const SchedEntity* idle_preempted_ = nullptr;
-  std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_;  // I-DL after reweight_entity()
+  std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_{};  // I-DL after reweight_entity()
   const RescaledDeadline* rescaled_deadline_if_current(const SchedEntity& se, const RescaledDeadline& r) const;
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
+  std::array<u64, kMaxEntities> deadline_before_;   // end_op_incremental(): what the operation touched
+  std::array<u64, kMaxEntities> slice_before_;
+  std::array<bool, kMaxEntities> on_rq_before_;
+  std::array<u64, kMaxEntities> weight_before_;     // (the weight EEVDF uses: eevdf_load_of())
   s64 mono_moved_ = 0;  // I-MONO: what the entity being reweighted had moved before the reweight
   std::array<bool, kMaxEntities> was_curr_;         // I-MONO: curr at some point during the operation
   std::array<const CfsRq*, kMaxEntities> queue_before_;  // F1/F6: the queue at the operation's start
@@ -519,13 +583,13 @@ class Checker final : public Observer {
   // I-LAG: a saved vlag rescaled off the queue by w/w' (reweight of a sleeping or dequeued
   // entity) and the bound it carries: ceil(bound at w · w/w'), while vlag and weight stay.
   struct RescaledLag {
-    bool set = false;
-    s64 vlag = 0;
-    u64 weight = 0;
-    u64 limit = 0;
+    bool set;
+    s64 vlag;
+    u64 weight;
+    u64 limit;
   };
   std::array<RescaledLag, kMaxEntities> rescaled_lag_{};
-  std::array<WeightBounds, kMaxEntities> bounds_;
+  std::array<WeightBounds, kMaxEntities> bounds_{};
   const WeightBounds& recompute_bounds(const SchedEntity& se);
 
   ReweightRecord rw_;
@@ -559,7 +623,9 @@ void share_end_records(const System& sys, const std::vector<std::unique_ptr<Chec
 // untouched CPU's state is the one its last check passed, and the sweep is the
 // safety net that catches it if it is not.
 // Returns true if every CPU was checked.
+// `incremental` (--check incremental): a touched CPU between sweeps is judged by
+// end_op_incremental(); a violation it reports still brings the full sweep.
 bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers, std::uint32_t touched,
-                     bool sweep);
+                     bool sweep, bool incremental = false);
 
 }  // namespace eevdf::inv

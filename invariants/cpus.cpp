@@ -29,11 +29,13 @@ void share_max_slice(const System& sys, const std::vector<std::unique_ptr<Checke
 }
 
 bool end_ops_touched(const System& sys, const std::vector<std::unique_ptr<Checker>>& checkers, std::uint32_t touched,
-                     bool sweep) {
+                     bool sweep, bool incremental) {
   share_max_slice(sys, checkers);
   const auto is_touched = [touched](std::size_t c) { return c < 32 && (touched >> c & 1u) != 0; };
   for (std::size_t c = 0; c < checkers.size(); ++c)
-    if (sweep || is_touched(c)) checkers[c]->end_op();
+    if (sweep) checkers[c]->end_op();
+    else if (is_touched(c) && incremental) checkers[c]->end_op_incremental();
+    else if (is_touched(c)) checkers[c]->end_op();
   if (sweep) {
     share_end_records(sys, checkers);
     return true;

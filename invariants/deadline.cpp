@@ -152,6 +152,42 @@ void check_deadline(const CheckScope& s) {
   if (slice_group) report_group_slice(s, *slice_group, slice_expected);
 }
 
+// I-DL and I-SLICE on the entities an operation touched (--check incremental,
+// between full sweeps): the same rules as check_deadline()'s walk, on each of
+// `touched` (entities of this CPU whose deadline, vruntime, slice, queue or
+// on_rq moved), first offender of each reported. I-SLICE of a group entity
+// reads its queue's shortest request (the queue index), and waits for the sweep.
+void check_deadline_touched(const CheckScope& s, const std::vector<const SchedEntity*>& touched) {
+  bool dl_open = s.on(Id::DL), slice_open = s.on(Id::SLICE);
+  if (!dl_open && !slice_open) return;
+  const Rq& rq = s.rq;
+  Checker& checker = s.checker;
+  const u64 quantum = rq.tick_quantum();
+  const bool flat = rq.profile().behaviour.flat_runqueue;
+  const u64 base = rq.profile().sysctl_sched_base_slice();
+  const SchedEntity* dl_se = nullptr;
+  DeadlineOffence dl;
+  const Task* slice_task = nullptr;
+  for (const SchedEntity* e : touched) {
+    const SchedEntity& se = *e;
+    if (!eevdf_queue_of(rq, se)) continue;  // v7.3 flat runqueue: group entities are in no tree
+    if (dl_open && se.on_rq && !se.rel_deadline && deadline_offends(checker, se, quantum, flat, dl)) {
+      dl_open = false;
+      dl_se = &se;
+    }
+    if (slice_open && entity_is_task(se)) {
+      const Task& t = rq.task_of(se);
+      if (t.state != TaskState::dead && task_slice_offends(rq, se, base)) {
+        slice_open = false;
+        slice_task = &t;
+      }
+    }
+    if (!dl_open && !slice_open) break;
+  }
+  if (dl_se) report_deadline(s, *dl_se, dl.ahead, dl.below, dl.vslice, dl.rescaled);
+  if (slice_task) report_task_slice(s, *slice_task, base);
+}
+
 // I-DL's fresh request. EEVDF issues a new request when a task joins: its
 // deadline is one virtual slice of its own slice after its vruntime; a new
 // task's first request is half of it under PLACE_DEADLINE_INITIAL (v6.6's fork

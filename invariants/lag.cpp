@@ -71,7 +71,6 @@ u128 inverse_weight_excess(const Rq& rq, u128 exact) {
   return (exact >> 26) + 1;
 }
 
-namespace {
 // The queued lags for V = zero_vruntime + offset: Σ w·(V - v_i) = W·offset -
 // Σ w·key_i lies in (-Σ w, 0] when V is the floor of their weighted average.
 void check_lags_sum(const CheckScope& s, s64 offset) {
@@ -83,7 +82,6 @@ void check_lags_sum(const CheckScope& s, s64 offset) {
                          format_i128(total), format_i128(s.avg.weight)),
              {});
 }
-}  // namespace
 
 void check_lag(const CheckScope& s) {
   if (!s.on(Id::LAG)) return;

@@ -57,6 +57,13 @@ struct FusedWalk {
       if (c.max_slice > max_slice) max_slice = c.max_slice;
       if (vruntime_diff(min_deadline, c.min_deadline) > 0) min_deadline = c.min_deadline;
     }
+    // a node's own values (the whole tree's extremes, one node at a time)
+    void add(const SchedEntity& n) {
+      if (vruntime_diff(min_vruntime, n.vruntime) > 0) min_vruntime = n.vruntime;
+      if (n.slice < min_slice) min_slice = n.slice;
+      if (n.slice > max_slice) max_slice = n.slice;
+      if (vruntime_diff(min_deadline, n.deadline) > 0) min_deadline = n.deadline;
+    }
   };
 
   // lo/hi: the keys (deadlines; v6.6 vruntimes) of the nearest ancestors this
@@ -140,6 +147,51 @@ ExactAverage exact_average_and_tree(const CfsRq& cfs_rq) {
   a.tree_weight = a.weight;
   if (cfs_rq.curr && cfs_rq.curr->on_rq) w.add(*cfs_rq.curr);
   return a;
+}
+
+// --check incremental's part of I-AUG (Checker::end_op_incremental()), noted in
+// avg.tree for check_tree(): the root's augments against the whole tree's
+// extremes (exact_average()'s entities, in order), and, on the path from each
+// touched entity in this tree up to the root, every node's augments against
+// its own values and its children's stored augments. Shape, colours and the
+// augments off those paths wait for the sweep.
+void note_tree_incremental(const CfsRq& cfs_rq, const std::vector<const SchedEntity*>& touched, ExactAverage& avg) {
+  const SchedEntity* root = cfs_rq.tasks_timeline.root();
+  if (!root || avg.in_tree == 0) return;
+  const Profile& profile = cfs_rq.rq->profile();
+  const bool by_vruntime = tree_by_vruntime(profile);
+  const bool max_slice_aug = profile.behaviour.lag_limit_max_slice;
+  using Augments = FusedWalk::Augments;
+  TreeFinding& f = avg.tree;
+  // a node's augments, recomputed from its values and its children's
+  auto local = [](const SchedEntity& n) {
+    Augments r{n.vruntime, n.slice, n.slice, n.deadline};
+    if (n.rb_left) r.fold(*n.rb_left);
+    if (n.rb_right) r.fold(*n.rb_right);
+    return r;
+  };
+  auto judge = [&](const SchedEntity& n, const Augments& r) {
+    if (f.kind != TreeFinding::none) return;
+    if (by_vruntime) {
+      if (n.min_deadline != r.min_deadline) f = {TreeFinding::min_deadline, &n, n.min_deadline, r.min_deadline};
+    } else if (n.min_vruntime != r.min_vruntime) {
+      f = {TreeFinding::min_vruntime, &n, n.min_vruntime, r.min_vruntime};
+    } else if (n.min_slice != r.min_slice) {
+      f = {TreeFinding::min_slice, &n, n.min_slice, r.min_slice};
+    } else if (n.max_slice != r.max_slice && max_slice_aug) {
+      f = {TreeFinding::max_slice, &n, n.max_slice, r.max_slice};
+    }
+  };
+  for (const SchedEntity* t : touched) {
+    if (!t->on_rq || t == cfs_rq.curr || t->cfs_rq != &cfs_rq) continue;
+    // bounded by the tree's size: a cycle of parent links is the sweep's to report
+    std::size_t steps = 0;
+    for (const SchedEntity* n = t; n && steps <= avg.in_tree; n = n->rb_parent, ++steps) judge(*n, local(*n));
+  }
+  const SchedEntity& first = *avg.entities[0];
+  Augments whole{first.vruntime, first.slice, first.slice, first.deadline};
+  for (std::size_t i = 1; i < avg.in_tree && i < avg.entities.size(); ++i) whole.add(*avg.entities[i]);
+  judge(*root, whole);
 }
 
 void check_tree(const CheckScope& s) {

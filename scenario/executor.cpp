@@ -404,6 +404,11 @@ ExecResult Executor::run(const Scenario& s) {
   // Only the model's operations say which CPUs they act on (the kernel's own
   // code is not read): every CPU after every operation on the kernel backend.
   const unsigned sweep_period = kernel ? 1 : std::max(options_.sweep_period, 1u);
+  // --check incremental: between the sweeps, every sweep_period operations, each
+  // CPU checked is judged by Checker::end_op_incremental() (on the kernel
+  // backend every CPU, its mirror of the kernel's state)
+  const unsigned check_period = std::max(options_.sweep_period, 1u);
+  const bool incremental = options_.check_mode == CheckMode::incremental && check_period > 1;
   // The violations of an operation, each labelled known or new (scenario/known.hpp):
   // a known finding is counted and the run goes on; a new one stops it (unless keep_going).
   // Its lasting state is the same finding: the same invariant, site and detail
@@ -633,13 +638,18 @@ ExecResult Executor::run(const Scenario& s) {
     // A refused operation leaves the model untouched (model/rq.hpp), so the state
     // the previous check passed is unchanged: checking it again would find nothing new.
     if (refusal == Refusal::none && !checkers.empty()) {
+      // a full sweep every sweep_period operations and at the last one
+      const bool sweep = (i + 1) % (incremental ? check_period : sweep_period) == 0 || i + 1 == s.ops.size() ||
+                         sys.oops() || r.divergence;
       if (sys.size() > 1) {
-        // a migrated task's lag was clamped on its source CPU (share_max_slice()); a full
-        // sweep every sweep_period operations and at the last one
-        const bool sweep = (i + 1) % sweep_period == 0 || i + 1 == s.ops.size() || sys.oops() || r.divergence;
-        unswept = !inv::end_ops_touched(sys, checkers, touched, sweep);
+        // a migrated task's lag was clamped on its source CPU (share_max_slice())
+        unswept = !inv::end_ops_touched(sys, checkers, touched, sweep, incremental);
+      } else if (incremental && !sweep) {
+        for (auto& c : checkers) c->end_op_incremental();
+        unswept = true;
       } else {
         for (auto& c : checkers) c->end_op();
+        unswept = false;
       }
     }
     collect();

@@ -69,6 +69,8 @@ class OperationObserver {
   ~OperationObserver() = default;
 };
 
+enum class CheckMode : std::uint8_t { full, incremental };
+
 struct ExecOptions {
   // Text scenarios are strict: an operation the kernel cannot perform in the
   // current state (sleep of a task that is not running, ...) is an error.
@@ -91,6 +93,14 @@ struct ExecOptions {
   // end of the input and before a violation is reported (inv::end_ops_touched()).
   // 1: every CPU after every operation.
   unsigned sweep_period = 16;
+  // How each operation's end is judged.
+  // full: every invariant from scratch after every operation. incremental:
+  // what the operation touched and what it moves for everyone
+  // (inv::Checker::end_op_incremental()), every invariant from scratch every
+  // sweep_period operations, at the end of the input and before a violation is
+  // reported; a campaign re-runs an input that reported one in full mode
+  // before reporting or minimizing anything (fuzz/campaign.cpp).
+  CheckMode check_mode = CheckMode::full;
   // false: no checker at all (the throughput baseline of an unchecked run).
   bool check = true;
 };
