@@ -139,9 +139,10 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
                              "(wake_affine_weight())\n",
                              r.wake_choices_answered, r.wake_choices_wide, r.wake_choices_weighed);
   if (o.check_mode == scn::CheckMode::incremental && o.backend != scn::Backend::lockstep)
-    std::cout << fmt::format("--check incremental: {} run(s) reported a violation and ran again in full; {} new "
-                             "violation(s) the full check did not confirm{}\n",
-                             r.rechecked, r.unconfirmed, r.unconfirmed ? " (an error of the incremental oracle)" : "");
+    std::cout << fmt::format("--check incremental: {} run(s) reported a new violation and ran again in full; {} "
+                             "the full check did not confirm{}\n",
+                             r.rechecked, r.unconfirmed,
+                             r.unconfirmed ? " (nothing reported for them; docs/fuzzing.md, \"Incremental checking\")" : "");
   if (o.backend == scn::Backend::lockstep && r.lockstep_ended_at_warning)
     std::cout << fmt::format("lockstep: {} run(s) ended at an operation where the kernel's code and the model both "
                              "warned (docs/kernel-backend.md, \"What is compared in lockstep\")\n",

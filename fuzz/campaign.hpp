@@ -134,9 +134,9 @@ struct CampaignResult {
   double until_seconds = -1;  // when the --until invariant was first found (-1: not found)
   std::uint64_t until_runs = 0;
   unsigned divergences = 0;   // lockstep
-  // --check incremental: runs that reported a violation and ran again in full
-  // mode, and of those, runs whose new violation the full run did not confirm
-  // (an error of the incremental oracle; 0 is the only right answer)
+  // --check incremental: runs that reported a new violation and ran again in
+  // full mode, and of those, runs whose new violation the full run did not
+  // confirm (docs/fuzzing.md, "Incremental checking")
   std::uint64_t rechecked = 0, unconfirmed = 0;
   std::uint64_t wake_choices_compared = 0, wake_choices_refused = 0;  // lockstep (scn::ExecResult)
   std::uint64_t lockstep_ended_at_warning = 0;  // lockstep runs ended where both sides warned

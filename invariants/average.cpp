@@ -106,6 +106,12 @@ void check_average(const CheckScope& s) {
                          cfs.nr_queued),
              {cfs.tasks_timeline.leftmost(), cfs.curr});
 
+  check_avg0(s);
+}
+
+void check_avg0(const CheckScope& s) {
+  const CfsRq& cfs = s.cfs;
+  Observer& quiet = null_observer();
   if (s.on(Id::AVG0) && s.avg.weight > 0) {
     const s64 offset = s.avg.kernel_offset;
     const u64 v = cfs.zero_vruntime + as_u64(offset);
@@ -122,6 +128,40 @@ void check_average(const CheckScope& s) {
                  {});
     }
   }
+}
+
+// --check incremental's part of check_average() (Checker::end_op_incremental()):
+// I-AVG0 as there; I-KEY and I-NULLPICK from the extremes of the queue. Every
+// key within 4 lag bounds of the lightest entity passes I-KEY's per-entity rule
+// without its own bound being looked up, and some entity is eligible if the one
+// with the smallest key is; otherwise (and where the zero point is min_vruntime,
+// if it lies ahead of the smallest key) the queue gets check_average() itself,
+// whose reports are full mode's. Per-entity eligibility (I-ELIG) waits for the sweep.
+void check_average_incremental(const CheckScope& s) {
+  const CfsRq& cfs = s.cfs;
+  if (!s.on(Id::ELIG) && !s.on(Id::KEY) && !s.on(Id::NULLPICK) && !s.on(Id::AVG0)) return;
+  if (eevdf_nr_queued(cfs) == 0 || s.avg.queued == 0) return;
+  const bool key_check = s.on(Id::KEY);
+  const i128 light = key_check ? lag_bound(s.rq, s.max_slice_seen, s.avg.min_weight, s.rq.tick_quantum()) : 0;
+  s64 min_key = 0, max_key = 0;
+  const SchedEntity* least = nullptr;
+  for_each_queued(s.avg, [&](const SchedEntity& se) {
+    const s64 key = vruntime_diff(se.vruntime, cfs.zero_vruntime);
+    if (!least || key < min_key) {
+      min_key = key;
+      least = &se;
+    }
+    max_key = std::max(max_key, key);
+  });
+  bool suspect = key_check && (max_key > 4 * light || min_key < -4 * light ||
+                               (s.rq.profile().behaviour.key_base == KeyBase::min_vruntime && min_key > 0));
+  if (!suspect && s.on(Id::NULLPICK))
+    suspect = !vruntime_eligible(cfs, eligibility_base(cfs, null_observer()), least->vruntime, null_observer());
+  if (suspect) {
+    check_average(s);
+    return;
+  }
+  check_avg0(s);
 }
 
 // I-FRESH: a decision reads V only after curr was charged up to rq_clock_task.

@@ -304,6 +304,7 @@ void Checker::check_queue_incremental(const CfsRq& cfs_rq, ExactAverage& avg) {
     note_tree_incremental(cfs_rq, touched_, avg);
     check_tree(scope);
   }
+  check_average_incremental(scope);
   if (selection_[Id::LAG]) check_lags_sum(scope, avg.kernel_offset);
   // the run-long watches, kept as end_op() keeps them
   check_protection_over_wait(scope, over_wait_);
@@ -326,6 +327,7 @@ void Checker::end_op_incremental() {
     check_queue_incremental(g.cfs_rq, group_avg);
   }
   check_deadline_touched(scope, touched_);
+  check_lag_touched(scope, touched_);
   report_end_walk(w);
 }
 

@@ -195,10 +195,15 @@ void check_tree(const CheckScope& s);        // I-AUG
 void note_tree_incremental(const CfsRq& cfs_rq, const std::vector<const SchedEntity*>& touched, ExactAverage& avg);
 // average.cpp
 void check_average(const CheckScope& s);     // I-ELIG, I-AVG0, I-NULLPICK, I-KEY
+void check_avg0(const CheckScope& s);        // I-AVG0 alone
+// I-AVG0, I-KEY and I-NULLPICK between sweeps (Checker::end_op_incremental()).
+void check_average_incremental(const CheckScope& s);
 // I-FRESH at a read of V (Observer::on_read_avg) on s.cfs by `caller`.
 void check_fresh_read(const CheckScope& s, const char* caller);
 // lag.cpp
 void check_lag(const CheckScope& s);         // I-LAG
+// I-LAG's saved-lag rule on the entities an operation touched (Checker::end_op_incremental()).
+void check_lag_touched(const CheckScope& s, const std::vector<const SchedEntity*>& touched);
 // I-LAG's sum rule for V = zero_vruntime + offset: Σ w·(V - v) within (-Σ w, 0] over s.avg.
 void check_lags_sum(const CheckScope& s, s64 offset);
 // I-LAG at update_entity_lag()'s clamp (Observer::on_lag_clamp); s.avg is s.cfs's.
@@ -424,11 +429,13 @@ class Checker final : public Observer {
   // next full sweep judges the same history); of the state, V (I-LAG's sum
   // rule from the exact sums, I-SUM: the kernel's sums against them) on every
   // queue, and I-DL and I-SLICE of the entities whose deadline, vruntime,
-  // slice, queue or on_rq moved; I-AUG's augments of the root (against the
-  // whole tree's extremes) and of the paths from those entities up to the root.
-  // Not judged until the sweep: the tree's shape, order and colours and the
-  // other augments, every entity's eligibility and key (I-ELIG, I-KEY,
-  // I-AVG0, I-NULLPICK's state part), saved lags (I-LAG), the counters
+  // slice, queue, on_rq or weight moved; I-AUG's augments of the root (against the
+  // whole tree's extremes) and of the paths from those entities up to the root;
+  // I-AVG0, and I-KEY and I-NULLPICK from the queue's extreme keys
+  // (check_average_incremental()). Not judged until the sweep: the tree's
+  // shape, order and colours and the other augments, every entity's
+  // eligibility against the exact one (I-ELIG), the saved lags of untouched
+  // entities (I-LAG; a touched one's is judged), the counters
   // (I-CNT), I-PROT's and I-DELAY's state parts and I-WAKECOUNT's
   // counter tests. The event checks (picks, placements, reweights, lag clamps,
   // every avg_vruntime(), overflows, warnings) run in both modes.

@@ -83,29 +83,40 @@ void check_lags_sum(const CheckScope& s, s64 offset) {
              {});
 }
 
+namespace {
+// I-LAG on one entity: a saved vlag lies within the clamp. Reports and returns true if not.
+bool saved_lag_offends(const CheckScope& s, const SchedEntity& se, const Task* t) {
+  const Rq& rq = s.rq;
+  // a delayed entity's lag is saved when it is delayed only since 059258b0d424;
+  // a group entity's when it is dequeued
+  const bool off_queue = t ? t->state == TaskState::sleeping && !se.on_rq : !se.on_rq;
+  const bool saved = off_queue || (se.sched_delayed && rq.profile().behaviour.lag_delayed_clamps);
+  if (!saved) return false;
+  // an off-queue reweight carries the old weight's bound, rescaled (on_reweight_end())
+  const i128 limit = std::max<i128>(s.checker.bounds(se).lag_bound, s.checker.rescaled_lag_limit(se));
+  if (se.vlag <= limit && se.vlag >= -limit) return false;
+  s.report(Id::LAG, "update_entity_lag / entity_lag",
+           fmt::format("saved vlag of {} is {}, beyond the clamp ±{} (calc_delta_fair(max_slice {} + TICK_NSEC))",
+                       entity_name(rq, &se), se.vlag, format_i128(limit), s.max_slice_seen),
+           {&se});
+  return true;
+}
+}  // namespace
+
 void check_lag(const CheckScope& s) {
   if (!s.on(Id::LAG)) return;
-  const Rq& rq = s.rq;
   bool reported = false;
   for_each_member(s.checker.queues().eevdf_entities(s.cfs), [&](const SchedEntity& se, const Task* t) {
-    if (reported) return;
-    // a delayed entity's lag is saved when it is delayed only since 059258b0d424;
-    // a group entity's when it is dequeued
-    const bool off_queue = t ? t->state == TaskState::sleeping && !se.on_rq : !se.on_rq;
-    const bool saved = off_queue || (se.sched_delayed && rq.profile().behaviour.lag_delayed_clamps);
-    if (!saved) return;
-    // an off-queue reweight carries the old weight's bound, rescaled (on_reweight_end())
-    const i128 limit = std::max<i128>(s.checker.bounds(se).lag_bound, s.checker.rescaled_lag_limit(se));
-    if (se.vlag > limit || se.vlag < -limit) {
-      s.report(Id::LAG, "update_entity_lag / entity_lag",
-               fmt::format("saved vlag of {} is {}, beyond the clamp ±{} (calc_delta_fair(max_slice {} + TICK_NSEC))",
-                           entity_name(rq, &se), se.vlag, format_i128(limit), s.max_slice_seen),
-               {&se});
-      reported = true;
-    }
+    if (!reported) reported = saved_lag_offends(s, se, t);
   });
   if (reported) return;
   check_lags_sum(s, s.avg.kernel_offset);
+}
+
+void check_lag_touched(const CheckScope& s, const std::vector<const SchedEntity*>& touched) {
+  if (!s.on(Id::LAG)) return;
+  for (const SchedEntity* se : touched)
+    if (eevdf_queue_of(s.rq, *se) && saved_lag_offends(s, *se, entity_is_task(*se) ? &s.rq.task_of(*se) : nullptr)) return;
 }
 
 // I-LAG: a lag within the EEVDF bound, calc_delta_fair(r_max + TICK_NSEC) with
