@@ -66,7 +66,10 @@ INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "__pick_eevdf": "kb_tree___pick_eevdf",
               "select_idle_cpu": "kb_tree_select_idle_cpu",
               "update_curr": "kb_tree_update_curr", "do_preempt_short": "kb_tree_do_preempt_short",
-              "preempt_sync": "kb_tree_preempt_sync", "avg_vruntime": "kb_tree_avg_vruntime"}
+              "preempt_sync": "kb_tree_preempt_sync", "avg_vruntime": "kb_tree_avg_vruntime",
+              "__enqueue_entity": "kb_tree___enqueue_entity", "__dequeue_entity": "kb_tree___dequeue_entity",
+              "min_vruntime_update": "kb_tree_min_vruntime_update",
+              "min_deadline_update": "kb_tree_min_deadline_update"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}

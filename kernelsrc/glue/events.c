@@ -35,6 +35,14 @@ void kb_set_event_handler(kb_event_fn fn, void *ctx) {
   kb_event_cb = fn;
   kb_event_ctx = ctx;
 }
+static kb_listen_fn kb_listen_cb;
+void kb_set_listen_query(kb_listen_fn fn) { kb_listen_cb = fn; }
+/* whether an event on cfs_rq's CPU is heard (no query: every event is sent):
+ * a filter that costs a walk of the queue asks first */
+static int kb_listening(const struct cfs_rq *cfs_rq) {
+  if (!kb_event_cb) return 0;
+  return !kb_listen_cb || kb_listen_cb(kb_event_ctx, kb_cpu_of(cfs_rq->rq));
+}
 /* e's kind and arguments set, the where filled in here */
 static void kb_send(struct kb_event e, const struct cfs_rq *cfs_rq, const struct sched_entity *se) {
   e.cpu = kb_cpu_of(cfs_rq->rq);
@@ -82,6 +90,7 @@ static void kb_read_avg(const struct cfs_rq *cfs_rq, int reader) {
  * on_placed(). A placement outside an enqueue (7.0's reweight_entity()
  * re-places with place_entity()) sends none, as in the model. */
 static void place_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
+  kb_mark_se(se, KB_MARK_FULL);  /* marks last the entry point: one at the entry covers what an event inside reads */
   const int lag_placed = sched_feat(PLACE_LAG) && KB_NR_QUEUED(cfs_rq);
   const long long lag = se->vlag;
   kb_read_avg(cfs_rq, KB_READER_PLACE_ENTITY);
@@ -92,6 +101,7 @@ static void place_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int fla
     kb_send(e, cfs_rq, se);
   }
   kb_tree_place_entity(cfs_rq, se, flags);
+  kb_mark_se(se, KB_MARK_FULL);
   if (se == kb_enqueuing) {
     kb_lag_placed = lag_placed;
     kb_placed_lag = lag;
@@ -101,7 +111,9 @@ static void enqueue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int f
   struct sched_entity *outer = kb_enqueuing;
   kb_enqueuing = se;
   kb_lag_placed = 0;
+  kb_mark_se_up(se);
   kb_tree_enqueue_entity(cfs_rq, se, flags);
+  kb_mark_se_up(se);
   kb_enqueuing = outer;
   if (kb_lag_placed) kb_emit(KB_EVENT_PLACED, cfs_rq, se, kb_placed_lag);
   kb_lag_placed = 0;
@@ -122,7 +134,9 @@ static bool dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int f
   const int delayed = se->sched_delayed;
   kb_dequeuing = se;
   kb_dequeue_relative = se->rel_deadline;
+  kb_mark_se_up(se);
   const bool done = kb_tree_dequeue_entity(cfs_rq, se, flags);
+  kb_mark_se_up(se);
   kb_dequeuing = outer;
   kb_dequeue_relative = outer_relative;
   if (!delayed && se->sched_delayed) kb_emit(KB_EVENT_DELAYED, cfs_rq, se, 0);
@@ -131,15 +145,19 @@ static bool dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int f
 #else
 /* 6.6: nothing is delayed and no deadline made relative (void dequeue_entity()) */
 static void dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
+  kb_mark_se_up(se);
   kb_tree_dequeue_entity(cfs_rq, se, flags);
+  kb_mark_se_up(se);
 }
 #endif
 static void account_entity_dequeue(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
   if (se == kb_dequeuing && !kb_dequeue_relative && se->rel_deadline) {
     kb_dequeue_relative = 1;
     kb_emit(KB_EVENT_MADE_RELATIVE, cfs_rq, se, 0);
   }
   kb_tree_account_entity_dequeue(cfs_rq, se);
+  kb_mark_se(se, KB_MARK_FULL);
 }
 
 /* The weight the tree's avg_vruntime() sums give se on q. */
@@ -177,7 +195,7 @@ static int kb_avg_is_floor(const struct cfs_rq *q, u64 v) {
  * model's on_avg_vruntime()), judged on the queue as the return leaves it. */
 u64 avg_vruntime(struct cfs_rq *cfs_rq) {
   const u64 v = kb_tree_avg_vruntime(cfs_rq);
-  if (!kb_avg_is_floor(cfs_rq, v)) {
+  if (kb_listening(cfs_rq) && !kb_avg_is_floor(cfs_rq, v)) {
     struct kb_event e = {0};
     e.kind = KB_EVENT_AVG;
     e.avg = v;
@@ -193,12 +211,16 @@ u64 avg_vruntime(struct cfs_rq *cfs_rq) {
  * zero_vruntime is V and asking again could move it; 6.18's only reads. */
 #if EEVDF_TREE_LAG_RETURNS_BOOL
 static bool update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
   kb_read_avg(cfs_rq, KB_READER_UPDATE_ENTITY_LAG);
   const bool clipped = kb_tree_update_entity_lag(cfs_rq, se);
+  kb_mark_se(se, KB_MARK_FULL);
 #else
 static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
   kb_read_avg(cfs_rq, KB_READER_UPDATE_ENTITY_LAG);
   kb_tree_update_entity_lag(cfs_rq, se);
+  kb_mark_se(se, KB_MARK_FULL);
 #endif
 #if KB_AVG_VRUNTIME_READS_ONLY
   const u64 v = avg_vruntime(cfs_rq);  /* 6.18 and 6.6: avg_vruntime() only reads */
@@ -222,6 +244,7 @@ static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
  * 6.14 on (6d71a9c61604) an entity off its queue with a relative deadline has
  * it rescaled by old/new weight (6.12's reweight_entity() rescales vlag only). */
 static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsigned long weight) {
+  kb_mark_se(se, KB_MARK_FULL);
 #if EEVDF_TREE_REWEIGHT_UPDATES_CURR_ONLY
   if (se->on_rq && cfs_rq->curr == se) update_curr(cfs_rq);  /* 6.6: only for curr, as the tree */
 #else
@@ -236,6 +259,7 @@ static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsi
   kb_send(e, cfs_rq, se);
   ++kb_reweighting;
   kb_tree_reweight_entity(cfs_rq, se, weight);
+  kb_mark_se(se, KB_MARK_FULL);
   --kb_reweighting;
 #if KB_REWEIGHT_RESCALES_RELATIVE
   if (relative_off_queue) {
@@ -248,3 +272,61 @@ static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsi
   e.kind = KB_EVENT_REWEIGHT_END;
   kb_send(e, cfs_rq, se);
 }
+
+/* ---- the hand-back's marks of the tree's nodes (kb_export()) ---- */
+/* n, the nodes above it, and the children of each: the nodes an insertion at
+ * n, or an erasure whose rebalancing starts at n, may recolour or relink
+ * (every rotation is told to min_vruntime_update() below as well) */
+static void kb_mark_tree_path(const struct rb_node *n) {
+  for (; n; n = rb_parent(n)) {
+    kb_mark_se(rb_entry(n, struct sched_entity, run_node), KB_MARK_TREE);
+    if (n->rb_left) kb_mark_se(rb_entry(n->rb_left, struct sched_entity, run_node), KB_MARK_TREE);
+    if (n->rb_right) kb_mark_se(rb_entry(n->rb_right, struct sched_entity, run_node), KB_MARK_TREE);
+  }
+}
+/* __enqueue_entity() and __dequeue_entity(), interposed: the entity, and the
+ * nodes the tree's rebalancing may have changed: after an insertion the path
+ * from the new node up; after an erasure the path from where the erasure
+ * left its subtree (the successor's old parent, or the successor when it was
+ * the right child, for a node with two children; the parent otherwise; the
+ * one child for a root without a parent), read before it. */
+static void __enqueue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
+  kb_tree___enqueue_entity(cfs_rq, se);
+  kb_mark_tree_path(&se->run_node);
+}
+static void __dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
+  const struct rb_node *n = &se->run_node, *from;
+  if (n->rb_left && n->rb_right) {
+    const struct rb_node *succ = n->rb_right;
+    while (succ->rb_left) succ = succ->rb_left;
+    from = succ == n->rb_right ? succ : rb_parent(succ);
+  } else {
+    from = rb_parent(n) ? rb_parent(n) : n->rb_left ? n->rb_left : n->rb_right;
+  }
+  kb_tree___dequeue_entity(cfs_rq, se);
+  kb_mark_tree_path(from);
+}
+/* the augmented callbacks' compute (RB_DECLARE_CALLBACKS: propagate() on the
+ * nodes it updates, rotate() on the old top of every rotation), interposed:
+ * the node, its children (one of them moved to it), its parent (the new top)
+ * and the parent's parent (its child link moved) */
+static void kb_mark_rotation(const struct sched_entity *se) {
+  const struct rb_node *n = &se->run_node;
+  kb_mark_se(se, KB_MARK_TREE);
+  if (n->rb_left) kb_mark_se(rb_entry(n->rb_left, struct sched_entity, run_node), KB_MARK_TREE);
+  if (n->rb_right) kb_mark_se(rb_entry(n->rb_right, struct sched_entity, run_node), KB_MARK_TREE);
+  for (int up = 0; up < 2 && (n = rb_parent(n)); up++) kb_mark_se(rb_entry(n, struct sched_entity, run_node), KB_MARK_TREE);
+}
+#if EEVDF_TREE_MIN_DEADLINE
+static bool min_deadline_update(struct sched_entity *se, bool exit) {
+  kb_mark_rotation(se);
+  return kb_tree_min_deadline_update(se, exit);
+}
+#else
+static bool min_vruntime_update(struct sched_entity *se, bool exit) {
+  kb_mark_rotation(se);
+  return kb_tree_min_vruntime_update(se, exit);
+}
+#endif
