@@ -273,8 +273,9 @@ static int kb_export_tasks(struct kb_state *s, int how) {
     if (i >= kb_nr_tasks) continue;
     s->task_se_changed[i] =
         kb_export_marked(&kb_tasks[i].se, &kb_last_task_se[i], &s->task_se[i], kb_task_mark[i], i >= fresh);
-    kb_export_task_fields(s, i);
-    s->changed_tasks[s->nr_changed_tasks++] = i;
+    /* a node marked for its place in a tree only: its task's fields are the last export's */
+    if (kb_task_mark[i] == KB_MARK_FULL) kb_export_task_fields(s, i);
+    if (kb_task_mark[i] == KB_MARK_FULL || s->task_se_changed[i]) s->changed_tasks[s->nr_changed_tasks++] = i;
   }
   for (int i = fresh; i < kb_nr_tasks; i++)  /* new tasks are exported whole (the C++ side copies every one then) */
     if (!kb_task_mark[i]) {
@@ -286,7 +287,7 @@ static int kb_export_tasks(struct kb_state *s, int how) {
     for (int i = 0; i < fresh; i++) {
       /* a marked task's fields were exported, and its entity unless only its place in the tree was marked */
       const int same_se = (kb_task_mark[i] && s->task_se_changed[i]) || kb_same_entity(&kb_tasks[i].se, &kb_last_task_se[i]);
-      if (same_se && (kb_task_mark[i] || kb_same_task_fields(s, i))) continue;
+      if (same_se && (kb_task_mark[i] == KB_MARK_FULL || kb_same_task_fields(s, i))) continue;
       s->missed_entity = i;
       s->missed_cpu = kb_tasks[i].cpu;
       s->missed_task_fields = same_se;
