@@ -95,7 +95,7 @@ struct kb_cpu_state {
   int sync_affine;    /* the tree's own wake_affine_idle(cpu, cpu, WF_SYNC) answered cpu while a task runs
                          there (its WF_SYNC clause: "the waker is alone"); -1 idle or a !CONFIG_SMP tree */
   struct kb_wakee idle_wakee;  /* the idle task's, as a waker (a wake-up made while the CPU idles) */
-  unsigned char group_se_changed[KB_MAX_GROUPS];  /* group_se[g] was exported by this kb_export() */
+  unsigned char group_se_changed[KB_MAX_GROUPS];  /* group_se[g] was exported: 1 whole, 2 its tree place only */
 };
 
 struct kb_state {
@@ -111,7 +111,8 @@ struct kb_state {
   struct kb_cpu_state cpu[KB_MAX_CPUS];
   int has_idle_cores;  /* the LLC's sd_llc_shared->has_idle_cores (0 on a !CONFIG_SMP tree) */
   int pelt;            /* the tree runs PELT (a CONFIG_SMP tree) */
-  unsigned char task_se_changed[KB_MAX_TASKS];  /* task_se[i] was exported by this kb_export() */
+  unsigned char task_se_changed[KB_MAX_TASKS];  /* task_se[i] was exported by this kb_export(): 1 whole,
+                                                   2 its place in the tree only (KB_EXPORT_MARKS) */
   /* the tasks whose fields (task_on_rq .. task_recent_used_cpu, and task_se
    * where task_se_changed) this kb_export() wrote: every task, or the marked
    * ones (KB_EXPORT_MARKS); the others' entries are the last export's */

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <iterator>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "kernelsrc/kb_api.h"
@@ -123,6 +124,16 @@ KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues, unsigne
   kb_init(&cfg, on_warn, &warnings_);
   kb_set_event_handler(&KernelBackend::on_event, this);
   kb_set_listen_query(&KernelBackend::listening);
+  // EEVDF_HANDBACK_CHECK_EVERY=N: the marks' check every N entry points (1: at
+  // every export) for a whole campaign; a number from 1 to 2^20, else refused
+  if (const char* every = std::getenv("EEVDF_HANDBACK_CHECK_EVERY")) {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(every, &end, 10);
+    if (end == every || *end != '\0' || n < 1 || n > (1ul << 20))
+      throw std::runtime_error(std::string("kernel backend: EEVDF_HANDBACK_CHECK_EVERY=") + every +
+                               ": not a number from 1 to 1048576");
+    check_every_ = static_cast<unsigned>(n);
+  }
   refresh(Handback::all);
 }
 
@@ -638,6 +649,17 @@ void KernelBackend::refresh(Handback how, bool end_op) {
     copy_avg(e.avg, se.avg);
     se.runnable_weight = e.runnable_weight;
   };
+  // a node whose place in its tree alone changed (kb_export(): 2)
+  auto copy_tree_place = [&](Rq& rq, const kb_entity& e, SchedEntity& se) {
+    se.min_vruntime = e.min_vruntime;
+    se.min_slice = e.min_slice;
+    se.min_deadline = e.min_deadline;
+    se.max_slice = e.max_slice;
+    se.rb_parent = entity(rq, e.rb_parent);
+    se.rb_left = entity(rq, e.rb_left);
+    se.rb_right = entity(rq, e.rb_right);
+    se.rb_red = e.rb_red != 0;
+  };
   auto copy_queue = [&](Rq& rq, const kb_queue& q, CfsRq& c) {
     c.load.weight = q.weight;
     c.load.inv_weight = q.inv_weight;
@@ -678,7 +700,11 @@ void KernelBackend::refresh(Handback how, bool end_op) {
     Task& t = rq0.tasks[static_cast<std::size_t>(i)];
     const bool moved = t.cpu != s.task_cpu[i];
     t.cpu = s.task_cpu[i];
-    if (full || moved || s.task_se_changed[i]) copy_entity(mirror_->rq(static_cast<unsigned>(t.cpu)), s.task_se[i], t.se);
+    Rq& trq = mirror_->rq(static_cast<unsigned>(t.cpu));
+    if (full || moved || s.task_se_changed[i] == 1)
+      copy_entity(trq, s.task_se[i], t.se);
+    else if (s.task_se_changed[i] == 2)
+      copy_tree_place(trq, s.task_se[i], t.se);
     t.on_rq = s.task_on_rq[i] != 0;
     t.state = state_of(s.task_state[i]);
     t.group = s.task_group[i];
@@ -692,7 +718,10 @@ void KernelBackend::refresh(Handback how, bool end_op) {
     Rq& rq = mirror_->rq(static_cast<unsigned>(c));
     const kb_cpu_state& k = s.cpu[c];
     for (int g = 0; g < s.nr_groups; ++g) {
-      if (full || k.group_se_changed[g]) copy_entity(rq, k.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
+      if (full || k.group_se_changed[g] == 1)
+        copy_entity(rq, k.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
+      else if (k.group_se_changed[g] == 2)
+        copy_tree_place(rq, k.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
       copy_queue(rq, k.group_q[g], rq.groups[static_cast<std::size_t>(g)].cfs_rq);
     }
     copy_queue(rq, k.root, rq.cfs);

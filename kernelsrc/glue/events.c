@@ -309,9 +309,10 @@ static void __dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se) {
   kb_mark_tree_path(from);
 }
 /* the augmented callbacks' compute (RB_DECLARE_CALLBACKS: propagate() on the
- * nodes it updates, rotate() on the old top of every rotation), interposed:
- * the node, its children (one of them moved to it), its parent (the new top)
- * and the parent's parent (its child link moved) */
+ * nodes it updates, with exit; rotate() on the old top of every rotation,
+ * without), interposed: the node; for a rotation also its children (one of
+ * them moved to it), its parent (the new top) and the parent's parent (its
+ * child link moved) */
 static void kb_mark_rotation(const struct sched_entity *se) {
   const struct rb_node *n = &se->run_node;
   kb_mark_se(se, KB_MARK_TREE);
@@ -321,12 +322,18 @@ static void kb_mark_rotation(const struct sched_entity *se) {
 }
 #if EEVDF_TREE_MIN_DEADLINE
 static bool min_deadline_update(struct sched_entity *se, bool exit) {
-  kb_mark_rotation(se);
+  if (exit)
+    kb_mark_se(se, KB_MARK_TREE);
+  else
+    kb_mark_rotation(se);
   return kb_tree_min_deadline_update(se, exit);
 }
 #else
 static bool min_vruntime_update(struct sched_entity *se, bool exit) {
-  kb_mark_rotation(se);
+  if (exit)
+    kb_mark_se(se, KB_MARK_TREE);
+  else
+    kb_mark_rotation(se);
   return kb_tree_min_vruntime_update(se, exit);
 }
 #endif

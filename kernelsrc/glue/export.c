@@ -185,13 +185,39 @@ static unsigned char kb_export_changed(const struct sched_entity *se, struct sch
   return 1;
 }
 
-/* a marked entity: exported when marked KB_MARK_FULL (or never exported), or
- * when its place in the tree moved (KB_MARK_TREE) */
+/* a node's place in its tree, into the last export's copy and into e */
+static void kb_export_tree_place(const struct sched_entity *se, struct sched_entity *last, struct kb_entity *e) {
+  last->run_node = se->run_node;
+  last->min_vruntime = se->min_vruntime;
+  last->min_slice = se->min_slice;
+  e->min_vruntime = se->min_vruntime;
+  e->min_slice = se->min_slice;
+#if EEVDF_TREE_MIN_DEADLINE
+  last->min_deadline = se->min_deadline;
+  e->min_deadline = se->min_deadline;
+#endif
+#if KB_HAS_MAX_SLICE
+  last->max_slice = se->max_slice;
+  e->max_slice = se->max_slice;
+#endif
+  e->rb_parent = kb_node_id(rb_parent(&se->run_node));
+  e->rb_left = kb_node_id(se->run_node.rb_left);
+  e->rb_right = kb_node_id(se->run_node.rb_right);
+  e->rb_red = !rb_is_black(&se->run_node);
+}
+
+/* a marked entity: exported whole when marked KB_MARK_FULL (or never
+ * exported): 1; its place in the tree only when marked KB_MARK_TREE and that
+ * moved: 2 (the rest of last stays the last export's, for KB_EXPORT_CHECK) */
 static unsigned char kb_export_marked(const struct sched_entity *se, struct sched_entity *last,
                                       struct kb_entity *e, unsigned char mark, int fresh) {
-  if (mark == KB_MARK_FULL || fresh || !kb_same_tree_place(se, last)) {
+  if (mark == KB_MARK_FULL || fresh) {
     kb_export_one(se, last, e);
     return 1;
+  }
+  if (!kb_same_tree_place(se, last)) {
+    kb_export_tree_place(se, last, e);
+    return 2;
   }
   return 0;
 }
@@ -285,8 +311,8 @@ static int kb_export_tasks(struct kb_state *s, int how) {
     }
   if (how & KB_EXPORT_CHECK)
     for (int i = 0; i < fresh; i++) {
-      /* a marked task's fields were exported, and its entity unless only its place in the tree was marked */
-      const int same_se = (kb_task_mark[i] && s->task_se_changed[i]) || kb_same_entity(&kb_tasks[i].se, &kb_last_task_se[i]);
+      /* a task marked KB_MARK_FULL was exported whole */
+      const int same_se = kb_task_mark[i] == KB_MARK_FULL || kb_same_entity(&kb_tasks[i].se, &kb_last_task_se[i]);
       if (same_se && (kb_task_mark[i] == KB_MARK_FULL || kb_same_task_fields(s, i))) continue;
       s->missed_entity = i;
       s->missed_cpu = kb_tasks[i].cpu;
@@ -363,7 +389,8 @@ int kb_export(struct kb_state *s, int how) {
         o->group_se_changed[g] = kb_export_marked(se, last, &o->group_se[g], kb_group_mark[g][c], g >= fresh_groups);
       else
         o->group_se_changed[g] = 0;
-      if ((how & KB_EXPORT_CHECK) && !missed && !o->group_se_changed[g] && !kb_same_entity(se, last)) {
+      if ((how & KB_EXPORT_CHECK) && !missed && kb_group_mark[g][c] != KB_MARK_FULL && g < fresh_groups &&
+          !kb_same_entity(se, last)) {
         missed = 1;
         s->missed_entity = KB_MAX_TASKS + g;
         s->missed_cpu = (int)c;
