@@ -279,9 +279,9 @@ static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsi
  * (every rotation is told to min_vruntime_update() below as well) */
 static void kb_mark_tree_path(const struct rb_node *n) {
   for (; n; n = rb_parent(n)) {
-    kb_mark_se(rb_entry(n, struct sched_entity, run_node), KB_MARK_TREE);
-    if (n->rb_left) kb_mark_se(rb_entry(n->rb_left, struct sched_entity, run_node), KB_MARK_TREE);
-    if (n->rb_right) kb_mark_se(rb_entry(n->rb_right, struct sched_entity, run_node), KB_MARK_TREE);
+    kb_mark_tree_node(rb_entry(n, struct sched_entity, run_node));
+    if (n->rb_left) kb_mark_tree_node(rb_entry(n->rb_left, struct sched_entity, run_node));
+    if (n->rb_right) kb_mark_tree_node(rb_entry(n->rb_right, struct sched_entity, run_node));
   }
 }
 /* __enqueue_entity() and __dequeue_entity(), interposed: the entity, and the
@@ -315,25 +315,27 @@ static void __dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se) {
  * child link moved) */
 static void kb_mark_rotation(const struct sched_entity *se) {
   const struct rb_node *n = &se->run_node;
-  kb_mark_se(se, KB_MARK_TREE);
-  if (n->rb_left) kb_mark_se(rb_entry(n->rb_left, struct sched_entity, run_node), KB_MARK_TREE);
-  if (n->rb_right) kb_mark_se(rb_entry(n->rb_right, struct sched_entity, run_node), KB_MARK_TREE);
-  for (int up = 0; up < 2 && (n = rb_parent(n)); up++) kb_mark_se(rb_entry(n, struct sched_entity, run_node), KB_MARK_TREE);
+  kb_mark_tree_node(se);
+  if (n->rb_left) kb_mark_tree_node(rb_entry(n->rb_left, struct sched_entity, run_node));
+  if (n->rb_right) kb_mark_tree_node(rb_entry(n->rb_right, struct sched_entity, run_node));
+  for (int up = 0; up < 2 && (n = rb_parent(n)); up++) kb_mark_tree_node(rb_entry(n, struct sched_entity, run_node));
 }
 #if EEVDF_TREE_MIN_DEADLINE
 static bool min_deadline_update(struct sched_entity *se, bool exit) {
+  const bool done = kb_tree_min_deadline_update(se, exit);
   if (exit)
-    kb_mark_se(se, KB_MARK_TREE);
+    kb_mark_tree_node(se);
   else
     kb_mark_rotation(se);
-  return kb_tree_min_deadline_update(se, exit);
+  return done;
 }
 #else
 static bool min_vruntime_update(struct sched_entity *se, bool exit) {
+  const bool done = kb_tree_min_vruntime_update(se, exit);
   if (exit)
-    kb_mark_se(se, KB_MARK_TREE);
+    kb_mark_tree_node(se);  /* after: the compute writes se */
   else
     kb_mark_rotation(se);
-  return kb_tree_min_vruntime_update(se, exit);
+  return done;
 }
 #endif

@@ -113,12 +113,7 @@ static void kb_export_wakee(const struct task_struct *p, struct kb_wakee *w) {
 }
 #endif
 
-/* What the last export read of every entity, byte for byte (kb_export()
- * without KB_EXPORT_ALL re-exports an entity only when its struct
- * sched_entity differs, and KB_EXPORT_CHECK compares the ones it left out),
- * and how many tasks and groups it exported. */
-static struct sched_entity kb_last_task_se[KB_MAX_TASKS];
-static struct sched_entity kb_last_group_se[KB_MAX_GROUPS][KB_MAX_CPUS];
+/* how many tasks and groups the last export exported (kb_last_*: glue/state.h) */
 static int kb_exported_tasks, kb_exported_groups;
 
 /* Whole words of a sched_entity (it has u64 fields: its size is a multiple of
@@ -157,19 +152,6 @@ static int kb_first_difference(const struct sched_entity *a, const struct sched_
   for (unsigned long i = 0; i < kb_se_words; i++)
     if (x[i] != y[i] && (i < kb_list_word || i >= kb_list_word + kb_list_words)) return (int)(i * sizeof(kb_word));
   return -1;
-}
-
-/* what a tree's rebalancing writes of a node: its links and colour, and the augmented minima */
-static int kb_same_tree_place(const struct sched_entity *a, const struct sched_entity *b) {
-  return a->run_node.__rb_parent_color == b->run_node.__rb_parent_color && a->run_node.rb_left == b->run_node.rb_left &&
-         a->run_node.rb_right == b->run_node.rb_right && a->min_vruntime == b->min_vruntime &&
-#if EEVDF_TREE_MIN_DEADLINE
-         a->min_deadline == b->min_deadline &&
-#endif
-#if KB_HAS_MAX_SLICE
-         a->max_slice == b->max_slice &&
-#endif
-         a->min_slice == b->min_slice;
 }
 
 static void kb_export_one(const struct sched_entity *se, struct sched_entity *last, struct kb_entity *e) {

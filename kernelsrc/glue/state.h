@@ -114,6 +114,24 @@ static int kb_op_tasks[KB_MAX_TASKS], kb_nr_op_tasks;  /* the entry point's task
 static unsigned char kb_op_task_mark[KB_MAX_TASKS];
 static unsigned int kb_op_cpus;                        /* bit c: the entry point ran CPU c's code */
 
+/* What the last export read of every entity, byte for byte (kb_export()
+ * compares an entity with it, and the tree's marks below a node's place). */
+static struct sched_entity kb_last_task_se[KB_MAX_TASKS];
+static struct sched_entity kb_last_group_se[KB_MAX_GROUPS][KB_MAX_CPUS];
+
+/* what a tree's rebalancing writes of a node: its links and colour, and the augmented minima */
+static int kb_same_tree_place(const struct sched_entity *a, const struct sched_entity *b) {
+  return a->run_node.__rb_parent_color == b->run_node.__rb_parent_color && a->run_node.rb_left == b->run_node.rb_left &&
+         a->run_node.rb_right == b->run_node.rb_right && a->min_vruntime == b->min_vruntime &&
+#if EEVDF_TREE_MIN_DEADLINE
+         a->min_deadline == b->min_deadline &&
+#endif
+#if KB_HAS_MAX_SLICE
+         a->max_slice == b->max_slice &&
+#endif
+         a->min_slice == b->min_slice;
+}
+
 static void kb_mark_task_id(int id, unsigned char level) {
   if (kb_task_mark[id] == 0) kb_marked_tasks[kb_nr_marked_tasks++] = id;
   if (kb_task_mark[id] < level) kb_task_mark[id] = level;
@@ -130,6 +148,24 @@ static void kb_mark_se(const struct sched_entity *se, unsigned char level) {
   }
   const struct task_struct *p = container_of(se, struct task_struct, se);
   if (p >= kb_tasks && p < kb_tasks + KB_MAX_TASKS) kb_mark_task_id((int)(p - kb_tasks), level);
+}
+/* a tree's node whose place in it (links, colour, augmented minima) is no
+ * longer the last export's: marked KB_MARK_TREE (the rebalancing of an
+ * insertion or erasure reaches many nodes and changes few) */
+static void kb_mark_tree_node(const struct sched_entity *se) {
+  const struct sched_entity *first = &kb_group_se[0][0];
+  if (se >= first && se < first + (size_t)KB_MAX_GROUPS * KB_MAX_CPUS) {
+    const int at = (int)(se - first);
+    if (kb_group_mark[at / KB_MAX_CPUS][at % KB_MAX_CPUS] ||
+        kb_same_tree_place(se, &kb_last_group_se[at / KB_MAX_CPUS][at % KB_MAX_CPUS]))
+      return;
+    kb_mark_se(se, KB_MARK_TREE);
+    return;
+  }
+  const struct task_struct *p = container_of(se, struct task_struct, se);
+  if (p < kb_tasks || p >= kb_tasks + KB_MAX_TASKS) return;
+  const int id = (int)(p - kb_tasks);
+  if (!kb_task_mark[id] && !kb_same_tree_place(se, &kb_last_task_se[id])) kb_mark_task_id(id, KB_MARK_TREE);
 }
 /* se and the group entities above it (a task's enqueue and dequeue update
  * every level's averages and weights: enqueue_task_fair()'s loops) */
