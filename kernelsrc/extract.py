@@ -56,7 +56,9 @@ LIBC = {"memset", "memcpy", "setjmp", "longjmp"}
 # old name comes before it, and the glue defines the old name, calling the new
 # one.  pick_eevdf(): a NULL answer inside a pick is the kernel's crash (the
 # caller, pick_next_entity(), dereferences it); the glue stops the pick there
-# instead of faulting.
+# instead of faulting.  __enqueue_entity(), __dequeue_entity(), min_vruntime_update()
+# (6.6: min_deadline_update()): the hand-back's marks of the nodes a tree's
+# rebalancing writes (kernelsrc/glue/state.h, events.c).
 INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "place_entity": "kb_tree_place_entity", "enqueue_entity": "kb_tree_enqueue_entity",
               "set_next_entity": "kb_tree_set_next_entity", "set_next_task_fair": "kb_tree_set_next_task_fair",

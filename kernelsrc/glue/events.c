@@ -3,8 +3,11 @@
  * (kernelsrc/extract.py renames each tree definition to kb_tree_*; the glue
  * defines the old name around it): place_entity(), enqueue_entity(),
  * dequeue_entity(), account_entity_dequeue(), avg_vruntime(),
- * update_entity_lag(), reweight_entity().  Not core.c: the observation of
- * fair.c's steps, as the model's observer hooks see its own. */
+ * update_entity_lag(), reweight_entity(); and for the hand-back's marks only
+ * (glue/state.h) __enqueue_entity(), __dequeue_entity() and the augmented
+ * callbacks' min_vruntime_update() (6.6: min_deadline_update()).  Not
+ * core.c: the observation of fair.c's steps, as the model's observer hooks
+ * see its own. */
 
 /* ---- ids of entities and queues, for the events and the state export ---- */
 static int kb_entity_id(const struct sched_entity *se) {
