@@ -56,7 +56,9 @@ LIBC = {"memset", "memcpy", "setjmp", "longjmp"}
 # old name comes before it, and the glue defines the old name, calling the new
 # one.  pick_eevdf(): a NULL answer inside a pick is the kernel's crash (the
 # caller, pick_next_entity(), dereferences it); the glue stops the pick there
-# instead of faulting.
+# instead of faulting.  __enqueue_entity(), __dequeue_entity(), min_vruntime_update()
+# (6.6: min_deadline_update()): the hand-back's marks of the nodes a tree's
+# rebalancing writes (kernelsrc/glue/state.h, events.c).
 INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "place_entity": "kb_tree_place_entity", "enqueue_entity": "kb_tree_enqueue_entity",
               "set_next_entity": "kb_tree_set_next_entity", "set_next_task_fair": "kb_tree_set_next_task_fair",
@@ -66,7 +68,10 @@ INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "__pick_eevdf": "kb_tree___pick_eevdf",
               "select_idle_cpu": "kb_tree_select_idle_cpu",
               "update_curr": "kb_tree_update_curr", "do_preempt_short": "kb_tree_do_preempt_short",
-              "preempt_sync": "kb_tree_preempt_sync", "avg_vruntime": "kb_tree_avg_vruntime"}
+              "preempt_sync": "kb_tree_preempt_sync", "avg_vruntime": "kb_tree_avg_vruntime",
+              "__enqueue_entity": "kb_tree___enqueue_entity", "__dequeue_entity": "kb_tree___dequeue_entity",
+              "min_vruntime_update": "kb_tree_min_vruntime_update",
+              "min_deadline_update": "kb_tree_min_deadline_update"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}

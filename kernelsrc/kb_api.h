@@ -95,7 +95,7 @@ struct kb_cpu_state {
   int sync_affine;    /* the tree's own wake_affine_idle(cpu, cpu, WF_SYNC) answered cpu while a task runs
                          there (its WF_SYNC clause: "the waker is alone"); -1 idle or a !CONFIG_SMP tree */
   struct kb_wakee idle_wakee;  /* the idle task's, as a waker (a wake-up made while the CPU idles) */
-  unsigned char group_se_changed[KB_MAX_GROUPS];  /* group_se[g] was exported by this kb_export() */
+  unsigned char group_se_changed[KB_MAX_GROUPS];  /* group_se[g] was exported: 1 whole, 2 its tree place only */
 };
 
 struct kb_state {
@@ -111,7 +111,17 @@ struct kb_state {
   struct kb_cpu_state cpu[KB_MAX_CPUS];
   int has_idle_cores;  /* the LLC's sd_llc_shared->has_idle_cores (0 on a !CONFIG_SMP tree) */
   int pelt;            /* the tree runs PELT (a CONFIG_SMP tree) */
-  unsigned char task_se_changed[KB_MAX_TASKS];  /* task_se[i] was exported by this kb_export() */
+  unsigned char task_se_changed[KB_MAX_TASKS];  /* task_se[i] was exported by this kb_export(): 1 whole,
+                                                   2 its place in the tree only (KB_EXPORT_MARKS) */
+  /* the tasks whose fields (task_on_rq .. task_recent_used_cpu, and task_se
+   * where task_se_changed) this kb_export() wrote: every task, or the marked
+   * ones (KB_EXPORT_MARKS); the others' entries are the last export's */
+  int changed_tasks[KB_MAX_TASKS], nr_changed_tasks;
+  /* KB_EXPORT_CHECK found a change the marks missed (kb_export() returned
+   * nonzero): the entity (a task id, or KB_MAX_TASKS + group), its CPU, and
+   * whether its struct sched_entity (0) or its task's fields (1) changed */
+  int missed_entity, missed_cpu, missed_task_fields;
+  int missed_offset;  /* the first byte of struct sched_entity that differs (a word's) */
 };
 
 typedef void (*kb_warn_fn)(void *ctx, const char *file, int line, const char *cond);
@@ -182,6 +192,11 @@ struct kb_event {
 typedef void (*kb_event_fn)(void *ctx, const struct kb_event *e);
 /* NULL: no events (the default after kb_init()) */
 void kb_set_event_handler(kb_event_fn fn, void *ctx);
+/* Whether anyone hears the events of CPU cpu (ctx: the event handler's): a
+ * wrapper whose filter walks a queue (avg_vruntime()'s) asks first.  NULL:
+ * every event is sent. */
+typedef int (*kb_listen_fn)(void *ctx, int cpu);
+void kb_set_listen_query(kb_listen_fn fn);
 
 void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx);
 unsigned long long kb_base_slice(void);
@@ -235,15 +250,35 @@ void kb_move_task(int id, int group);
 void kb_destroy_group(int g);
 /* a debugfs write of sched/base_slice_ns: sysctl_sched_base_slice = ns */
 void kb_write_base_slice_ns(unsigned long long ns);
-/* The state into s.  full: every entity.  Otherwise only the entities whose
- * struct sched_entity differs, byte for byte, from the one the last export of
- * it read (every field of kb_entity is read from the sched_entity alone: an
- * entity whose bytes are the same exports the same), and new ones; the
- * others' kb_entity in s is left as the last export wrote it, so s must be
- * the same buffer at every call.  *_se_changed: which entities were exported.
- * Everything else (the tasks' other fields, the queues, the CPUs) is exported
- * every time. */
-void kb_export(struct kb_state *s, int full);
+/* The state into s, which must be the same buffer at every call (what an
+ * export leaves out is the last export's).  how, one of:
+ *   KB_EXPORT_ALL: every entity and task;
+ *   KB_EXPORT_COMPARE: every task's fields, and the entities whose struct
+ *     sched_entity differs, byte for byte, from the one the last export of it
+ *     read (every field of kb_entity is read from the sched_entity alone);
+ *   KB_EXPORT_MARKS: the marked ones only: the entities the tree's functions
+ *     and the glue wrote since the last export (glue/state.h: the interposed
+ *     functions' entities, the nodes a tree's rebalancing touched, the entry
+ *     point's tasks and its CPUs' currs, their parents), and those tasks'
+ *     fields; a node marked for its place in the tree only is exported when
+ *     its links, colour or augmented minima differ from the last export's;
+ * or'ed with
+ *   KB_EXPORT_CHECK (with MARKS): then every entity and task left out is
+ *     compared with the last export; a difference is a change the marks
+ *     missed: it is named in s->missed_* and kb_export() returns 1;
+ *   KB_EXPORT_END_OP: the entry point ended: its marks are cleared (an export
+ *     at an event inside it exports what is marked so far, and keeps the marks).
+ * *_se_changed: which entities were exported; changed_tasks: which tasks.
+ * The queues, the CPUs and the groups' fields are exported every time. */
+#define KB_EXPORT_ALL 1
+#define KB_EXPORT_COMPARE 2
+#define KB_EXPORT_MARKS 4
+#define KB_EXPORT_CHECK 8
+#define KB_EXPORT_END_OP 16
+int kb_export(struct kb_state *s, int how);
+/* tests only: changes task id's entity (prev_sum_exec_runtime + 1) without a
+ * mark, as a tree function the glue does not know of would; KB_EXPORT_CHECK must find it */
+void kb_test_write_unmarked(int id);
 unsigned long long kb_avg_vruntime(int cpu, int queue);
 /* The sched debugfs reader, print_cfs_rq(): whether the tree's print_cfs_rq()
  * calls avg_vruntime() after it has dropped the rq lock (read from

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <iterator>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "kernelsrc/kb_api.h"
@@ -122,7 +123,18 @@ KernelBackend::KernelBackend(const Profile& profile, unsigned runqueues, unsigne
   cfg.smt = mirror_->llc_shared().smt;
   kb_init(&cfg, on_warn, &warnings_);
   kb_set_event_handler(&KernelBackend::on_event, this);
-  refresh(true);
+  kb_set_listen_query(&KernelBackend::listening);
+  // EEVDF_HANDBACK_CHECK_EVERY=N: the marks' check every N entry points (1: at
+  // every export) for a whole campaign; a number from 1 to 2^20, else refused
+  if (const char* every = std::getenv("EEVDF_HANDBACK_CHECK_EVERY")) {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(every, &end, 10);
+    if (end == every || *end != '\0' || n < 1 || n > (1ul << 20))
+      throw std::runtime_error(std::string("kernel backend: EEVDF_HANDBACK_CHECK_EVERY=") + every +
+                               ": not a number from 1 to 1048576");
+    check_every_ = static_cast<unsigned>(n);
+  }
+  refresh(Handback::all);
 }
 
 template <class F>
@@ -133,7 +145,13 @@ void KernelBackend::overflow_shadow(Rq& rq, F f) {
   rq.set_observer(&overflows);
   f();
   rq.set_observer(&obs);
-  refresh(true);  // f wrote the mirror's entities
+  refresh(Handback::all, false);  // f wrote the mirror's entities
+}
+
+int KernelBackend::listening(void* self, int cpu) {
+  const auto& kb = *static_cast<const KernelBackend*>(self);
+  return cpu >= 0 && static_cast<unsigned>(cpu) < kb.mirror_->size() &&
+         &kb.mirror_->rq(static_cast<unsigned>(cpu)).obs() != &null_observer();
 }
 
 void KernelBackend::on_event(void* self, const kb_event* e) {
@@ -142,7 +160,7 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
   Rq& rq = kb.mirror_->rq(static_cast<unsigned>(e->cpu));
   Observer& obs = rq.obs();
   if (&obs == &null_observer()) return;
-  kb.refresh();
+  kb.refresh(kb.events_how_, false);
   CfsRq& q = rq.group_queue(e->queue);
   if (e->kind == KB_EVENT_AVG) {
     obs.on_avg_vruntime(q, e->avg);
@@ -211,6 +229,8 @@ void KernelBackend::on_event(void* self, const kb_event* e) {
 
 KernelBackend::~KernelBackend() { g_alive = false; }
 
+void KernelBackend::test_write_unmarked(int task) { kb_test_write_unmarked(task); }
+
 std::vector<KernelWarning> KernelBackend::take_warnings() {
   std::vector<KernelWarning> out;
   out.swap(warnings_);
@@ -225,6 +245,7 @@ int KernelBackend::create_task(std::string_view name, int nice, Policy policy, u
   if (rq.tasks.size() >= kMaxTasks || nice < -20 || nice > 19) return -1;
   if (group >= 0 && static_cast<std::size_t>(group) >= rq.task_groups.size()) return -1;
   if (policy == Policy::fifo && (nice != 0 || custom_slice_ns != 0 || group >= 0)) return -1;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   const int id = kb_create_task(nice, policy_number(policy), custom_slice_ns, group);
   if (id < 0) return -1;
   Task& t = rq.tasks.emplace_back();
@@ -232,7 +253,7 @@ int KernelBackend::create_task(std::string_view name, int nice, Policy policy, u
   t.nice = nice;
   t.policy = policy;
   t.se.task_id = id;
-  refresh(true);  // the task vector may have moved
+  refresh(Handback::all);  // the task vector may have moved
   return id;
 }
 
@@ -240,6 +261,7 @@ int KernelBackend::fork_task(int parent, std::string_view child_name, bool racin
   Rq& rq = mirror_->rq(0);
   const Task* p = task(parent);
   if (!p || parent != rq_of(parent).curr || rq.tasks.size() >= kMaxTasks) return -1;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   const int id = kb_fork_task(parent, racing ? 1 : 0);
   if (id < 0) return -1;
   Task child = *p;
@@ -248,7 +270,7 @@ int KernelBackend::fork_task(int parent, std::string_view child_name, bool racin
   child.sched_reset_on_fork = false;
   if (child.nice < 0 && p->sched_reset_on_fork) child.nice = 0;
   rq.tasks.push_back(std::move(child));
-  refresh(true);  // the task vector may have moved
+  refresh(Handback::all);  // the task vector may have moved
   return id;
 }
 
@@ -329,8 +351,9 @@ Refusal KernelBackend::set_policy(int id, Policy policy) {
   const u64 runtime = p->se.custom_slice ? p->se.slice : 0;
   if (policy == p->policy && runtime == p->se.slice) return Refusal::none;
   p->policy = policy;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   kb_set_params(id, policy_number(policy), runtime);
-  refresh();
+  refresh(Handback::compare);
   return Refusal::none;
 }
 
@@ -339,8 +362,9 @@ Refusal KernelBackend::set_slice(int id, u64 slice_ns) {
   Task* p = task(id);
   if (const Refusal r = slice_refusal(p, profile_); r != Refusal::none) return r;
   if (slice_ns == p->se.slice) return Refusal::none;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   kb_set_params(id, policy_number(p->policy), slice_ns);
-  refresh();
+  refresh(Handback::compare);
   return Refusal::none;
 }
 
@@ -380,8 +404,9 @@ int KernelBackend::create_group(std::string_view name, int parent, u64 shares) {
     tg.se.push_back(&gc.se);
     tg.cfs_rq.push_back(&gc.cfs_rq);
   }
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   const int g = kb_create_group(parent, shares);
-  refresh(true);  // the group vectors may have moved
+  refresh(Handback::all);  // the group vectors may have moved
   return g;
 }
 
@@ -389,8 +414,9 @@ Refusal KernelBackend::set_group_shares(int group, u64 shares) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   const Rq& rq = mirror_->rq(0);
   if (group < 0 || static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   if (kb_set_group_shares(group, shares) != 0) return Refusal::group_is_idle;
-  refresh();
+  refresh(Handback::compare);
   return Refusal::none;
 }
 
@@ -398,8 +424,9 @@ Refusal KernelBackend::set_group_idle(int group, bool idle) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   const Rq& rq = mirror_->rq(0);
   if (group < 0 || static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   if (kb_set_group_idle(group, idle ? 1 : 0) != 0) return Refusal::bad_argument;
-  refresh();
+  refresh(Handback::compare);
   return Refusal::none;
 }
 
@@ -414,8 +441,9 @@ Refusal KernelBackend::move_task(int id, int group) {
     return Refusal::no_such_group;
   if (p->policy == Policy::fifo) return Refusal::rt_task;
   if (p->group == group) return Refusal::none;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   kb_move_task(id, group);
-  refresh();
+  refresh(Handback::compare);
   return Refusal::none;
 }
 
@@ -432,9 +460,10 @@ Refusal KernelBackend::destroy_group(int group) {
     if (p.group == group && p.state != TaskState::dead) return Refusal::group_has_tasks;
   for (const TaskGroup& child : rq.task_groups)
     if (child.parent == group && !child.destroyed) return Refusal::group_has_children;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   kb_destroy_group(group);
   rq.task_groups[static_cast<std::size_t>(group)].destroyed = true;  // shared by every CPU
-  refresh();
+  refresh(Handback::compare);
   return Refusal::none;
 }
 
@@ -443,9 +472,10 @@ Refusal KernelBackend::destroy_group(int group) {
 Refusal KernelBackend::write_base_slice_ns(u64 ns) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   if (ns < kMinBaseSliceWriteNs || ns > kMaxBaseSliceWriteNs) return Refusal::bad_argument;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
   kb_write_base_slice_ns(ns);
   const Refusal r = mirror_->write_base_slice_ns(ns);
-  refresh();
+  refresh(Handback::compare);
   return r;
 }
 
@@ -505,39 +535,73 @@ Refusal KernelBackend::debug_read(int cpu, int group, bool racing) {
   if (group >= 0 && static_cast<std::size_t>(group) >= rq.task_groups.size()) return Refusal::no_such_group;
   if (racing && debug_reader_unlocked()) {
     PendingRead p{cpu, group, 0, 0};
+    events_how_ = Handback::compare;
     kb_debug_read_load(cpu, group, &p.avg_vruntime, &p.zero_vruntime);
     pending_reads_.push_back(p);
   } else {
+    events_how_ = Handback::compare;
     kb_debug_read(cpu, group);
   }
-  refresh();
+  refresh(Handback::compare);
   return Refusal::none;
 }
 
 void KernelBackend::store_debug_reads(std::size_t n) {
   if (n > pending_reads_.size()) n = pending_reads_.size();
+  events_how_ = Handback::compare;
   for (std::size_t i = 0; i < n; ++i)
     kb_debug_read_store(pending_reads_[i].cpu, pending_reads_[i].queue, pending_reads_[i].avg_vruntime,
                         pending_reads_[i].zero_vruntime);
   pending_reads_.erase(pending_reads_.begin(), pending_reads_.begin() + static_cast<long>(n));
-  if (n) refresh();
+  if (n) refresh(Handback::compare);
 }
 
 // The kernel's state into the mirror: every entity's fields, every queue's
 // sums and counts, the trees' shape (parent, children, colour, root, leftmost),
-// on every CPU. Only the entities the kernel changed since the last refresh
-// are copied (kb_export() compares each struct sched_entity with the bytes it
-// last exported): a mirror entity is written by refresh() alone, and its copy
-// is a function of the kernel's entity and of the task's CPU, so an entity
-// whose bytes and CPU are unchanged is already right. `full` copies every
-// entity: when the mirror's entities moved (a new task or group: the vectors
-// may reallocate, and every pointer between entities is rewritten) or
-// something else wrote them (overflow_shadow(): the model's functions on the
-// mirror).
-void KernelBackend::refresh(bool full) {
+// on every CPU. Only the tasks and entities kb_export() exported are copied:
+// a mirror entity is written by refresh() alone, and its copy is a function
+// of the kernel's entity and of the task's CPU, so one the export left out is
+// already right. How (kb_api.h, kb_export()):
+//  - marks (the entry points that run the tree's wake-up, sleep, tick, pick,
+//    yield, renice and migration paths, and the events inside them): the
+//    entities the tree's functions and the glue marked as written; every
+//    check_every_ entry points (and at every export when it is 1) the others
+//    are compared with their last export, and a change the marks missed is an
+//    error naming the entity (thrown when the entry point ends: an event's
+//    refresh runs inside the kernel's code);
+//  - compare (the rarer entry points: groups, policies, debugfs): the entities
+//    whose struct sched_entity differs from their last export;
+//  - all: every entity, when the mirror's entities moved (a new task or group:
+//    the vectors may reallocate, and every pointer between entities is
+//    rewritten) or something else wrote them (overflow_shadow(): the model's
+//    functions on the mirror), and always without the incremental hand-back.
+// end_op: the entry point ended (its task and CPUs stop being marked).
+void KernelBackend::refresh(Handback how, bool end_op) {
   static kb_state s;  // large: one per process, as the backend; kept between calls (kb_export())
-  full = full || !incremental_;
-  kb_export(&s, full ? 1 : 0);
+  if (!incremental_) how = Handback::all;
+  int flags = how == Handback::all ? KB_EXPORT_ALL : how == Handback::compare ? KB_EXPORT_COMPARE : KB_EXPORT_MARKS;
+  if (how == Handback::marks && (check_every_ <= 1 || (end_op && ++since_check_ >= check_every_))) {
+    flags |= KB_EXPORT_CHECK;
+    since_check_ = 0;
+  }
+  if (end_op) {
+    flags |= KB_EXPORT_END_OP;
+    events_how_ = Handback::marks;
+  }
+  if (kb_export(&s, flags) != 0) {
+    if (missed_.empty()) {
+      const int id = s.missed_entity;
+      missed_ = "kernel backend: the hand-back's marks missed a change: " +
+                (id < KB_MAX_TASKS ? "task " + std::to_string(id) + (s.missed_task_fields ? "'s fields (on_rq, state, group, CPU, waker memory)" : "'s struct sched_entity")
+                                   : "group " + std::to_string(id - KB_MAX_TASKS) + "'s entity") +
+                " on CPU " + std::to_string(s.missed_cpu) +
+                (s.missed_offset >= 0 ? " (its bytes from offset " + std::to_string(s.missed_offset) + ")" : "") +
+                " changed and was not marked as written (kernelsrc/glue/state.h, the marks)";
+    }
+    kb_export(&s, KB_EXPORT_ALL | (flags & KB_EXPORT_END_OP));  // the mirror stays right for whoever reads it now
+    how = Handback::all;
+  }
+  const bool full = how == Handback::all;
   const bool aliases = profile_.behaviour.vprot_aliases_vlag;
   // an entity id of the export (task id, or KB_MAX_TASKS + group) on CPU c
   auto entity = [&](Rq& rq, int id) -> SchedEntity* {
@@ -585,6 +649,17 @@ void KernelBackend::refresh(bool full) {
     copy_avg(e.avg, se.avg);
     se.runnable_weight = e.runnable_weight;
   };
+  // a node whose place in its tree alone changed (kb_export(): 2)
+  auto copy_tree_place = [&](Rq& rq, const kb_entity& e, SchedEntity& se) {
+    se.min_vruntime = e.min_vruntime;
+    se.min_slice = e.min_slice;
+    se.min_deadline = e.min_deadline;
+    se.max_slice = e.max_slice;
+    se.rb_parent = entity(rq, e.rb_parent);
+    se.rb_left = entity(rq, e.rb_left);
+    se.rb_right = entity(rq, e.rb_right);
+    se.rb_red = e.rb_red != 0;
+  };
   auto copy_queue = [&](Rq& rq, const kb_queue& q, CfsRq& c) {
     c.load.weight = q.weight;
     c.load.inv_weight = q.inv_weight;
@@ -620,11 +695,16 @@ void KernelBackend::refresh(bool full) {
     rq0.task_groups[static_cast<std::size_t>(g)].idle = s.group_idle[g] != 0;
     rq0.task_groups[static_cast<std::size_t>(g)].load_avg = s.group_load_avg[g];
   }
-  for (int i = 0; i < s.nr_tasks; ++i) {
+  for (int k = 0; k < s.nr_changed_tasks; ++k) {
+    const int i = s.changed_tasks[k];
     Task& t = rq0.tasks[static_cast<std::size_t>(i)];
     const bool moved = t.cpu != s.task_cpu[i];
     t.cpu = s.task_cpu[i];
-    if (full || moved || s.task_se_changed[i]) copy_entity(mirror_->rq(static_cast<unsigned>(t.cpu)), s.task_se[i], t.se);
+    Rq& trq = mirror_->rq(static_cast<unsigned>(t.cpu));
+    if (full || moved || s.task_se_changed[i] == 1)
+      copy_entity(trq, s.task_se[i], t.se);
+    else if (s.task_se_changed[i] == 2)
+      copy_tree_place(trq, s.task_se[i], t.se);
     t.on_rq = s.task_on_rq[i] != 0;
     t.state = state_of(s.task_state[i]);
     t.group = s.task_group[i];
@@ -638,7 +718,10 @@ void KernelBackend::refresh(bool full) {
     Rq& rq = mirror_->rq(static_cast<unsigned>(c));
     const kb_cpu_state& k = s.cpu[c];
     for (int g = 0; g < s.nr_groups; ++g) {
-      if (full || k.group_se_changed[g]) copy_entity(rq, k.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
+      if (full || k.group_se_changed[g] == 1)
+        copy_entity(rq, k.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
+      else if (k.group_se_changed[g] == 2)
+        copy_tree_place(rq, k.group_se[g], rq.groups[static_cast<std::size_t>(g)].se);
       copy_queue(rq, k.group_q[g], rq.groups[static_cast<std::size_t>(g)].cfs_rq);
     }
     copy_queue(rq, k.root, rq.cfs);
@@ -663,6 +746,11 @@ void KernelBackend::refresh(bool full) {
   mirror_->set_pelt_kept(s.pelt != 0);
   sched_idle_rq_.clear();
   for (int c = 0; c < s.nr_cpus; ++c) sched_idle_rq_.push_back(s.cpu[c].sched_idle_rq != 0);
+  if (end_op && !missed_.empty()) {
+    std::string what;
+    what.swap(missed_);
+    throw std::logic_error(what);
+  }
 }
 
 }  // namespace eevdf::kernelsrc

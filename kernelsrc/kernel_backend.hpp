@@ -121,6 +121,13 @@ class KernelBackend {
   // entities the kernel changed are copied, refresh()); off, every entity is
   // copied after every entry point, as before (tests compare the two; kernel_bench).
   void set_incremental_refresh(bool on) { incremental_ = on; }
+  // How often the incremental hand-back checks its marks (refresh()): every
+  // n entry points that use them, the entities no mark named are compared
+  // with their last export; 1: at every export, the events' too (tests). A
+  // change no mark named throws std::logic_error naming the entity.
+  void set_handback_check_every(unsigned n) { check_every_ = n; }
+  // Tests only: task's kernel entity changed behind the marks' back (kb_test_write_unmarked()).
+  void test_write_unmarked(int task);
   // I-OVF's shadow at the tree's reweight_entity() and place_entity() (on by default).
   void set_overflow_shadow(bool on) { overflow_shadow_on_ = on; }
   // The tree's own sched_idle_rq() of CPU `cpu` after the last entry point (model/wake_cpu.hpp).
@@ -129,7 +136,9 @@ class KernelBackend {
   std::vector<KernelWarning> take_warnings();
 
  private:
-  void refresh(bool full = false);
+  enum class Handback { marks, compare, all };
+  void refresh(Handback how = Handback::marks, bool end_op = true);
+  static int listening(void* self, int cpu);  // kb_set_listen_query(): rq(cpu) has an observer
   // An event of the tree's own functions (kb_api.h): the mirror is refreshed
   // to the moment of the event and its runqueue's observer told, as the
   // model's functions tell it (on_placed(), on_pick()). Nothing when no
@@ -139,6 +148,12 @@ class KernelBackend {
   // their events (I-OVF; on by default, the executor turns it off when I-OVF is not checked).
   bool overflow_shadow_on_ = true;
   bool incremental_ = true;  // set_incremental_refresh()
+  unsigned check_every_ = 128, since_check_ = 0;  // set_handback_check_every()
+  std::string missed_;  // a change the marks missed, thrown when the entry point ends
+  // how the events' refreshes inside the running entry point hand back: the
+  // rarer entry points (groups, policies, debugfs, new tasks) are not marked
+  // and compare every entity, their events' refreshes too
+  Handback events_how_ = Handback::marks;
   // Runs the model's function f on the mirror with rq's observer hearing its
   // overflows only, then refreshes the mirror from the kernel (f's changes
   // are the model's, not the tree's).

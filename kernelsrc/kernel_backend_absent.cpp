@@ -46,7 +46,8 @@ void KernelBackend::tick_after(u64) {}
 void KernelBackend::schedule() {}
 Refusal KernelBackend::debug_read(int, int, bool) { return Refusal::bad_argument; }
 void KernelBackend::store_debug_reads(std::size_t) {}
-void KernelBackend::refresh(bool) {}
+void KernelBackend::refresh(Handback, bool) {}
+void KernelBackend::test_write_unmarked(int) {}
 
 }  // namespace eevdf::kernelsrc
 

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -70,29 +72,46 @@ std::vector<std::int64_t> mirror_fields(const System& sys) {
   return out;
 }
 
-// A random stream of operations with task groups, renices and group shares; a
-// checker with every invariant listens when `checked` (events, overflow shadow).
+enum class Handback { full, marks_checked, marks };  // every entity; the marks, checked at every export; as shipped
+
+// A random stream of operations with task groups, renices and group shares
+// (and with several CPUs: wake-ups the tree places, migrations); a checker
+// with every invariant listens when `checked` (events, overflow shadow).
 // Returns the mirror's fields after every operation.
-std::vector<std::vector<std::int64_t>> run_stream(bool incremental, bool checked) {
-  KernelBackend kb(*profile_by_name(judge()));
-  kb.set_incremental_refresh(incremental);
-  inv::Checker checker;
-  if (checked) checker.attach(kb.state().rq(0));
+std::vector<std::vector<std::int64_t>> run_stream(Handback how, bool checked, unsigned cpus) {
+  KernelBackend kb(*profile_by_name(judge()), cpus);
+  kb.set_incremental_refresh(how != Handback::full);
+  if (how == Handback::marks_checked) kb.set_handback_check_every(1);
+  std::vector<std::unique_ptr<inv::Checker>> checkers;  // one a CPU, as the executor's
+  if (checked)
+    for (unsigned c = 0; c < cpus; ++c) {
+      checkers.push_back(std::make_unique<inv::Checker>());
+      checkers.back()->attach(kb.state().rq(c));
+    }
   std::vector<std::vector<std::int64_t>> states;
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(7 + cpus);
   const int groups = 3, tasks = 24;
   for (int g = 0; g < groups; ++g) kb.create_group("g" + std::to_string(g), g == 2 ? 0 : -1, 1024);
   for (int i = 0; i < tasks; ++i) {
     kb.create_task("t" + std::to_string(i), static_cast<int>(rng() % 40) - 20, Policy::normal, 0,
                    static_cast<int>(rng() % (groups + 1)) - 1);
-    kb.wake(i, false, -1);
+    try {
+      kb.wake(i, false, cpus > 1 ? static_cast<int>(rng() % cpus) : -1);
+    } catch (const std::logic_error& e) {
+      ADD_FAILURE() << "waking new task " << i << ", " << cpus << " CPUs" << (checked ? ", checked" : "") << ": " << e.what();
+      return {};
+    }
     states.push_back(mirror_fields(kb.state()));
   }
+  static constexpr Policy kPolicies[] = {Policy::normal, Policy::batch, Policy::idle};
   for (int op = 0; op < 1500; ++op) {
-    const Rq& rq = kb.state().rq(0);
+    const unsigned cpu = static_cast<unsigned>(rng() % cpus);
+    const Rq& rq = kb.state().rq(cpu);
     const int task = static_cast<int>(rng() % tasks);
-    switch (rng() % 9) {
-      case 0: kb.wake(task, rng() % 2 == 0, -1); break;
+    const unsigned kind = static_cast<unsigned>(rng() % 15);
+    try {
+    switch (kind) {
+      case 0: kb.wake(task, rng() % 2 == 0, cpus > 1 && rng() % 2 ? kTreeChoosesCpu : -1, static_cast<int>(cpu)); break;
       case 1: if (rq.curr >= 0) kb.sleep(rq.curr); break;
       case 2: kb.run(1 + rng() % 3000000); break;
       case 3: kb.tick(); break;
@@ -101,21 +120,71 @@ std::vector<std::vector<std::int64_t>> run_stream(bool incremental, bool checked
       case 6: kb.set_nice(task, static_cast<int>(rng() % 40) - 20); break;
       case 7: kb.move_task(task, static_cast<int>(rng() % (groups + 1)) - 1); break;
       case 8: kb.set_group_shares(static_cast<int>(rng() % groups), 2 + rng() % 4000); break;
+      case 9: kb.migrate(task, static_cast<int>(cpu)); break;
+      case 10: kb.wake(task, false, -1); break;
+      case 11: kb.tick_after(1 + rng() % 500000); break;
+      case 12: kb.set_policy(task, kPolicies[rng() % 3]); break;
+      case 13: kb.set_slice(task, rng() % 2 ? 0 : 100000 + rng() % 5000000); break;
+      case 14: kb.tick_nopreempt(); break;
+    }
+    } catch (const std::logic_error& e) {
+      ADD_FAILURE() << "operation " << op << " (kind " << kind << ", task " << task << ", CPU " << cpu << "), "
+                    << cpus << " CPUs" << (checked ? ", checked" : "") << ": " << e.what();
+      return {};
     }
     states.push_back(mirror_fields(kb.state()));
   }
   return states;
 }
 
+// The mirror after every operation, with the marks (checked at every export,
+// so that a change no mark names throws) and as shipped, is the full copy's:
+// one CPU and two, unchecked and with a checker listening (events mid-operation).
 TEST(KernelRefresh, IncrementalMirrorIsTheFullOne) {
   if (!available()) GTEST_SKIP() << "no kernel backend in this build";
-  for (bool checked : {false, true}) {
-    const auto full = run_stream(false, checked);
-    const auto incremental = run_stream(true, checked);
-    ASSERT_EQ(full.size(), incremental.size());
-    for (std::size_t i = 0; i < full.size(); ++i)
-      ASSERT_EQ(full[i], incremental[i]) << "the mirror differs after operation " << i
-                                         << (checked ? " (checked)" : " (unchecked)");
+  for (unsigned cpus : {1u, 2u}) {
+    if (cpus > 1 && !refusal(*profile_by_name(judge()), cpus).empty()) continue;
+    for (bool checked : {false, true}) {
+      const auto full = run_stream(Handback::full, checked, cpus);
+      for (Handback how : {Handback::marks_checked, Handback::marks}) {
+        const auto incremental = run_stream(how, checked, cpus);
+        ASSERT_EQ(full.size(), incremental.size());
+        for (std::size_t i = 0; i < full.size(); ++i)
+          ASSERT_EQ(full[i], incremental[i]) << "the mirror differs after operation " << i << " with " << cpus
+                                             << " CPUs" << (checked ? " (checked)" : " (unchecked)")
+                                             << (how == Handback::marks ? ", marks as shipped" : ", marks checked");
+      }
+    }
+  }
+}
+
+// A change of the kernel's state that no mark names is found by the check,
+// which names the entity: at the next export when it checks every time, within
+// K entry points when every K.
+TEST(KernelRefresh, UnmarkedChangeIsCaught) {
+  if (!available()) GTEST_SKIP() << "no kernel backend in this build";
+  for (unsigned every : {1u, 3u}) {
+    KernelBackend kb(*profile_by_name(judge()));
+    kb.set_handback_check_every(every);
+    for (int i = 0; i < 4; ++i) {
+      kb.create_task("t" + std::to_string(i), 0, Policy::normal, 0, -1);
+      kb.wake(i, false, -1);
+    }
+    kb.schedule();
+    kb.run(1000000);
+    const int curr = kb.state().rq(0).curr;
+    const int victim = curr == 0 ? 1 : 0;  // queued, not running: no tick names it
+    kb.test_write_unmarked(victim);
+    std::string what;
+    for (unsigned op = 0; op < every && what.empty(); ++op) {
+      try {
+        kb.tick_nopreempt();  // no switch: only curr is written
+      } catch (const std::logic_error& e) {
+        what = e.what();
+      }
+    }
+    EXPECT_NE(what.find("task " + std::to_string(victim) + "'s struct sched_entity on CPU 0"), std::string::npos)
+        << "checked every " << every << ": " << (what.empty() ? "not caught" : what);
   }
 }
 

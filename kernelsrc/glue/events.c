@@ -3,8 +3,11 @@
  * (kernelsrc/extract.py renames each tree definition to kb_tree_*; the glue
  * defines the old name around it): place_entity(), enqueue_entity(),
  * dequeue_entity(), account_entity_dequeue(), avg_vruntime(),
- * update_entity_lag(), reweight_entity().  Not core.c: the observation of
- * fair.c's steps, as the model's observer hooks see its own. */
+ * update_entity_lag(), reweight_entity(); and for the hand-back's marks only
+ * (glue/state.h) __enqueue_entity(), __dequeue_entity() and the augmented
+ * callbacks' min_vruntime_update() (6.6: min_deadline_update()).  Not
+ * core.c: the observation of fair.c's steps, as the model's observer hooks
+ * see its own. */
 
 /* ---- ids of entities and queues, for the events and the state export ---- */
 static int kb_entity_id(const struct sched_entity *se) {
@@ -34,6 +37,14 @@ static int kb_queue_id(const struct cfs_rq *q) {
 void kb_set_event_handler(kb_event_fn fn, void *ctx) {
   kb_event_cb = fn;
   kb_event_ctx = ctx;
+}
+static kb_listen_fn kb_listen_cb;
+void kb_set_listen_query(kb_listen_fn fn) { kb_listen_cb = fn; }
+/* whether an event on cfs_rq's CPU is heard (no query: every event is sent):
+ * a filter that costs a walk of the queue asks first */
+static int kb_listening(const struct cfs_rq *cfs_rq) {
+  if (!kb_event_cb) return 0;
+  return !kb_listen_cb || kb_listen_cb(kb_event_ctx, kb_cpu_of(cfs_rq->rq));
 }
 /* e's kind and arguments set, the where filled in here */
 static void kb_send(struct kb_event e, const struct cfs_rq *cfs_rq, const struct sched_entity *se) {
@@ -82,6 +93,7 @@ static void kb_read_avg(const struct cfs_rq *cfs_rq, int reader) {
  * on_placed(). A placement outside an enqueue (7.0's reweight_entity()
  * re-places with place_entity()) sends none, as in the model. */
 static void place_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
+  kb_mark_se(se, KB_MARK_FULL);  /* marks last the entry point: one at the entry covers what an event inside reads */
   const int lag_placed = sched_feat(PLACE_LAG) && KB_NR_QUEUED(cfs_rq);
   const long long lag = se->vlag;
   kb_read_avg(cfs_rq, KB_READER_PLACE_ENTITY);
@@ -92,6 +104,7 @@ static void place_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int fla
     kb_send(e, cfs_rq, se);
   }
   kb_tree_place_entity(cfs_rq, se, flags);
+  kb_mark_se(se, KB_MARK_FULL);
   if (se == kb_enqueuing) {
     kb_lag_placed = lag_placed;
     kb_placed_lag = lag;
@@ -101,7 +114,9 @@ static void enqueue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int f
   struct sched_entity *outer = kb_enqueuing;
   kb_enqueuing = se;
   kb_lag_placed = 0;
+  kb_mark_se_up(se);
   kb_tree_enqueue_entity(cfs_rq, se, flags);
+  kb_mark_se_up(se);
   kb_enqueuing = outer;
   if (kb_lag_placed) kb_emit(KB_EVENT_PLACED, cfs_rq, se, kb_placed_lag);
   kb_lag_placed = 0;
@@ -122,7 +137,9 @@ static bool dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int f
   const int delayed = se->sched_delayed;
   kb_dequeuing = se;
   kb_dequeue_relative = se->rel_deadline;
+  kb_mark_se_up(se);
   const bool done = kb_tree_dequeue_entity(cfs_rq, se, flags);
+  kb_mark_se_up(se);
   kb_dequeuing = outer;
   kb_dequeue_relative = outer_relative;
   if (!delayed && se->sched_delayed) kb_emit(KB_EVENT_DELAYED, cfs_rq, se, 0);
@@ -131,15 +148,19 @@ static bool dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int f
 #else
 /* 6.6: nothing is delayed and no deadline made relative (void dequeue_entity()) */
 static void dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, int flags) {
+  kb_mark_se_up(se);
   kb_tree_dequeue_entity(cfs_rq, se, flags);
+  kb_mark_se_up(se);
 }
 #endif
 static void account_entity_dequeue(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
   if (se == kb_dequeuing && !kb_dequeue_relative && se->rel_deadline) {
     kb_dequeue_relative = 1;
     kb_emit(KB_EVENT_MADE_RELATIVE, cfs_rq, se, 0);
   }
   kb_tree_account_entity_dequeue(cfs_rq, se);
+  kb_mark_se(se, KB_MARK_FULL);
 }
 
 /* The weight the tree's avg_vruntime() sums give se on q. */
@@ -177,7 +198,7 @@ static int kb_avg_is_floor(const struct cfs_rq *q, u64 v) {
  * model's on_avg_vruntime()), judged on the queue as the return leaves it. */
 u64 avg_vruntime(struct cfs_rq *cfs_rq) {
   const u64 v = kb_tree_avg_vruntime(cfs_rq);
-  if (!kb_avg_is_floor(cfs_rq, v)) {
+  if (kb_listening(cfs_rq) && !kb_avg_is_floor(cfs_rq, v)) {
     struct kb_event e = {0};
     e.kind = KB_EVENT_AVG;
     e.avg = v;
@@ -193,12 +214,16 @@ u64 avg_vruntime(struct cfs_rq *cfs_rq) {
  * zero_vruntime is V and asking again could move it; 6.18's only reads. */
 #if EEVDF_TREE_LAG_RETURNS_BOOL
 static bool update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
   kb_read_avg(cfs_rq, KB_READER_UPDATE_ENTITY_LAG);
   const bool clipped = kb_tree_update_entity_lag(cfs_rq, se);
+  kb_mark_se(se, KB_MARK_FULL);
 #else
 static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
   kb_read_avg(cfs_rq, KB_READER_UPDATE_ENTITY_LAG);
   kb_tree_update_entity_lag(cfs_rq, se);
+  kb_mark_se(se, KB_MARK_FULL);
 #endif
 #if KB_AVG_VRUNTIME_READS_ONLY
   const u64 v = avg_vruntime(cfs_rq);  /* 6.18 and 6.6: avg_vruntime() only reads */
@@ -222,6 +247,7 @@ static void update_entity_lag(struct cfs_rq *cfs_rq, struct sched_entity *se) {
  * 6.14 on (6d71a9c61604) an entity off its queue with a relative deadline has
  * it rescaled by old/new weight (6.12's reweight_entity() rescales vlag only). */
 static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsigned long weight) {
+  kb_mark_se(se, KB_MARK_FULL);
 #if EEVDF_TREE_REWEIGHT_UPDATES_CURR_ONLY
   if (se->on_rq && cfs_rq->curr == se) update_curr(cfs_rq);  /* 6.6: only for curr, as the tree */
 #else
@@ -236,6 +262,7 @@ static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsi
   kb_send(e, cfs_rq, se);
   ++kb_reweighting;
   kb_tree_reweight_entity(cfs_rq, se, weight);
+  kb_mark_se(se, KB_MARK_FULL);
   --kb_reweighting;
 #if KB_REWEIGHT_RESCALES_RELATIVE
   if (relative_off_queue) {
@@ -248,3 +275,70 @@ static void reweight_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, unsi
   e.kind = KB_EVENT_REWEIGHT_END;
   kb_send(e, cfs_rq, se);
 }
+
+/* ---- the hand-back's marks of the tree's nodes (kb_export()) ---- */
+/* n, the nodes above it, and the children of each: the nodes an insertion at
+ * n, or an erasure whose rebalancing starts at n, may recolour or relink
+ * (every rotation is told to min_vruntime_update() below as well) */
+static void kb_mark_tree_path(const struct rb_node *n) {
+  for (; n; n = rb_parent(n)) {
+    kb_mark_tree_node(rb_entry(n, struct sched_entity, run_node));
+    if (n->rb_left) kb_mark_tree_node(rb_entry(n->rb_left, struct sched_entity, run_node));
+    if (n->rb_right) kb_mark_tree_node(rb_entry(n->rb_right, struct sched_entity, run_node));
+  }
+}
+/* __enqueue_entity() and __dequeue_entity(), interposed: the entity, and the
+ * nodes the tree's rebalancing may have changed: after an insertion the path
+ * from the new node up; after an erasure the path from where the erasure
+ * left its subtree (the successor's old parent, or the successor when it was
+ * the right child, for a node with two children; the parent otherwise; the
+ * one child for a root without a parent), read before it. */
+static void __enqueue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
+  kb_tree___enqueue_entity(cfs_rq, se);
+  kb_mark_tree_path(&se->run_node);
+}
+static void __dequeue_entity(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
+  const struct rb_node *n = &se->run_node, *from;
+  if (n->rb_left && n->rb_right) {
+    const struct rb_node *succ = n->rb_right;
+    while (succ->rb_left) succ = succ->rb_left;
+    from = succ == n->rb_right ? succ : rb_parent(succ);
+  } else {
+    from = rb_parent(n) ? rb_parent(n) : n->rb_left ? n->rb_left : n->rb_right;
+  }
+  kb_tree___dequeue_entity(cfs_rq, se);
+  kb_mark_tree_path(from);
+}
+/* the augmented callbacks' compute (RB_DECLARE_CALLBACKS: propagate() on the
+ * nodes it updates, with exit; rotate() on the old top of every rotation,
+ * without), interposed: the node; for a rotation also its children (one of
+ * them moved to it), its parent (the new top) and the parent's parent (its
+ * child link moved) */
+static void kb_mark_rotation(const struct sched_entity *se) {
+  const struct rb_node *n = &se->run_node;
+  kb_mark_tree_node(se);
+  if (n->rb_left) kb_mark_tree_node(rb_entry(n->rb_left, struct sched_entity, run_node));
+  if (n->rb_right) kb_mark_tree_node(rb_entry(n->rb_right, struct sched_entity, run_node));
+  for (int up = 0; up < 2 && (n = rb_parent(n)); up++) kb_mark_tree_node(rb_entry(n, struct sched_entity, run_node));
+}
+#if EEVDF_TREE_MIN_DEADLINE
+static bool min_deadline_update(struct sched_entity *se, bool exit) {
+  const bool done = kb_tree_min_deadline_update(se, exit);
+  if (exit)
+    kb_mark_tree_node(se);
+  else
+    kb_mark_rotation(se);
+  return done;
+}
+#else
+static bool min_vruntime_update(struct sched_entity *se, bool exit) {
+  const bool done = kb_tree_min_vruntime_update(se, exit);
+  if (exit)
+    kb_mark_tree_node(se);  /* after: the compute writes se */
+  else
+    kb_mark_rotation(se);
+  return done;
+}
+#endif

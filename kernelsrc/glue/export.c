@@ -1,6 +1,6 @@
-/* The state for the C++ side: every task's entity (those that changed since
- * the last export), every queue, each CPU's runqueue and counts, copied into
- * kb_api.h's plain structs; avg_vruntime()
+/* The state for the C++ side: the tasks' entities and fields (every one, or
+ * those marked since the last export: glue/state.h), every queue, each CPU's
+ * runqueue and counts, copied into kb_api.h's plain structs; avg_vruntime()
  * of a queue on request; the tree's features.h names and defaults, and its
  * version. */
 
@@ -113,65 +113,209 @@ static void kb_export_wakee(const struct task_struct *p, struct kb_wakee *w) {
 }
 #endif
 
-/* What the last export read of every entity, byte for byte (kb_export()
- * without full re-exports an entity only when its struct sched_entity differs),
- * and how many tasks and groups it exported. */
-static struct sched_entity kb_last_task_se[KB_MAX_TASKS];
-static struct sched_entity kb_last_group_se[KB_MAX_GROUPS][KB_MAX_CPUS];
+/* how many tasks and groups the last export exported (kb_last_*: glue/state.h) */
 static int kb_exported_tasks, kb_exported_groups;
 
 /* Whole words of a sched_entity (it has u64 fields: its size is a multiple of
  * their alignment), compared without a branch per word (and without memcmp,
- * which the libFuzzer runtime intercepts and records). */
+ * which the libFuzzer runtime intercepts and records).  All but group_node,
+ * the rq->cfs_tasks list's links, which no export reads: a neighbour's
+ * insertion into that list or removal from it changes them. */
 typedef unsigned long long __attribute__((may_alias)) kb_word;
+enum {
+  kb_se_words = sizeof(struct sched_entity) / sizeof(kb_word),
+  kb_list_word = __builtin_offsetof(struct sched_entity, group_node) / sizeof(kb_word),
+  kb_list_words = sizeof(struct list_head) / sizeof(kb_word),
+};
 
-static int kb_same_entity(const struct sched_entity *a, const struct sched_entity *b) {
-  enum { words = sizeof *a / sizeof(kb_word) };
-  const kb_word *x = (const kb_word *)a, *y = (const kb_word *)b;
+/* the OR of x[i] ^ y[i] over [from, to) */
+static kb_word kb_words_differ(const kb_word *x, const kb_word *y, unsigned long from, unsigned long to) {
   kb_word d0 = 0, d1 = 0, d2 = 0, d3 = 0;  /* four at a time: independent chains */
-  unsigned long i = 0;
-  for (; i + 4 <= words; i += 4) {
+  unsigned long i = from;
+  for (; i + 4 <= to; i += 4) {
     d0 |= x[i] ^ y[i];
     d1 |= x[i + 1] ^ y[i + 1];
     d2 |= x[i + 2] ^ y[i + 2];
     d3 |= x[i + 3] ^ y[i + 3];
   }
-  for (; i < words; i++) d0 |= x[i] ^ y[i];
-  return (d0 | d1 | d2 | d3) == 0;
+  for (; i < to; i++) d0 |= x[i] ^ y[i];
+  return d0 | d1 | d2 | d3;
+}
+static int kb_same_entity(const struct sched_entity *a, const struct sched_entity *b) {
+  const kb_word *x = (const kb_word *)a, *y = (const kb_word *)b;
+  return (kb_words_differ(x, y, 0, kb_list_word) | kb_words_differ(x, y, kb_list_word + kb_list_words, kb_se_words)) == 0;
+}
+
+/* the offset of the first word of a sched_entity that differs */
+static int kb_first_difference(const struct sched_entity *a, const struct sched_entity *b) {
+  const kb_word *x = (const kb_word *)a, *y = (const kb_word *)b;
+  for (unsigned long i = 0; i < kb_se_words; i++)
+    if (x[i] != y[i] && (i < kb_list_word || i >= kb_list_word + kb_list_words)) return (int)(i * sizeof(kb_word));
+  return -1;
+}
+
+static void kb_export_one(const struct sched_entity *se, struct sched_entity *last, struct kb_entity *e) {
+  memcpy(last, se, sizeof *se);
+  kb_export_entity(se, e);
 }
 
 /* Exports se into e unless the last export read the same bytes (fresh: it never read this entity). */
 static unsigned char kb_export_changed(const struct sched_entity *se, struct sched_entity *last,
                                        struct kb_entity *e, int fresh) {
   if (!fresh && kb_same_entity(se, last)) return 0;
-  memcpy(last, se, sizeof *se);
-  kb_export_entity(se, e);
+  kb_export_one(se, last, e);
   return 1;
 }
 
-void kb_export(struct kb_state *s, int full) {
-  const int fresh_tasks = full ? 0 : kb_exported_tasks, fresh_groups = full ? 0 : kb_exported_groups;
+/* a node's place in its tree, into the last export's copy and into e */
+static void kb_export_tree_place(const struct sched_entity *se, struct sched_entity *last, struct kb_entity *e) {
+  last->run_node = se->run_node;
+  last->min_vruntime = se->min_vruntime;
+  last->min_slice = se->min_slice;
+  e->min_vruntime = se->min_vruntime;
+  e->min_slice = se->min_slice;
+#if EEVDF_TREE_MIN_DEADLINE
+  last->min_deadline = se->min_deadline;
+  e->min_deadline = se->min_deadline;
+#endif
+#if KB_HAS_MAX_SLICE
+  last->max_slice = se->max_slice;
+  e->max_slice = se->max_slice;
+#endif
+  e->rb_parent = kb_node_id(rb_parent(&se->run_node));
+  e->rb_left = kb_node_id(se->run_node.rb_left);
+  e->rb_right = kb_node_id(se->run_node.rb_right);
+  e->rb_red = !rb_is_black(&se->run_node);
+}
+
+/* a marked entity: exported whole when marked KB_MARK_FULL (or never
+ * exported): 1; its place in the tree only when marked KB_MARK_TREE and that
+ * moved: 2 (the rest of last stays the last export's, for KB_EXPORT_CHECK) */
+static unsigned char kb_export_marked(const struct sched_entity *se, struct sched_entity *last,
+                                      struct kb_entity *e, unsigned char mark, int fresh) {
+  if (mark == KB_MARK_FULL || fresh) {
+    kb_export_one(se, last, e);
+    return 1;
+  }
+  if (!kb_same_tree_place(se, last)) {
+    kb_export_tree_place(se, last, e);
+    return 2;
+  }
+  return 0;
+}
+
+/* a task's fields other than its entity's */
+struct kb_task_fields {
+  int on_rq, state, group, cpu, recent_used_cpu;
+  struct kb_wakee wakee;
+};
+static void kb_read_task_fields(int i, struct kb_task_fields *f) {
+  f->on_rq = kb_tasks[i].on_rq;
+  f->state = (int)kb_tasks[i].__state;
+  f->group = kb_tasks[i].sched_task_group == &root_task_group ? -1 : (int)(kb_tasks[i].sched_task_group - kb_groups);
+  f->cpu = kb_tasks[i].cpu;
+#if EEVDF_SHIM_SMP
+  kb_export_wakee(&kb_tasks[i], &f->wakee);
+  f->recent_used_cpu = kb_tasks[i].recent_used_cpu;
+#else
+  f->wakee.last = -1;
+  f->wakee.flips = 0;
+  f->wakee.decay_ts = 0;
+  f->recent_used_cpu = -1;
+#endif
+}
+static void kb_export_task_fields(struct kb_state *s, int i) {
+  struct kb_task_fields f;
+  kb_read_task_fields(i, &f);
+  s->task_on_rq[i] = f.on_rq;
+  s->task_state[i] = f.state;
+  s->task_group[i] = f.group;
+  s->task_cpu[i] = f.cpu;
+  s->task_wakee[i] = f.wakee;
+  s->task_recent_used_cpu[i] = f.recent_used_cpu;
+}
+static int kb_same_task_fields(const struct kb_state *s, int i) {
+  struct kb_task_fields f;
+  kb_read_task_fields(i, &f);
+  return s->task_on_rq[i] == f.on_rq && s->task_state[i] == f.state && s->task_group[i] == f.group &&
+         s->task_cpu[i] == f.cpu && s->task_wakee[i].last == f.wakee.last && s->task_wakee[i].flips == f.wakee.flips &&
+         s->task_wakee[i].decay_ts == f.wakee.decay_ts && s->task_recent_used_cpu[i] == f.recent_used_cpu;
+}
+
+/* The entry point's tasks and its CPUs' currs (now: a schedule changed them), and their parents, marked. */
+static void kb_mark_op(void) {
+  for (int k = 0; k < kb_nr_op_tasks; k++) kb_mark_se_up(&kb_tasks[kb_op_tasks[k]].se);
+  for (unsigned int c = 0; c < kb_nr_cpus; c++)
+    if (kb_op_cpus & (1u << c)) {
+      const struct task_struct *curr = kb_rqs[c].curr;
+      if (curr >= kb_tasks && curr < kb_tasks + KB_MAX_TASKS) kb_mark_se_up(&curr->se);
+    }
+}
+/* at the end of an entry point: an export at an event inside it keeps every
+ * mark, so that what the rest of the entry point writes of a marked entity
+ * (an ancestor's averages after its reweight's event, say) is exported again */
+static void kb_clear_marks(void) {
+  for (int k = 0; k < kb_nr_marked_tasks; k++) kb_task_mark[kb_marked_tasks[k]] = 0;
+  for (int k = 0; k < kb_nr_marked_groups; k++)
+    kb_group_mark[kb_marked_groups[k] / KB_MAX_CPUS][kb_marked_groups[k] % KB_MAX_CPUS] = 0;
+  kb_nr_marked_tasks = kb_nr_marked_groups = 0;
+  for (int k = 0; k < kb_nr_op_tasks; k++) kb_op_task_mark[kb_op_tasks[k]] = 0;
+  kb_nr_op_tasks = 0;
+  kb_op_cpus = 0;
+}
+
+/* The tasks' entities and fields, as `how` says (kb_api.h); nonzero: KB_EXPORT_CHECK found a missed change. */
+static int kb_export_tasks(struct kb_state *s, int how) {
+  const int fresh = how & KB_EXPORT_ALL ? 0 : kb_exported_tasks;
+  s->nr_changed_tasks = 0;
+  if (!(how & KB_EXPORT_MARKS)) {
+    for (int i = 0; i < kb_nr_tasks; i++) {
+      s->task_se_changed[i] = kb_export_changed(&kb_tasks[i].se, &kb_last_task_se[i], &s->task_se[i], i >= fresh);
+      kb_export_task_fields(s, i);
+      s->changed_tasks[s->nr_changed_tasks++] = i;
+    }
+    return 0;
+  }
+  for (int k = 0; k < kb_nr_marked_tasks; k++) {
+    const int i = kb_marked_tasks[k];
+    if (i >= kb_nr_tasks) continue;
+    s->task_se_changed[i] =
+        kb_export_marked(&kb_tasks[i].se, &kb_last_task_se[i], &s->task_se[i], kb_task_mark[i], i >= fresh);
+    /* a node marked for its place in a tree only: its task's fields are the last export's */
+    if (kb_task_mark[i] == KB_MARK_FULL) kb_export_task_fields(s, i);
+    if (kb_task_mark[i] == KB_MARK_FULL || s->task_se_changed[i]) s->changed_tasks[s->nr_changed_tasks++] = i;
+  }
+  for (int i = fresh; i < kb_nr_tasks; i++)  /* new tasks are exported whole (the C++ side copies every one then) */
+    if (!kb_task_mark[i]) {
+      s->task_se_changed[i] = kb_export_changed(&kb_tasks[i].se, &kb_last_task_se[i], &s->task_se[i], 1);
+      kb_export_task_fields(s, i);
+      s->changed_tasks[s->nr_changed_tasks++] = i;
+    }
+  if (how & KB_EXPORT_CHECK)
+    for (int i = 0; i < fresh; i++) {
+      /* a task marked KB_MARK_FULL was exported whole */
+      const int same_se = kb_task_mark[i] == KB_MARK_FULL || kb_same_entity(&kb_tasks[i].se, &kb_last_task_se[i]);
+      if (same_se && (kb_task_mark[i] == KB_MARK_FULL || kb_same_task_fields(s, i))) continue;
+      s->missed_entity = i;
+      s->missed_cpu = kb_tasks[i].cpu;
+      s->missed_task_fields = same_se;
+      s->missed_offset = same_se ? -1 : kb_first_difference(&kb_tasks[i].se, &kb_last_task_se[i]);
+      return 1;
+    }
+  return 0;
+}
+
+int kb_export(struct kb_state *s, int how) {
+  const int fresh_groups = how & KB_EXPORT_ALL ? 0 : kb_exported_groups;
+  int missed = 0;
+  s->missed_entity = s->missed_cpu = -1;
+  s->missed_task_fields = 0;
+  if (how & KB_EXPORT_MARKS) kb_mark_op();
   s->nr_tasks = kb_nr_tasks;
   s->nr_groups = kb_nr_groups;
   s->nr_cpus = (int)kb_nr_cpus;
   s->base_slice = sysctl_sched_base_slice;
-  for (int i = 0; i < kb_nr_tasks; i++) {
-    s->task_se_changed[i] = kb_export_changed(&kb_tasks[i].se, &kb_last_task_se[i], &s->task_se[i], i >= fresh_tasks);
-    s->task_on_rq[i] = kb_tasks[i].on_rq;
-    s->task_state[i] = (int)kb_tasks[i].__state;
-    s->task_group[i] = kb_tasks[i].sched_task_group == &root_task_group
-                           ? -1 : (int)(kb_tasks[i].sched_task_group - kb_groups);
-    s->task_cpu[i] = kb_tasks[i].cpu;
-#if EEVDF_SHIM_SMP
-    kb_export_wakee(&kb_tasks[i], &s->task_wakee[i]);
-    s->task_recent_used_cpu[i] = kb_tasks[i].recent_used_cpu;
-#else
-    s->task_wakee[i].last = -1;
-    s->task_wakee[i].flips = 0;
-    s->task_wakee[i].decay_ts = 0;
-    s->task_recent_used_cpu[i] = -1;
-#endif
-  }
+  missed = kb_export_tasks(s, how);
   for (int g = 0; g < kb_nr_groups; g++) {
     s->group_shares[g] = kb_groups[g].shares;
     s->group_idle[g] = kb_groups[g].idle;
@@ -219,13 +363,32 @@ void kb_export(struct kb_state *s, int full) {
 #endif
     kb_export_queue(&rq->cfs, &o->root);
     for (int g = 0; g < kb_nr_groups; g++) {
-      o->group_se_changed[g] =
-          kb_export_changed(&kb_group_se[g][c], &kb_last_group_se[g][c], &o->group_se[g], g >= fresh_groups);
+      const struct sched_entity *se = &kb_group_se[g][c];
+      struct sched_entity *last = &kb_last_group_se[g][c];
+      if (!(how & KB_EXPORT_MARKS))
+        o->group_se_changed[g] = kb_export_changed(se, last, &o->group_se[g], g >= fresh_groups);
+      else if (kb_group_mark[g][c] || g >= fresh_groups)
+        o->group_se_changed[g] = kb_export_marked(se, last, &o->group_se[g], kb_group_mark[g][c], g >= fresh_groups);
+      else
+        o->group_se_changed[g] = 0;
+      if ((how & KB_EXPORT_CHECK) && !missed && kb_group_mark[g][c] != KB_MARK_FULL && g < fresh_groups &&
+          !kb_same_entity(se, last)) {
+        missed = 1;
+        s->missed_entity = KB_MAX_TASKS + g;
+        s->missed_cpu = (int)c;
+        s->missed_offset = kb_first_difference(se, last);
+      }
       kb_export_queue(&kb_group_cfs_rq[g][c], &o->group_q[g]);
     }
   }
   kb_exported_tasks = kb_nr_tasks;
   kb_exported_groups = kb_nr_groups;
+  if (how & KB_EXPORT_END_OP) kb_clear_marks();
+  return missed;
+}
+
+void kb_test_write_unmarked(int id) {
+  if (id >= 0 && id < kb_nr_tasks) kb_tasks[id].se.prev_sum_exec_runtime++;
 }
 
 static struct cfs_rq *kb_queue(int cpu, int queue) {

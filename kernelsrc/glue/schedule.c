@@ -177,7 +177,9 @@ void kb_yield(int id) {
  * set_next_task_fair()'s passes on its own, which its wrapper notes. */
 #if KB_SET_NEXT_ENTITY_FIRST
 static void set_next_entity(struct cfs_rq *cfs_rq, struct sched_entity *se, bool first) {
+  kb_mark_se(se, KB_MARK_FULL);
   kb_tree_set_next_entity(cfs_rq, se, first);
+  kb_mark_se(se, KB_MARK_FULL);
   struct kb_event e = {0};
   e.kind = KB_EVENT_SET_NEXT;
   e.first = first;
@@ -189,7 +191,9 @@ static void set_next_task_fair(struct rq *rq, struct task_struct *p, bool first)
 #else
 static int kb_set_next_first = 1;
 static void set_next_entity(struct cfs_rq *cfs_rq, struct sched_entity *se) {
+  kb_mark_se(se, KB_MARK_FULL);
   kb_tree_set_next_entity(cfs_rq, se);
+  kb_mark_se(se, KB_MARK_FULL);
   struct kb_event e = {0};
   e.kind = KB_EVENT_SET_NEXT;
   e.first = kb_set_next_first;

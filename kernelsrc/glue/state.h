@@ -94,11 +94,113 @@ static struct kb_cpu kb_cpus[KB_MAX_CPUS];
 /* smp_processor_id(): the CPU whose code the glue runs now */
 static int kb_this_cpu;
 
+/* The hand-back's marks (kb_export()): the entities the tree's functions and
+ * the glue wrote since the last export, so that an export reads those and
+ * not every entity.  KB_MARK_FULL: the entity's fields may have changed (the
+ * interposed functions' own entity, update_curr()'s curr, the entry point's
+ * task and every CPU's curr it ran on, and their parents); KB_MARK_TREE: only
+ * its place in a queue's tree may have (the node's links and colour and the
+ * augmented minima: the nodes an insertion or erasure rebalances,
+ * __enqueue_entity() and __dequeue_entity() in events.c).  Marks last until
+ * the entry point ends (kb_export(KB_EXPORT_END_OP)): an export at an event
+ * inside it exports every entity marked so far, again. */
+#define KB_MARK_TREE 1
+#define KB_MARK_FULL 2
+static unsigned char kb_task_mark[KB_MAX_TASKS];
+static unsigned char kb_group_mark[KB_MAX_GROUPS][KB_MAX_CPUS];
+static int kb_marked_tasks[KB_MAX_TASKS], kb_nr_marked_tasks;
+static int kb_marked_groups[KB_MAX_GROUPS * KB_MAX_CPUS], kb_nr_marked_groups;  /* g * KB_MAX_CPUS + cpu */
+static int kb_op_tasks[KB_MAX_TASKS], kb_nr_op_tasks;  /* the entry point's tasks, and its CPUs' currs */
+static unsigned char kb_op_task_mark[KB_MAX_TASKS];
+static unsigned int kb_op_cpus;                        /* bit c: the entry point ran CPU c's code */
+
+/* What the last export read of every entity, byte for byte (kb_export()
+ * compares an entity with it, and the tree's marks below a node's place). */
+static struct sched_entity kb_last_task_se[KB_MAX_TASKS];
+static struct sched_entity kb_last_group_se[KB_MAX_GROUPS][KB_MAX_CPUS];
+
+/* what a tree's rebalancing writes of a node: its links and colour, and the augmented minima */
+static int kb_same_tree_place(const struct sched_entity *a, const struct sched_entity *b) {
+  return a->run_node.__rb_parent_color == b->run_node.__rb_parent_color && a->run_node.rb_left == b->run_node.rb_left &&
+         a->run_node.rb_right == b->run_node.rb_right && a->min_vruntime == b->min_vruntime &&
+#if EEVDF_TREE_MIN_DEADLINE
+         a->min_deadline == b->min_deadline &&
+#endif
+#if KB_HAS_MAX_SLICE
+         a->max_slice == b->max_slice &&
+#endif
+         a->min_slice == b->min_slice;
+}
+
+static void kb_mark_task_id(int id, unsigned char level) {
+  if (kb_task_mark[id] == 0) kb_marked_tasks[kb_nr_marked_tasks++] = id;
+  if (kb_task_mark[id] < level) kb_task_mark[id] = level;
+}
+/* se, a task's or a group's entity (the idle tasks' are not exported) */
+static void kb_mark_se(const struct sched_entity *se, unsigned char level) {
+  const struct sched_entity *first = &kb_group_se[0][0];
+  if (se >= first && se < first + (size_t)KB_MAX_GROUPS * KB_MAX_CPUS) {
+    const int at = (int)(se - first);
+    unsigned char *m = &kb_group_mark[at / KB_MAX_CPUS][at % KB_MAX_CPUS];
+    if (*m == 0) kb_marked_groups[kb_nr_marked_groups++] = at;
+    if (*m < level) *m = level;
+    return;
+  }
+  const struct task_struct *p = container_of(se, struct task_struct, se);
+  if (p >= kb_tasks && p < kb_tasks + KB_MAX_TASKS) kb_mark_task_id((int)(p - kb_tasks), level);
+}
+/* a tree's node whose place in it (links, colour, augmented minima) is no
+ * longer the last export's: marked KB_MARK_TREE (the rebalancing of an
+ * insertion or erasure reaches many nodes and changes few) */
+static void kb_mark_tree_node(const struct sched_entity *se) {
+  const struct sched_entity *first = &kb_group_se[0][0];
+  if (se >= first && se < first + (size_t)KB_MAX_GROUPS * KB_MAX_CPUS) {
+    const int at = (int)(se - first);
+    if (kb_group_mark[at / KB_MAX_CPUS][at % KB_MAX_CPUS] ||
+        kb_same_tree_place(se, &kb_last_group_se[at / KB_MAX_CPUS][at % KB_MAX_CPUS]))
+      return;
+    kb_mark_se(se, KB_MARK_TREE);
+    return;
+  }
+  const struct task_struct *p = container_of(se, struct task_struct, se);
+  if (p < kb_tasks || p >= kb_tasks + KB_MAX_TASKS) return;
+  const int id = (int)(p - kb_tasks);
+  if (!kb_task_mark[id] && !kb_same_tree_place(se, &kb_last_task_se[id])) kb_mark_task_id(id, KB_MARK_TREE);
+}
+/* se and the group entities above it (a task's enqueue and dequeue update
+ * every level's averages and weights: enqueue_task_fair()'s loops) */
+static void kb_mark_se_up(const struct sched_entity *se) {
+  for (; se; se = se->parent) kb_mark_se(se, KB_MARK_FULL);
+}
+static void kb_mark_op_task(const struct task_struct *p) {
+  if (p < kb_tasks || p >= kb_tasks + KB_MAX_TASKS) return;  /* an idle task */
+  const int id = (int)(p - kb_tasks);
+  if (!kb_op_task_mark[id]) {
+    kb_op_task_mark[id] = 1;
+    kb_op_tasks[kb_nr_op_tasks++] = id;
+  }
+}
+/* the entry point runs CPU cpu's code: its curr (the waker of a wake-up, the
+ * task a tick charges, the prev of a schedule) is the entry point's too */
+static void kb_touch_cpu(int cpu) {
+  kb_op_cpus |= 1u << cpu;
+  if (kb_rqs[cpu].curr) kb_mark_op_task(kb_rqs[cpu].curr);
+}
+
 static int kb_cpu_of(const struct rq *rq) { return (int)(rq - kb_rqs); }
-static struct rq *kb_rq_at(int cpu) { kb_this_cpu = cpu; return &kb_rqs[cpu]; }
+static struct rq *kb_rq_at(int cpu) {
+  kb_this_cpu = cpu;
+  kb_touch_cpu(cpu);
+  return &kb_rqs[cpu];
+}
 static struct task_struct *kb_idle_of(const struct rq *rq) { return &kb_idle_tasks[kb_cpu_of(rq)]; }
 
-static struct task_struct *kb_task(int id) { return id >= 0 && id < kb_nr_tasks ? &kb_tasks[id] : 0; }
+/* the task an entry point names (it is the entry point's: marked until the entry point ends) */
+static struct task_struct *kb_task(int id) {
+  if (id < 0 || id >= kb_nr_tasks) return 0;
+  kb_mark_op_task(&kb_tasks[id]);
+  return &kb_tasks[id];
+}
 /* task_rq(p), and the CPU's code runs from now on */
 static struct rq *kb_rq_of(const struct task_struct *p) { return kb_rq_at(p->cpu); }
 static int kb_is_curr(struct task_struct *p) { return kb_rqs[p->cpu].curr == p; }

@@ -103,7 +103,9 @@ int kb_wake(int id, int sync, int initial_flag, int cpu) {
  * renewed, or its protection over) is not the decision's own */
 static void update_curr(struct cfs_rq *cfs_rq) {
   ++kb_in_update_curr;
+  if (cfs_rq->curr) kb_mark_se(cfs_rq->curr, KB_MARK_FULL);
   kb_tree_update_curr(cfs_rq);
+  if (cfs_rq->curr) kb_mark_se(cfs_rq->curr, KB_MARK_FULL);
   --kb_in_update_curr;
 }
 #if KB_DECISION_DO_PREEMPT_SHORT

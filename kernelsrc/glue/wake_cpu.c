@@ -192,7 +192,7 @@ int kb_select_task_rq_wake(int id, int sync, int from) {
   struct task_struct *p = kb_task(id);
   if (!p || kb_crashed || from < 0 || (unsigned int)from >= kb_nr_cpus) return -1;
   if (kb_is_rt(p) || p->on_rq || p->__state != KB_TASK_SLEEPING) return -1;
-  kb_this_cpu = from;
+  kb_rq_at(from);  /* the waker's CPU */
   jiffies = (unsigned long)(unsigned int)(0u - 300u * kb_hz) + kb_rqs[from].clock_task / kb_tick_nsec;
   int wake_flags = WF_TTWU | (sync ? WF_SYNC : 0);
   if (p->nr_cpus_allowed <= 1) return p->cpu;
