@@ -154,8 +154,8 @@ void check_deadline(const CheckScope& s) {
 
 // I-DL and I-SLICE on the entities an operation touched (--check incremental,
 // between full sweeps): the same rules as check_deadline()'s walk, on each of
-// `touched` (entities of this CPU whose deadline, vruntime, slice, queue or
-// on_rq moved), first offender of each reported. I-SLICE of a group entity
+// `touched` (entities of this CPU whose deadline, vruntime, slice, queue,
+// on_rq or weight moved), first offender of each reported. I-SLICE of a group entity
 // reads its queue's shortest request (the queue index), and waits for the sweep.
 void check_deadline_touched(const CheckScope& s, const std::vector<const SchedEntity*>& touched) {
   bool dl_open = s.on(Id::DL), slice_open = s.on(Id::SLICE);
