@@ -219,7 +219,13 @@ class Rq {
   std::vector<Task> own_tasks_;              // the task table of a lone runqueue
   std::vector<TaskGroup> own_task_groups_;   // the group table of a lone runqueue
   std::vector<Rq*> possible_cpus_;           // every runqueue of the system, by CPU
+  int own_bandwidth_users_ = 0;              // the static key of a lone runqueue
  public:
+  // The cfs_bandwidth_used() static key (__cfs_bandwidth_used): how many
+  // groups have a quota, incremented before a quota is set and decremented
+  // after one is removed (tg_set_cfs_bandwidth()); one for the whole system.
+  int* bandwidth_users = &own_bandwidth_users_;
+  bool cfs_bandwidth_used() const { return *bandwidth_users > 0; }
   // Every task of the system, indexed by task id; with several runqueues the
   // table is shared and a task belongs to runqueue tasks[id].cpu.
   std::vector<Task>& tasks;

@@ -141,6 +141,60 @@ struct CfsRq {
   u64 last_update_tg_load_avg = 0;
   bool propagate = false;
   s64 prop_runnable_sum = 0;
+
+  // CPU bandwidth control (CONFIG_CFS_BANDWIDTH; model/fair_bandwidth.cpp): a
+  // group's queue with a quota draws runtime from its group's pool
+  // (runtime_remaining) and is throttled when it runs out. throttle_count: how
+  // many queues on the path from here to the root are throttled (this one
+  // included); the throttled_clock* fields are the kernel's clocks of the
+  // throttle (rq_clock, and the PELT clock frozen while throttled).
+  bool runtime_enabled = false;
+  s64 runtime_remaining = 0;
+  bool throttled = false;
+  int throttle_count = 0;
+  u64 throttled_clock = 0;
+  u64 throttled_clock_pelt = 0;
+  u64 throttled_clock_pelt_time = 0;
+  u64 throttled_clock_self = 0;
+  u64 throttled_clock_self_time = 0;
+  // cfs_rq->throttled_csd_list is not empty: queued for an unthrottle by the
+  // CPU's CSD (distribute_cfs_runtime() of another CPU), not yet run.
+  bool csd_queued = false;
+};
+
+// struct hrtimer as the bandwidth timers use it: armed (HRTIMER_STATE_ENQUEUED)
+// or not, its expiry on the wall clock, and the CPU it fires on.
+struct HrTimer {
+  u64 expires = 0;
+  bool queued = false;
+  int cpu = 0;
+  bool operator==(const HrTimer&) const = default;
+};
+
+// struct cfs_bandwidth (v6.12): one a group, shared by its CPUs' queues.
+// quota and period come from cpu.max, burst from cpu.max.burst; runtime is the
+// pool the queues draw from, refilled by the period timer.
+inline constexpr u64 kRuntimeInf = ~u64{0};  // RUNTIME_INF: cpu.max "max"
+inline constexpr u64 kDefaultCfsPeriod = 100'000'000;  // default_cfs_period(): 100 ms
+struct CfsBandwidth {
+  u64 period = kDefaultCfsPeriod;
+  u64 quota = kRuntimeInf;
+  u64 runtime = 0;
+  u64 burst = 0;
+  u64 runtime_snap = 0;
+  s64 hierarchical_quota = -1;  // RUNTIME_INF as s64
+  bool idle = false;
+  bool period_active = false;
+  bool slack_started = false;
+  HrTimer period_timer;
+  HrTimer slack_timer;
+  // cfs_b->throttled_cfs_rq in list order: (cpu) of each throttled queue of the group
+  std::vector<int> throttled_cfs_rq;
+  int nr_periods = 0;
+  int nr_throttled = 0;
+  int nr_burst = 0;
+  u64 throttled_time = 0;
+  u64 burst_time = 0;
 };
 
 // struct task_group: the configuration every CPU shares (tg->shares,
@@ -158,6 +212,7 @@ struct TaskGroup {
   s64 runnable_avg = 0;     // tg->runnable_avg (v7.3): Σ of tg_runnable_avg_contrib, read by tg_tasks()
   std::vector<SchedEntity*> se;  // tg->se[cpu], one a CPU
   std::vector<CfsRq*> cfs_rq;    // tg->cfs_rq[cpu], one a CPU
+  CfsBandwidth cfs_bandwidth;    // tg->cfs_bandwidth (cpu.max)
 };
 
 // One CPU's part of a task group: its group entity and the queue it owns.

@@ -98,6 +98,7 @@ System::System(const Profile& profile, unsigned nr) {
   for (auto& r : rqs_) {
     r->set_possible_cpus(cpus);
     r->llc_shared = &llc_;
+    r->bandwidth_users = &bandwidth_users_;
   }
 }
 

@@ -142,6 +142,7 @@ class System {
   std::vector<DebugReadStore> pending_reads_;
   LlcShared llc_;
   bool pelt_kept_ = true;
+  int bandwidth_users_ = 0;  // Rq::bandwidth_users of every CPU
   WakeChoiceMade last_wake_choice_;
 };
 
