@@ -40,7 +40,7 @@ class PrintingLog final : public fuzz::CampaignLog {
     using Groups = fuzz::CampaignOptions::Groups;
     const char* groups = o.groups == Groups::always ? "every run" : o.groups == Groups::never ? "none" : "every other run";
     std::cerr << fmt::format(
-        "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}{}{}{}{}, "
+        "fuzzing profile {} (HZ={}, {} CPUs) for {}s with {} job(s) (seeds {}..{}), task groups in {}{}{}{}{}{}, "
         "findings go to {}/\n",
         profile.name, profile.tunables.hz, profile.tunables.ncpus, o.time.count(), jobs, o.seed, o.seed + jobs - 1,
         groups, !o.vary_features        ? ""
@@ -48,6 +48,7 @@ class PrintingLog final : public fuzz::CampaignLog {
                           : ", default-off features in one run of four",
         debug_read ? ", debugfs reads (debug_read)" : "",
         o.fan_out ? ", fan-out wakes and sleeps (byte format 8)" : "",
+        o.bandwidth ? ", cpu.max quotas (byte format 9)" : "",
         o.smt > 1 ? fmt::format(", SMT siblings (smt {})", o.smt) : "", o.findings_dir);
     if (o.check_mode == scn::CheckMode::incremental && o.backend != scn::Backend::lockstep)
       std::cerr << "checking incrementally: every invariant every 16 operations and at the end of each run\n";
@@ -138,6 +139,9 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
     std::cout << fmt::format("wake-up CPU choices: {} made by the model, {} of them wide (wake_wide()), {} weighed "
                              "(wake_affine_weight())\n",
                              r.wake_choices_answered, r.wake_choices_wide, r.wake_choices_weighed);
+  if (o.bandwidth)
+    std::cout << fmt::format("CPU bandwidth control: {} throttles and {} unthrottles on the model, in {} of {} runs\n",
+                             r.bandwidth_throttles, r.bandwidth_unthrottles, r.bandwidth_runs, r.runs);
   if (o.check_mode == scn::CheckMode::incremental && o.backend != scn::Backend::lockstep)
     std::cout << fmt::format("--check incremental: {} run(s) reported a new violation and ran again in full; {} "
                              "the full check did not confirm{}\n",

@@ -364,6 +364,10 @@ int main(int argc, char** argv) {
   fuzzcmd->add_flag("--fan-out", campaign.fan_out,
                     "generate fan-out wakes and sleeps (byte format 8: one CPU's running task wakes every task in turn, "
                     "each CPU's running task blocks), which reach wake_wide() on several runqueues (docs/fuzzing.md)");
+  fuzzcmd->add_flag("--bandwidth", campaign.bandwidth,
+                    "write cpu.max quotas too ('quota G<n> QUOTA/PERIOD|max [burst=DUR]', byte formats 9 and 10): the "
+                    "groups' queues are throttled and unthrottled as the period timer fires (docs/model.md, \"CPU "
+                    "bandwidth control\"; profile v6.12.118)");
   fuzzcmd->add_flag("--late-ticks", campaign.late_ticks,
                     "generate 'tick DUR' later than TICK_NSEC too (default: at most 1ms; the bounds of I-FAIR and I-KEY "
                     "then use the longest stretch without a tick, docs/fuzzing.md)");
@@ -581,6 +585,11 @@ int main(int argc, char** argv) {
     campaign.minimize_budget = std::chrono::seconds(minimize_s);
     // refused before the first run: otherwise every run is refused and the
     // campaign reports "0 operations, no violation" as if it had run
+    if (campaign.bandwidth && !profile->behaviour.cfs_bandwidth)
+      return bad_input("fuzz --bandwidth: " + std::string(refusal_text(Refusal::no_bandwidth_model)) + ", not on " +
+                       profile->name);
+    if (campaign.bandwidth && campaign.groups == fuzz::CampaignOptions::Groups::never)
+      return bad_input("fuzz --bandwidth: not with --no-groups (a quota is a group's)");
     if (campaign.backend != scn::Backend::model)
       if (std::string why = kernelsrc::refusal(*profile, campaign.runqueues); !why.empty())
         return bad_input("fuzz --backend " + std::string(scn::backend_name(campaign.backend)) + " --runqueues " +

@@ -126,6 +126,7 @@ struct Shared {
   std::atomic<std::uint64_t> wake_choices_compared{0}, wake_choices_refused{0};
   std::atomic<std::uint64_t> ended_at_warning{0};  // lockstep runs ended where both sides warned
   std::atomic<std::uint64_t> wake_choices_answered{0}, wake_choices_wide{0}, wake_choices_weighed{0};
+  std::atomic<std::uint64_t> bandwidth_throttles{0}, bandwidth_unthrottles{0}, bandwidth_runs{0};
   StateCoverage coverage;  // shared by the workers (fuzz/coverage.hpp)
   std::mutex mutex;  // findings and output
   std::vector<CampaignFinding> findings;
@@ -197,7 +198,9 @@ void work(Shared& sh, unsigned job) {
     // base_slice_ns writes and group_destroy included; task groups (group_destroy
     // with them), the debugfs reader and SCHED_FIFO tasks only where the campaign has
     // them; format 8 (--fan-out): format 7 with fan-out wakes and sleeps
-    bytes[0] = o.fan_out ? scn::kBytesFormatVersion8 : scn::kBytesFormatVersion7;
+    bytes[0] = o.bandwidth ? (o.fan_out ? scn::kBytesFormatVersion10 : scn::kBytesFormatVersion9)
+               : o.fan_out ? scn::kBytesFormatVersion8
+                           : scn::kBytesFormatVersion7;
     bytes[1] = static_cast<std::uint8_t>(scn::bytes_runqueue_byte(o.runqueues) | (groups ? 0 : scn::kBytesNoGroups) |
                                          (sh.debug_read ? 0 : scn::kBytesNoDebugRead) |
                                          (o.late_ticks ? 0 : scn::kBytesEarlyTicks) |
@@ -230,6 +233,9 @@ void work(Shared& sh, unsigned job) {
     sh.wake_choices_answered.fetch_add(static_cast<std::uint64_t>(r.wake_choices_answered));
     sh.wake_choices_wide.fetch_add(static_cast<std::uint64_t>(r.wake_choices_wide));
     sh.wake_choices_weighed.fetch_add(static_cast<std::uint64_t>(r.wake_choices_weighed));
+    sh.bandwidth_throttles.fetch_add(static_cast<std::uint64_t>(r.bandwidth_throttles));
+    sh.bandwidth_unthrottles.fetch_add(static_cast<std::uint64_t>(r.bandwidth_unthrottles));
+    if (r.bandwidth_throttles) sh.bandwidth_runs.fetch_add(1);
     if (r.divergence) {  // lockstep: the first difference is a finding of its own; the campaign stops there
       std::lock_guard lock(sh.mutex);
       if (!sh.stop.exchange(true)) {
@@ -340,6 +346,9 @@ CampaignResult run_campaign(const Profile& profile, const CampaignOptions& o, Ca
   r.wake_choices_answered = sh.wake_choices_answered.load();
   r.wake_choices_wide = sh.wake_choices_wide.load();
   r.wake_choices_weighed = sh.wake_choices_weighed.load();
+  r.bandwidth_throttles = sh.bandwidth_throttles.load();
+  r.bandwidth_unthrottles = sh.bandwidth_unthrottles.load();
+  r.bandwidth_runs = sh.bandwidth_runs.load();
   return r;
 }
 

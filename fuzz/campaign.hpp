@@ -58,6 +58,10 @@ struct CampaignOptions {
   // record_wakee()'s flips and wake_wide() is reached. Off by default:
   // the streams stay format 7's.
   bool fan_out = false;
+  // CPU bandwidth control (--bandwidth): byte formats 9 and 10 (7 and 8 with
+  // `quota` writes of cpu.max; the period and slack timers fire as time
+  // passes). Only on a profile with Behaviour::cfs_bandwidth.
+  bool bandwidth = false;
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark); with until_site, only a
   // finding whose site contains it ("reweight_eevdf": B08 beside v6.12's own I-RW)
@@ -142,6 +146,8 @@ struct CampaignResult {
   std::uint64_t lockstep_ended_at_warning = 0;  // lockstep runs ended where both sides warned
   std::uint64_t wake_choices_answered = 0, wake_choices_wide = 0;     // the model's choices, and the wide ones
   std::uint64_t wake_choices_weighed = 0;  // ... and those wake_affine_weight() decided
+  // --bandwidth: the model's throttles and unthrottles, and the runs with a throttle
+  std::uint64_t bandwidth_throttles = 0, bandwidth_unthrottles = 0, bandwidth_runs = 0;
 };
 
 CampaignResult run_campaign(const Profile& profile, const CampaignOptions& options, CampaignLog& log);

@@ -109,6 +109,7 @@ void Checker::begin_op(int op_index, OpClass cls) {
   op_index_ = op_index;
   op_class_ = cls;  // the previous end_op() already noted this state's slices
   clock_before_ = rq_->clock_task;
+  unthrottles_before_ = rq_->unthrottles;
   // A task on another CPU may arrive during this operation: what this checker
   // remembers of it starts from its state now (a delayed one with its saved lag).
   // (With one runqueue every task is on it.)
@@ -153,6 +154,7 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
   check_accounting(scope);
   if (&cfs_rq == &rq.cfs) check_wake_cpu(scope);
   check_pelt(scope);
+  check_bandwidth(scope);
   // v7.3 flat runqueue: a group's queue keeps load and counters only (no tree, no curr)
   if (rq.profile().behaviour.flat_runqueue && &cfs_rq != &rq.cfs) return;
   check_tree(scope);
@@ -182,7 +184,9 @@ Checker::EndWalk Checker::walk_end_records(std::vector<const SchedEntity*>* touc
   // entity leaves with against the one it was delayed with. Only the first
   // report of an invariant in an operation is kept (add()): each walk notes its
   // first offender, reported after it, I-MONO's before I-DELAY's.
-  const bool mono = selection_[Id::MONO] && op_class_ == OpClass::running;
+  // (an unthrottle in a time operation, CPU bandwidth control's period timer,
+  // places the group entities it enqueues: the operation is then a placement)
+  const bool mono = selection_[Id::MONO] && op_class_ == OpClass::running && rq.unthrottles == unthrottles_before_;
   // ... and I-PROT between picks (protection.cpp): the protected run left to an
   // entity that stayed curr without a real pick may only shrink (reported after the others)
   // ... and I-DL's fresh request (deadline.cpp): a task that joins from sleep in
@@ -298,6 +302,7 @@ void Checker::check_queue_incremental(const CfsRq& cfs_rq, ExactAverage& avg) {
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, cfs_rq};
   if (selection_[Id::SUM]) check_sums(scope);
   check_pelt(scope);
+  check_bandwidth(scope);
   // v7.3 flat runqueue: a group's queue keeps load and counters only (no tree, no curr)
   if (rq.profile().behaviour.flat_runqueue && &cfs_rq != &rq.cfs) return;
   if (selection_[Id::AUG]) {

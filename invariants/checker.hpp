@@ -259,6 +259,8 @@ void check_wake_cpu(const CheckScope& s);    // I-WAKECOUNT (root queue: the bac
 // waking CPU's checker: the chosen CPU against the design's properties, judged
 // from the tasks of every CPU (rq.possible_cpus()).
 void check_wake_choice(Checker& checker, const Rq& rq, const WakeCpuChoice& c);
+// bandwidth.cpp
+void check_bandwidth(const CheckScope& s);   // I-BW (every queue while a group has a quota)
 // pelt.cpp
 void check_pelt(const CheckScope& s);        // I-PELT (root queue, while PELT is tracked)
 // placement.cpp
@@ -299,6 +301,7 @@ struct LoneTickWatch {
   bool lone = false;
   int curr = -1;
   u64 rescheds = 0;  // Rq::fair_tick_rescheds
+  u64 unthrottles = 0;  // Rq::unthrottles
 };
 // A lone fair entity: the running fair task is the only entity queued on every
 // level of its hierarchy (cfs_rq->nr_queued == 1 from its queue up to rq->cfs;
@@ -502,6 +505,7 @@ class Checker final : public Observer {
   int op_index_ = -1;
   OpClass op_class_ = OpClass::running;
   u64 clock_before_ = 0;  // rq_clock_task at begin_op
+  u64 unthrottles_before_ = 0;  // Rq::unthrottles at begin_op (I-MONO)
   u64 max_slice_seen_ = 0;
   std::vector<Violation> violations_;
   // Per-task state, set up when a task first appears (adopt_new_tasks()), not

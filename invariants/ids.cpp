@@ -354,6 +354,22 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "reweight, detach or removal on a queue whose load average passes about 90 000 (two nice -20\n"
      "tasks) drops its load by a third (docs/findings/F10.md; 7.0.0 clamps in the sum's width).\n"
      "Exact."},
+    {"I-BW",
+     "CPU bandwidth control's throttle state is consistent, and a throttled queue's tasks do not run",
+     "With a cpu.max quota a group's queues draw runtime from the group's pool; a queue that runs out\n"
+     "is throttled: its group entity leaves the queue above (the hierarchical throttle, 6.12.118,\n"
+     "model/fair_bandwidth.cpp) until the period timer refills the pool. Checked after every\n"
+     "operation while some group has a quota, on every group queue: (1) throttle_count is the number\n"
+     "of throttled queues from it to the root, itself included; (2) a throttled queue's group entity\n"
+     "is not queued; (3) a queue is throttled exactly when it is on its group's throttled list, once,\n"
+     "and every queue of a group has a quota (runtime_enabled) exactly when the group has; (4) a\n"
+     "throttled queue that no CSD is about to unthrottle has no runtime left; and once per CPU (5)\n"
+     "the running task is not below a throttled queue unless a reschedule is pending (a throttle at\n"
+     "the put-back, or in a sched_change of the running task, leaves one). With the hierarchical\n"
+     "throttle I-CNT counts a task up to its first throttled queue (the levels above do not), and\n"
+     "I-WAKECOUNT does not count a task below a throttled queue as work. Exact. Not checked yet: the\n"
+     "runtime a group uses in a period against its quota and burst, and how long a runnable task of\n"
+     "an unthrottled group waits."},
 }};
 
 // Where each invariant runs. Lockstep checks the model's run, whose state is
@@ -391,6 +407,8 @@ constexpr std::array<std::string_view, kIdCount> kBackends = {{
     kEverywhere,  // WAKECOUNT
     kEverywhere,  // PLACE
     "model; kernel (every tree with the SMP code: 6.6 and 6.12 unless built with EEVDF_KERNEL_SMP=OFF); lockstep",  // PELT
+    "model (profile v6.12.118, the profile with CPU bandwidth control); kernel (every tree: nothing to judge, the "
+    "backend refuses a quota); lockstep",  // BW
 }};
 
 }  // namespace

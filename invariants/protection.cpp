@@ -233,14 +233,17 @@ bool lone_fair_entity(const Rq& rq) {
 
 // Rule 5, after every operation, from the state at the end of the last one and
 // the backend's count of fair ticks that rescheduled (Rq::fair_tick_rescheds):
-// only time operations tick, and none adds a fair entity, so an entity lone
-// before the operation is lone at each of its ticks.
+// only time operations tick, and none adds a fair entity (but an unthrottle by
+// CPU bandwidth control's timers, which lifts the rule for that operation), so
+// an entity lone before the operation is lone at each of its ticks.
 void check_lone_tick(const CheckScope& s, LoneTickWatch& w) {
   const Rq& rq = s.rq;
   if (&s.cfs != &rq.cfs) return;  // once per CPU
   const LoneTickWatch before = w;
-  w = LoneTickWatch{lone_fair_entity(rq), rq.curr, rq.fair_tick_rescheds};
+  w = LoneTickWatch{lone_fair_entity(rq), rq.curr, rq.fair_tick_rescheds, rq.unthrottles};
   if (!s.on(Id::PROT) || !before.lone || rq.fair_tick_rescheds == before.rescheds) return;
+  // CPU bandwidth control: the period timer's unthrottle adds entities while time passes
+  if (rq.unthrottles != before.unthrottles) return;
   const Task* p = rq.task(before.curr);
   if (!p) return;
   s.report(Id::PROT, "entity_tick / update_curr (lone entity)",

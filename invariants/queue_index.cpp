@@ -57,6 +57,10 @@ void QueueIndex::build(const Rq& rq) {
         if (runnable) ++c.runnable;
         if (idle) ++c.idle;
       }
+      // CPU bandwidth control (hierarchical throttle): a throttled queue
+      // counts its tasks, the levels above do not (throttle_cfs_rq() took
+      // them off, enqueue_task_fair() and dequeue_entities() stop there)
+      if (cfs_rq_throttled(*e->cfs_rq)) break;
       if (e->parent) idle = idle || cfs_rq_is_idle(*e->cfs_rq);  // for the levels above
     }
   };

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "invariants/checker.hpp"
+#include "model/fair.hpp"
 #include "model/system.hpp"
 #include "model/wake_cpu.hpp"
 
@@ -56,6 +57,11 @@ struct CpuWork {
 
 void count_task(CpuWork& w, const Rq& rq, const Task& t) {
   if (t.policy == Policy::fifo || !t.se.on_rq) return;  // RT tasks: counted from the RT list
+  // CPU bandwidth control: a task below a throttled queue cannot be picked
+  // (its group entity is off the queue above); a running one with a
+  // reschedule pending is on its way out (throttled while it was put back in
+  // a sched_change, or by the pick that follows)
+  if (t.se.cfs_rq && throttled_hierarchy(*t.se.cfs_rq) && (rq.curr != t.se.task_id || rq.need_resched)) return;
   const bool idle = idle_for_choice(rq, t);
   if (t.se.sched_delayed) {
     ++w.delayed;

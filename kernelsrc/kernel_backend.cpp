@@ -450,6 +450,7 @@ Refusal KernelBackend::move_task(int id, int group) {
 // cgroup rmdir: refused as the model refuses it (a task that has not exited,
 // or a child group not removed, is in it: -EBUSY), then the tree's
 // unregister_fair_sched_group(); the mirror's group is marked removed.
+Refusal KernelBackend::set_group_bandwidth(int, u64, u64, u64) { return Refusal::no_bandwidth_model; }
 Refusal KernelBackend::destroy_group(int group) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   Rq& rq = mirror_->rq(0);

@@ -98,6 +98,8 @@ class KernelBackend {
   Refusal set_group_idle(int group, bool idle);
   Refusal move_task(int task, int group);
   Refusal destroy_group(int group);          // cgroup rmdir: unregister_fair_sched_group()
+  // cpu.max: not yet built with the tree's bandwidth code (Refusal::no_bandwidth_model)
+  Refusal set_group_bandwidth(int group, u64 period, u64 quota, u64 burst);
   Refusal write_base_slice_ns(u64 ns);       // debugfs sched/base_slice_ns
   void run(u64 ns);
   void tick();

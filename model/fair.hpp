@@ -134,6 +134,26 @@ void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight);
 void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* rel_vprot, Observer& obs);
 
 // ---- the group hierarchy (fair_group.cpp) ----
+// CPU bandwidth control (model/fair_bandwidth.cpp, 6.12.118; no-ops while no group has a quota)
+bool cfs_rq_throttled(const CfsRq& cfs_rq);
+bool throttled_hierarchy(const CfsRq& cfs_rq);
+CfsBandwidth& tg_cfs_bandwidth(CfsRq& cfs_rq);
+u64 hrtimer_forward(HrTimer& t, u64 now, u64 interval);
+void refill_cfs_bandwidth_runtime(CfsBandwidth& cfs_b);
+void start_cfs_bandwidth(CfsBandwidth& cfs_b, int cpu, u64 now);
+bool assign_cfs_rq_runtime(CfsBandwidth& cfs_b, CfsRq& cfs_rq, u64 target_runtime);
+void account_cfs_rq_runtime(CfsRq& cfs_rq, u64 delta_exec);
+bool throttle_cfs_rq(CfsRq& cfs_rq);
+void unthrottle_cfs_rq(CfsRq& cfs_rq);
+bool distribute_cfs_runtime(Rq& any, int group, int this_cpu);
+void return_cfs_rq_runtime(CfsRq& cfs_rq);
+void check_enqueue_throttle(CfsRq& cfs_rq);
+void enqueue_entity_bandwidth(CfsRq& cfs_rq);
+void sync_throttle(Rq& rq, int group);
+bool check_cfs_rq_runtime(CfsRq& cfs_rq);
+// Not kernel code: a queue on se's path has a quota and no runtime left (model/rq.cpp).
+bool out_of_runtime(const SchedEntity& se);
+
 bool cfs_rq_is_idle(const CfsRq& cfs_rq);
 bool se_is_idle(const Rq& rq, const SchedEntity& se);
 CfsRq* is_same_group(const SchedEntity& se, const SchedEntity& pse);

@@ -15,8 +15,10 @@ bool normal_policy(const Task& p) { return p.policy == Policy::normal; }
 // runnable count, refresh the group weight, give the
 // entity its queue's shortest request (with the min_slice augment) and update
 // the hierarchical counters with `account`.
+// Returns false when it stopped at a throttled queue (CPU bandwidth control):
+// the levels above do not count what is below it.
 template <class Account>
-void refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
+bool refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
   for (; se; se = se->parent) {
     CfsRq& cfs_rq = *se->cfs_rq;
     const Behaviour& b = cfs_rq.rq->profile().behaviour;
@@ -29,7 +31,9 @@ void refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
       slice = cfs_rq_min_slice(cfs_rq);
     }
     account(cfs_rq);
+    if (cfs_rq_throttled(cfs_rq)) return false;
   }
+  return true;
 }
 }  // namespace
 
@@ -67,9 +71,10 @@ void enqueue_task_fair(Rq& rq, Task& p, int flags) {
     enqueue_entity(cfs_rq, *se, flags);
     slice = cfs_rq_min_slice(cfs_rq);
     account(cfs_rq);
+    if (cfs_rq_throttled(cfs_rq)) return;  // a throttled queue: the levels above see nothing
     flags = enqueue_flags::WAKEUP;
   }
-  refresh_queued_levels(se, slice, account);
+  if (!refresh_queued_levels(se, slice, account)) return;
   rq.nr_running++;  // add_nr_running()
 }
 
@@ -84,6 +89,7 @@ int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
   Task* p = nullptr;
   unsigned h_nr_idle = 0, h_nr_queued = 0, h_nr_runnable = 0;
   u64 slice = 0;
+  bool throttled = false;
   const bool slice_fixed = rq.profile().behaviour.dequeue_slice_from_nonempty_queue;
   if (entity_is_task(*se)) {
     p = &rq.task_of(*se);
@@ -107,20 +113,25 @@ int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
       break;  // the delayed group entity itself is refreshed below
     }
     account(cfs_rq);
+    if (cfs_rq_throttled(cfs_rq)) {  // the levels above never counted it
+      se = nullptr;
+      throttled = true;
+      break;
+    }
     if (cfs_rq.load.weight) {  // the parent has other entities: it stays queued
       slice = cfs_rq_min_slice(cfs_rq);
       se = se->parent;
-      if (task_sleep && se) set_next_buddy(*se);
+      if (task_sleep && se && !throttled_hierarchy(cfs_rq)) set_next_buddy(*se);
       break;
     }
     flags |= dequeue_flags::SLEEP;
     flags &= ~(dequeue_flags::DELAYED | dequeue_flags::SPECIAL);
     se = se->parent;
   }
-  refresh_queued_levels(se, slice, account);
-  rq.nr_running -= h_nr_queued;  // sub_nr_running()
+  if (!throttled) throttled = !refresh_queued_levels(se, slice, account);
+  if (!throttled) rq.nr_running -= h_nr_queued;  // sub_nr_running()
   if (p && task_delayed) p->on_rq = false;  // __block_task()
-  return 1;
+  return throttled ? 0 : 1;
 }
 
 bool dequeue_task_fair(Rq& rq, Task& p, int flags) { return dequeue_entities(rq, p.se, flags) >= 0; }
@@ -135,6 +146,10 @@ Task* pick_task_fair(Rq& rq) {
     SchedEntity* se = nullptr;
     do {
       if (cfs_rq->curr && cfs_rq->curr->on_rq) update_curr(*cfs_rq);
+      if (check_cfs_rq_runtime(*cfs_rq)) {  // throttled now: pick again from the root
+        se = nullptr;
+        break;
+      }
       se = pick_next_entity(rq, *cfs_rq, true, PickCaller::schedule);
       if (rq.oops) return nullptr;
       if (!se) break;
@@ -154,7 +169,10 @@ void put_prev_task_fair(Rq& rq, Task& prev) {
 void set_next_task_fair(Rq& rq, Task& p, bool first) {
   if (rq.profile().behaviour.flat_runqueue) return set_next_task_fair_flat(rq, p, first);
   if (p.se.sched_delayed) rq.warn(Warn::set_next_task_delayed, &p.se);
-  for (SchedEntity* se = &p.se; se; se = se->parent) set_next_entity(*se->cfs_rq, *se, first);
+  for (SchedEntity* se = &p.se; se; se = se->parent) {
+    set_next_entity(*se->cfs_rq, *se, first);
+    account_cfs_rq_runtime(*se->cfs_rq, 0);  // bandwidth for the new queue
+  }
 }
 
 // v6.6 pick_next_task_fair()'s `simple` path (a prev of another class): the

@@ -38,6 +38,7 @@ void update_curr(CfsRq& cfs_rq) {
   curr->vruntime += calc_delta_fair(as_u64(delta), *curr, cfs_rq);
   const bool resched = update_deadline(cfs_rq, *curr);
   update_min_vruntime(cfs_rq);
+  account_cfs_rq_runtime(cfs_rq, as_u64(delta));  // CPU bandwidth control: nothing without a quota
   // d4ac164bde7a (v6.12-rc2): the level's own count; 85e511df3cec had rq->nr_running (B25)
   if ((rq.profile().behaviour.lone_test_rq_nr_running ? rq.nr_running : cfs_rq.nr_queued) == 1) return;
   const bool preempt = rq.profile().behaviour.parity_in_vlag ? did_preempt_short(cfs_rq, *curr) : !protect_slice(*curr);

@@ -19,13 +19,19 @@ bool delayed_changes_count(const SchedEntity& se) {
 void set_delayed(SchedEntity& se) {
   se.sched_delayed = true;
   if (!delayed_changes_count(se)) return;
-  for (SchedEntity* s = &se; s; s = s->parent) s->cfs_rq->h_nr_runnable--;
+  for (SchedEntity* s = &se; s; s = s->parent) {
+    s->cfs_rq->h_nr_runnable--;
+    if (cfs_rq_throttled(*s->cfs_rq)) break;  // the levels above do not count a throttled queue's tasks
+  }
 }
 
 void clear_delayed(SchedEntity& se) {
   se.sched_delayed = false;
   if (!delayed_changes_count(se)) return;
-  for (SchedEntity* s = &se; s; s = s->parent) s->cfs_rq->h_nr_runnable++;
+  for (SchedEntity* s = &se; s; s = s->parent) {
+    s->cfs_rq->h_nr_runnable++;
+    if (cfs_rq_throttled(*s->cfs_rq)) break;
+  }
 }
 
 // place_entity(): put se at V minus its saved lag, inflated by (W + w) / W so
@@ -95,6 +101,7 @@ void enqueue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   if (!curr) enqueue_entity_rb(cfs_rq, se);
   se.on_rq = true;
   if (lag_placed) cfs_rq.rq->obs().on_placed(cfs_rq, se, saved_lag);
+  enqueue_entity_bandwidth(cfs_rq);
 }
 
 // dequeue_entity(): false if the entity stays queued as sched_delayed.
@@ -141,6 +148,7 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
   cfs_rq.load.weight -= se.load.weight;
   cfs_rq.load.inv_weight = 0;
   cfs_rq.nr_queued--;
+  return_cfs_rq_runtime(cfs_rq);  // the excess runtime of a queue that emptied
   update_cfs_group(se);
   if ((flags & (dequeue_flags::SAVE | dequeue_flags::MOVE)) != dequeue_flags::SAVE) update_min_vruntime(cfs_rq);
   if (flags & dequeue_flags::DELAYED) {  // finish_delayed_dequeue_entity()

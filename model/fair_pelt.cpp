@@ -235,7 +235,6 @@ bool propagate_entity_load_avg(SchedEntity& se) {
 
 }  // namespace
 
-u64 cfs_rq_clock_pelt(const CfsRq& cfs_rq) { return cfs_rq.rq->clock_task + kPeltClockBase; }
 
 void enqueue_load_avg(CfsRq& cfs_rq, const SchedEntity& se) {
   SchedAvg& sa = cfs_rq.avg;
@@ -323,8 +322,13 @@ void se_update_runnable(SchedEntity& se) {
 }
 
 // propagate_entity_cfs_rq(): every level above SE takes what changed below
+// (CPU bandwidth control: not past a throttled queue)
 void propagate_entity_cfs_rq(SchedEntity& se) {
-  for (SchedEntity* p = se.parent; p; p = p->parent) update_load_avg(*p->cfs_rq, *p, pelt_flags::UPDATE_TG);
+  if (cfs_rq_throttled(*se.cfs_rq)) return;
+  for (SchedEntity* p = se.parent; p; p = p->parent) {
+    update_load_avg(*p->cfs_rq, *p, pelt_flags::UPDATE_TG);
+    if (cfs_rq_throttled(*p->cfs_rq)) break;
+  }
 }
 
 // detach_entity_cfs_rq(): an attached entity leaves its queue's sums (synced

@@ -100,8 +100,9 @@ void set_next_entity(CfsRq& cfs_rq, SchedEntity& se, bool first) {
 }
 
 void put_prev_entity(CfsRq& cfs_rq, SchedEntity& prev) {
+  if (prev.on_rq) update_curr(cfs_rq);
+  check_cfs_rq_runtime(cfs_rq);  // throttle a queue whose runtime is spent
   if (prev.on_rq) {
-    update_curr(cfs_rq);
     enqueue_entity_rb(cfs_rq, prev);
     update_load_avg(cfs_rq, prev, 0);  // the run counts as running
   }

@@ -69,6 +69,7 @@ void check_preempt_wakeup_v6_12(Rq& rq, Task& p, int wake_flags) {
   const Profile& profile = rq.profile();
 
   if (&curr.se == &p.se) return;
+  if (throttled_hierarchy(*p.se.cfs_rq)) return;  // the wakee's enqueue throttled its queue
   // v6.12.0 has no !pse->sched_delayed test here (493afbd187c4 came in 6.12.y)
   const bool buddy_skips_delayed = profile.behaviour.wakeup_buddy_skips_delayed && p.se.sched_delayed;
   if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK) && !buddy_skips_delayed)

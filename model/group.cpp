@@ -47,8 +47,14 @@ int Rq::create_group(std::string_view name, int parent, u64 shares) {
   tg.name = std::string(name);
   tg.parent = parent;
   tg.shares = kNice0Load;  // alloc_fair_sched_group()
+  // init_cfs_bandwidth(): no quota; the period timer's random phase is taken as 0
+  tg.cfs_bandwidth.hierarchical_quota =
+      parent < 0 ? -1 : task_groups[static_cast<std::size_t>(parent)].cfs_bandwidth.hierarchical_quota;
   for (Rq* r : possible_cpus_) r->init_tg_cfs_entry(tg, id);
-  for (SchedEntity* se : tg.se) attach_entity_cfs_rq(*se);
+  for (std::size_t c = 0; c < tg.se.size(); ++c) {  // online_fair_sched_group()
+    attach_entity_cfs_rq(*tg.se[c]);
+    sync_throttle(*possible_cpus_[c], id);
+  }
   sched_group_set_shares(tg, scale_load(shares));
   return id;
 }
@@ -141,6 +147,12 @@ Refusal Rq::destroy_group(int id) {
     }
     remove_entity_load_avg(se);  // its averages leave the parent queue at that queue's next update
   }
+  // destroy_cfs_bandwidth(): both timers cancelled, every CPU's pending CSD
+  // unthrottles run now (the static key keeps its count, as in the kernel)
+  tg->cfs_bandwidth.period_timer.queued = false;
+  tg->cfs_bandwidth.slack_timer.queued = false;
+  for (Rq* r : possible_cpus_)
+    if (!r->cfsb_csd_list.empty()) r->run_cfsb_csd();
   return Refusal::none;
 }
 

@@ -46,6 +46,16 @@ const char* warn_name(Warn w) {
       return "dequeue_entity: WARN_ON_ONCE(!se->sched_delayed) with DEQUEUE_DELAYED";
     case Warn::dequeue_sleep_already_delayed:
       return "dequeue_entity: WARN_ON_ONCE(delay && se->sched_delayed)";
+    case Warn::bandwidth_clock_self_set: return "tg_throttle_down: SCHED_WARN_ON(cfs_rq->throttled_clock_self)";
+    case Warn::bandwidth_clock_self_backwards: return "tg_unthrottle_up: SCHED_WARN_ON((s64)delta < 0)";
+    case Warn::bandwidth_throttled_clock_set: return "throttle_cfs_rq: SCHED_WARN_ON(cfs_rq->throttled_clock)";
+    case Warn::bandwidth_async_unthrottle_not_due:
+      return "unthrottle_cfs_rq_async: SCHED_WARN_ON(!cfs_rq_throttled(cfs_rq) || cfs_rq->runtime_remaining <= 0)";
+    case Warn::bandwidth_csd_queued_twice:
+      return "__unthrottle_cfs_rq_async: SCHED_WARN_ON(!list_empty(&cfs_rq->throttled_csd_list))";
+    case Warn::bandwidth_throttled_with_runtime:
+      return "distribute_cfs_runtime: SCHED_WARN_ON(cfs_rq->runtime_remaining > 0)";
+    case Warn::bandwidth_two_local_unthrottles: return "distribute_cfs_runtime: SCHED_WARN_ON(!list_empty(&local_unthrottle))";
     case Warn::set_next_task_delayed: return "set_next_task_fair: WARN_ON_ONCE(se->sched_delayed)";
     case Warn::requeue_delayed_not_delayed:
       return "requeue_delayed_entity: WARN_ON_ONCE(!se->sched_delayed || !se->on_rq)";

@@ -79,6 +79,14 @@ enum class Warn : std::uint8_t {
   // use it, and a __calc_prop_weight division by a zero cfs_rq load (#DE).
   h_load_below_min_shares,
   calc_prop_weight_zero_divisor,
+  // CPU bandwidth control (6.12.118, model/fair_bandwidth.cpp): SCHED_WARN_ON()s
+  bandwidth_clock_self_set,            // tg_throttle_down(): throttled_clock_self already set
+  bandwidth_clock_self_backwards,      // tg_unthrottle_up(): (s64)delta < 0
+  bandwidth_throttled_clock_set,       // throttle_cfs_rq(): throttled_clock already set
+  bandwidth_async_unthrottle_not_due,  // unthrottle_cfs_rq_async(): not throttled, or no runtime
+  bandwidth_csd_queued_twice,          // __unthrottle_cfs_rq_async(): already on the CSD list
+  bandwidth_throttled_with_runtime,    // distribute_cfs_runtime(): a throttled queue with runtime
+  bandwidth_two_local_unthrottles,     // distribute_cfs_runtime(): a second local unthrottle
   count_
 };
 

@@ -222,6 +222,7 @@ Profile v6_12_118() {
   b.idle_preempt_cancels_protection = true;     // f553741ac8c0 (6.12.y)
   b.debug_reader_unlocked_rmw = true;           // b3d99f43c72b (6.12.y) without e08d007f9d81
   b.sync_affine_counts_delayed = false;         // aa3ee4f0b754 (6.12.y)
+  b.cfs_bandwidth = true;                       // the hierarchical throttle, model/fair_bandwidth.cpp
   return p;
 }
 

@@ -151,6 +151,10 @@ enum class WakeupPreempt : std::uint8_t {
 };
 
 struct Behaviour {
+  // CPU bandwidth control (cgroup cpu.max) as 6.12.118 has it, the
+  // hierarchical throttle (model/fair_bandwidth.cpp); false: not modelled,
+  // a quota is refused (Refusal::no_bandwidth_model).
+  bool cfs_bandwidth = false;
   CalcDeltaPath calc_delta = CalcDeltaPath::full_weight;
   // RB_DECLARE_CALLBACKS_MULTI (51b0e68cfa0a, Sept 2026): rotations and copies
   // carry min_slice and max_slice too, not only min_vruntime.

@@ -52,6 +52,9 @@ const char* refusal_text(Refusal r) {
              "SIS_UTIL off (features NO_SIS_UTIL)";
     case Refusal::rt_wake_cpu:
       return "the wake-up CPU choice of a SCHED_FIFO task (select_task_rq_rt()) is not modelled: name the CPU (cpu=N)";
+    case Refusal::no_bandwidth_model:
+      return "CPU bandwidth control (cpu.max) is modelled on profile v6.12.118 only (docs/model.md, \"CPU bandwidth "
+             "control\")";
   }
   return "?";
 }
@@ -353,6 +356,13 @@ Refusal Rq::yield(int id) {
   return Refusal::none;
 }
 
+// Not kernel code: whether a queue on se's path has a quota and no runtime left.
+bool out_of_runtime(const SchedEntity& se) {
+  for (const SchedEntity* e = &se; e; e = e->parent)
+    if (e->cfs_rq && e->cfs_rq->runtime_enabled && e->cfs_rq->runtime_remaining <= 0) return true;
+  return false;
+}
+
 // sched_tick(): the running task's class ticks. An RT task's task_tick_rt()
 // (SCHED_FIFO: no time slice, its accounting not modelled) does nothing here;
 // task_tick_fair() is not called then.
@@ -364,7 +374,9 @@ void Rq::do_tick() {
   if (!p) return;
   const u64 before = resched_calls;
   task_tick_fair(*this, *p);
-  if (resched_calls != before) ++fair_tick_rescheds;
+  // a reschedule at a tick where the running task's group has no runtime left
+  // is CPU bandwidth control's (__account_cfs_rq_runtime()), not EEVDF's
+  if (resched_calls != before && !out_of_runtime(p->se)) ++fair_tick_rescheds;
 }
 
 void Rq::schedule_pending() {

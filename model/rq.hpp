@@ -44,6 +44,7 @@ enum class Refusal : std::uint8_t {
   group_has_children,       // cgroup rmdir of a group with a child group: -EBUSY
   rt_wake_cpu,              // a wake-up CPU choice for a SCHED_FIFO task (select_task_rq_rt(): not modelled)
   sis_util_scan,            // a wake-up CPU choice that SIS_UTIL's scan budget decides (model/wake_cpu.hpp)
+  no_bandwidth_model,       // cpu.max on a profile whose bandwidth control is not modelled (Behaviour::cfs_bandwidth)
 };
 const char* refusal_text(Refusal r);
 // What set_user_nice(), sched_setscheduler() and sched_setattr() with a slice
@@ -159,6 +160,21 @@ class Rq {
   // On this runqueue's profile only (System::write_base_slice_ns: every CPU).
   // ns in 0.1ms .. 100ms (the base_slice directive's range), else bad_argument.
   Refusal write_base_slice_ns(u64 ns);
+
+  // ---- CPU bandwidth control (model/fair_bandwidth.cpp) ----
+  // A cpu.max write (and cpu.max.burst): tg_set_cfs_bandwidth(tg, period,
+  // quota, burst) from CPU 0, for every CPU (quota kRuntimeInf: "max").
+  // bad_argument where the kernel answers -EINVAL; no_bandwidth_model on a
+  // profile without Behaviour::cfs_bandwidth.
+  Refusal set_group_bandwidth(int group, u64 period, u64 quota, u64 burst);
+  // The group's period or slack timer fires on this CPU, at its clock
+  // (sched_cfs_period_timer(), sched_cfs_slack_timer()); System::run() calls them.
+  void fire_period_timer(int group);
+  void fire_slack_timer(int group);
+  // __cfsb_csd_unthrottle(): the unthrottles other CPUs queued for this one.
+  void run_cfsb_csd();
+  // rq->cfsb_csd_list: the groups whose queue on this CPU waits for the CSD, in order.
+  std::vector<int> cfsb_csd_list;
   // Not kernel state: every value sysctl_sched_base_slice has had in this run
   // before the present one (a write reaches a queued task only at its next
   // update_deadline() or placement, so its slice may still be an earlier base; I-SLICE).
@@ -204,7 +220,11 @@ class Rq {
   // the protection): I-PROT's rule 5 (a lone fair entity is never rescheduled
   // by the fair class's tick).
   u64 resched_calls = 0;
-  u64 fair_tick_rescheds = 0;
+  // Not kernel state: unthrottle_cfs_rq() calls on this CPU so far (CPU
+  // bandwidth control; an unthrottle places the group entities it enqueues: I-MONO).
+  u64 unthrottles = 0;
+  u64 throttles = 0;  // ... and throttle_cfs_rq() calls that throttled
+  u64 fair_tick_rescheds = 0;  // (a tick at which out_of_runtime() holds for curr is bandwidth's: not counted)
   bool oops = false;      // the kernel would have crashed (NULL pick); entry points refuse
   unsigned nr_running = 0;  // rq->nr_running: fair tasks queued (delayed ones included) and RT tasks queued
   // Not kernel state: on the kernel backend's mirror, the tree's own

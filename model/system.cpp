@@ -222,8 +222,11 @@ Refusal System::migrate(int id, int cpu) {
   return Refusal::none;
 }
 
+// CPU bandwidth control: the steps also end where a queued period or slack
+// timer expires, and the timers due fire after every CPU's step
+// (fire_bandwidth_timers()).
 void System::run(u64 ns) {
-  if (size() == 1) {
+  if (size() == 1 && !next_bandwidth_expiry(task_groups)) {
     rqs_[0]->run(ns);
     return;
   }
@@ -232,7 +235,8 @@ void System::run(u64 ns) {
   const u64 end = now + ns;
   for (;;) {
     const u64 next_tick = (now / tick + 1) * tick;
-    const u64 step_end = next_tick > end ? end : next_tick;
+    u64 step_end = next_tick > end ? end : next_tick;
+    if (const u64 t = next_bandwidth_expiry(task_groups); t && t > now && t < step_end) step_end = t;
     for (auto& r : rqs_) {
       if (r->oops) {
         r->clock_task = step_end;  // a dead CPU's clock still shows the wall clock
@@ -241,8 +245,52 @@ void System::run(u64 ns) {
       r->run(step_end - now);
     }
     now = step_end;
+    fire_bandwidth_timers();
     if (now == end) break;
   }
+}
+
+std::optional<DueTimer> next_due_bandwidth_timer(const std::vector<TaskGroup>& groups, u64 now) {
+  std::optional<DueTimer> best;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (const bool slack : {false, true}) {
+      const HrTimer& t = slack ? groups[g].cfs_bandwidth.slack_timer : groups[g].cfs_bandwidth.period_timer;
+      if (!t.queued || as_s64(t.expires - now) > 0) continue;
+      if (!best || as_s64(t.expires - best->expires) < 0) best = DueTimer{static_cast<int>(g), slack, t.expires};
+    }
+  }
+  return best;
+}
+
+u64 next_bandwidth_expiry(const std::vector<TaskGroup>& groups) {
+  u64 best = 0;
+  for (const TaskGroup& tg : groups)
+    for (const HrTimer* t : {&tg.cfs_bandwidth.period_timer, &tg.cfs_bandwidth.slack_timer})
+      if (t->queued && (!best || t->expires < best)) best = t->expires;
+  return best;
+}
+
+void System::fire_bandwidth_timers() {
+  const u64 now = rqs_[0]->clock_task;
+  while (const auto due = next_due_bandwidth_timer(task_groups, now)) {
+    CfsBandwidth& cfs_b = task_groups[static_cast<std::size_t>(due->group)].cfs_bandwidth;
+    HrTimer& t = due->slack ? cfs_b.slack_timer : cfs_b.period_timer;
+    Rq& r = *rqs_[static_cast<std::size_t>(t.cpu)];
+    if (r.oops) {  // a crashed CPU runs nothing: its timer is lost
+      t.queued = false;
+      continue;
+    }
+    if (due->slack)
+      r.fire_slack_timer(due->group);
+    else
+      r.fire_period_timer(due->group);
+  }
+  for (auto& r : rqs_)
+    if (!r->oops && !r->cfsb_csd_list.empty()) r->run_cfsb_csd();
+}
+
+Refusal System::set_group_bandwidth(int group, u64 period, u64 quota, u64 burst) {
+  return rqs_[0]->set_group_bandwidth(group, period, quota, burst);
 }
 
 void System::tick() {
@@ -252,7 +300,11 @@ void System::tick() {
 }
 
 Refusal System::run_notick(u64 ns) {
-  if (size() == 1) return rqs_[0]->run_notick(ns);
+  if (size() == 1) {
+    const Refusal r = rqs_[0]->run_notick(ns);
+    if (r == Refusal::none) fire_bandwidth_timers();  // the timers due in the stretch fire at its end
+    return r;
+  }
   for (auto& r : rqs_)
     if (!r->oops && !r->tick_stoppable()) return Refusal::tick_needed;
   for (auto& r : rqs_) {
@@ -261,6 +313,7 @@ Refusal System::run_notick(u64 ns) {
     else
       r->run_notick(ns);
   }
+  fire_bandwidth_timers();
   return Refusal::none;
 }
 
@@ -269,6 +322,7 @@ void System::tick_after(u64 ns) {
     if (r->oops && size() > 1) r->clock_task += ns;
     r->tick_after(ns);
   }
+  fire_bandwidth_timers();
 }
 
 // `tick nopreempt` on every CPU, CPU 0 first: each to its next tick boundary
@@ -282,6 +336,7 @@ void System::tick_nopreempt() {
     }
     r->tick_nopreempt();
   }
+  fire_bandwidth_timers();
 }
 
 void System::schedule() {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,19 @@ std::string runqueues_refusal(const std::string& profile, unsigned nr);
 // Empty when `nr` runqueues can be grouped into cores of `smt` SMT siblings
 // each (CPUs k*smt .. k*smt+smt-1; smt 1: none), else why not.
 std::string smt_refusal(unsigned nr, unsigned smt);
+
+// A bandwidth timer due at `now`: the queued period or slack timer with the
+// earliest expiry at or before now (ties: the lower group, the period timer
+// first); none when no timer is due. The kernel backend fires the tree's
+// timers in the same order.
+struct DueTimer {
+  int group = -1;
+  bool slack = false;
+  u64 expires = 0;
+};
+std::optional<DueTimer> next_due_bandwidth_timer(const std::vector<TaskGroup>& groups, u64 now);
+// The earliest expiry of a queued bandwidth timer, 0 when none is queued.
+u64 next_bandwidth_expiry(const std::vector<TaskGroup>& groups);
 
 class System {
  public:
@@ -112,6 +126,12 @@ class System {
   void tick_nopreempt();
   // __schedule() on every CPU, in order.
   void schedule();
+  // CPU bandwidth control (model/fair_bandwidth.cpp): a cpu.max write
+  // (Rq::set_group_bandwidth), and the bandwidth timers due at the wall
+  // clock fired, earliest first, each on its CPU, then every CPU's pending
+  // CSD unthrottles (run() and the other clock operations call it).
+  Refusal set_group_bandwidth(int group, u64 period, u64 quota, u64 burst);
+  void fire_bandwidth_timers();
 
   // A read of /sys/kernel/debug/sched/debug reaching print_cfs_rq() for CPU
   // `cpu`'s queue of `group` (-1: rq->cfs): the reader's avg_vruntime() of

@@ -13,8 +13,8 @@ namespace {
 // The kind of every opcode, from the operation table (scenario/op_table.hpp):
 // create .. exit (version 1), the group kinds (2), migrate (3), debug_read (5),
 // run_notick and tick_after (6), base_slice and group_destroy (7).
-constexpr std::array<OpKind, kBytesOpKinds7> kOpcodeKinds = [] {
-  std::array<OpKind, kBytesOpKinds7> kinds{};
+constexpr std::array<OpKind, kBytesOpKinds9> kOpcodeKinds = [] {
+  std::array<OpKind, kBytesOpKinds9> kinds{};
   for (const OpSpec& spec : kOpTable)
     if (spec.opcode >= 0) kinds[static_cast<std::size_t>(spec.opcode)] = spec.kind;
   return kinds;
@@ -23,17 +23,18 @@ constexpr bool every_opcode_once() {
   std::size_t n = 0;
   for (const OpSpec& spec : kOpTable) {
     if (spec.opcode < 0) continue;
-    if (static_cast<std::size_t>(spec.opcode) >= kBytesOpKinds7 || kOpcodeKinds[static_cast<std::size_t>(spec.opcode)] != spec.kind)
+    if (static_cast<std::size_t>(spec.opcode) >= kBytesOpKinds9 || kOpcodeKinds[static_cast<std::size_t>(spec.opcode)] != spec.kind)
       return false;
     ++n;
   }
-  return n == kBytesOpKinds7;
+  return n == kBytesOpKinds9;
 }
-static_assert(every_opcode_once(), "the opcodes of the operation table are 0 .. kBytesOpKinds7 - 1, each once");
+static_assert(every_opcode_once(), "the opcodes of the operation table are 0 .. kBytesOpKinds9 - 1, each once");
 static_assert(kOpcodeKinds[kBytesOpKinds - 1] == OpKind::exit && kOpcodeKinds[kBytesOpKinds2 - 1] == OpKind::group_idle &&
                   kOpcodeKinds[kBytesOpKinds3 - 1] == OpKind::migrate &&
                   kOpcodeKinds[kBytesOpKinds5 - 1] == OpKind::debug_read &&
-                  kOpcodeKinds[kBytesOpKinds6 - 1] == OpKind::tick_after,
+                  kOpcodeKinds[kBytesOpKinds6 - 1] == OpKind::tick_after &&
+                  kOpcodeKinds[kBytesOpKinds7 - 1] == OpKind::group_destroy,
               "each format version's opcodes end where they did: old inputs decode as before");
 
 // create, fork, wake, group and debug_read pack their options and flags into
@@ -41,7 +42,7 @@ static_assert(kOpcodeKinds[kBytesOpKinds - 1] == OpKind::exit && kOpcodeKinds[kB
 // order, a byte each and three for a duration (decode_args, encode_args).
 constexpr bool packs_own_bytes(OpKind k) {
   return k == OpKind::create || k == OpKind::fork || k == OpKind::wake || k == OpKind::group_create ||
-         k == OpKind::debug_read;
+         k == OpKind::debug_read || k == OpKind::quota;
 }
 constexpr bool table_byte_args() {
   for (const OpSpec& spec : kOpTable) {
@@ -114,6 +115,7 @@ int task_index(std::string_view name, std::size_t count) { return name_index(nam
 
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return kBytesOpKinds;
+  if (data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10) return kBytesOpKinds9;
   if (data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8) return kBytesOpKinds7;
   if (data[0] == kBytesFormatVersion6) return kBytesOpKinds6;
   if (data[0] == kBytesFormatVersion5) return kBytesOpKinds5;
@@ -124,7 +126,8 @@ std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
 std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return 0;
   if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 || data[0] == kBytesFormatVersion5 ||
-      data[0] == kBytesFormatVersion6 || data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8)
+      data[0] == kBytesFormatVersion6 || data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8 ||
+      data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10)
     return 2;
   return data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ? 1 : 0;
 }
@@ -139,7 +142,8 @@ bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
   return size == 0 || (data != nullptr && (data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ||
                                            data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 ||
                                            data[0] == kBytesFormatVersion5 || data[0] == kBytesFormatVersion6 ||
-                                           data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8));
+                                           data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8 ||
+                                           data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10));
 }
 
 void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
@@ -156,8 +160,9 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   const std::uint8_t rq_byte = header == 2 ? r.next() : 0;
   if (header == 2) s.runqueues = static_cast<unsigned>(rq_byte % 8) + 1;
   const unsigned nrq = s.runqueues;
-  const bool v8 = header == 2 && data[0] == kBytesFormatVersion8;  // version 7 + fan-out wakes and sleeps
-  const bool v7 = header == 2 && (data[0] == kBytesFormatVersion7 || v8);  // version 6 + base_slice_ns, group_destroy, SCHED_FIFO
+  const bool v8 = header == 2 && (data[0] == kBytesFormatVersion8 || data[0] == kBytesFormatVersion10);  // version 7 + fan-out wakes and sleeps
+  const bool v9 = header == 2 && (data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10);  // + quota
+  const bool v7 = header == 2 && (data[0] == kBytesFormatVersion7 || v8 || v9);  // version 6 + base_slice_ns, group_destroy, SCHED_FIFO
   const bool v6 = header == 2 && (data[0] == kBytesFormatVersion6 || v7);  // version 6 or later
   const bool v5 = header == 2 && (data[0] == kBytesFormatVersion5 || v6);  // version 5 or later
   const bool no_groups = v5 && (rq_byte & kBytesNoGroups) != 0;  // version 5 without task groups
@@ -185,7 +190,7 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   auto pick = [&](std::uint8_t b) { return task_name(b % ntasks); };
   while (!r.done() && n < max_ops) {
     const OpKind kind = kOpcodeKinds[r.next() % kinds];
-    std::uint8_t a[3] = {0, 0, 0};
+    std::uint8_t a[4] = {0, 0, 0, 0};
     for (std::size_t i = 0; i < bytes_arg_count(kind); ++i) a[i] = r.next();
     Op& op = next_op();
     op.kind = kind == OpKind::run_notick && no_tickless ? OpKind::run : kind;
@@ -233,7 +238,9 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
         ++b;
       }
     };
-    if ((kind == OpKind::shares || kind == OpKind::group_idle || kind == OpKind::group_destroy) && nlive == 0) {
+    if ((kind == OpKind::shares || kind == OpKind::group_idle || kind == OpKind::group_destroy ||
+         kind == OpKind::quota) &&
+        nlive == 0) {
       if (ngroups >= kMaxBytesGroups) {  // version 7 only: every group removed
         op.kind = OpKind::schedule;
         continue;
@@ -318,6 +325,12 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
         op.group = new_group();
         op.value = kBytesShares[a[1] % kBytesShares.size()];
         break;
+      case OpKind::quota:  // versions 9 and 10
+        op.group = kGroupNames[live[a[0] % nlive]];
+        op.value = kBytesQuotas[a[1] % kBytesQuotas.size()];
+        op.period = op.value < 0 ? 0 : kBytesPeriods[a[2] % kBytesPeriods.size()];
+        op.burst = kBytesBursts[a[3] % kBytesBursts.size()];
+        break;
       case OpKind::debug_read:
         op.group = group_or_root(a[0]);
         op.racing = (a[1] & 1) != 0;
@@ -377,14 +390,16 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   const bool v6 = v7 || std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
     return op.kind == OpKind::run_notick || op.kind == OpKind::tick_after;
   });
-  std::vector<std::uint8_t> out{v7   ? kBytesFormatVersion7
+  const bool v9 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return op.kind == OpKind::quota; });
+  std::vector<std::uint8_t> out{v9   ? kBytesFormatVersion9
+                                : v7 ? kBytesFormatVersion7
                                 : v6 ? kBytesFormatVersion6
                                 : v5 ? kBytesFormatVersion5
                                 : v4 ? kBytesFormatVersion4
                                 : v3 ? kBytesFormatVersion3
                                 : v2 ? kBytesFormatVersion2
                                      : kBytesFormatVersion};
-  if (v3 || v5 || v6 || v7) out.push_back(bytes_runqueue_byte(s.runqueues));
+  if (v3 || v5 || v6 || v7 || v9) out.push_back(bytes_runqueue_byte(s.runqueues));
   const int nrq = static_cast<int>(s.runqueues);
   std::size_t ntasks = 0;
   std::size_t ngroups = 0;
@@ -490,7 +505,7 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
       return refuse(where + "the byte format has no expect operations");
     }
     if (++nops > kMaxBytesOps) return refuse("more than 256 operations");
-    std::uint8_t a[3] = {0, 0, 0};
+    std::uint8_t a[4] = {0, 0, 0, 0};
     bool ok = true;
     switch (op.kind) {
       case OpKind::create:
@@ -532,6 +547,15 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
         if (!ok) return refuse(where + "a group must be G<n> in creation order (at most 8), shares from the table");
         live.push_back(static_cast<int>(ngroups++));
         break;
+      case OpKind::quota: {  // versions 9 and 10
+        const int g = live_index(op.group);
+        ok = g >= 0 && table_byte(kBytesQuotas, op.value, a[1]) &&
+             (op.value < 0 ? op.period == 0 : table_byte(kBytesPeriods, op.period, a[2])) &&
+             table_byte(kBytesBursts, op.burst, a[3]);
+        a[0] = static_cast<std::uint8_t>(g < 0 ? 0 : g);
+        if (!ok) return refuse(where + "quota must name a live G<n>, with quota, period and burst from the tables");
+        break;
+      }
       case OpKind::debug_read:
         ok = group_or_root_arg(op.group, a[0]) && op.cpu < nrq;
         a[1] = static_cast<std::uint8_t>((op.racing ? 1 : 0) | (op.cpu >= 0 ? 2 | (op.cpu << 2) : 0));

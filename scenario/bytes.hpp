@@ -97,6 +97,15 @@
 // group_destroy is a group operation: it decodes as `schedule` where the
 // group opcodes do. The header and the runqueue byte are version 6's.
 //
+// Versions 9 and 10 (CPU bandwidth control) are versions 7 and 8 with one
+// more operation, opcode % 23 (versions 1 to 8 decode exactly as before):
+//
+//   22           quota     group, quota, period, burst
+//                          (a live group as for shares, with none `group`;
+//                          kBytesQuotas[byte % 10] (max: the period byte is
+//                          read and not used), kBytesPeriods[byte % 8],
+//                          kBytesBursts[byte % 5])
+//
 // Version 8 (wake-ups that build up record_wakee()'s flips) is
 // version 7 in every byte (the same opcodes, header and runqueue byte), but a
 // task byte from kBytesFanOut (64) on, three in four, of two operations reads
@@ -167,6 +176,18 @@ inline constexpr std::uint8_t kBytesCreateFifo = 240;
 // running task blocking). Versions 1 to 7 decode exactly as before.
 inline constexpr std::uint8_t kBytesFormatVersion8 = 8;
 inline constexpr std::uint8_t kBytesFanOut = 64;
+// Versions 9 and 10: versions 7 and 8 with one more operation, quota
+// (opcode 22, kBytesOpKinds9 kinds). Versions 1 to 8 decode exactly as before.
+inline constexpr std::uint8_t kBytesFormatVersion9 = 9;
+inline constexpr std::uint8_t kBytesFormatVersion10 = 10;
+inline constexpr std::size_t kBytesOpKinds9 = 23;         // create .. group_destroy, quota
+// quota's values: the quota (ns, -1: max), the period and the burst (ns, -1:
+// the group's own); 500 us and 2 s are refused by the kernel (-EINVAL)
+inline constexpr std::array<s64, 10> kBytesQuotas = {-1,         1'000'000,  2'000'000,  3'000'000,  5'000'000,
+                                                     10'000'000, 20'000'000, 50'000'000, 100'000'000, 500'000};
+inline constexpr std::array<s64, 8> kBytesPeriods = {5'000'000,  10'000'000,    20'000'000,   50'000'000,
+                                                     100'000'000, 1'000'000,    1'000'000'000, 2'000'000'000};
+inline constexpr std::array<s64, 5> kBytesBursts = {-1, 0, 1'000'000, 5'000'000, 20'000'000};
 // base_slice_ns values (ns): the edges of the range, the defaults normalized and at 8 CPUs, others
 inline constexpr std::array<s64, 7> kBytesBaseSlices = {100'000,   700'000,    750'000,    2'800'000,
                                                         3'000'000, 20'000'000, 100'000'000};

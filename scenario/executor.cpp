@@ -160,6 +160,13 @@ Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
     case OpKind::shares: return g ? target.set_group_shares(*g, op.shares()) : Refusal::no_such_group;
     case OpKind::group_idle: return g ? target.set_group_idle(*g, op.idle()) : Refusal::no_such_group;
     case OpKind::group_destroy: return g && *g >= 0 ? target.destroy_group(*g) : Refusal::no_such_group;
+    case OpKind::quota: {  // cpu.max keeps the group's burst, `max` its period too (cpu_max_write())
+      if (!g || *g < 0) return Refusal::no_such_group;
+      const CfsBandwidth& b = rq.task_groups[static_cast<std::size_t>(*g)].cfs_bandwidth;
+      const u64 period = op.period > 0 ? static_cast<u64>(op.period) : b.period;
+      const u64 burst = op.burst >= 0 ? static_cast<u64>(op.burst) : b.burst;
+      return target.set_group_bandwidth(*g, period, op.quota_max() ? kRuntimeInf : op.quota_ns(), burst);
+    }
     default: return Refusal::bad_argument;
   }
 }
@@ -189,6 +196,9 @@ struct ModelTarget {
   Refusal set_group_idle(int g, bool idle) { return sys.set_group_idle(g, idle); }
   Refusal move_task(int id, int g) { return sys.move_task(id, g); }
   Refusal destroy_group(int g) { return sys.destroy_group(g); }
+  Refusal set_group_bandwidth(int g, u64 period, u64 quota, u64 burst) {
+    return sys.set_group_bandwidth(g, period, quota, burst);
+  }
   Refusal write_base_slice_ns(u64 ns) { return sys.write_base_slice_ns(ns); }
   void run(u64 ns) { sys.run(ns); }
   void tick() { sys.tick(); }
@@ -268,7 +278,8 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     case OpKind::move:
     case OpKind::shares:
     case OpKind::group_idle:
-    case OpKind::group_destroy: refusal = group_op(t, rq, op, id); break;
+    case OpKind::group_destroy:
+    case OpKind::quota: refusal = group_op(t, rq, op, id); break;
     case OpKind::base_slice: refusal = t.write_base_slice_ns(op.base_slice_ns()); break;
     case OpKind::debug_read: {
       const auto g = group_id(rq, op.group);
@@ -321,6 +332,7 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
     case OpKind::shares:
     case OpKind::group_idle:
     case OpKind::group_destroy:  // unregister_fair_sched_group(): every CPU
+    case OpKind::quota:          // every CPU's queue of the group
     case OpKind::base_slice:     // one sysctl for every CPU
     case OpKind::debug_read: return all;
   }
@@ -667,6 +679,10 @@ ExecResult Executor::run(const Scenario& s) {
     collect();
   }
 
+  for (unsigned c = 0; c < model_sys.size(); ++c) {  // what the inputs reached of CPU bandwidth control
+    r.bandwidth_throttles += static_cast<int>(model_sys.rq(c).throttles);
+    r.bandwidth_unthrottles += static_cast<int>(model_sys.rq(c).unthrottles);
+  }
   const std::size_t failures_before = r.expectation_failures.size();
   bool expects_violation = false;
   for (const Expectation& e : s.expectations) {

@@ -54,6 +54,11 @@ QueueValue queue_field(const CfsRq& q, bool need_resched, const Profile& profile
   if (field == "h_nr_queued" || field == "h_nr_running") return {q.h_nr_queued, {}};
   if (field == "h_nr_runnable") return {q.h_nr_runnable, {}};
   if (field == "h_nr_idle") return {q.h_nr_idle, {}};
+  // CPU bandwidth control
+  if (field == "throttled") return {q.throttled ? 1 : 0, {}};
+  if (field == "throttle_count") return {q.throttle_count, {}};
+  if (field == "runtime_remaining") return {q.runtime_remaining, {}};
+  if (field == "runtime_enabled") return {q.runtime_enabled ? 1 : 0, {}};
   if (field == "need_resched") return {need_resched, {}};
   return {std::nullopt, "no queue field " + std::string(field)};
 }

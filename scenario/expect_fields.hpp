@@ -35,7 +35,7 @@ struct FieldSpec {
 };
 
 // clang-format off
-inline constexpr std::array<FieldSpec, 30> kFieldTable = {{
+inline constexpr std::array<FieldSpec, 34> kFieldTable = {{
   // a sched_entity (virtual times compare as the kernel's (s64) cast)
   {"vruntime",         FieldOwner::entity, FieldValue::time},
   {"deadline",         FieldOwner::entity, FieldValue::time},
@@ -68,6 +68,11 @@ inline constexpr std::array<FieldSpec, 30> kFieldTable = {{
   {"h_nr_idle",        FieldOwner::queue,  FieldValue::integer},
   {"need_resched",     FieldOwner::queue,  FieldValue::integer},  // the CPU's flag
   {"next",             FieldOwner::queue,  FieldValue::entity},   // the next buddy
+  // CPU bandwidth control (a group's queue; 0 on the root queue)
+  {"throttled",        FieldOwner::queue,  FieldValue::integer},
+  {"throttle_count",   FieldOwner::queue,  FieldValue::integer},
+  {"runtime_remaining", FieldOwner::queue, FieldValue::time},
+  {"runtime_enabled",  FieldOwner::queue,  FieldValue::integer},
 }};
 // clang-format on
 

@@ -19,6 +19,7 @@ std::string_view operation_keywords() {
 
 void set_unwritten(Arg a, Op& op) {
   if (a == Arg::shares) op.value = kDefaultShares;
+  if (a == Arg::burst) op.burst = -1;
 }
 
 bool is_unwritten(Arg a, const Op& op) {
@@ -45,6 +46,8 @@ bool is_unwritten(Arg a, const Op& op) {
     case Arg::sync: return !op.sync;
     case Arg::racing: return !op.racing;
     case Arg::nopreempt: return !op.nopreempt;
+    case Arg::bandwidth: return false;  // always written
+    case Arg::burst: return op.burst < 0;
   }
   return true;
 }

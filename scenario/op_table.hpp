@@ -59,6 +59,8 @@ enum class Arg : std::uint8_t {
   task_slice,     // as slice                              Op::slice (ns)
   parent,         // an existing group, or root            Op::parent ("" for root)
   from_cpu,       // a CPU number                          Op::from
+  bandwidth,      // cpu.max: QUOTA/PERIOD (whole us) or max Op::value (quota ns, -1 max), Op::period
+  burst,          // cpu.max.burst, a whole number of us    Op::burst (-1 unless written)
   // flags: the word alone sets the field
   sync,           //                                       Op::sync
   racing,         //                                       Op::racing
@@ -131,9 +133,9 @@ inline constexpr std::string_view kWakeCpuNote = " (cpu= names the CPU, from= wh
 
 // One row per OpKind, in OpKind order.
 // clang-format off
-inline constexpr std::array<OpSpec, 25> kOpTable = [] {
+inline constexpr std::array<OpSpec, 26> kOpTable = [] {
   using namespace op_table_detail;
-  return std::array<OpSpec, 25>{{
+  return std::array<OpSpec, 26>{{
   // task NAME [nice=N] [policy=normal|batch|idle|fifo] [slice=DUR] [group=GROUP]
   {.kind = OpKind::create, .keyword = "task", .verb = "create task", .op_class = OpClass::placement,
    .args = {ArgSpec{Arg::new_task}},
@@ -209,6 +211,12 @@ inline constexpr std::array<OpSpec, 25> kOpTable = [] {
   // placement: the delayed group entity it dequeues leaves with its lag (dequeue_entities())
   {.kind = OpKind::group_destroy, .keyword = "group_destroy", .verb = "remove group", .op_class = OpClass::placement,
    .args = {ArgSpec{Arg::group}}, .opcode = 21, .byte_args = 1, .group_op = true},
+  // quota GROUP QUOTA/PERIOD|max [burst=DUR]: placement (a throttle dequeues and
+  // an unthrottle enqueues group entities; the period timer fires as time passes)
+  {.kind = OpKind::quota, .keyword = "quota", .verb = "set cpu.max of", .op_class = OpClass::placement,
+   .args = {ArgSpec{Arg::group}, ArgSpec{Arg::bandwidth, " (QUOTA/PERIOD, e.g. 20ms/100ms, or max)"}},
+   .words = {option("burst", Arg::burst, "DUR")},
+   .opcode = 22, .byte_args = 4, .group_op = true},
   }};
 }();
 // clang-format on
@@ -252,7 +260,7 @@ constexpr bool rows_well_formed() {
 }  // namespace op_table_detail
 static_assert(op_table_detail::rows_in_kind_order(), "the operation table has one row per OpKind, in order");
 static_assert(op_table_detail::rows_well_formed(), "flags are words without a value, options words with one");
-static_assert(static_cast<std::size_t>(OpKind::group_destroy) + 1 == kOpTable.size(), "a row for every OpKind");
+static_assert(static_cast<std::size_t>(OpKind::quota) + 1 == kOpTable.size(), "a row for every OpKind");
 
 // A positional expectation (expect curr, field, queue): read after the
 // previous operation, not applied; not in the byte format.

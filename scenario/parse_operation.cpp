@@ -46,6 +46,8 @@ std::string arg_expected(Arg a) {
     case Arg::new_task:
     case Arg::child: return "a new task name";
     case Arg::new_group: return "a new group name";
+    case Arg::bandwidth: return "cpu.max: QUOTA/PERIOD (e.g. 20ms/100ms) or max";
+    case Arg::burst: return "a burst (a whole number of microseconds)";
     case Arg::none:
     case Arg::sync:
     case Arg::racing:
@@ -76,6 +78,8 @@ std::string arg_noun(const ArgSpec& arg) {
     case Arg::shares: return "the shares";
     case Arg::idle: return "the idle value";
     case Arg::base_slice: return "the base slice";
+    case Arg::bandwidth: return "the quota";
+    case Arg::burst: return "the burst";
     case Arg::none:
     case Arg::sync:
     case Arg::racing:
@@ -247,6 +251,32 @@ bool Parser::duration_value(std::string_view v, int c, s64& out) {
   return true;
 }
 
+// A duration in whole microseconds (cpu.max and cpu.max.burst are written in us).
+bool Parser::us_duration(std::string_view v, int c, s64& out, std::string_view after) {
+  s64 d = 0;
+  if (!duration_value(v, c, d)) return false;
+  if (d % 1000 != 0)
+    return fail(c, "expected a whole number of microseconds after " + std::string(after) +
+                       " (cpu.max is written in us), found " + q(v));
+  out = d;
+  return true;
+}
+
+// cpu.max: QUOTA/PERIOD, or max (the group's period kept).
+bool Parser::bandwidth_value(std::string_view v, int c, Op& op, std::string_view after) {
+  if (v == "max") {
+    op.value = -1;
+    op.period = 0;
+    return true;
+  }
+  const auto slash = v.find('/');
+  if (slash == std::string_view::npos)
+    return fail(c, "expected QUOTA/PERIOD (e.g. 20ms/100ms) or max after " + std::string(after) + ", found " +
+                       nothing_or(v));
+  return us_duration(v.substr(0, slash), c, op.value, after) &&
+         us_duration(v.substr(slash + 1), c + static_cast<int>(slash) + 1, op.period, after);
+}
+
 bool Parser::value(Arg a, std::string_view t, int c, Op& op, const std::string& after) {
   switch (a) {
     case Arg::task: return task_ref(t, c, op.task);
@@ -277,6 +307,8 @@ bool Parser::value(Arg a, std::string_view t, int c, Op& op, const std::string& 
       op.value = d;
       return true;
     }
+    case Arg::bandwidth: return bandwidth_value(t, c, op, after);
+    case Arg::burst: return us_duration(t, c, op.burst, after);
     case Arg::sync: op.sync = true; return true;
     case Arg::racing: op.racing = true; return true;
     case Arg::nopreempt: op.nopreempt = true; return true;

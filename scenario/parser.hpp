@@ -129,6 +129,8 @@ class Parser {
   bool policy_value(std::string_view v, int c, Policy& out, std::string_view after, bool fifo_allowed);
   bool slice_value(std::string_view v, int c, s64& out, std::string_view after);
   bool duration_value(std::string_view v, int c, s64& out);
+  bool us_duration(std::string_view v, int c, s64& out, std::string_view after);
+  bool bandwidth_value(std::string_view v, int c, Op& op, std::string_view after);
 
   // ---- expectations (parse_expect.cpp) ----
   void expect();

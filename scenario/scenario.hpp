@@ -49,6 +49,8 @@ enum class OpKind : std::uint8_t {
   // A tunable written mid-run and cgroup removal; after tick_after, same reason
   base_slice,    // base_slice_ns DUR  (a debugfs write of sched/base_slice_ns: sysctl_sched_base_slice)
   group_destroy, // group_destroy GROUP (cgroup rmdir: unregister_fair_sched_group(); the name is gone)
+  // CPU bandwidth control; after group_destroy, same reason
+  quota,         // quota GROUP QUOTA/PERIOD|max [burst=DUR]  (cpu.max: tg_set_cfs_bandwidth())
 };
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };
@@ -82,6 +84,10 @@ struct Op {
   // wake without cpu= on several CPUs: the CPU the wake-up is made from
   // (select_task_rq_fair()'s smp_processor_id()); -1 = the task's own.
   int from = -1;
+  // quota: cpu.max's period in ns (0 with `max`: the group's own) and
+  // burst= (cpu.max.burst) in ns (-1: not written, the group's own)
+  s64 period = 0;
+  s64 burst = -1;
 
   int nice_level() const { return static_cast<int>(value); }   // create (nice=), nice: -20..19
   u64 duration_ns() const { return static_cast<u64>(value); }  // run, run_notick, tick_after: the time to run
@@ -89,6 +95,8 @@ struct Op {
   u64 shares() const { return static_cast<u64>(value); }       // group_create (shares=), shares: cpu.shares
   u64 base_slice_ns() const { return static_cast<u64>(value); } // base_slice: the value written, ns
   bool idle() const { return value != 0; }                     // group_idle: cpu.idle
+  bool quota_max() const { return value < 0; }                 // quota: cpu.max "max"
+  u64 quota_ns() const { return static_cast<u64>(value); }     // quota: the quota, ns (not max)
   s64 expected_value() const { return value; }                 // expect_field, expect_queue: the value compared with
 };
 

@@ -65,6 +65,8 @@ bool same_arg(Arg arg, const Op& a, const Op& b) {
     case Arg::sync: return a.sync == b.sync;
     case Arg::racing: return a.racing == b.racing;
     case Arg::nopreempt: return a.nopreempt == b.nopreempt;
+    case Arg::bandwidth: return a.value == b.value && a.period == b.period;
+    case Arg::burst: return a.burst == b.burst;
   }
   return false;
 }
@@ -124,6 +126,8 @@ std::string arg_text(Arg a, const Op& op) {
     case Arg::new_group: return op.group;
     case Arg::group_or_root: return op.group.empty() ? std::string("root") : op.group;
     case Arg::parent: return op.parent.empty() ? std::string("root") : op.parent;
+    case Arg::bandwidth: return op.quota_max() ? std::string("max") : format_duration(op.value) + "/" + format_duration(op.period);
+    case Arg::burst: return format_duration(op.burst);
     case Arg::none:
     case Arg::sync:
     case Arg::racing:

@@ -1,0 +1,75 @@
+// I-BW: CPU bandwidth control's state is consistent and a throttled queue does
+// not run (the hierarchical throttle of 6.12.118, model/fair_bandwidth.cpp).
+//
+// Checked on every group queue after every operation while some group has a
+// quota (cfs_bandwidth_used()), from the design:
+//  1. throttle_count is the number of throttled queues on the path to the root,
+//     this one included (tg_throttle_down(), tg_unthrottle_up(), sync_throttle());
+//  2. a throttled queue's group entity is off its parent queue (throttle_cfs_rq());
+//  3. a queue is throttled exactly when it is on its group's throttled list,
+//     once; only a queue with a quota is throttled, and every queue of a group
+//     has a quota exactly when the group has one (tg_set_cfs_bandwidth());
+//  4. a throttled queue that no CSD is about to unthrottle has no runtime left
+//     (distribute_cfs_runtime() unthrottles a queue as soon as it has some);
+//  5. (once per CPU) the running task is not below a throttled queue, unless a
+//     reschedule is pending: the throttle happens when it is put back
+//     (put_prev_entity()), or while a sched_change has it off the CPU, and the
+//     reschedule takes it off.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "invariants/checker.hpp"
+#include "model/fair.hpp"
+
+namespace eevdf::inv {
+
+namespace {
+std::string queue_name(const Rq& rq, const CfsRq& q) {
+  std::string name = "group " + rq.task_groups[static_cast<std::size_t>(q.group_id)].name;
+  if (rq.possible_cpus().size() > 1) name += " on CPU " + std::to_string(rq.cpu);
+  return name;
+}
+}  // namespace
+
+void check_bandwidth(const CheckScope& s) {
+  if (!s.on(Id::BW)) return;
+  const Rq& rq = s.rq;
+  if (!rq.cfs_bandwidth_used()) return;
+  const CfsRq& q = s.cfs;
+  if (&q == &rq.cfs) {  // rule 5, once per CPU
+    const Task* p = rq.task(rq.curr);
+    if (!p || rq.need_resched || !p->se.cfs_rq || !throttled_hierarchy(*p->se.cfs_rq)) return;
+    s.report(Id::BW, "throttle_cfs_rq / pick_task_fair",
+             fmt::format("{} runs on CPU {} below a throttled queue (its queue's throttle_count {}) with no "
+                         "reschedule pending",
+                         p->name, rq.cpu, p->se.cfs_rq->throttle_count),
+             {&p->se});
+    return;
+  }
+  const TaskGroup& tg = rq.task_groups[static_cast<std::size_t>(q.group_id)];
+  if (tg.destroyed) return;  // off the task-group tree: no throttle walk reaches it any more
+  const CfsBandwidth& b = tg.cfs_bandwidth;
+  const int parent_count = tg.parent < 0 ? 0 : rq.group_queue(tg.parent).throttle_count;
+  const SchedEntity& gse = rq.groups[static_cast<std::size_t>(q.group_id)].se;
+  const auto listed = std::count(b.throttled_cfs_rq.begin(), b.throttled_cfs_rq.end(), rq.cpu);
+  std::string what;
+  if (q.throttle_count != (q.throttled ? 1 : 0) + parent_count)
+    what = fmt::format("throttle_count = {}, but the queue is {}throttled and its parent's count is {}",
+                       q.throttle_count, q.throttled ? "" : "not ", parent_count);
+  else if (q.throttled && gse.on_rq)
+    what = "the queue is throttled but its group entity is still queued above";
+  else if (listed != (q.throttled ? 1 : 0))
+    what = fmt::format("the queue is {}throttled but is {} time(s) on the group's throttled list", q.throttled ? "" : "not ",
+                       listed);
+  else if (q.runtime_enabled != (b.quota != kRuntimeInf))
+    what = fmt::format("runtime_enabled = {} but the group's quota is {}", q.runtime_enabled,
+                       b.quota == kRuntimeInf ? std::string("max") : std::to_string(b.quota));
+  else if (q.throttled && !q.csd_queued && q.runtime_remaining > 0)
+    what = fmt::format("the queue is throttled with {} ns of runtime left and no unthrottle queued",
+                       q.runtime_remaining);
+  if (!what.empty())
+    s.report(Id::BW, "throttle_cfs_rq / unthrottle_cfs_rq", queue_name(rq, q) + ": " + what, {&gse});
+}
+
+}  // namespace eevdf::inv
