@@ -275,9 +275,31 @@ def classify(text, line, fname):
         return {"kind": "prototype", "name": m.group(1) if m else None, "line": line, "text": text}
     decl = body.split("=", 1)[0]
     # annotations after the declarator (static const u32 table[] __maybe_unused = ...)
-    decl = re.sub(r"(?:\s+__\w+\s*" + ANNOTATION_ARGS + r"?)+\s*;?\s*$", "", decl.rstrip())
+    decl = strip_annotations(decl.rstrip())
     names = re.findall(r"\b(\w+)\b(?:\s*\[[^\]]*\])*\s*$", decl.rstrip(";").strip())
     return {"kind": "variable", "name": names[-1] if names else None, "line": line, "text": text}
+
+
+TYPE_WORDS = {"int", "long", "char", "short", "unsigned", "signed", "bool", "void", "u8", "u16", "u32", "u64",
+              "s8", "s16", "s32", "s64", "size_t"}
+
+
+def strip_annotations(decl):
+    """DECL without the annotations after its declarator (`__maybe_unused`,
+    `__read_mostly`), one at a time from the end, as long as what is left still
+    ends in a name: a word like one (`static struct static_key
+    __cfs_bandwidth_used`) is the declarator itself."""
+    while True:
+        m = re.search(r"\s+__\w+\s*" + ANNOTATION_ARGS + r"?\s*;?\s*$", decl)
+        if not m:
+            return decl
+        rest = decl[:m.start()]
+        if re.search(r"\b(?:struct|union|enum)\s+\w+\s*$", rest):
+            return decl
+        last = re.search(r"(\w+)\s*$", rest)
+        if last and last.group(1) in TYPE_WORDS:
+            return decl
+        decl = rest
 
 
 IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
@@ -288,8 +310,9 @@ def identifiers(text):
 
 
 def called(text):
-    """Identifiers used as calls, not members (p->f(), s.f()), nor macros the text defines."""
-    clean = strip_comments(text)
+    """Identifiers used as calls, not members (p->f(), s.f()), nor macros the text defines, nor words
+    of a string literal (6.12's sched_cfs_period_timer() logs "scaling up (new ...")."""
+    clean = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', strip_comments(text))
     out = set()
     local_macros = set(re.findall(r"#\s*define\s+(\w+)", clean))
     for m in re.finditer(r"(->|\.)?\s*\b([A-Za-z_]\w*)\s*\(", clean):
