@@ -15,6 +15,7 @@
 #include "kernelsrc/kernel_backend.hpp"
 #include "model/profile.hpp"
 #include "model/system.hpp"
+#include "scenario/executor.hpp"
 
 namespace eevdf::kernelsrc {
 namespace {
@@ -339,6 +340,23 @@ TEST(KernelBandwidth, IncrementalMirrorIsTheFullOne) {
                   cpus, seed, seen.throttles, seen.period_fires, seen.slack_fires);
     }
   }
+}
+
+// Lockstep (scenario/lockstep.cpp) compares the bandwidth state: equal while
+// no quota is set, the static key's count first once the kernel has one.
+TEST(KernelBandwidth, LockstepComparesTheBandwidthState) {
+  if (!available() || !bandwidth()) GTEST_SKIP() << "no bandwidth control in this build's tree";
+  System model(tree_profile(), 1);
+  KernelBackend kb(tree_profile(), 1);
+  const int g = model.create_group("g", -1, 1024);
+  ASSERT_EQ(kb.create_group("g", -1, 1024), g);
+  EXPECT_FALSE(scn::first_difference(model, kb.state()).has_value());
+  ASSERT_EQ(kb.set_group_bandwidth(g, 10 * kMs, 100 * kMs, 0), Refusal::none);
+  const auto d = scn::first_difference(model, kb.state());
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->field, "runqueue: cfs_bandwidth_used() count");
+  EXPECT_EQ(d->model, "0");
+  EXPECT_EQ(d->kernel, "1");
 }
 
 TEST(KernelBandwidth, RefusedOnATreeWithout) {
