@@ -4,9 +4,10 @@
  * and sched_move_task() of a task to another group. */
 
 /* ---- task groups: sched_create_group() + sched_online_group(), cpu.shares, cpu.idle, moves ---- */
-/* alloc_fair_sched_group(): init_tg_cfs_entry() and init_entity_runnable_average()
- * on every possible CPU, below the parent's entity of that CPU; the online
- * step; then the cpu.shares write (every CPU) */
+/* alloc_fair_sched_group(): init_cfs_bandwidth() (a tree with bandwidth
+ * control), then init_tg_cfs_entry() and init_entity_runnable_average() on
+ * every possible CPU, below the parent's entity of that CPU; the online step;
+ * then the cpu.shares write (every CPU) */
 int kb_create_group(int parent, unsigned long long shares) {
   if (kb_nr_groups >= KB_MAX_GROUPS || parent >= kb_nr_groups) return -1;
   int g = kb_nr_groups++;
