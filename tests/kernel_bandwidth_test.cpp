@@ -342,6 +342,29 @@ TEST(KernelBandwidth, IncrementalMirrorIsTheFullOne) {
   }
 }
 
+// cgroup rmdir of a group with a quota: the tree's destroy_cfs_bandwidth()
+// cancels both timers; the group leaves the walk of __cfs_schedulable()
+TEST(KernelBandwidth, RemovedGroupStopsItsTimers) {
+  if (!available() || !bandwidth()) GTEST_SKIP() << "no bandwidth control in this build's tree";
+  Group s(1);
+  const int other = s.kb.create_group("other", -1, 1024);
+  ASSERT_EQ(s.kb.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::none);
+  s.kb.run(5 * kMs);
+  ASSERT_TRUE(s.bw().period_timer.queued);
+  ASSERT_EQ(s.kb.exit_task(0), Refusal::none);
+  ASSERT_EQ(s.kb.destroy_group(s.group), Refusal::none);
+  EXPECT_FALSE(s.bw().period_timer.queued);
+  EXPECT_FALSE(s.bw().slack_timer.queued);
+  EXPECT_EQ(s.kb.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::no_such_group);
+  s.kb.run(200 * kMs);
+  EXPECT_EQ(s.bw().nr_periods, 0);
+  // the key stays raised: the kernel lowers it only when a quota is removed (cpu.max "max")
+  EXPECT_EQ(*s.kb.state().rq(0).bandwidth_users, 1);
+  EXPECT_EQ(s.kb.set_group_bandwidth(other, 20 * kMs, 100 * kMs, 0), Refusal::none);
+  EXPECT_EQ(*s.kb.state().rq(0).bandwidth_users, 2);
+  EXPECT_TRUE(s.kb.take_warnings().empty());
+}
+
 // Lockstep (scenario/lockstep.cpp) compares the bandwidth state: equal while
 // no quota is set, the static key's count first once the kernel has one.
 TEST(KernelBandwidth, LockstepComparesTheBandwidthState) {
