@@ -28,9 +28,9 @@ import tarfile
 import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source directory
-from extract_trees import (CONFIG_ON, ROOTS_COMMON, SMP_VARIANTS, TREE_FILES, VERSIONS,  # noqa: E402
-                           ExtractError, debug_reader_unlocked, fork_clears_rel_deadline, kernel_version,
-                           strip_comments, tree_facts, version_defines, version_key)
+from extract_trees import (BANDWIDTH_TREES, BANDWIDTH_VARIANT, CONFIG_ON, ROOTS_COMMON, SMP_VARIANTS,  # noqa: E402
+                           TREE_FILES, VERSIONS, ExtractError, debug_reader_unlocked, fork_clears_rel_deadline,
+                           kernel_version, strip_comments, tree_facts, version_defines, version_key)
 
 KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
 inline int long register restrict return short signed sizeof static struct switch typedef union unsigned
@@ -58,7 +58,9 @@ LIBC = {"memset", "memcpy", "setjmp", "longjmp"}
 # caller, pick_next_entity(), dereferences it); the glue stops the pick there
 # instead of faulting.  __enqueue_entity(), __dequeue_entity(), min_vruntime_update()
 # (6.6: min_deadline_update()): the hand-back's marks of the nodes a tree's
-# rebalancing writes (kernelsrc/glue/state.h, events.c).
+# rebalancing writes (kernelsrc/glue/state.h, events.c).  throttle_cfs_rq(),
+# unthrottle_cfs_rq() (a tree built with CONFIG_CFS_BANDWIDTH): the marks of
+# the group entity each dequeues or enqueues and of those above it (glue/bandwidth.c).
 INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "place_entity": "kb_tree_place_entity", "enqueue_entity": "kb_tree_enqueue_entity",
               "set_next_entity": "kb_tree_set_next_entity", "set_next_task_fair": "kb_tree_set_next_task_fair",
@@ -71,7 +73,8 @@ INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "preempt_sync": "kb_tree_preempt_sync", "avg_vruntime": "kb_tree_avg_vruntime",
               "__enqueue_entity": "kb_tree___enqueue_entity", "__dequeue_entity": "kb_tree___dequeue_entity",
               "min_vruntime_update": "kb_tree_min_vruntime_update",
-              "min_deadline_update": "kb_tree_min_deadline_update"}
+              "min_deadline_update": "kb_tree_min_deadline_update",
+              "throttle_cfs_rq": "kb_tree_throttle_cfs_rq", "unthrottle_cfs_rq": "kb_tree_unthrottle_cfs_rq"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}
@@ -275,9 +278,31 @@ def classify(text, line, fname):
         return {"kind": "prototype", "name": m.group(1) if m else None, "line": line, "text": text}
     decl = body.split("=", 1)[0]
     # annotations after the declarator (static const u32 table[] __maybe_unused = ...)
-    decl = re.sub(r"(?:\s+__\w+\s*" + ANNOTATION_ARGS + r"?)+\s*;?\s*$", "", decl.rstrip())
+    decl = strip_annotations(decl.rstrip())
     names = re.findall(r"\b(\w+)\b(?:\s*\[[^\]]*\])*\s*$", decl.rstrip(";").strip())
     return {"kind": "variable", "name": names[-1] if names else None, "line": line, "text": text}
+
+
+TYPE_WORDS = {"int", "long", "char", "short", "unsigned", "signed", "bool", "void", "u8", "u16", "u32", "u64",
+              "s8", "s16", "s32", "s64", "size_t"}
+
+
+def strip_annotations(decl):
+    """DECL without the annotations after its declarator (`__maybe_unused`,
+    `__read_mostly`), one at a time from the end, as long as what is left still
+    ends in a name: a word like one (`static struct static_key
+    __cfs_bandwidth_used`) is the declarator itself."""
+    while True:
+        m = re.search(r"\s+__\w+\s*" + ANNOTATION_ARGS + r"?\s*;?\s*$", decl)
+        if not m:
+            return decl
+        rest = decl[:m.start()]
+        if re.search(r"\b(?:struct|union|enum)\s+\w+\s*$", rest):
+            return decl
+        last = re.search(r"(\w+)\s*$", rest)
+        if last and last.group(1) in TYPE_WORDS:
+            return decl
+        decl = rest
 
 
 IDENT = re.compile(r"\b([A-Za-z_]\w*)\b")
@@ -288,8 +313,9 @@ def identifiers(text):
 
 
 def called(text):
-    """Identifiers used as calls, not members (p->f(), s.f()), nor macros the text defines."""
-    clean = strip_comments(text)
+    """Identifiers used as calls, not members (p->f(), s.f()), nor macros the text defines, nor words
+    of a string literal (6.12's sched_cfs_period_timer() logs "scaling up (new ...")."""
+    clean = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', strip_comments(text))
     out = set()
     local_macros = set(re.findall(r"#\s*define\s+(\w+)", clean))
     for m in re.finditer(r"(->|\.)?\s*\b([A-Za-z_]\w*)\s*\(", clean):
@@ -326,7 +352,8 @@ def extract(files, shim_text, workdir, cc, glue_text="", shim_dir=None):
     # (pelt.h and sched-pelt.h before fair.c, which includes them; pelt.c's
     # functions, declared in pelt.h, after it)
     for rel in MAIN_FILES:
-        lines = resolve_conditionals(files[rel], rel, workdir, cc, config=VERSIONS[key].get("config", ()))
+        config = list(VERSIONS[key].get("config", ())) + list(VERSIONS[key].get("file_config", {}).get(rel, ()))
+        lines = resolve_conditionals(files[rel], rel, workdir, cc, config=config)
         sources[rel] = split_items(lines, rel)
     provided = shim_names(shim_text)
     if "shim" in VERSIONS[key]:
@@ -653,6 +680,9 @@ def main():
             key = kernel_version(files["Makefile"])[:2]
             if key in SMP_VARIANTS:
                 VERSIONS[key] = {**VERSIONS[key], **SMP_VARIANTS[key]}
+                if kernel_version(files["Makefile"]) in BANDWIDTH_TREES:
+                    VERSIONS[key] = {**VERSIONS[key], **BANDWIDTH_VARIANT,
+                                     "config": VERSIONS[key]["config"] + BANDWIDTH_VARIANT["config"]}
             elif key in VERSIONS and VERSIONS[key].get("shim") != "shim_smp.h":
                 raise ExtractError(f"Makefile: kernel {key[0]}.{key[1]}: --smp is known for "
                                    + ", ".join(f"{a}.{b}" for a, b in SMP_VARIANTS) + " only")

@@ -74,6 +74,19 @@ VERSIONS = {
 SMP_VARIANTS = {(6, 12): {"shim": "shim_smp.h", "config": ["CONFIG_SMP", "CONFIG_SCHED_SMT"]},
                 (6, 6): {"shim": "shim_smp.h", "config": ["CONFIG_SMP", "CONFIG_SCHED_SMT"]}}
 
+# CPU bandwidth control (cgroup cpu.max): the trees whose bandwidth code the
+# glue's core.c side (tg_set_cfs_bandwidth(), the hrtimers, the CSD) was
+# written against, taken with CONFIG_SMP only.  Their conditionals are resolved
+# with CONFIG_CFS_BANDWIDTH, and fair.c's alone with CONFIG_JUMP_LABEL too, so
+# that cfs_bandwidth_used() is the static key's count (shim_smp.h counts it)
+# rather than the constant true of a kernel without jump labels; sched.h is
+# not, its sched_feat() stays the sysctl's bit test.  Every other tree is
+# built without it, and the glue's bandwidth entry points refuse
+# (EEVDF_TREE_BANDWIDTH 0 in version.h).
+BANDWIDTH_TREES = {(6, 12, 118)}
+BANDWIDTH_VARIANT = {"config": ["CONFIG_CFS_BANDWIDTH"], "file_config": {"kernel/sched/fair.c": ["CONFIG_JUMP_LABEL"]},
+                     "bandwidth": True}
+
 
 class ExtractError(Exception):
     pass
@@ -127,6 +140,7 @@ def version_defines(version, key, facts=None):
         "EEVDF_KERNEL_VERSION_CODE": str(version[0] * 256 + version[1]),
         "EEVDF_KERNEL_SUBLEVEL": str(version[2]),
         "EEVDF_SHIM_SMP": "1" if VERSIONS.get(key, {}).get("shim") == "shim_smp.h" else "0",
+        "EEVDF_TREE_BANDWIDTH": "1" if VERSIONS.get(key, {}).get("bandwidth") else "0",
         **{name: str(int(value)) for name, (value, _) in (facts or {}).items()},
     }
 

@@ -20,6 +20,7 @@
 #include "glue/state.h"        /* the runqueues, tasks, groups and the glue's flags */
 #include "glue/services.c"     /* core.c services the fair class calls; the RT class's stand-in */
 #include "glue/wake_cpu.c"     /* topology and the wake-up CPU choice; migration */
+#include "glue/bandwidth.c"    /* CPU bandwidth control: cpu.max, the hrtimers, the CSD */
 #include "glue/setup.c"        /* sched_init(), init_idle() */
 #include "glue/schedule.c"     /* __schedule(), the pick, blocking, yield */
 #include "glue/wake.c"         /* wake_up_new_task(), try_to_wake_up(), wakeup_preempt() */

@@ -75,6 +75,31 @@ struct kb_queue {
   unsigned long long tg_load_avg_contrib, last_update_tg_load_avg;
   long long prop_runnable_sum;
   int propagate;
+  /* CPU bandwidth control (0 on a tree built without it): a group queue's
+   * runtime and throttle state; csd_queued: on its CPU's CSD list
+   * (throttled_csd_list not empty) */
+  int runtime_enabled, throttled, throttle_count, csd_queued;
+  long long runtime_remaining;
+  unsigned long long throttled_clock, throttled_clock_pelt, throttled_clock_pelt_time, throttled_clock_self,
+      throttled_clock_self_time;
+};
+
+/* a bandwidth hrtimer: its expiry (the scenario's clock), armed, its CPU */
+struct kb_hrtimer {
+  unsigned long long expires;
+  int queued, cpu;
+};
+/* a group's struct cfs_bandwidth (cpu.max; quota ~0ULL: RUNTIME_INF, "max");
+ * throttled_cfs_rq: the CPU of each queue on its throttled list, in list order */
+struct kb_bandwidth {
+  unsigned long long period, quota, runtime, burst, runtime_snap;
+  long long hierarchical_quota;
+  int idle, period_active, slack_started;
+  struct kb_hrtimer period_timer, slack_timer;
+  int nr_throttled_cfs_rq;
+  int throttled_cfs_rq[KB_MAX_CPUS];
+  int nr_periods, nr_throttled, nr_burst;
+  unsigned long long throttled_time, burst_time;
 };
 
 /* one CPU's struct rq, its queues and entities of every group (tg->se[cpu], tg->cfs_rq[cpu]) */
@@ -110,6 +135,11 @@ struct kb_state {
   long long group_load_avg[KB_MAX_GROUPS];  /* tg->load_avg (0 on a !CONFIG_SMP tree) */
   struct kb_cpu_state cpu[KB_MAX_CPUS];
   int has_idle_cores;  /* the LLC's sd_llc_shared->has_idle_cores (0 on a !CONFIG_SMP tree) */
+  /* CPU bandwidth control: the tree has it (kb_has_bandwidth()), each group's
+   * tg->cfs_bandwidth, the cfs_bandwidth_used() static key's count */
+  int bandwidth;
+  struct kb_bandwidth group_bw[KB_MAX_GROUPS];
+  int bandwidth_users;
   int pelt;            /* the tree runs PELT (a CONFIG_SMP tree) */
   unsigned char task_se_changed[KB_MAX_TASKS];  /* task_se[i] was exported by this kb_export(): 1 whole,
                                                    2 its place in the tree only (KB_EXPORT_MARKS) */
@@ -248,6 +278,27 @@ void kb_move_task(int id, int group);
 /* cgroup rmdir of group g (empty: the C++ side checks): the tree's
  * unregister_fair_sched_group(), as sched_destroy_group() reaches it */
 void kb_destroy_group(int g);
+/* CPU bandwidth control (cgroup cpu.max), on a tree built with
+ * CONFIG_CFS_BANDWIDTH (kb_has_bandwidth() 1: Linux 6.12.118); on any other tree
+ * each refuses (-38, ENOSYS) or does nothing.
+ * kb_set_bandwidth(): core.c's tg_set_cfs_bandwidth() of group g (cgroup v2),
+ *   run on CPU 0; quota ~0ULL is RUNTIME_INF ("max"); 0 or -EINVAL (-22).
+ * kb_fire_timer(): the expiry of group g's period timer (slack 0) or slack
+ *   timer, on the CPU it is armed on, with that CPU's clock as now (the
+ *   callback run, the timer re-armed on HRTIMER_RESTART); -1 when not armed.
+ * kb_next_timer(): the armed timer that expires first (by expiry, then group,
+ *   the period timer first); 0 when none is armed.
+ * kb_csd_pending(), kb_run_csd(): CPU cpu has a CSD queued (another CPU's
+ *   distribute_cfs_runtime() asked it to unthrottle); it runs it
+ *   (__cfsb_csd_unthrottle()). */
+int kb_has_bandwidth(void);
+/* rq->clock of CPU cpu (the scenario's clock; the bandwidth timers' now on that CPU) */
+unsigned long long kb_clock(int cpu);
+int kb_set_bandwidth(int g, unsigned long long period_ns, unsigned long long quota_ns, unsigned long long burst_ns);
+int kb_fire_timer(int g, int slack);
+int kb_next_timer(unsigned long long *expires, int *group, int *slack);
+int kb_csd_pending(int cpu);
+void kb_run_csd(int cpu);
 /* a debugfs write of sched/base_slice_ns: sysctl_sched_base_slice = ns */
 void kb_write_base_slice_ns(unsigned long long ns);
 /* The state into s, which must be the same buffer at every call (what an

@@ -96,6 +96,13 @@ KernelRelease tree_release() {
 std::string judge() { return judge_for_kernel(tree_release()); }
 
 bool smp() { return kb_smp() != 0; }
+bool bandwidth() { return kb_has_bandwidth() != 0; }
+std::string bandwidth_refusal() {
+  if (bandwidth()) return {};
+  return "CPU bandwidth control (cpu.max) runs on the kernel's code of Linux 6.12.118 built with CONFIG_SMP only; "
+         "this build's tree, Linux " + kernel_version() + (smp() ? "" : " built !CONFIG_SMP") +
+         ", is built without CONFIG_CFS_BANDWIDTH (kernelsrc/extract_trees.py, BANDWIDTH_TREES)";
+}
 
 std::string refusal(const Profile& profile, unsigned runqueues) {
   (void)profile;
@@ -480,48 +487,93 @@ Refusal KernelBackend::write_base_slice_ns(u64 ns) {
   return r;
 }
 
-// Time on every CPU as the model's System advances it (model/system.cpp): one
-// CPU runs the whole stretch; several run in steps that end at the tick
-// boundaries, CPU 0, 1, .. in each step.
+// cpu.max: refused as the model refuses (no such group), then the glue's
+// tg_set_cfs_bandwidth(); its -EINVAL is bad_argument. Handed back by
+// comparison: the tree's unthrottle may run on any CPU.
+Refusal KernelBackend::set_group_bandwidth(int group, u64 quota, u64 period, u64 burst) {
+  if (!bandwidth()) throw std::runtime_error("kernel backend: " + bandwidth_refusal());
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
+  const Rq& rq = mirror_->rq(0);
+  if (group < 0 || static_cast<std::size_t>(group) >= rq.task_groups.size() ||
+      rq.task_groups[static_cast<std::size_t>(group)].destroyed)
+    return Refusal::no_such_group;
+  events_how_ = Handback::compare;  // the rarer entry points: no marks
+  const int r = kb_set_bandwidth(group, period, quota, burst);
+  refresh(Handback::compare);
+  return r == 0 ? Refusal::none : Refusal::bad_argument;
+}
+
+void KernelBackend::run_csd(int cpu) {
+  events_how_ = Handback::compare;
+  kb_run_csd(cpu);
+  refresh(Handback::compare);
+}
+
+bool KernelBackend::fire_due_timers(u64 t) {
+  bool ran = false;
+  unsigned long long expires = 0;
+  int group = -1, slack = 0;
+  while (kb_next_timer(&expires, &group, &slack) && expires <= t) {
+    kb_fire_timer(group, slack);
+    ran = true;
+  }
+  for (unsigned c = 0; c < mirror_->size() && !hold_csds_; ++c)
+    if (kb_csd_pending(static_cast<int>(c))) {
+      kb_run_csd(static_cast<int>(c));
+      ran = true;
+    }
+  return ran;
+}
+
+// Time on every CPU as the model's System advances it (model/system.cpp): in
+// steps that end at the tick boundaries (one CPU: its kb_run() ticks inside
+// the step), at the end, and at the expiry of an armed bandwidth timer; CPU
+// 0, 1, .. in each step, then the timers due at its end and the CSDs they
+// queued (fire_due_timers()). A stretch in which a timer or a CSD ran is
+// handed back by comparison.
 void KernelBackend::run(u64 ns) {
   const unsigned n = mirror_->size();
-  if (n == 1) {
-    kb_run(0, ns);
-    refresh();
-    return;
-  }
   const u64 tick = profile_.tick_nsec();
   u64 now = mirror_->rq(0).clock_task;
   const u64 end = now + ns;
+  bool timers = false;
   for (;;) {
     const u64 next_tick = (now / tick + 1) * tick;
-    const u64 step_end = next_tick > end ? end : next_tick;
+    u64 step_end = n == 1 || next_tick > end ? end : next_tick;
+    unsigned long long expires = 0;
+    int group = -1, slack = 0;
+    if (kb_next_timer(&expires, &group, &slack) && expires > now && expires < step_end) step_end = expires;
     for (unsigned c = 0; c < n; ++c) kb_run(static_cast<int>(c), step_end - now);
     now = step_end;
+    timers |= fire_due_timers(now);
     if (now == end) break;
   }
-  refresh();
+  refresh(timers ? Handback::compare : Handback::marks);
 }
 void KernelBackend::tick() {
   const u64 tick = profile_.tick_nsec();
   const u64 now = mirror_->rq(0).clock_task;
   run((now / tick + 1) * tick - now);
 }
+// The stretches below end with the timers due inside them, fired at their end.
 void KernelBackend::tick_nopreempt() {
   for (unsigned c = 0; c < mirror_->size(); ++c) kb_tick_nopreempt(static_cast<int>(c));
-  refresh();
+  const bool timers = fire_due_timers(kb_clock(0));
+  refresh(timers ? Handback::compare : Handback::marks);
 }
 Refusal KernelBackend::run_notick(u64 ns) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   for (unsigned c = 0; c < mirror_->size(); ++c)  // rq->cfs.h_nr_queued > 1 on any CPU
     if (!mirror_->rq(c).tick_stoppable()) return Refusal::tick_needed;
   for (unsigned c = 0; c < mirror_->size(); ++c) kb_run_notick(static_cast<int>(c), ns);
-  refresh();
+  const bool timers = fire_due_timers(kb_clock(0));
+  refresh(timers ? Handback::compare : Handback::marks);
   return Refusal::none;
 }
 void KernelBackend::tick_after(u64 ns) {
   for (unsigned c = 0; c < mirror_->size(); ++c) kb_tick_after(static_cast<int>(c), ns);
-  refresh();
+  const bool timers = fire_due_timers(kb_clock(0));
+  refresh(timers ? Handback::compare : Handback::marks);
 }
 void KernelBackend::schedule() {
   for (unsigned c = 0; c < mirror_->size(); ++c) kb_schedule(static_cast<int>(c));
@@ -684,6 +736,21 @@ void KernelBackend::refresh(Handback how, bool end_op) {
     c.last_update_tg_load_avg = q.last_update_tg_load_avg;
     c.prop_runnable_sum = q.prop_runnable_sum;
     c.propagate = q.propagate != 0;
+    c.runtime_enabled = q.runtime_enabled != 0;
+    c.runtime_remaining = q.runtime_remaining;
+    c.throttled = q.throttled != 0;
+    c.throttle_count = q.throttle_count;
+    c.throttled_clock = q.throttled_clock;
+    c.throttled_clock_pelt = q.throttled_clock_pelt;
+    c.throttled_clock_pelt_time = q.throttled_clock_pelt_time;
+    c.throttled_clock_self = q.throttled_clock_self;
+    c.throttled_clock_self_time = q.throttled_clock_self_time;
+    c.csd_queued = q.csd_queued != 0;
+  };
+  auto copy_timer = [](const kb_hrtimer& t, HrTimer& out) {
+    out.expires = t.expires;
+    out.queued = t.queued != 0;
+    out.cpu = t.cpu;
   };
   auto copy_wakee = [](const kb_wakee& w, WakeeState& out) {
     out.last = w.last;
@@ -695,7 +762,28 @@ void KernelBackend::refresh(Handback how, bool end_op) {
     rq0.task_groups[static_cast<std::size_t>(g)].shares = s.group_shares[g];
     rq0.task_groups[static_cast<std::size_t>(g)].idle = s.group_idle[g] != 0;
     rq0.task_groups[static_cast<std::size_t>(g)].load_avg = s.group_load_avg[g];
+    if (!s.bandwidth) continue;
+    const kb_bandwidth& b = s.group_bw[g];
+    CfsBandwidth& out = rq0.task_groups[static_cast<std::size_t>(g)].cfs_bandwidth;
+    out.period = b.period;
+    out.quota = b.quota;
+    out.runtime = b.runtime;
+    out.burst = b.burst;
+    out.runtime_snap = b.runtime_snap;
+    out.hierarchical_quota = b.hierarchical_quota;
+    out.idle = b.idle != 0;
+    out.period_active = b.period_active != 0;
+    out.slack_started = b.slack_started != 0;
+    copy_timer(b.period_timer, out.period_timer);
+    copy_timer(b.slack_timer, out.slack_timer);
+    out.throttled_cfs_rq.assign(b.throttled_cfs_rq, b.throttled_cfs_rq + b.nr_throttled_cfs_rq);
+    out.nr_periods = b.nr_periods;
+    out.nr_throttled = b.nr_throttled;
+    out.nr_burst = b.nr_burst;
+    out.throttled_time = b.throttled_time;
+    out.burst_time = b.burst_time;
   }
+  *rq0.bandwidth_users = s.bandwidth_users;
   for (int k = 0; k < s.nr_changed_tasks; ++k) {
     const int i = s.changed_tasks[k];
     Task& t = rq0.tasks[static_cast<std::size_t>(i)];

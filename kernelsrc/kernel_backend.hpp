@@ -36,6 +36,11 @@ std::string refusal(const Profile& profile, unsigned runqueues);
 // Whether this build's tree has the migration code (set_task_cpu() with
 // migrate_task_rq_fair(), a group entity a CPU): 6.18 and later, not 6.12 built !CONFIG_SMP.
 bool smp();
+// Whether this build's tree runs CPU bandwidth control (cgroup cpu.max): built
+// with CONFIG_CFS_BANDWIDTH, Linux 6.12.118 only (kernelsrc/extract_trees.py,
+// BANDWIDTH_TREES); and, where it does not, why (empty where it does).
+bool bandwidth();
+std::string bandwidth_refusal();
 
 struct KernelWarning {
   std::string file;
@@ -101,6 +106,16 @@ class KernelBackend {
   // cpu.max: not yet built with the tree's bandwidth code (Refusal::no_bandwidth_model)
   Refusal set_group_bandwidth(int group, u64 period, u64 quota, u64 burst);
   Refusal write_base_slice_ns(u64 ns);       // debugfs sched/base_slice_ns
+  // cgroup cpu.max (and cpu.max.burst) of group: core.c's
+  // tg_set_cfs_bandwidth() on cgroup v2, written from CPU 0; quota kRuntimeInf
+  // is "max". Refusal::bad_argument where the kernel answers -EINVAL.
+  // Throws std::runtime_error on a tree without bandwidth control (bandwidth_refusal()).
+  Refusal set_group_bandwidth(int group, u64 quota, u64 period, u64 burst);
+  // Tests: the CSDs the timers queue stay queued (held) until run_csd() runs
+  // one, so that the state between a distribution and its remote unthrottle
+  // can be seen; off (the default), each runs right after the timers.
+  void set_hold_csds(bool on) { hold_csds_ = on; }
+  void run_csd(int cpu);
   void run(u64 ns);
   void tick();
   void tick_nopreempt();  // `tick nopreempt`: sched_tick() with no reschedule honoured
@@ -139,6 +154,10 @@ class KernelBackend {
 
  private:
   enum class Handback { marks, compare, all };
+  // The bandwidth timers due at t fire, first expiry first (then group, the
+  // period timer before the slack timer), until none is due; then every CPU
+  // with a CSD queued runs it, CPU 0 first. True when anything ran.
+  bool fire_due_timers(u64 t);
   void refresh(Handback how = Handback::marks, bool end_op = true);
   static int listening(void* self, int cpu);  // kb_set_listen_query(): rq(cpu) has an observer
   // An event of the tree's own functions (kb_api.h): the mirror is refreshed
@@ -149,6 +168,7 @@ class KernelBackend {
   // Whether the model's shadow of reweight_entity() and place_entity() runs at
   // their events (I-OVF; on by default, the executor turns it off when I-OVF is not checked).
   bool overflow_shadow_on_ = true;
+  bool hold_csds_ = false;  // set_hold_csds()
   bool incremental_ = true;  // set_incremental_refresh()
   unsigned check_every_ = 128, since_check_ = 0;  // set_handback_check_every()
   std::string missed_;  // a change the marks missed, thrown when the entry point ends

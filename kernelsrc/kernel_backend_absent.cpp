@@ -12,6 +12,8 @@ std::string refusal(const Profile&, unsigned) { return "this build has no kernel
 KernelRelease tree_release() { return {}; }
 std::string judge() { return {}; }
 bool smp() { return false; }
+bool bandwidth() { return false; }
+std::string bandwidth_refusal() { return "this build has no kernel backend"; }
 bool debug_reader_unlocked() { return false; }
 std::vector<std::string> applied_fixes() { return {}; }
 
@@ -39,6 +41,9 @@ Refusal KernelBackend::move_task(int, int) { return Refusal::bad_argument; }
 Refusal KernelBackend::destroy_group(int) { return Refusal::bad_argument; }
 Refusal KernelBackend::set_group_bandwidth(int, u64, u64, u64) { return Refusal::no_bandwidth_model; }
 Refusal KernelBackend::write_base_slice_ns(u64) { return Refusal::bad_argument; }
+Refusal KernelBackend::set_group_bandwidth(int, u64, u64, u64) { return Refusal::bad_argument; }
+bool KernelBackend::fire_due_timers(u64) { return false; }
+void KernelBackend::run_csd(int) {}
 void KernelBackend::run(u64) {}
 void KernelBackend::tick() {}
 void KernelBackend::tick_nopreempt() {}

@@ -292,7 +292,46 @@ struct cfs_rq {
   struct list_head leaf_cfs_rq_list;
   struct task_group *tg;
   int idle;
+#if EEVDF_TREE_BANDWIDTH
+  /* CONFIG_CFS_BANDWIDTH (sched.h's layout) */
+  int runtime_enabled;
+  s64 runtime_remaining;
+  u64 throttled_pelt_idle;
+  u64 throttled_clock;
+  u64 throttled_clock_pelt;
+  u64 throttled_clock_pelt_time;
+  u64 throttled_clock_self;
+  u64 throttled_clock_self_time;
+  int throttled;
+  int throttle_count;
+  struct list_head throttled_list;
+  struct list_head throttled_csd_list;
+#endif
 };
+
+#if EEVDF_TREE_BANDWIDTH
+/* tg->cfs_bandwidth (sched.h's struct cfs_bandwidth with CONFIG_CFS_BANDWIDTH) */
+struct cfs_bandwidth {
+  raw_spinlock_t lock;
+  ktime_t period;
+  u64 quota;
+  u64 runtime;
+  u64 burst;
+  u64 runtime_snap;
+  s64 hierarchical_quota;
+  u8 idle;
+  u8 period_active;
+  u8 slack_started;
+  struct hrtimer period_timer;
+  struct hrtimer slack_timer;
+  struct list_head throttled_cfs_rq;
+  int nr_periods;
+  int nr_throttled;
+  int nr_burst;
+  u64 throttled_time;
+  u64 burst_time;
+};
+#endif
 
 struct task_group {
   int idle;
@@ -303,6 +342,9 @@ struct task_group {
   struct cfs_rq **cfs_rq;
   unsigned long shares;
   struct task_group *parent;
+#if EEVDF_TREE_BANDWIDTH
+  struct cfs_bandwidth cfs_bandwidth;
+#endif
 };
 
 struct sched_class;
@@ -335,6 +377,10 @@ struct rq {
   u64 wake_stamp;               /* SIS_PROP's idle-time estimate (off) */
   u64 wake_avg_idle;
 #endif
+#endif
+#if EEVDF_TREE_BANDWIDTH
+  call_single_data_t cfsb_csd;  /* __cfsb_csd_unthrottle() of this CPU (kb_run_csd()) */
+  struct list_head cfsb_csd_list;
 #endif
 #if EEVDF_KERNEL_VERSION_CODE >= EEVDF_KV(7, 0)
   raw_spinlock_t __lock;  /* named by 7.0's lock annotations (__rq_lockp()); never taken */

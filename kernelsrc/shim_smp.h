@@ -98,6 +98,88 @@ static inline void list_move(struct list_head *e, struct list_head *h) {
   e->next->prev = e->prev; e->prev->next = e->next; list_add(e, h);
 }
 
+#if EEVDF_TREE_BANDWIDTH
+/* ---- CPU bandwidth control (CONFIG_CFS_BANDWIDTH: the tree's throttle,
+ * unthrottle, distribute and timer code is compiled in; docs/kernel-backend.md,
+ * "CPU bandwidth control") ----
+ * The two timers of a group (period, slack) are hrtimers of ours
+ * (kernelsrc/glue/bandwidth.c): armed or not, an expiry on the glue's clock
+ * (the running CPU's rq->clock), the CPU they fire on; they fire only when the
+ * backend fires them (kb_fire_timer()), as the hrtimer core would: dequeued,
+ * the callback run, re-armed on HRTIMER_RESTART.  The CSD another CPU's
+ * distribute_cfs_runtime() sends is queued and run only when the backend says
+ * (kb_run_csd()). */
+typedef s64 ktime_t;
+enum hrtimer_restart { HRTIMER_NORESTART, HRTIMER_RESTART };
+enum hrtimer_mode {  /* include/linux/hrtimer.h: bit 0 relative, bit 1 pinned */
+  HRTIMER_MODE_ABS = 0x00, HRTIMER_MODE_REL = 0x01, HRTIMER_MODE_PINNED = 0x02,
+  HRTIMER_MODE_ABS_PINNED = 0x02, HRTIMER_MODE_REL_PINNED = 0x03,
+};
+#define CLOCK_MONOTONIC 1
+struct hrtimer {
+  ktime_t expires;
+  enum hrtimer_restart (*function)(struct hrtimer *);
+  int queued;   /* HRTIMER_STATE_ENQUEUED */
+  int running;  /* its callback runs now (hrtimer_callback_running()) */
+  int cpu;      /* the CPU whose timer base holds it */
+};
+static inline ktime_t ns_to_ktime(u64 ns) { return (ktime_t)ns; }
+static inline s64 ktime_to_ns(ktime_t kt) { return kt; }
+static inline void hrtimer_set_expires(struct hrtimer *timer, ktime_t time) { timer->expires = time; }
+static inline int hrtimer_callback_running(struct hrtimer *timer) { return timer->running; }
+void hrtimer_init(struct hrtimer *timer, int clock_id, enum hrtimer_mode mode);
+u64 hrtimer_forward_now(struct hrtimer *timer, ktime_t interval);
+void hrtimer_start(struct hrtimer *timer, ktime_t tim, enum hrtimer_mode mode);
+void hrtimer_start_expires(struct hrtimer *timer, enum hrtimer_mode mode);
+ktime_t hrtimer_expires_remaining(const struct hrtimer *timer);
+bool hrtimer_active(const struct hrtimer *timer);
+int hrtimer_try_to_cancel(struct hrtimer *timer);
+int hrtimer_cancel(struct hrtimer *timer);
+/* init_cfs_bandwidth()'s random phase of the period timer: 0, as the model */
+static inline u32 get_random_u32_below(u32 ceil) { (void)ceil; return 0; }
+/* sched_cfs_period_timer()'s warning of a period it doubles: no log */
+#define pr_warn_ratelimited(...) do { } while (0)
+/* the cfs_bandwidth_used() static key (CONFIG_JUMP_LABEL, fair.c only): a count */
+struct static_key { int enabled; };
+static inline bool static_key_false(struct static_key *key) { return key->enabled > 0; }
+static inline void static_key_slow_inc_cpuslocked(struct static_key *key) { key->enabled++; }
+static inline void static_key_slow_dec_cpuslocked(struct static_key *key) { key->enabled--; }
+/* a CPU's call-single data: queued by smp_call_function_single_async(), run by kb_run_csd() */
+typedef struct __call_single_data {
+  void (*func)(void *info);
+  void *info;
+  int pending;  /* CSD_FLAG_LOCK: queued and not yet run */
+} call_single_data_t;
+int smp_call_function_single_async(int cpu, call_single_data_t *csd);
+#define INIT_CSD(csd, f, i) do { (csd)->func = (f); (csd)->info = (i); (csd)->pending = 0; } while (0)
+/* the task-group tree walk of core.c (ours: kernelsrc/glue/bandwidth.c) */
+struct task_group;
+typedef int (*tg_visitor)(struct task_group *, void *);
+int walk_tg_tree_from(struct task_group *from, tg_visitor down, tg_visitor up, void *data);
+int tg_nop(struct task_group *tg, void *data);
+/* core.c's bound of a period (sched_cfs_period_timer() doubles short ones below it) */
+extern const u64 max_cfs_quota_period;
+/* interrupts and the rq lock of __cfsb_csd_unthrottle() and destroy_cfs_bandwidth(): one thread */
+#define local_irq_save(flags) do { (flags) = 0; } while (0)
+#define local_irq_restore(flags) do { (void)(flags); } while (0)
+#if !EEVDF_TREE_CHECK_PREEMPT_CURR
+#define rq_lock(rq, rf) do { (void)(rq); (void)(rf); } while (0)
+#define rq_unlock(rq, rf) do { (void)(rq); (void)(rf); } while (0)
+#endif
+/* the list walks of the throttled lists */
+#define LIST_HEAD(name) struct list_head name = { &(name), &(name) }
+static inline int list_empty(const struct list_head *head) { return READ_ONCE(head->next) == head; }
+static inline void list_add_tail(struct list_head *n, struct list_head *h) { eevdf_list_add(n, h->prev, h); }
+#define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define list_for_each_entry_rcu(pos, head, member)                                        \
+  for (pos = list_entry((head)->next, __typeof__(*pos), member); &pos->member != (head); \
+       pos = list_entry(pos->member.next, __typeof__(*pos), member))
+#define list_for_each_entry_safe(pos, n, head, member)                                      \
+  for (pos = list_entry((head)->next, __typeof__(*pos), member),                          \
+      n = list_entry(pos->member.next, __typeof__(*pos), member);                          \
+       &pos->member != (head); pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
+#endif
+
 /* every CPU at full capacity, SCHED_CAPACITY_SCALE (post_init_entity_util_avg()) */
 static inline unsigned long arch_scale_cpu_capacity(int cpu) { (void)cpu; return 1024; }
 /* util_est's flag in sched_avg.util_est (include/linux/sched.h) */

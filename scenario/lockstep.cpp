@@ -2,6 +2,7 @@
 // (scenario/executor.hpp). Every entity (task or group) by name, every queue,
 // the trees' shape, the runqueue's current task, clock and resched flag.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "scenario/executor.hpp"
 #include "model/fair.hpp"
@@ -158,6 +159,47 @@ struct Cmp {
         num(where, "prop_runnable_sum", a.prop_runnable_sum, b.prop_runnable_sum);
       }
     }
+    if (a.group_id >= 0) {  // CPU bandwidth control: the queue's runtime and throttle state
+      num(where, "runtime_enabled", a.runtime_enabled, b.runtime_enabled);
+      num(where, "runtime_remaining", a.runtime_remaining, b.runtime_remaining);
+      num(where, "throttled", a.throttled, b.throttled);
+      num(where, "throttle_count", a.throttle_count, b.throttle_count);
+      num(where, "throttled_clock", a.throttled_clock, b.throttled_clock);
+      num(where, "throttled_clock_pelt", a.throttled_clock_pelt, b.throttled_clock_pelt);
+      num(where, "throttled_clock_pelt_time", a.throttled_clock_pelt_time, b.throttled_clock_pelt_time);
+      num(where, "throttled_clock_self", a.throttled_clock_self, b.throttled_clock_self);
+      num(where, "throttled_clock_self_time", a.throttled_clock_self_time, b.throttled_clock_self_time);
+      num(where, "throttled_csd_list queued", a.csd_queued, b.csd_queued);
+    }
+  }
+  void timer(const Where& where, const char* field, const HrTimer& a, const HrTimer& b) {
+    const auto text = [](const HrTimer& t) {
+      return fmt::format("{}expires {} on cpu {}", t.queued ? "" : "not armed, ", t.expires, t.cpu);
+    };
+    if (!d && a != b) d = Divergence{-1, where.text(field), text(a), text(b)};
+  }
+  // a group's struct cfs_bandwidth (cpu.max), shared by its CPUs
+  void bandwidth(const Where& where, const CfsBandwidth& a, const CfsBandwidth& b) {
+    num(where, "cfs_b->period", a.period, b.period);
+    num(where, "cfs_b->quota", a.quota, b.quota);
+    num(where, "cfs_b->burst", a.burst, b.burst);
+    num(where, "cfs_b->runtime", a.runtime, b.runtime);
+    num(where, "cfs_b->runtime_snap", a.runtime_snap, b.runtime_snap);
+    num(where, "cfs_b->hierarchical_quota", a.hierarchical_quota, b.hierarchical_quota);
+    num(where, "cfs_b->idle", a.idle, b.idle);
+    num(where, "cfs_b->period_active", a.period_active, b.period_active);
+    num(where, "cfs_b->slack_started", a.slack_started, b.slack_started);
+    timer(where, "cfs_b->period_timer", a.period_timer, b.period_timer);
+    timer(where, "cfs_b->slack_timer", a.slack_timer, b.slack_timer);
+    if (!d && a.throttled_cfs_rq != b.throttled_cfs_rq)
+      d = Divergence{-1, where.text("cfs_b->throttled_cfs_rq (CPUs)"),
+                     fmt::format("[{}]", fmt::join(a.throttled_cfs_rq, " ")),
+                     fmt::format("[{}]", fmt::join(b.throttled_cfs_rq, " "))};
+    num(where, "cfs_b->nr_periods", a.nr_periods, b.nr_periods);
+    num(where, "cfs_b->nr_throttled", a.nr_throttled, b.nr_throttled);
+    num(where, "cfs_b->nr_burst", a.nr_burst, b.nr_burst);
+    num(where, "cfs_b->throttled_time", a.throttled_time, b.throttled_time);
+    num(where, "cfs_b->burst_time", a.burst_time, b.burst_time);
   }
 };
 
@@ -179,6 +221,11 @@ std::optional<Divergence> first_difference(const System& model, const System& ke
     // the last-level cache's sd_llc_shared->has_idle_cores (SMT: model/wake_cpu.hpp)
     c.num(Cmp::Where{"LLC", none}, "has_idle_cores", model.llc_shared().has_idle_cores,
           kernel.llc_shared().has_idle_cores);
+    // the cfs_bandwidth_used() static key, and each group's cpu.max state
+    c.num(runqueue, "cfs_bandwidth_used() count", *m0.bandwidth_users, *k0.bandwidth_users);
+    for (std::size_t g = 0; g < m0.task_groups.size() && !c.d; ++g)
+      c.bandwidth(Cmp::Where{"group", m0.task_groups[g].name}, m0.task_groups[g].cfs_bandwidth,
+                  k0.task_groups[g].cfs_bandwidth);
     if (c.d) return c.d;
   }
   const bool several = model.size() > 1;

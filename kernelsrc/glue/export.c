@@ -102,6 +102,58 @@ static void kb_export_queue(const struct cfs_rq *q, struct kb_queue *o) {
   o->removed_nr = 0;
   o->removed_load_avg = o->removed_util_avg = o->removed_runnable_avg = o->h_load = o->last_h_load_update = 0;
 #endif
+#if EEVDF_TREE_BANDWIDTH
+  o->runtime_enabled = q->runtime_enabled;
+  o->runtime_remaining = q->runtime_remaining;
+  o->throttled = q->throttled;
+  o->throttle_count = q->throttle_count;
+  o->throttled_clock = q->throttled_clock;
+  o->throttled_clock_pelt = q->throttled_clock_pelt;
+  o->throttled_clock_pelt_time = q->throttled_clock_pelt_time;
+  o->throttled_clock_self = q->throttled_clock_self;
+  o->throttled_clock_self_time = q->throttled_clock_self_time;
+  o->csd_queued = !list_empty(&q->throttled_csd_list);
+#else
+  o->runtime_enabled = o->throttled = o->throttle_count = o->csd_queued = 0;
+  o->runtime_remaining = 0;
+  o->throttled_clock = o->throttled_clock_pelt = o->throttled_clock_pelt_time = 0;
+  o->throttled_clock_self = o->throttled_clock_self_time = 0;
+#endif
+}
+
+/* a group's bandwidth state, every export (it is small) */
+static void kb_export_bandwidth(int g, struct kb_bandwidth *o) {
+  memset(o, 0, sizeof *o);
+#if EEVDF_TREE_BANDWIDTH
+  const struct cfs_bandwidth *b = &kb_groups[g].cfs_bandwidth;
+  const struct hrtimer *timers[2] = {&b->period_timer, &b->slack_timer};
+  struct kb_hrtimer *out[2] = {&o->period_timer, &o->slack_timer};
+  o->period = (unsigned long long)b->period;
+  o->quota = b->quota;
+  o->runtime = b->runtime;
+  o->burst = b->burst;
+  o->runtime_snap = b->runtime_snap;
+  o->hierarchical_quota = b->hierarchical_quota;
+  o->idle = b->idle;
+  o->period_active = b->period_active;
+  o->slack_started = b->slack_started;
+  for (int k = 0; k < 2; k++) {
+    out[k]->expires = (unsigned long long)timers[k]->expires;
+    out[k]->queued = timers[k]->queued;
+    out[k]->cpu = timers[k]->cpu;
+  }
+  const struct cfs_rq *cfs_rq;
+  list_for_each_entry_rcu(cfs_rq, &b->throttled_cfs_rq, throttled_list) {
+    if (o->nr_throttled_cfs_rq < KB_MAX_CPUS) o->throttled_cfs_rq[o->nr_throttled_cfs_rq++] = kb_cpu_of(cfs_rq->rq);
+  }
+  o->nr_periods = b->nr_periods;
+  o->nr_throttled = b->nr_throttled;
+  o->nr_burst = b->nr_burst;
+  o->throttled_time = b->throttled_time;
+  o->burst_time = b->burst_time;
+#else
+  (void)g;
+#endif
 }
 
 #if EEVDF_SHIM_SMP
@@ -325,6 +377,13 @@ int kb_export(struct kb_state *s, int how) {
     s->group_load_avg[g] = 0;
 #endif
   }
+  s->bandwidth = kb_has_bandwidth();
+  for (int g = 0; g < kb_nr_groups; g++) kb_export_bandwidth(g, &s->group_bw[g]);
+#if EEVDF_TREE_BANDWIDTH
+  s->bandwidth_users = __cfs_bandwidth_used.enabled;
+#else
+  s->bandwidth_users = 0;
+#endif
 #if EEVDF_SHIM_SMP
   s->has_idle_cores = kb_sd_shared.has_idle_cores;
   s->pelt = 1;

@@ -4,9 +4,10 @@
  * and sched_move_task() of a task to another group. */
 
 /* ---- task groups: sched_create_group() + sched_online_group(), cpu.shares, cpu.idle, moves ---- */
-/* alloc_fair_sched_group(): init_tg_cfs_entry() and init_entity_runnable_average()
- * on every possible CPU, below the parent's entity of that CPU; the online
- * step; then the cpu.shares write (every CPU) */
+/* alloc_fair_sched_group(): init_cfs_bandwidth() (a tree with bandwidth
+ * control), then init_tg_cfs_entry() and init_entity_runnable_average() on
+ * every possible CPU, below the parent's entity of that CPU; the online step;
+ * then the cpu.shares write (every CPU) */
 int kb_create_group(int parent, unsigned long long shares) {
   if (kb_nr_groups >= KB_MAX_GROUPS || parent >= kb_nr_groups) return -1;
   int g = kb_nr_groups++;
@@ -16,6 +17,9 @@ int kb_create_group(int parent, unsigned long long shares) {
   tg->shares = NICE_0_LOAD;  /* alloc_fair_sched_group() */
   tg->se = kb_group_se_ptr[g];
   tg->cfs_rq = kb_group_cfs_rq_ptr[g];
+#if EEVDF_TREE_BANDWIDTH
+  init_cfs_bandwidth(tg_cfs_bandwidth(tg), tg_cfs_bandwidth(ptg));
+#endif
   for (unsigned int c = 0; c < kb_nr_cpus; c++) {
     kb_rq_at((int)c);
     init_cfs_rq(&kb_group_cfs_rq[g][c]);
@@ -27,11 +31,14 @@ int kb_create_group(int parent, unsigned long long shares) {
   }
 #if EEVDF_SHIM_SMP
   /* sched_online_group() → online_fair_sched_group(): on every possible CPU,
-   * under its rq lock, the group entity joins its parent queue's sums
-   * (sync_throttle(): no bandwidth) */
+   * under its rq lock, the group entity joins its parent queue's sums and
+   * (a tree with bandwidth control) the queue takes its parent's throttle count */
   for (unsigned int c = 0; c < kb_nr_cpus; c++) {
     kb_rq_at((int)c);
     attach_entity_cfs_rq(&kb_group_se[g][c]);
+#if EEVDF_TREE_BANDWIDTH
+    sync_throttle(tg, (int)c);
+#endif
   }
 #endif
   return sched_group_set_shares(tg, scale_load(shares)) == 0 ? g : -1;
@@ -51,6 +58,9 @@ int kb_set_group_idle(int g, int idle) { return sched_group_set_idle(&kb_groups[
  * The grace periods in between: one thread, nothing runs.  The slot is not reused. */
 void kb_destroy_group(int g) {
   if (kb_crashed || g < 0 || g >= kb_nr_groups) return;
+#if EEVDF_TREE_BANDWIDTH
+  kb_group_released[g] = 1;  /* sched_release_group(): off its parent's children list */
+#endif
   unregister_fair_sched_group(&kb_groups[g]);
 }
 

@@ -66,6 +66,7 @@ void kb_init(const struct kb_config *cfg, kb_warn_fn warn, void *ctx) {
     rq->clock_update_flags = RQCF_UPDATED;  /* update_rq_clock() at every entry: the clock is the scenario's */
     kb_sync_clock_pelt(rq);
   }
+  kb_bandwidth_init();
 #if EEVDF_SHIM_SMP
   kb_hz = cfg->hz;
   kb_init_topology(cfg->ncpus);
