@@ -588,6 +588,9 @@ int main(int argc, char** argv) {
     if (campaign.bandwidth && !profile->behaviour.cfs_bandwidth)
       return bad_input("fuzz --bandwidth: " + std::string(refusal_text(Refusal::no_bandwidth_model)) + ", not on " +
                        profile->name);
+    if (campaign.bandwidth && campaign.backend != scn::Backend::model && !kernelsrc::bandwidth())
+      return bad_input("fuzz --bandwidth --backend " + std::string(scn::backend_name(campaign.backend)) + ": " +
+                       kernelsrc::bandwidth_refusal());
     if (campaign.bandwidth && campaign.groups == fuzz::CampaignOptions::Groups::never)
       return bad_input("fuzz --bandwidth: not with --no-groups (a quota is a group's)");
     if (campaign.backend != scn::Backend::model)

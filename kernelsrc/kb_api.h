@@ -113,6 +113,7 @@ struct kb_cpu_state {
   int rt_curr, rt_nr_running;
   int rt_queue[KB_MAX_TASKS];
   unsigned long long resched_calls, fair_tick_rescheds;  /* as the model's Rq (I-PROT rule 5) */
+  unsigned long long throttles, unthrottles;  /* as the model's Rq: throttle_cfs_rq() that throttled, unthrottle_cfs_rq() */
   struct kb_queue root;
   struct kb_entity group_se[KB_MAX_GROUPS];
   struct kb_queue group_q[KB_MAX_GROUPS];

@@ -457,7 +457,6 @@ Refusal KernelBackend::move_task(int id, int group) {
 // cgroup rmdir: refused as the model refuses it (a task that has not exited,
 // or a child group not removed, is in it: -EBUSY), then the tree's
 // unregister_fair_sched_group(); the mirror's group is marked removed.
-Refusal KernelBackend::set_group_bandwidth(int, u64, u64, u64) { return Refusal::no_bandwidth_model; }
 Refusal KernelBackend::destroy_group(int group) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   Rq& rq = mirror_->rq(0);
@@ -491,7 +490,7 @@ Refusal KernelBackend::write_base_slice_ns(u64 ns) {
 // tg_set_cfs_bandwidth(); its -EINVAL is bad_argument. Handed back by
 // comparison: the tree's unthrottle may run on any CPU.
 Refusal KernelBackend::set_group_bandwidth(int group, u64 quota, u64 period, u64 burst) {
-  if (!bandwidth()) throw std::runtime_error("kernel backend: " + bandwidth_refusal());
+  if (!bandwidth()) return Refusal::no_bandwidth_model;  // bandwidth_refusal() says why
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   const Rq& rq = mirror_->rq(0);
   if (group < 0 || static_cast<std::size_t>(group) >= rq.task_groups.size() ||
@@ -514,7 +513,7 @@ bool KernelBackend::fire_due_timers(u64 t) {
   unsigned long long expires = 0;
   int group = -1, slack = 0;
   while (kb_next_timer(&expires, &group, &slack) && expires <= t) {
-    kb_fire_timer(group, slack);
+    if (kb_fire_timer(group, slack) < 0) break;  // the kernel crashed: nothing runs any more
     ran = true;
   }
   for (unsigned c = 0; c < mirror_->size() && !hold_csds_; ++c)
@@ -526,8 +525,9 @@ bool KernelBackend::fire_due_timers(u64 t) {
 }
 
 // Time on every CPU as the model's System advances it (model/system.cpp): in
-// steps that end at the tick boundaries (one CPU: its kb_run() ticks inside
-// the step), at the end, and at the expiry of an armed bandwidth timer; CPU
+// steps that end at the tick boundaries (one CPU too: a timer armed at a tick
+// inside a longer step would fire late), at the end, and at the expiry of an
+// armed bandwidth timer; CPU
 // 0, 1, .. in each step, then the timers due at its end and the CSDs they
 // queued (fire_due_timers()). A stretch in which a timer or a CSD ran is
 // handed back by comparison.
@@ -539,7 +539,7 @@ void KernelBackend::run(u64 ns) {
   bool timers = false;
   for (;;) {
     const u64 next_tick = (now / tick + 1) * tick;
-    u64 step_end = n == 1 || next_tick > end ? end : next_tick;
+    u64 step_end = next_tick > end ? end : next_tick;
     unsigned long long expires = 0;
     int group = -1, slack = 0;
     if (kb_next_timer(&expires, &group, &slack) && expires > now && expires < step_end) step_end = expires;
@@ -823,6 +823,8 @@ void KernelBackend::refresh(Handback how, bool end_op) {
     rq.rt_queue.assign(k.rt_queue, k.rt_queue + k.rt_nr_running);
     rq.resched_calls = k.resched_calls;
     rq.fair_tick_rescheds = k.fair_tick_rescheds;
+    rq.throttles = k.throttles;
+    rq.unthrottles = k.unthrottles;
     rq.need_resched = k.need_resched != 0;
     rq.nr_running = k.nr_running;
     rq.tree_sched_idle_rq = k.sched_idle_rq != 0 ? 1 : 0;  // the tree's own answers (I-WAKECOUNT)

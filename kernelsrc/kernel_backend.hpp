@@ -103,13 +103,11 @@ class KernelBackend {
   Refusal set_group_idle(int group, bool idle);
   Refusal move_task(int task, int group);
   Refusal destroy_group(int group);          // cgroup rmdir: unregister_fair_sched_group()
-  // cpu.max: not yet built with the tree's bandwidth code (Refusal::no_bandwidth_model)
-  Refusal set_group_bandwidth(int group, u64 period, u64 quota, u64 burst);
   Refusal write_base_slice_ns(u64 ns);       // debugfs sched/base_slice_ns
   // cgroup cpu.max (and cpu.max.burst) of group: core.c's
   // tg_set_cfs_bandwidth() on cgroup v2, written from CPU 0; quota kRuntimeInf
   // is "max". Refusal::bad_argument where the kernel answers -EINVAL.
-  // Throws std::runtime_error on a tree without bandwidth control (bandwidth_refusal()).
+  // Refusal::no_bandwidth_model on a tree built without it (bandwidth_refusal()).
   Refusal set_group_bandwidth(int group, u64 quota, u64 period, u64 burst);
   // Tests: the CSDs the timers queue stay queued (held) until run_csd() runs
   // one, so that the state between a distribution and its remote unthrottle

@@ -39,7 +39,6 @@ Refusal KernelBackend::set_group_shares(int, u64) { return Refusal::bad_argument
 Refusal KernelBackend::set_group_idle(int, bool) { return Refusal::bad_argument; }
 Refusal KernelBackend::move_task(int, int) { return Refusal::bad_argument; }
 Refusal KernelBackend::destroy_group(int) { return Refusal::bad_argument; }
-Refusal KernelBackend::set_group_bandwidth(int, u64, u64, u64) { return Refusal::no_bandwidth_model; }
 Refusal KernelBackend::write_base_slice_ns(u64) { return Refusal::bad_argument; }
 Refusal KernelBackend::set_group_bandwidth(int, u64, u64, u64) { return Refusal::bad_argument; }
 bool KernelBackend::fire_due_timers(u64) { return false; }

@@ -367,9 +367,10 @@ bool do_sched_cfs_period_timer(Rq& rq, int group, u64 overrun) {
   return false;
 }
 
-// runtime_refresh_within(): the period timer expires within min_expire (its
-// callback is never running when another one runs: one thread of events).
+// runtime_refresh_within(): the period timer expires within min_expire, or
+// its callback is running.
 bool runtime_refresh_within(const CfsBandwidth& cfs_b, u64 min_expire, u64 now) {
+  if (cfs_b.period_callback_running) return true;
   const s64 remaining = as_s64(cfs_b.period_timer.expires - now);
   return remaining < as_s64(min_expire);
 }
@@ -389,6 +390,7 @@ void start_cfs_slack_bandwidth(CfsBandwidth& cfs_b, int cpu, u64 now) {
 void Rq::fire_period_timer(int group) {
   CfsBandwidth& cfs_b = task_groups[static_cast<std::size_t>(group)].cfs_bandwidth;
   cfs_b.period_timer.queued = false;
+  cfs_b.period_callback_running = true;
   bool idle = false;
   int count = 0;
   for (;;) {
@@ -407,6 +409,7 @@ void Rq::fire_period_timer(int group) {
   }
   if (idle) cfs_b.period_active = false;
   if (!idle) cfs_b.period_timer.queued = true;  // HRTIMER_RESTART
+  cfs_b.period_callback_running = false;
 }
 
 // sched_cfs_slack_timer() → do_sched_cfs_slack_timer()
@@ -448,8 +451,7 @@ void check_enqueue_throttle(CfsRq& cfs_rq) {
 // sync_throttle(): a new group's queue inherits its parent's throttle count.
 void sync_throttle(Rq& rq, int group) {
   if (!rq.cfs_bandwidth_used()) return;
-  const int parent = rq.task_groups[static_cast<std::size_t>(group)].parent;
-  if (parent < 0) return;
+  const int parent = rq.task_groups[static_cast<std::size_t>(group)].parent;  // -1: the root group's rq->cfs
   CfsRq& cfs_rq = rq.group_queue(group);
   cfs_rq.throttle_count = rq.group_queue(parent).throttle_count;
   cfs_rq.throttled_clock_pelt = rq_clock_pelt_of(rq);
@@ -477,7 +479,7 @@ void enqueue_entity_bandwidth(CfsRq& cfs_rq) {
 // tg_set_cfs_bandwidth() (core.c) with __cfs_schedulable() on cgroup v2,
 // written from CPU 0: the checks, the static key, the refill, the period
 // timer, then every CPU's queue gets runtime_enabled, no runtime, and an unthrottle.
-Refusal Rq::set_group_bandwidth(int group, u64 period, u64 quota, u64 burst) {
+Refusal Rq::set_group_bandwidth(int group, u64 quota, u64 period, u64 burst) {
   TaskGroup* tg = this->group(group);
   if (!tg || tg->destroyed) return Refusal::no_such_group;
   if (!profile_.behaviour.cfs_bandwidth) return Refusal::no_bandwidth_model;

@@ -163,10 +163,11 @@ class Rq {
 
   // ---- CPU bandwidth control (model/fair_bandwidth.cpp) ----
   // A cpu.max write (and cpu.max.burst): tg_set_cfs_bandwidth(tg, period,
-  // quota, burst) from CPU 0, for every CPU (quota kRuntimeInf: "max").
+  // quota, burst) from CPU 0, for every CPU (quota kRuntimeInf: "max"); the
+  // arguments in cpu.max's order, quota first.
   // bad_argument where the kernel answers -EINVAL; no_bandwidth_model on a
   // profile without Behaviour::cfs_bandwidth.
-  Refusal set_group_bandwidth(int group, u64 period, u64 quota, u64 burst);
+  Refusal set_group_bandwidth(int group, u64 quota, u64 period, u64 burst);
   // The group's period or slack timer fires on this CPU, at its clock
   // (sched_cfs_period_timer(), sched_cfs_slack_timer()); System::run() calls them.
   void fire_period_timer(int group);

@@ -186,6 +186,8 @@ struct CfsBandwidth {
   bool idle = false;
   bool period_active = false;
   bool slack_started = false;
+  // Not a field: hrtimer_callback_running(&period_timer), true while its callback runs
+  bool period_callback_running = false;
   HrTimer period_timer;
   HrTimer slack_timer;
   // cfs_b->throttled_cfs_rq in list order: (cpu) of each throttled queue of the group

@@ -226,7 +226,8 @@ Refusal System::migrate(int id, int cpu) {
 // timer expires, and the timers due fire after every CPU's step
 // (fire_bandwidth_timers()).
 void System::run(u64 ns) {
-  if (size() == 1 && !next_bandwidth_expiry(task_groups)) {
+  // no quota and no timer queued: none can be armed on the way
+  if (size() == 1 && !rqs_[0]->cfs_bandwidth_used() && !next_bandwidth_expiry(task_groups)) {
     rqs_[0]->run(ns);
     return;
   }
@@ -289,8 +290,8 @@ void System::fire_bandwidth_timers() {
     if (!r->oops && !r->cfsb_csd_list.empty()) r->run_cfsb_csd();
 }
 
-Refusal System::set_group_bandwidth(int group, u64 period, u64 quota, u64 burst) {
-  return rqs_[0]->set_group_bandwidth(group, period, quota, burst);
+Refusal System::set_group_bandwidth(int group, u64 quota, u64 period, u64 burst) {
+  return rqs_[0]->set_group_bandwidth(group, quota, period, burst);
 }
 
 void System::tick() {

@@ -130,7 +130,7 @@ class System {
   // (Rq::set_group_bandwidth), and the bandwidth timers due at the wall
   // clock fired, earliest first, each on its CPU, then every CPU's pending
   // CSD unthrottles (run() and the other clock operations call it).
-  Refusal set_group_bandwidth(int group, u64 period, u64 quota, u64 burst);
+  Refusal set_group_bandwidth(int group, u64 quota, u64 period, u64 burst);
   void fire_bandwidth_timers();
 
   // A read of /sys/kernel/debug/sched/debug reaching print_cfs_rq() for CPU

@@ -165,7 +165,7 @@ Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
       const CfsBandwidth& b = rq.task_groups[static_cast<std::size_t>(*g)].cfs_bandwidth;
       const u64 period = op.period > 0 ? static_cast<u64>(op.period) : b.period;
       const u64 burst = op.burst >= 0 ? static_cast<u64>(op.burst) : b.burst;
-      return target.set_group_bandwidth(*g, period, op.quota_max() ? kRuntimeInf : op.quota_ns(), burst);
+      return target.set_group_bandwidth(*g, op.quota_max() ? kRuntimeInf : op.quota_ns(), period, burst);
     }
     default: return Refusal::bad_argument;
   }
@@ -196,8 +196,8 @@ struct ModelTarget {
   Refusal set_group_idle(int g, bool idle) { return sys.set_group_idle(g, idle); }
   Refusal move_task(int id, int g) { return sys.move_task(id, g); }
   Refusal destroy_group(int g) { return sys.destroy_group(g); }
-  Refusal set_group_bandwidth(int g, u64 period, u64 quota, u64 burst) {
-    return sys.set_group_bandwidth(g, period, quota, burst);
+  Refusal set_group_bandwidth(int g, u64 quota, u64 period, u64 burst) {
+    return sys.set_group_bandwidth(g, quota, period, burst);
   }
   Refusal write_base_slice_ns(u64 ns) { return sys.write_base_slice_ns(ns); }
   void run(u64 ns) { sys.run(ns); }

@@ -121,6 +121,7 @@ Scenario gen_scenario_now() {
     if (needs_group && groups.empty()) op.kind = OpKind::group_create;
     if (*rc::gen::inRange(0, 12) == 0) op.kind = OpKind::base_slice;
     if (s.runqueues == 1 && !groups.empty() && *rc::gen::inRange(0, 12) == 0) op.kind = OpKind::group_destroy;
+    if (!groups.empty() && *rc::gen::inRange(0, 12) == 0) op.kind = OpKind::quota;
     if (op.kind == OpKind::group_create && groups_created >= kMaxScenarioGroups) op.kind = OpKind::schedule;
     if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
     if (s.runqueues > 1 && !names.empty() && *rc::gen::inRange(0, 6) == 0) op.kind = OpKind::migrate;
@@ -208,6 +209,14 @@ Scenario gen_scenario_now() {
       case OpKind::group_destroy: {  // the name is gone from here on
         op.group = some_group(false);
         groups.erase(std::find(groups.begin(), groups.end(), op.group));
+        break;
+      }
+      case OpKind::quota: {  // whole microseconds; max keeps the period (0), burst -1: not written
+        op.group = some_group(false);
+        const auto us = [] { return *rc::gen::inRange<s64>(0, 2'000'000) * 1000; };
+        op.value = *rc::gen::arbitrary<bool>() ? s64{-1} : us();
+        op.period = op.value < 0 ? 0 : us();
+        op.burst = *rc::gen::arbitrary<bool>() ? s64{-1} : us();
         break;
       }
       case OpKind::base_slice:

@@ -135,10 +135,13 @@ int smp_call_function_single_async(int cpu, call_single_data_t *csd) {
  * the entities above it ---- */
 static bool throttle_cfs_rq(struct cfs_rq *cfs_rq) {
   kb_mark_se_up(cfs_rq->tg->se[cpu_of(rq_of(cfs_rq))]);
-  return kb_tree_throttle_cfs_rq(cfs_rq);
+  bool throttled = kb_tree_throttle_cfs_rq(cfs_rq);
+  if (throttled) ++kb_cpus[cpu_of(rq_of(cfs_rq))].throttles;  /* Rq::throttles */
+  return throttled;
 }
 void unthrottle_cfs_rq(struct cfs_rq *cfs_rq) {
   kb_mark_se_up(cfs_rq->tg->se[cpu_of(rq_of(cfs_rq))]);
+  ++kb_cpus[cpu_of(rq_of(cfs_rq))].unthrottles;  /* Rq::unthrottles */
   kb_tree_unthrottle_cfs_rq(cfs_rq);
 }
 

@@ -406,6 +406,8 @@ int kb_export(struct kb_state *s, int how) {
     for (int i = 0; i < cpu->rt_nr; i++) o->rt_queue[i] = cpu->rt_queue[i];
     o->resched_calls = cpu->resched_calls;
     o->fair_tick_rescheds = cpu->fair_tick_rescheds;
+    o->throttles = cpu->throttles;
+    o->unthrottles = cpu->unthrottles;
     o->need_resched = kb_need_resched(rq);
     o->nr_running = rq->nr_running;
     o->sched_idle_rq = sched_idle_rq(rq);

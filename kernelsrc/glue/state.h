@@ -87,6 +87,7 @@ struct kb_cpu {
   unsigned long long charged_ticks;  /* Rq::charged_ticks */
   unsigned long long last_tick, longest_tick_gap;  /* Rq::last_tick, Rq::longest_tick_gap */
   unsigned long long resched_calls, fair_tick_rescheds;  /* Rq::resched_calls, fair_tick_rescheds (I-PROT rule 5) */
+  unsigned long long throttles, unthrottles;  /* Rq::throttles, Rq::unthrottles (I-MONO, I-PROT rule 5) */
   int rt_queue[KB_MAX_TASKS];
   int rt_nr;
 };

@@ -3,6 +3,18 @@
  * at the tick's return, and a CPU's clock advancing on the tick grid, off it
  * (nohz_full), or with preemption disabled. */
 
+/* Not kernel code: a queue on se's path has a quota and no runtime left (the
+ * model's out_of_runtime(): a reschedule then is bandwidth control's, not EEVDF's) */
+static int kb_out_of_runtime(struct sched_entity *se) {
+#if EEVDF_TREE_BANDWIDTH
+  for (; se; se = se->parent)
+    if (se->cfs_rq->runtime_enabled && se->cfs_rq->runtime_remaining <= 0) return 1;
+#else
+  (void)se;
+#endif
+  return 0;
+}
+
 /* sched_tick(): the class's task_tick, then a pending reschedule at the tick's return */
 static void kb_do_tick(struct rq *rq) {
   struct kb_cpu *cpu = &kb_cpus[kb_cpu_of(rq)];
@@ -13,7 +25,7 @@ static void kb_do_tick(struct rq *rq) {
   if (fair) {
     unsigned long long before = cpu->resched_calls;
     task_tick_fair(rq, rq->curr, 0);
-    if (cpu->resched_calls != before) ++cpu->fair_tick_rescheds;
+    if (cpu->resched_calls != before && !kb_out_of_runtime(&rq->curr->se)) ++cpu->fair_tick_rescheds;
   }
 }
 

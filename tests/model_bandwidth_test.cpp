@@ -1,0 +1,142 @@
+// CPU bandwidth control on the model (model/fair_bandwidth.cpp, 6.12.118's
+// hierarchical throttle): the same stream as tests/kernel_bandwidth_test.cpp's
+// first case, the cpu.max checks, the profiles that refuse a quota, and the
+// operation's text and byte forms.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "model/fair.hpp"
+#include "model/system.hpp"
+#include "scenario/bytes.hpp"
+#include "scenario/executor.hpp"
+#include "scenario/scenario_parse.hpp"
+#include "scenario/scenario_print.hpp"
+
+namespace eevdf {
+namespace {
+
+constexpr u64 kMs = 1'000'000;
+
+// one group with one task in it, running
+struct Group {
+  explicit Group(const char* profile = "v6.12.118") : sys(*profile_by_name(profile), 1) {
+    group = sys.create_group("g", -1, 1024);
+    task = sys.rq(0).create_task("t", 0, Policy::normal, 0, group);
+    EXPECT_EQ(sys.wake(task, false, 0), Refusal::none);
+    sys.schedule();
+  }
+  const CfsRq& queue() const { return sys.rq(0).groups[static_cast<std::size_t>(group)].cfs_rq; }
+  const SchedEntity& group_se() const { return sys.rq(0).groups[static_cast<std::size_t>(group)].se; }
+  const CfsBandwidth& bw() const { return sys.task_groups[static_cast<std::size_t>(group)].cfs_bandwidth; }
+  System sys;
+  int group = -1, task = -1;
+};
+
+TEST(ModelBandwidth, ThrottledPastTheQuotaUnthrottledByThePeriodTimer) {
+  Group s;
+  ASSERT_EQ(s.sys.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::none);
+  EXPECT_EQ(*s.sys.rq(0).bandwidth_users, 1);
+  EXPECT_EQ(s.bw().runtime, 10 * kMs);  // the first refill
+  EXPECT_TRUE(s.bw().period_timer.queued);
+  EXPECT_EQ(s.bw().period_timer.expires, 100 * kMs);  // the random phase taken as 0
+  EXPECT_TRUE(s.queue().runtime_enabled);
+
+  s.sys.run(20 * kMs);
+  EXPECT_TRUE(s.queue().throttled);
+  EXPECT_EQ(s.queue().throttle_count, 1);
+  EXPECT_LE(s.queue().runtime_remaining, 0);
+  EXPECT_FALSE(s.group_se().on_rq);
+  EXPECT_EQ(s.sys.rq(0).curr, -1);
+  EXPECT_EQ(s.bw().throttled_cfs_rq, std::vector<int>{0});
+  // the task ran its 10 ms (5 ms slices from the pool), then the tick that found none left
+  EXPECT_EQ(s.sys.rq(0).tasks[static_cast<std::size_t>(s.task)].se.sum_exec_runtime, 10 * kMs);
+  const u64 throttled_at = s.queue().throttled_clock;
+  EXPECT_EQ(throttled_at, 10 * kMs);
+
+  s.sys.run(80 * kMs);  // to 100 ms
+  EXPECT_FALSE(s.queue().throttled);
+  EXPECT_EQ(s.queue().throttle_count, 0);
+  EXPECT_GT(s.queue().runtime_remaining, 0);
+  EXPECT_TRUE(s.group_se().on_rq);
+  EXPECT_EQ(s.bw().nr_periods, 1);
+  EXPECT_EQ(s.bw().nr_throttled, 1);
+  EXPECT_EQ(s.bw().throttled_time, 100 * kMs - throttled_at);
+  EXPECT_EQ(s.bw().period_timer.expires, 200 * kMs);
+  EXPECT_TRUE(s.sys.rq(0).need_resched);
+  s.sys.run(5 * kMs);
+  EXPECT_EQ(s.sys.rq(0).curr, s.task);
+}
+
+TEST(ModelBandwidth, RemovingTheQuotaUnthrottlesAndTheTimerStops) {
+  Group s;
+  ASSERT_EQ(s.sys.set_group_bandwidth(s.group, 5 * kMs, 100 * kMs, 0), Refusal::none);
+  s.sys.run(20 * kMs);
+  ASSERT_TRUE(s.queue().throttled);
+  ASSERT_EQ(s.sys.set_group_bandwidth(s.group, kRuntimeInf, 100 * kMs, 0), Refusal::none);
+  EXPECT_FALSE(s.queue().throttled);
+  EXPECT_FALSE(s.queue().runtime_enabled);
+  EXPECT_EQ(*s.sys.rq(0).bandwidth_users, 0);
+  s.sys.run(100 * kMs);  // the timer fires once more, finds no quota and stops
+  EXPECT_FALSE(s.bw().period_active);
+  EXPECT_FALSE(s.bw().period_timer.queued);
+}
+
+TEST(ModelBandwidth, TheKernelsChecks) {
+  Group s;
+  struct Case {
+    u64 quota, period, burst;
+  };
+  for (const Case& c : {Case{kMs - 1, 100 * kMs, 0}, Case{10 * kMs, kMs - 1, 0}, Case{10 * kMs, 1001 * kMs, 0},
+                        Case{10 * kMs, 100 * kMs, 11 * kMs}})
+    EXPECT_EQ(s.sys.set_group_bandwidth(s.group, c.quota, c.period, c.burst), Refusal::bad_argument)
+        << c.quota << "/" << c.period << " burst " << c.burst;
+  EXPECT_EQ(*s.sys.rq(0).bandwidth_users, 0) << "a refused write changes nothing";
+  EXPECT_EQ(s.sys.set_group_bandwidth(7, 10 * kMs, 100 * kMs, 0), Refusal::no_such_group);
+  // cgroup v2: a child's hierarchical quota is the smaller of its own and its parent's
+  const int child = s.sys.create_group("c", s.group, 1024);
+  ASSERT_EQ(s.sys.set_group_bandwidth(s.group, kMs, 1000 * kMs, 0), Refusal::none);
+  ASSERT_EQ(s.sys.set_group_bandwidth(child, 500 * kMs, 1000 * kMs, 0), Refusal::none);
+  EXPECT_EQ(s.sys.task_groups[static_cast<std::size_t>(child)].cfs_bandwidth.hierarchical_quota,
+            s.bw().hierarchical_quota);
+}
+
+TEST(ModelBandwidth, OtherProfilesRefuseAQuota) {
+  for (const char* p : {"mainline", "v7.3", "v6.18", "v6.12", "v6.6"}) {
+    Group s(p);
+    EXPECT_EQ(s.sys.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::no_bandwidth_model) << p;
+  }
+}
+
+TEST(ModelBandwidth, TheOperationsTextAndBytes) {
+  const auto parsed = scn::parse_scenario(
+      "profile v6.12.118\ngroup G\nquota G 20ms/100ms burst=5ms\nquota G max\nquota G 2500us/5ms\n");
+  ASSERT_TRUE(std::holds_alternative<scn::Scenario>(parsed)) << scn::format_parse_error(std::get<scn::ParseError>(parsed));
+  const scn::Scenario& s = std::get<scn::Scenario>(parsed);
+  ASSERT_EQ(s.ops.size(), 4u);
+  EXPECT_EQ(s.ops[1].value, 20 * static_cast<s64>(kMs));
+  EXPECT_EQ(s.ops[1].period, 100 * static_cast<s64>(kMs));
+  EXPECT_EQ(s.ops[1].burst, 5 * static_cast<s64>(kMs));
+  EXPECT_TRUE(s.ops[2].quota_max());
+  EXPECT_EQ(s.ops[3].burst, -1);
+  EXPECT_NE(scn::print_scenario(s).find("quota G 20ms/100ms burst=5ms\nquota G max\nquota G 2500us/5ms\n"),
+            std::string::npos);
+  for (const char* bad : {"quota G 20ms\n", "quota G 1500ns/5ms\n", "quota G 20ms/100ms burst=1ns\n", "quota H max\n"})
+    EXPECT_TRUE(std::holds_alternative<scn::ParseError>(scn::parse_scenario(std::string("group G\n") + bad))) << bad;
+  // the byte format: version 9's opcode 22 is quota, and back
+  const std::vector<std::uint8_t> bytes = {scn::kBytesFormatVersion9, 0, 12, 0, 0, 22, 0, 6, 4, 2};
+  const scn::Scenario d = scn::decode_bytes(bytes);
+  ASSERT_EQ(d.ops.size(), 2u);
+  EXPECT_EQ(d.ops[1].kind, scn::OpKind::quota);
+  EXPECT_EQ(d.ops[1].value, 20 * static_cast<s64>(kMs));
+  EXPECT_EQ(d.ops[1].period, 100 * static_cast<s64>(kMs));
+  EXPECT_EQ(d.ops[1].burst, 1 * static_cast<s64>(kMs));
+  const auto again = scn::encode_bytes(d);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(scn::same_scenario(scn::decode_bytes(*again), d));
+}
+
+}  // namespace
+}  // namespace eevdf
