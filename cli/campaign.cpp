@@ -140,8 +140,9 @@ int run_campaign(const Profile& profile, const std::string& profile_args, const 
                              "(wake_affine_weight())\n",
                              r.wake_choices_answered, r.wake_choices_wide, r.wake_choices_weighed);
   if (o.bandwidth)
-    std::cout << fmt::format("CPU bandwidth control: {} throttles and {} unthrottles on the model, in {} of {} runs\n",
-                             r.bandwidth_throttles, r.bandwidth_unthrottles, r.bandwidth_runs, r.runs);
+    std::cout << fmt::format("CPU bandwidth control: {} throttles and {} unthrottles on the {}, in {} of {} runs\n",
+                             r.bandwidth_throttles, r.bandwidth_unthrottles,
+                             o.backend == scn::Backend::kernel ? "kernel's code" : "model", r.bandwidth_runs, r.runs);
   if (o.check_mode == scn::CheckMode::incremental && o.backend != scn::Backend::lockstep)
     std::cout << fmt::format("--check incremental: {} run(s) reported a new violation and ran again in full; {} "
                              "the full check did not confirm{}\n",

@@ -60,7 +60,8 @@ LIBC = {"memset", "memcpy", "setjmp", "longjmp"}
 # (6.6: min_deadline_update()): the hand-back's marks of the nodes a tree's
 # rebalancing writes (kernelsrc/glue/state.h, events.c).  throttle_cfs_rq(),
 # unthrottle_cfs_rq() (a tree built with CONFIG_CFS_BANDWIDTH): the marks of
-# the group entity each dequeues or enqueues and of those above it (glue/bandwidth.c).
+# the group entity each dequeues or enqueues and of those above it (glue/bandwidth.c);
+# __assign_cfs_rq_runtime(): the period timer it starts goes to the queue's CPU.
 INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "place_entity": "kb_tree_place_entity", "enqueue_entity": "kb_tree_enqueue_entity",
               "set_next_entity": "kb_tree_set_next_entity", "set_next_task_fair": "kb_tree_set_next_task_fair",
@@ -74,7 +75,8 @@ INTERPOSED = {"pick_eevdf": "kb_tree_pick_eevdf",
               "__enqueue_entity": "kb_tree___enqueue_entity", "__dequeue_entity": "kb_tree___dequeue_entity",
               "min_vruntime_update": "kb_tree_min_vruntime_update",
               "min_deadline_update": "kb_tree_min_deadline_update",
-              "throttle_cfs_rq": "kb_tree_throttle_cfs_rq", "unthrottle_cfs_rq": "kb_tree_unthrottle_cfs_rq"}
+              "throttle_cfs_rq": "kb_tree_throttle_cfs_rq", "unthrottle_cfs_rq": "kb_tree_unthrottle_cfs_rq",
+              "__assign_cfs_rq_runtime": "kb_tree___assign_cfs_rq_runtime"}
 
 # Macros whose invocation at top level declares a name (the argument at this index).
 DECLARATION_MACROS = {"RB_DECLARE_CALLBACKS": 1}

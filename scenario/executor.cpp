@@ -679,9 +679,9 @@ ExecResult Executor::run(const Scenario& s) {
     collect();
   }
 
-  for (unsigned c = 0; c < model_sys.size(); ++c) {  // what the inputs reached of CPU bandwidth control
-    r.bandwidth_throttles += static_cast<int>(model_sys.rq(c).throttles);
-    r.bandwidth_unthrottles += static_cast<int>(model_sys.rq(c).unthrottles);
+  for (unsigned c = 0; c < sys.size(); ++c) {  // what the inputs reached of CPU bandwidth control
+    r.bandwidth_throttles += static_cast<int>(sys.rq(c).throttles);
+    r.bandwidth_unthrottles += static_cast<int>(sys.rq(c).unthrottles);
   }
   const std::size_t failures_before = r.expectation_failures.size();
   bool expects_violation = false;

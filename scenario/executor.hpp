@@ -153,7 +153,8 @@ struct ExecResult {
   int wake_choices_answered = 0;
   int wake_choices_wide = 0;
   int wake_choices_weighed = 0;  // of those, decided by wake_affine_weight()
-  // CPU bandwidth control on the model: the queues throttled and unthrottled (Rq::throttles, Rq::unthrottles)
+  // CPU bandwidth control: the queues throttled and unthrottled (Rq::throttles, Rq::unthrottles;
+  // the kernel's on --backend kernel, the model's otherwise)
   int bandwidth_throttles = 0, bandwidth_unthrottles = 0;
   bool violations_expected = false;  // the scenario expects violations and every one it expects occurred
   // A violation that is not a known finding.

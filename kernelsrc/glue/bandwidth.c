@@ -145,6 +145,18 @@ void unthrottle_cfs_rq(struct cfs_rq *cfs_rq) {
   kb_tree_unthrottle_cfs_rq(cfs_rq);
 }
 
+/* __assign_cfs_rq_runtime(): run as on the queue's CPU, so that the period
+ * timer start_cfs_bandwidth() arms is pinned there, as on the model
+ * (model/fair_bandwidth.cpp; a cgroup write that reaches it for another CPU's
+ * queue would arm it on the writer's CPU in the kernel) */
+static int __assign_cfs_rq_runtime(struct cfs_bandwidth *cfs_b, struct cfs_rq *cfs_rq, u64 target_runtime) {
+  const int this_cpu = kb_this_cpu;
+  kb_this_cpu = cpu_of(rq_of(cfs_rq));
+  const int ret = kb_tree___assign_cfs_rq_runtime(cfs_b, cfs_rq, target_runtime);
+  kb_this_cpu = this_cpu;
+  return ret;
+}
+
 /* ---- cpu.max: tg_set_cfs_bandwidth() (core.c, 6.12), cgroup v2 ---- */
 struct kb_cfs_schedulable_data {
   struct task_group *tg;
