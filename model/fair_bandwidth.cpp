@@ -27,6 +27,9 @@ constexpr u64 kMaxCfsRuntime = kMaxBw * kNsecPerUsec;          // max_cfs_runtim
 
 u64 rq_clock_pelt_of(const Rq& rq) { return rq.clock_task + kPeltClockBase; }
 
+// int += int in the kernel's wrapping arithmetic (-fwrapv)
+int add_wrapping(int a, int b) { return static_cast<int>(static_cast<unsigned>(a) + static_cast<unsigned>(b)); }
+
 Rq& rq_of_cpu(Rq& any, int cpu) { return *any.possible_cpus()[static_cast<std::size_t>(cpu)]; }
 
 // walk_tg_tree_from(): tg and every live group below it.
@@ -89,7 +92,7 @@ void refill_cfs_bandwidth_runtime(CfsBandwidth& cfs_b) {
   const s64 runtime = as_s64(cfs_b.runtime_snap - cfs_b.runtime);
   if (runtime > 0) {
     cfs_b.burst_time += as_u64(runtime);
-    cfs_b.nr_burst++;
+    cfs_b.nr_burst = add_wrapping(cfs_b.nr_burst, 1);
   }
   cfs_b.runtime = std::min(cfs_b.runtime, cfs_b.quota + cfs_b.burst);
   cfs_b.runtime_snap = cfs_b.runtime;
@@ -314,7 +317,7 @@ bool distribute_cfs_runtime(Rq& any, int group, int this_cpu) {
     CfsRq& cfs_rq = rq.group_queue(group);
     if (!cfs_rq_throttled(cfs_rq) || cfs_rq.csd_queued) continue;
     if (cfs_rq.runtime_remaining > 0) rq.warn(Warn::bandwidth_throttled_with_runtime, nullptr);
-    u64 runtime = as_u64(-cfs_rq.runtime_remaining) + 1;
+    u64 runtime = (u64{0} - as_u64(cfs_rq.runtime_remaining)) + 1;  // -runtime_remaining + 1, wrapping
     if (runtime > cfs_b.runtime) runtime = cfs_b.runtime;
     cfs_b.runtime -= runtime;
     remaining = cfs_b.runtime;
@@ -350,18 +353,18 @@ void Rq::run_cfsb_csd() {
 
 namespace {
 // do_sched_cfs_period_timer(): true when the timer may stop (the group is idle).
-bool do_sched_cfs_period_timer(Rq& rq, int group, u64 overrun) {
+bool do_sched_cfs_period_timer(Rq& rq, int group, int overrun) {
   CfsBandwidth& cfs_b = rq.task_groups[static_cast<std::size_t>(group)].cfs_bandwidth;
   if (cfs_b.quota == kRuntimeInf) return true;
   bool throttled = !cfs_b.throttled_cfs_rq.empty();
-  cfs_b.nr_periods += static_cast<int>(overrun);
+  cfs_b.nr_periods = add_wrapping(cfs_b.nr_periods, overrun);
   refill_cfs_bandwidth_runtime(cfs_b);
   if (cfs_b.idle && !throttled) return true;
   if (!throttled) {
     cfs_b.idle = true;
     return false;
   }
-  cfs_b.nr_throttled += static_cast<int>(overrun);
+  cfs_b.nr_throttled = add_wrapping(cfs_b.nr_throttled, overrun);
   while (throttled && cfs_b.runtime > 0) throttled = distribute_cfs_runtime(rq, group, rq.cpu);
   cfs_b.idle = false;
   return false;
@@ -394,7 +397,8 @@ void Rq::fire_period_timer(int group) {
   bool idle = false;
   int count = 0;
   for (;;) {
-    const u64 overrun = hrtimer_forward(cfs_b.period_timer, clock_task, cfs_b.period);
+    // the kernel keeps hrtimer_forward_now()'s u64 in an int
+    const int overrun = static_cast<int>(hrtimer_forward(cfs_b.period_timer, clock_task, cfs_b.period));
     if (!overrun) break;
     idle = do_sched_cfs_period_timer(*this, group, overrun);
     if (++count > 3) {  // the period grows to keep the quota/period ratio precise
@@ -428,7 +432,7 @@ void Rq::fire_slack_timer(int group) {
 void return_cfs_rq_runtime(CfsRq& cfs_rq) {
   if (!cfs_rq.rq->cfs_bandwidth_used()) return;
   if (!cfs_rq.runtime_enabled || cfs_rq.nr_queued) return;
-  const s64 slack_runtime = cfs_rq.runtime_remaining - as_s64(kMinCfsRqRuntime);
+  const s64 slack_runtime = as_s64(as_u64(cfs_rq.runtime_remaining) - kMinCfsRqRuntime);
   if (slack_runtime <= 0) return;
   CfsBandwidth& cfs_b = tg_cfs_bandwidth(cfs_rq);
   if (cfs_b.quota != kRuntimeInf) {
@@ -436,7 +440,7 @@ void return_cfs_rq_runtime(CfsRq& cfs_rq) {
     if (cfs_b.runtime > kBandwidthSlice && !cfs_b.throttled_cfs_rq.empty())
       start_cfs_slack_bandwidth(cfs_b, cfs_rq.rq->cpu, cfs_rq.rq->clock_task);
   }
-  cfs_rq.runtime_remaining -= slack_runtime;
+  cfs_rq.runtime_remaining = as_s64(as_u64(cfs_rq.runtime_remaining) - as_u64(slack_runtime));
 }
 
 // check_enqueue_throttle(): a queue that wakes up with its runtime spent is throttled at once.
