@@ -250,6 +250,7 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         note(op, "not exported: the kSTEP driver written here has no cgroup operations (task groups are left out)");
         break;
       case scn::OpKind::group_destroy:
+      case scn::OpKind::quota:
         check = false;
         note(op, "not exported: the kSTEP driver written here has no cgroup operations (task groups are left out)");
         break;

@@ -8,9 +8,7 @@
 
 namespace eevdf::inv {
 
-// "group G: " for a group's queue ("group G on CPU 1: " with several CPUs),
-// nothing for the root queue (the messages of a task-only run are unchanged).
-static std::string queue_prefix(const CheckScope& s) {
+std::string queue_prefix(const CheckScope& s) {
   if (&s.cfs == &s.rq.cfs) return {};
   std::string name = "group " + s.rq.task_groups[static_cast<std::size_t>(s.cfs.group_id)].name;
   if (s.rq.possible_cpus().size() > 1) name += " on CPU " + std::to_string(s.rq.cpu);

@@ -24,14 +24,6 @@
 
 namespace eevdf::inv {
 
-namespace {
-std::string queue_name(const Rq& rq, const CfsRq& q) {
-  std::string name = "group " + rq.task_groups[static_cast<std::size_t>(q.group_id)].name;
-  if (rq.possible_cpus().size() > 1) name += " on CPU " + std::to_string(rq.cpu);
-  return name;
-}
-}  // namespace
-
 void check_bandwidth(const CheckScope& s) {
   if (!s.on(Id::BW)) return;
   const Rq& rq = s.rq;
@@ -69,7 +61,7 @@ void check_bandwidth(const CheckScope& s) {
     what = fmt::format("the queue is throttled with {} ns of runtime left and no unthrottle queued",
                        q.runtime_remaining);
   if (!what.empty())
-    s.report(Id::BW, "throttle_cfs_rq / unthrottle_cfs_rq", queue_name(rq, q) + ": " + what, {&gse});
+    s.report(Id::BW, "throttle_cfs_rq / unthrottle_cfs_rq", queue_prefix(s) + what, {&gse});
 }
 
 }  // namespace eevdf::inv

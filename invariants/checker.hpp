@@ -259,6 +259,9 @@ void check_wake_cpu(const CheckScope& s);    // I-WAKECOUNT (root queue: the bac
 // waking CPU's checker: the chosen CPU against the design's properties, judged
 // from the tasks of every CPU (rq.possible_cpus()).
 void check_wake_choice(Checker& checker, const Rq& rq, const WakeCpuChoice& c);
+// "group G: " for a group's queue ("group G on CPU 1: " with several CPUs),
+// nothing for the root queue (the messages of a task-only run are unchanged).
+std::string queue_prefix(const CheckScope& s);  // accounting.cpp
 // bandwidth.cpp
 void check_bandwidth(const CheckScope& s);   // I-BW (every queue while a group has a quota)
 // pelt.cpp

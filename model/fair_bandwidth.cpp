@@ -162,10 +162,75 @@ void tg_unthrottle_up(Rq& rq, CfsRq& cfs_rq) {
   }
 }
 
-// The h_nr_* counts a throttle or unthrottle moves on every level above.
+// The h_nr_* counts of a queue q being throttled, which throttle_cfs_rq()
+// takes off and unthrottle_cfs_rq() puts back on each level above it (from an
+// idle group's level up, every task below counts as SCHED_IDLE).
 struct HDeltas {
+  explicit HDeltas(const CfsRq& queue)
+      : q(queue), queued(queue.h_nr_queued), runnable(queue.h_nr_runnable), idle(queue.h_nr_idle) {}
+  void take_off(CfsRq& level, const SchedEntity& se) {
+    if (cfs_rq_is_idle(*se.my_q)) idle = q.h_nr_queued;
+    level.h_nr_queued -= queued;
+    level.h_nr_runnable -= runnable;
+    level.h_nr_idle -= idle;
+  }
+  void put_back(CfsRq& level, const SchedEntity& se) {
+    if (cfs_rq_is_idle(*se.my_q)) idle = q.h_nr_queued;
+    level.h_nr_queued += queued;
+    level.h_nr_runnable += runnable;
+    level.h_nr_idle += idle;
+  }
+  const CfsRq& q;
   unsigned queued, runnable, idle;
 };
+
+// throttle_cfs_rq()'s two walks up from the group entity se: dequeue it and
+// each level that empties, then update the levels above. True when they
+// reached the root (false: an entity already off its queue above).
+bool throttle_levels(SchedEntity* se, HDeltas& d) {
+  for (; se; se = se->parent) {
+    if (!se->on_rq) return false;
+    int flags = dequeue_flags::SLEEP | dequeue_flags::SPECIAL;
+    if (se->sched_delayed) flags |= dequeue_flags::DELAYED;
+    dequeue_entity(*se->cfs_rq, *se, flags);
+    d.take_off(*se->cfs_rq, *se);
+    if (se->cfs_rq->load.weight) {
+      se = se->parent;
+      break;
+    }
+  }
+  for (; se; se = se->parent) {
+    if (!se->on_rq) return false;
+    update_load_avg(*se->cfs_rq, *se, 0);
+    se_update_runnable(*se);
+    d.take_off(*se->cfs_rq, *se);
+  }
+  return true;
+}
+
+// unthrottle_cfs_rq()'s two walks up: enqueue the group entity se and each
+// level that is not queued (a delayed one dequeued first), then update the
+// levels above. True when they reached the root (false: a throttled queue above).
+bool unthrottle_levels(SchedEntity* se, HDeltas& d) {
+  for (; se; se = se->parent) {
+    CfsRq& qcfs_rq = *se->cfs_rq;
+    if (se->sched_delayed) {
+      dequeue_entity(qcfs_rq, *se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
+    } else if (se->on_rq) {
+      break;
+    }
+    enqueue_entity(qcfs_rq, *se, enqueue_flags::WAKEUP);
+    d.put_back(qcfs_rq, *se);
+    if (cfs_rq_throttled(qcfs_rq)) return false;
+  }
+  for (; se; se = se->parent) {
+    update_load_avg(*se->cfs_rq, *se, pelt_flags::UPDATE_TG);
+    se_update_runnable(*se);
+    d.put_back(*se->cfs_rq, *se);
+    if (cfs_rq_throttled(*se->cfs_rq)) return false;
+  }
+  return true;
+}
 }  // namespace
 
 // throttle_cfs_rq(): false when runtime turned up after all.
@@ -178,43 +243,9 @@ bool throttle_cfs_rq(CfsRq& cfs_rq) {
 
   for_each_tg_from(rq.task_groups, cfs_rq.group_id, [&](int g) { tg_throttle_down(rq, rq.group_queue(g)); });
 
-  SchedEntity* se = rq.task_groups[static_cast<std::size_t>(cfs_rq.group_id)].se[static_cast<std::size_t>(rq.cpu)];
-  HDeltas d{cfs_rq.h_nr_queued, cfs_rq.h_nr_runnable, cfs_rq.h_nr_idle};
-  bool done = false;
-  for (; se; se = se->parent) {
-    CfsRq& qcfs_rq = *se->cfs_rq;
-    if (!se->on_rq) {
-      done = true;
-      break;
-    }
-    int flags = dequeue_flags::SLEEP | dequeue_flags::SPECIAL;
-    if (se->sched_delayed) flags |= dequeue_flags::DELAYED;
-    dequeue_entity(qcfs_rq, *se, flags);
-    if (cfs_rq_is_idle(*se->my_q)) d.idle = cfs_rq.h_nr_queued;
-    qcfs_rq.h_nr_queued -= d.queued;
-    qcfs_rq.h_nr_runnable -= d.runnable;
-    qcfs_rq.h_nr_idle -= d.idle;
-    if (qcfs_rq.load.weight) {
-      se = se->parent;
-      break;
-    }
-  }
-  if (!done) {
-    for (; se; se = se->parent) {
-      CfsRq& qcfs_rq = *se->cfs_rq;
-      if (!se->on_rq) {
-        done = true;
-        break;
-      }
-      update_load_avg(qcfs_rq, *se, 0);
-      se_update_runnable(*se);
-      if (cfs_rq_is_idle(*se->my_q)) d.idle = cfs_rq.h_nr_queued;
-      qcfs_rq.h_nr_queued -= d.queued;
-      qcfs_rq.h_nr_runnable -= d.runnable;
-      qcfs_rq.h_nr_idle -= d.idle;
-    }
-    if (!done) rq.nr_running -= d.queued;  // sub_nr_running()
-  }
+  HDeltas d(cfs_rq);
+  if (throttle_levels(&rq.groups[static_cast<std::size_t>(cfs_rq.group_id)].se, d))  // tg->se[cpu]
+    rq.nr_running -= d.queued;  // sub_nr_running()
   cfs_rq.throttled = true;
   if (cfs_rq.throttled_clock) rq.warn(Warn::bandwidth_throttled_clock_set, nullptr);
   if (cfs_rq.nr_queued) cfs_rq.throttled_clock = rq.clock_task;
@@ -235,45 +266,12 @@ void unthrottle_cfs_rq(CfsRq& cfs_rq) {
 
   for_each_tg_from(rq.task_groups, cfs_rq.group_id, [&](int g) { tg_unthrottle_up(rq, rq.group_queue(g)); });
 
-  SchedEntity* se = rq.task_groups[static_cast<std::size_t>(cfs_rq.group_id)].se[static_cast<std::size_t>(rq.cpu)];
   // An empty queue goes back to nothing (the leaf-list bookkeeping of its
   // branch is not modelled: docs/model.md); its CPU is checked for idleness below.
   if (cfs_rq.load.weight) {
-    HDeltas d{cfs_rq.h_nr_queued, cfs_rq.h_nr_runnable, cfs_rq.h_nr_idle};
-    bool stopped = false;
-    for (; se; se = se->parent) {
-      CfsRq& qcfs_rq = *se->cfs_rq;
-      if (se->sched_delayed) {
-        dequeue_entity(qcfs_rq, *se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
-      } else if (se->on_rq) {
-        break;
-      }
-      enqueue_entity(qcfs_rq, *se, enqueue_flags::WAKEUP);
-      if (cfs_rq_is_idle(*se->my_q)) d.idle = cfs_rq.h_nr_queued;
-      qcfs_rq.h_nr_queued += d.queued;
-      qcfs_rq.h_nr_runnable += d.runnable;
-      qcfs_rq.h_nr_idle += d.idle;
-      if (cfs_rq_throttled(qcfs_rq)) {
-        stopped = true;
-        break;
-      }
-    }
-    if (!stopped) {
-      for (; se; se = se->parent) {
-        CfsRq& qcfs_rq = *se->cfs_rq;
-        update_load_avg(qcfs_rq, *se, pelt_flags::UPDATE_TG);
-        se_update_runnable(*se);
-        if (cfs_rq_is_idle(*se->my_q)) d.idle = cfs_rq.h_nr_queued;
-        qcfs_rq.h_nr_queued += d.queued;
-        qcfs_rq.h_nr_runnable += d.runnable;
-        qcfs_rq.h_nr_idle += d.idle;
-        if (cfs_rq_throttled(qcfs_rq)) {
-          stopped = true;
-          break;
-        }
-      }
-      if (!stopped) rq.nr_running += d.queued;  // add_nr_running()
-    }
+    HDeltas d(cfs_rq);
+    if (unthrottle_levels(&rq.groups[static_cast<std::size_t>(cfs_rq.group_id)].se, d))  // tg->se[cpu]
+      rq.nr_running += d.queued;  // add_nr_running()
   }
   if (rq.running() < 0 && rq.cfs.nr_queued) rq.resched_curr();
 }
@@ -394,23 +392,13 @@ void Rq::fire_period_timer(int group) {
   CfsBandwidth& cfs_b = task_groups[static_cast<std::size_t>(group)].cfs_bandwidth;
   cfs_b.period_timer.queued = false;
   cfs_b.period_callback_running = true;
+  // the kernel loops until hrtimer_forward_now() finds the expiry ahead (and
+  // doubles a period that keeps overrunning); the model's clock stands still
+  // in the callback, so the first forward already puts the expiry past now.
+  // The kernel keeps its u64 answer in an int.
   bool idle = false;
-  int count = 0;
-  for (;;) {
-    // the kernel keeps hrtimer_forward_now()'s u64 in an int
-    const int overrun = static_cast<int>(hrtimer_forward(cfs_b.period_timer, clock_task, cfs_b.period));
-    if (!overrun) break;
+  if (const int overrun = static_cast<int>(hrtimer_forward(cfs_b.period_timer, clock_task, cfs_b.period)))
     idle = do_sched_cfs_period_timer(*this, group, overrun);
-    if (++count > 3) {  // the period grows to keep the quota/period ratio precise
-      const u64 next = cfs_b.period * 2;
-      if (next < kMaxCfsQuotaPeriod) {
-        cfs_b.period = next;
-        cfs_b.quota *= 2;
-        cfs_b.burst *= 2;
-      }
-      count = 0;
-    }
-  }
   if (idle) cfs_b.period_active = false;
   if (!idle) cfs_b.period_timer.queued = true;  // HRTIMER_RESTART
   cfs_b.period_callback_running = false;
