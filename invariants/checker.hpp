@@ -264,6 +264,8 @@ void check_wake_choice(Checker& checker, const Rq& rq, const WakeCpuChoice& c);
 std::string queue_prefix(const CheckScope& s);  // accounting.cpp
 // bandwidth.cpp
 void check_bandwidth(const CheckScope& s);   // I-BW (every queue while a group has a quota)
+// idle.cpp
+void check_idle(const CheckScope& s);        // I-IDLE (root queue)
 // pelt.cpp
 void check_pelt(const CheckScope& s);        // I-PELT (root queue, while PELT is tracked)
 // placement.cpp

@@ -370,6 +370,18 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "I-WAKECOUNT does not count a task below a throttled queue as work. Exact. Not checked yet: the\n"
      "runtime a group uses in a period against its quota and burst, and how long a runnable task of\n"
      "an unthrottled group waits."},
+    {"I-IDLE",
+     "a CPU runs its idle task only while nothing runnable is queued on it, or with a reschedule pending",
+     "The idle loop leaves only on need_resched: a task made runnable on an idle CPU without\n"
+     "resched_curr() waits, the CPU idle, until some later event reschedules that CPU (with NO_HZ the\n"
+     "idle CPU has no tick). Every path that makes a task runnable asks for it (the wake-up\n"
+     "preemption of the idle task; the unthrottle that finds the CPU idle). Checked on every CPU after\n"
+     "every operation: if the CPU runs its idle task, its runnable fair tasks (the root queue's\n"
+     "h_nr_runnable: delayed tasks and tasks below a throttled queue are not counted) and queued RT\n"
+     "tasks number 0, or a reschedule is pending. The model and the kernel backend pick on such a CPU\n"
+     "at the next operation; the kernel waits for the next reschedule. 6.12.118 moves a queued task\n"
+     "out of a throttled group onto an idle CPU without one (docs/findings/F13.md; e34881c84c25, v7.0).\n"
+     "Exact."},
 }};
 
 // Where each invariant runs. Lockstep checks the model's run, whose state is
@@ -407,8 +419,9 @@ constexpr std::array<std::string_view, kIdCount> kBackends = {{
     kEverywhere,  // WAKECOUNT
     kEverywhere,  // PLACE
     "model; kernel (every tree with the SMP code: 6.6 and 6.12 unless built with EEVDF_KERNEL_SMP=OFF); lockstep",  // PELT
-    "model (profile v6.12.118, the profile with CPU bandwidth control); kernel (every tree: nothing to judge, the "
-    "backend refuses a quota); lockstep",  // BW
+    "model (profile v6.12.118, the profile with CPU bandwidth control); kernel (6.12's tree, built with "
+    "CONFIG_CFS_BANDWIDTH; other trees refuse a quota); lockstep",  // BW
+    kEverywhere,  // IDLE
 }};
 
 }  // namespace

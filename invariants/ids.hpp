@@ -11,7 +11,7 @@ namespace eevdf::inv {
 
 enum class Id : std::uint8_t {
   NULLPICK, SUM, OVF, KEY, ELIG, AVG0, PICKOPT, AUG, LAG, RW, DL, DELAY, PROT, SLICE, CNT, MONO, FAIR, WARN,
-  WAKEPICK, FRESH, HLOAD, WAKECOUNT, PLACE, PELT, BW,
+  WAKEPICK, FRESH, HLOAD, WAKECOUNT, PLACE, PELT, BW, IDLE,
   count_
 };
 inline constexpr std::size_t kIdCount = static_cast<std::size_t>(Id::count_);
