@@ -16,6 +16,7 @@ const std::vector<std::string_view> kFrom71And612y = {"v6.12.118", "v7.1", "main
 const std::vector<std::string_view> kV612 = {"v6.12", "v6.12.118"};
 const std::vector<std::string_view> kV66 = {"v6.6"};
 const std::vector<std::string_view> kV73 = {"v7.3"};
+const std::vector<std::string_view> kV612118 = {"v6.12.118"};  // the profile with CPU bandwidth control
 
 const std::vector<BugSwitch> kBugs = {
     {"B01", "forked entity keeps a stale rel_deadline; yield then blows up vruntime", "3da56dc063cd", kFrom71And612y,
@@ -67,6 +68,10 @@ const std::vector<BugSwitch> kBugs = {
     {"B25", "update_curr() tests rq->nr_running: a lone fair task beside an RT task is rescheduled at slice expiry",
      "d4ac164bde7a", kV612, "v6.12-rc1 (85e511df3cec)", "I-PROT",
      [](Profile& p) { p.behaviour.lone_test_rq_nr_running = true; }},
+    // CPU bandwidth control meets delayed dequeue (v6.12-rc1 152e11f6df29 .. 9b5ce1a37e90).
+    {"B26", "unthrottle_cfs_rq() stops at a queued delayed group entity and leaves it delayed, its queue runnable again",
+     "9b5ce1a37e90", kV612118, "v6.12-rc1", "I-WARN",
+     [](Profile& p) { p.behaviour.unthrottle_dequeues_delayed = false; }},
 };
 
 }  // namespace

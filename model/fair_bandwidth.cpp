@@ -214,7 +214,12 @@ bool throttle_levels(SchedEntity* se, HDeltas& d) {
 bool unthrottle_levels(SchedEntity* se, HDeltas& d) {
   for (; se; se = se->parent) {
     CfsRq& qcfs_rq = *se->cfs_rq;
-    if (se->sched_delayed) {
+    if (!qcfs_rq.rq->profile().behaviour.unthrottle_dequeues_delayed) {  // before 9b5ce1a37e90
+      if (se->on_rq) {
+        if (se->sched_delayed) qcfs_rq.rq->warn(Warn::bandwidth_unthrottle_delayed, se);
+        break;
+      }
+    } else if (se->sched_delayed) {
       dequeue_entity(qcfs_rq, *se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
     } else if (se->on_rq) {
       break;

@@ -56,6 +56,7 @@ const char* warn_name(Warn w) {
     case Warn::bandwidth_throttled_with_runtime:
       return "distribute_cfs_runtime: SCHED_WARN_ON(cfs_rq->runtime_remaining > 0)";
     case Warn::bandwidth_two_local_unthrottles: return "distribute_cfs_runtime: SCHED_WARN_ON(!list_empty(&local_unthrottle))";
+    case Warn::bandwidth_unthrottle_delayed: return "unthrottle_cfs_rq: SCHED_WARN_ON(se->sched_delayed)";
     case Warn::set_next_task_delayed: return "set_next_task_fair: WARN_ON_ONCE(se->sched_delayed)";
     case Warn::requeue_delayed_not_delayed:
       return "requeue_delayed_entity: WARN_ON_ONCE(!se->sched_delayed || !se->on_rq)";

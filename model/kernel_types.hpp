@@ -87,6 +87,7 @@ enum class Warn : std::uint8_t {
   bandwidth_csd_queued_twice,          // __unthrottle_cfs_rq_async(): already on the CSD list
   bandwidth_throttled_with_runtime,    // distribute_cfs_runtime(): a throttled queue with runtime
   bandwidth_two_local_unthrottles,     // distribute_cfs_runtime(): a second local unthrottle
+  bandwidth_unthrottle_delayed,        // unthrottle_cfs_rq() before 9b5ce1a37e90: a queued entity is delayed
   count_
 };
 

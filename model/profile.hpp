@@ -155,6 +155,10 @@ struct Behaviour {
   // hierarchical throttle (model/fair_bandwidth.cpp); false: not modelled,
   // a quota is refused (Refusal::no_bandwidth_model).
   bool cfs_bandwidth = false;
+  // unthrottle_cfs_rq() dequeues a delayed entity on its way up and enqueues it
+  // again (9b5ce1a37e90, v6.12-rc2); false: it stops at any queued entity and
+  // only warns when that one is delayed, which stays delayed (bug switch B26).
+  bool unthrottle_dequeues_delayed = true;
   CalcDeltaPath calc_delta = CalcDeltaPath::full_weight;
   // RB_DECLARE_CALLBACKS_MULTI (51b0e68cfa0a, Sept 2026): rotations and copies
   // carry min_slice and max_slice too, not only min_vruntime.
