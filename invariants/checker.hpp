@@ -295,7 +295,8 @@ struct ProtectionOverWait {
   u64 ticks = 0;           // Rq::charged_ticks at the end of the last operation
   u64 curr_ran = 0;        // curr's sum_exec_runtime then
   u64 clock = 0;           // rq_clock_task() when the wait began
-  u64 curr_deadline = 0;   // curr's deadline then (the end of the request it was serving)
+  u64 curr_deadline = 0;   // curr's deadline then (the end of the request it was serving) ...
+  u64 curr_weight = 0;     // ... at this weight: a reweight of curr rescales that end (read again)
 };
 // After the operation, on s.cfs: the entity EEVDF would run gets the CPU at the
 // first tick after curr's protection is over. `waits` holds one record per queue.

@@ -11,10 +11,35 @@
 
 namespace eevdf::inv {
 
+// CPU bandwidth control (6.12.118's hierarchical throttle): a sched_change of the
+// running task (a cgroup move into a throttled group, a sched_setattr() whose
+// dequeue charged the last runtime and whose put_prev_entity() throttled) ends in
+// set_next_task_fair(), which makes every level's entity of the task curr, while
+// its enqueue stopped at the throttled queue and left the levels above as they
+// were: an ancestor entity that the dequeue delayed (its queue emptied while it
+// was ineligible) becomes its queue's curr although delayed. The task runs below
+// the throttled queue until the reschedule that is pending (sched_move_task()'s
+// resched_curr(), or __account_cfs_rq_runtime()'s), as I-BW's rule 5 has it; that
+// schedule() puts the entity back and a pick dequeues it. A pick never runs a task
+// below a throttled queue, so a pick that ran a delayed entity is not excused.
+namespace {
+bool delayed_curr_above_throttle(const Rq& rq, const SchedEntity& curr) {
+  if (!curr.my_q || !rq.need_resched || !rq.cfs_bandwidth_used()) return false;
+  const Task* p = rq.task(rq.curr);
+  if (!p) return false;
+  bool throttled_below = false;
+  for (const SchedEntity* se = &p->se; se; se = se->parent) {
+    if (se == &curr) return throttled_below;
+    if (se->cfs_rq && cfs_rq_throttled(*se->cfs_rq)) throttled_below = true;
+  }
+  return false;
+}
+}  // namespace
+
 void check_delay(const CheckScope& s) {
   if (!s.on(Id::DELAY)) return;
   const CfsRq& cfs = s.cfs;
-  if (cfs.curr && cfs.curr->sched_delayed)
+  if (cfs.curr && cfs.curr->sched_delayed && !delayed_curr_above_throttle(s.rq, *cfs.curr))
     s.report(Id::DELAY, "set_next_entity", "a sched_delayed entity is cfs_rq->curr", {cfs.curr});
   if (cfs.next && cfs.next->sched_delayed)
     s.report(Id::DELAY, "set_next_buddy", "a sched_delayed entity is cfs_rq->next", {cfs.next});

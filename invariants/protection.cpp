@@ -188,8 +188,17 @@ void check_protection_over_wait(const CheckScope& s, std::vector<ProtectionOverW
                             s.rq.charged_ticks,
                             curr->sum_exec_runtime,
                             s.rq.clock_task,
-                            curr->deadline};
+                            curr->deadline,
+                            eevdf_load_of(s.rq, *curr).weight};
     return;
+  }
+  // A reweight of curr (reweight_entity(): a cpu.shares write, a renice, update_cfs_group())
+  // rescales its deadline around V and keeps the real time left of the request: the same
+  // request, whose end is read again at the new weight, not a renewal. (A renewal in the
+  // operation that reweighted is then reported at the site without the renewal.)
+  if (const u64 weight = eevdf_load_of(s.rq, *curr).weight; weight != w->curr_weight) {
+    w->curr_weight = weight;
+    w->curr_deadline = curr->deadline;
   }
   const u64 ticks = s.rq.charged_ticks - w->ticks;
   const bool charged = ticks != 0 && curr->sum_exec_runtime != w->curr_ran;
