@@ -47,9 +47,9 @@ refused no-tree "no such kernel tree" "$work/none" -- python3 "$fix" K1 --tree "
 check no-tree-exit-2 exit2 python3 "$fix" K1 --tree "$work/nothing" --diff
 
 # every fix on Debian's 6.12.118, where the tarball is installed: each anchor there as the entry says
-# (one read of the tarball: the three fixes in one diff, each file's part checked)
+# (one read of the tarball: the fixes in one diff, each file's part checked)
 if [ -n "$debian" ] && [ -f "$debian" ]; then
-  all=$(python3 "$fix" K1 K2 F10 F9 --tree "$debian" --diff)
+  all=$(python3 "$fix" K1 K2 F10 F9 F12 --tree "$debian" --diff)
   check fix-K1-on-6.12.118 grep -q '^+			se->deadline = div_s64(se->deadline \* se->load.weight, weight);$' <<<"$all"
   check fix-K2-on-6.12.118 grep -q '^+	avruntime = avg_vruntime(cfs_rq);$' <<<"$all"
   check fix-F10-on-6.12.118 test "$(grep -c '^+.*max_t(u64, ' <<<"$all")" = 7
@@ -57,6 +57,10 @@ if [ -n "$debian" ] && [ -f "$debian" ]; then
   check fix-F9-struct-field grep -q '^+	unsigned int		idle_h_nr_delayed; /\* SCHED_IDLE, delayed \*/$' <<<"$all"
   check fix-F9-kept-everywhere test "$(grep -c '^+.*idle_h_nr_delayed [-+]= ' <<<"$all")" = 11
   check fix-F9-sched-idle-rq grep -q '^+			rq->nr_running - rq->cfs.h_nr_delayed);$' <<<"$all"
+  # F12: enqueue_entity() places curr, then charges it, once reweighted; update_curr() first for the others only
+  check fix-F12-update-curr-first-if-not-curr grep -q '^+	if (!curr)$' <<<"$all"
+  check fix-F12-place-every-entity-after-reweight test "$(grep -c '^+	place_entity(cfs_rq, se, flags);$' <<<"$all")" = 1
+  check fix-F12-curr-charged-after-placement test "$(grep -c '^+		update_curr(cfs_rq);$' <<<"$all")" = 2
 fi
 
 # vm-kernel.sh: what it refuses before building anything
