@@ -152,8 +152,10 @@ void Checker::check_queue(const CfsRq& cfs_rq, ExactAverage& avg) {
   avg.kernel_offset = avg_vruntime_offset(cfs_rq, null_observer());
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, cfs_rq};
   check_accounting(scope);
-  if (&cfs_rq == &rq.cfs) check_wake_cpu(scope);
-  check_idle(scope);
+  if (&cfs_rq == &rq.cfs) {
+    check_wake_cpu(scope);
+    check_idle(scope);
+  }
   check_pelt(scope);
   check_bandwidth(scope);
   // v7.3 flat runqueue: a group's queue keeps load and counters only (no tree, no curr)
@@ -302,7 +304,7 @@ void Checker::check_queue_incremental(const CfsRq& cfs_rq, ExactAverage& avg) {
   avg.kernel_offset = avg_vruntime_offset(cfs_rq, null_observer());
   const CheckScope scope{rq, selection_, avg, max_slice_seen_, *this, cfs_rq};
   if (selection_[Id::SUM]) check_sums(scope);
-  check_idle(scope);
+  if (&cfs_rq == &rq.cfs) check_idle(scope);
   check_pelt(scope);
   check_bandwidth(scope);
   // v7.3 flat runqueue: a group's queue keeps load and counters only (no tree, no curr)

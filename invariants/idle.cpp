@@ -19,10 +19,10 @@
 
 namespace eevdf::inv {
 
-void check_idle(const CheckScope& s) {
+void check_idle(const CheckScope& s) {  // s.cfs is the root queue
   if (!s.on(Id::IDLE)) return;
   const Rq& rq = s.rq;
-  if (&s.cfs != &rq.cfs || rq.oops || rq.running() >= 0 || rq.need_resched) return;
+  if (rq.oops || rq.running() >= 0 || rq.need_resched) return;
   const unsigned runnable = rq.cfs.h_nr_runnable + static_cast<unsigned>(rq.rt_queue.size());
   if (runnable == 0) return;
   s.report(Id::IDLE, "resched_curr / wakeup_preempt",

@@ -212,16 +212,15 @@ bool throttle_levels(SchedEntity* se, HDeltas& d) {
 // level that is not queued (a delayed one dequeued first), then update the
 // levels above. True when they reached the root (false: a throttled queue above).
 bool unthrottle_levels(SchedEntity* se, HDeltas& d) {
+  // before 9b5ce1a37e90 (bug switch B26) a delayed entity is not dequeued first: the
+  // walk stops at it as at any queued entity, with a warning
+  const bool finish_delayed = se && se->cfs_rq->rq->profile().behaviour.unthrottle_dequeues_delayed;
   for (; se; se = se->parent) {
     CfsRq& qcfs_rq = *se->cfs_rq;
-    if (!qcfs_rq.rq->profile().behaviour.unthrottle_dequeues_delayed) {  // before 9b5ce1a37e90
-      if (se->on_rq) {
-        if (se->sched_delayed) qcfs_rq.rq->warn(Warn::bandwidth_unthrottle_delayed, se);
-        break;
-      }
-    } else if (se->sched_delayed) {
+    if (se->sched_delayed && finish_delayed) {
       dequeue_entity(qcfs_rq, *se, dequeue_flags::SLEEP | dequeue_flags::DELAYED);
     } else if (se->on_rq) {
+      if (se->sched_delayed) qcfs_rq.rq->warn(Warn::bandwidth_unthrottle_delayed, se);
       break;
     }
     enqueue_entity(qcfs_rq, *se, enqueue_flags::WAKEUP);
