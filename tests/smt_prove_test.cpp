@@ -80,7 +80,6 @@ TEST_P(ExpectedVerdicts, EveryObligationAsRecordedInDocsProofs) {
   for (const auto& o : outcomes) {
     ASSERT_TRUE(expected.count(o.name)) << o.name << " is missing from docs/proofs.md";
     EXPECT_EQ(smt::verdict_name(o.verdict), expected.at(o.name).at(GetParam())) << o.name << ": " << o.detail;
-    EXPECT_LE(o.seconds, 10.0) << o.name;
     if (o.verdict == smt::Verdict::refuted) {
       EXPECT_FALSE(o.counterexample.empty()) << o.name;
     }
