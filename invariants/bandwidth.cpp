@@ -14,7 +14,12 @@
 //  5. (once per CPU) the running task is not below a throttled queue, unless a
 //     reschedule is pending: the throttle happens when it is put back
 //     (put_prev_entity()), or while a sched_change has it off the CPU, and the
-//     reschedule takes it off.
+//     reschedule takes it off. The report says whether the throttled queue
+//     overdrew its runtime: one that did not was throttled at exactly 0, which
+//     only a put-back in the same instant as the cpu.max write (which zeroes
+//     runtime_remaining) gives; the known entry zero-time-throttle of
+//     corpus/known/v6.12.118.known labels it (docs/model.md, "CPU bandwidth
+//     control").
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -32,10 +37,19 @@ void check_bandwidth(const CheckScope& s) {
   if (&q == &rq.cfs) {  // rule 5, once per CPU
     const Task* p = rq.task(rq.curr);
     if (!p || rq.need_resched || !p->se.cfs_rq || !throttled_hierarchy(*p->se.cfs_rq)) return;
+    // the throttled queue nearest the task: whether it overdrew its runtime
+    const CfsRq* throttled = p->se.cfs_rq;
+    while (!throttled->throttled) {
+      const int parent = rq.task_groups[static_cast<std::size_t>(throttled->group_id)].parent;
+      throttled = parent < 0 ? &rq.cfs : &rq.group_queue(parent);
+    }
     s.report(Id::BW, "throttle_cfs_rq / pick_task_fair",
              fmt::format("{} runs on CPU {} below a throttled queue (its queue's throttle_count {}) with no "
-                         "reschedule pending",
-                         p->name, rq.cpu, p->se.cfs_rq->throttle_count),
+                         "reschedule pending; the throttled queue {}",
+                         p->name, rq.cpu, p->se.cfs_rq->throttle_count,
+                         throttled->runtime_remaining < 0
+                             ? fmt::format("overdrew its runtime by {} ns", -throttled->runtime_remaining)
+                             : std::string("has not overdrawn its runtime")),
              {&p->se});
     return;
   }

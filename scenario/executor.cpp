@@ -431,6 +431,7 @@ ExecResult Executor::run(const Scenario& s) {
   };
   std::vector<SeenKnown> seen_known;
   std::vector<inv::Violation> taken;
+  std::vector<bool> repeats;  // of taken: a repeat of a known identity seen earlier in the run
   bool new_violation = false;
   std::vector<std::string> known_before;  // the names of seen_known, for a finding known "after NAME"
   std::vector<std::string> names;         // entity_names(s), once the run has a violation
@@ -456,8 +457,21 @@ ExecResult Executor::run(const Scenario& s) {
   const auto collect = [&] {
     for (const auto& c : checkers)
       if (c->violated()) c->take_violations(taken);
-    for (inv::Violation& v : taken) {
-      if (label(v)) {
+    // A known finding's consequence can show at the finding's own operation,
+    // raised by a check that runs before the finding's ("* after NAME"): label
+    // again until no violation of the operation becomes known.
+    repeats.assign(taken.size(), false);
+    for (bool labelled = true; labelled;) {
+      labelled = false;
+      for (std::size_t k = 0; k < taken.size(); ++k) {
+        if (!taken[k].known.empty()) continue;
+        repeats[k] = label(taken[k]);
+        labelled = labelled || !taken[k].known.empty();
+      }
+    }
+    for (std::size_t k = 0; k < taken.size(); ++k) {
+      inv::Violation& v = taken[k];
+      if (repeats[k]) {
         ++r.known_repeats;
         continue;
       }

@@ -247,8 +247,12 @@ std::vector<std::string> replay_known(KnownSet& set, const std::string& profile,
     const inv::Violation* seen = nullptr;
     FindingIdentity seen_identity;
     int seen_score = -1;
-    std::vector<std::string> before;
     for (const inv::Violation& v : r.violations) {
+      // the known findings the run raised up to v's operation, that one's others included
+      // (as the executor labels an operation's violations, scenario/executor.cpp)
+      std::vector<std::string> before;
+      for (const inv::Violation& u : r.violations)
+        if (&u != &v && u.op_index <= v.op_index && !u.known.empty()) before.push_back(u.known);
       const FindingIdentity f = finding_identity(v, sc);
       KnownFinding any_site = k;
       any_site.identity.where = f.where;
@@ -261,7 +265,6 @@ std::vector<std::string> replay_known(KnownSet& set, const std::string& profile,
         seen_identity = f;
         seen_score = score;
       }
-      if (!v.known.empty()) before.push_back(v.known);
     }
     if (!seen) {
       problem(fmt::format("raises no {} at {}", k.any_invariant ? "violation" : inv::id_name(k.identity.id),

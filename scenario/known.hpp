@@ -17,7 +17,8 @@
 // by " after KEYWORD [racing]": only in a run where such an operation came
 // first ("* after debug_read racing": a racing debugfs read's lost update,
 // K2; "* after nice|policy": one of several), or by " after NAME": only after a violation of known finding NAME in
-// the same run (its documented consequence: "* after K1"). SCENARIO is the regression scenario that raises it; for a profile's
+// the same run, at an earlier operation or the same one (its documented
+// consequence: "* after K1"). SCENARIO is the regression scenario that raises it; for a profile's
 // file the test suite replays each and asks for exactly that invariant, site
 // and detail class, at one of the triggers. A DETAIL CLASS of "*" takes every
 // detail class of the site: for an entry with a condition whose consequences
