@@ -86,8 +86,25 @@ void report_delay_debt(const CheckScope& s, const SchedEntity& se, i128 lag, i12
 // A delayed group entity's queue is empty, so it has no share to take; it burns
 // off its lag at the weight it was delayed with (66951e4860d3: update_cfs_group()
 // leaves a group with no load alone; before it, v6.12.0 drops it to MIN_SHARES).
+//
+// Excepted, with CPU bandwidth control: the entity is no longer queued and its own
+// queue is no longer empty. Only unthrottle_cfs_rq()'s walk up (9b5ce1a37e90, up to
+// the task-based throttle of e1fad12dcb66) reaches that: it enqueues the unthrottled
+// queue's entity into the queue of a delayed ancestor entity, then finishes that
+// ancestor's delayed dequeue first (dequeue_entity() with DEQUEUE_DELAYED), whose
+// update_cfs_group() runs after on_rq = 0 and before finish_delayed_dequeue_entity()
+// clears sched_delayed. The entity has left its queue, its lag saved in vlag, which
+// reweight_entity() rescales so that w·vlag is kept (I-RW judges that); the
+// enqueue_entity() that follows places it at its new share.
+namespace {
+bool leaving_delay_with_a_queue_again(const Rq& rq, const SchedEntity& se) {
+  return rq.cfs_bandwidth_used() && !se.on_rq && se.my_q->load.weight != 0;
+}
+}  // namespace
+
 void check_delayed_reweight(const CheckScope& s, const SchedEntity& se, u64 new_weight) {
   if (!se.sched_delayed || !se.my_q || new_weight == se.load.weight) return;
+  if (leaving_delay_with_a_queue_again(s.rq, se)) return;
   s.report(Id::DELAY, "update_cfs_group / reweight_entity",
            fmt::format("{} was reweighted {} -> {} while delayed; a delayed group entity's queue is "
                        "empty and it keeps the weight it was delayed with",

@@ -156,7 +156,11 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "A delayed group entity's queue is empty: it has no share of the group to take, and it burns\n"
      "off its lag at the weight it was delayed with; a reweight of it to another weight is reported\n"
      "at the reweight (site \"update_cfs_group / reweight_entity\"). 66951e4860d3 (6.12.11) made\n"
-     "update_cfs_group() leave a group with no load alone; v6.12.0 drops it to MIN_SHARES."},
+     "update_cfs_group() leave a group with no load alone; v6.12.0 drops it to MIN_SHARES.\n"
+     "Excepted, with CPU bandwidth control: an entity already off its queue whose own queue is\n"
+     "loaded again, where unthrottle_cfs_rq() put the unthrottled entity into a delayed ancestor's\n"
+     "queue and then finishes that ancestor's delayed dequeue (9b5ce1a37e90): update_cfs_group()\n"
+     "runs between on_rq = 0 and the clearing of sched_delayed, and the reweight keeps w·vlag."},
     {"I-PROT",
      "slice protection lasts at most the shortest queued request from a real pick, only shrinks "
      "until the next one, never passes the deadline, the first tick after it ends reschedules, and "
