@@ -333,26 +333,9 @@ void check_wake_cpu(const CheckScope& s) {
                        only_waker ? "the waker is the only task that can run there" : "other tasks can run there",
                        counts()));
   };
-  if (rq.tree_sched_idle_rq >= 0) {
-    // The kernel backend: the tree's own sched_idle_rq() (fair.c; the choice's
-    // SCHED_IDLE-only test, extracted by name) and its own wake_affine_idle()
-    // asked of this CPU's running task as the waker of a task last here (the
-    // glue's kb_export(): the WF_SYNC clause answers this CPU, no other branch
-    // does for a busy CPU). idle_cpu() is core.c's (the glue's stand-in on
-    // 6.12.118 and 6.18.0): judged at the choice (check_wake_choice()).
-    const bool answer = rq.tree_sched_idle_rq != 0;
-    if (answer != only_idle && !f9(answer)) {
-      report("sched_idle_rq", fmt::format("the tree's sched_idle_rq() of CPU {} = {}, but {}: {}", rq.cpu, answer,
-                                          only_idle ? "every task that can run there is SCHED_IDLE"
-                                                    : "not every task that can run there is SCHED_IDLE",
-                                          counts()));
-      return;
-    }
-    if (rq.tree_sync_affine >= 0 && !w.nothing_runs && (rq.tree_sync_affine != 0) != (w.runnable == 1))
-      sync_report(rq.tree_sync_affine != 0);
-    return;
-  }
-  // The model: its own functions (model/wake_cpu.hpp), each the answer its choice reads.
+  // idle_cpu() is core.c's (model/wake_cpu.hpp; the glue's stand-in on the
+  // kernel backend is the same test): judged on the counts the backend left,
+  // the tree's own on the kernel backend.
   const bool is_idle = idle(w);
   // An idle CPU with a reschedule pending is between an enqueue and its
   // schedule(), whose pick dequeues every delayed entity (a delayed task moved
@@ -366,6 +349,25 @@ void check_wake_cpu(const CheckScope& s) {
                                    is_idle ? "nothing can run there" : "a task can run there", counts()));
     return;
   }
+  if (rq.tree_sched_idle_rq >= 0) {
+    // The kernel backend: the tree's own sched_idle_rq() (fair.c; the choice's
+    // SCHED_IDLE-only test, extracted by name) and its own wake_affine_idle()
+    // asked of this CPU's running task as the waker of a task last here (the
+    // glue's kb_export(): the WF_SYNC clause answers this CPU, no other branch
+    // does for a busy CPU).
+    const bool answer = rq.tree_sched_idle_rq != 0;
+    if (answer != only_idle && !f9(answer)) {
+      report("sched_idle_rq", fmt::format("the tree's sched_idle_rq() of CPU {} = {}, but {}: {}", rq.cpu, answer,
+                                          only_idle ? "every task that can run there is SCHED_IDLE"
+                                                    : "not every task that can run there is SCHED_IDLE",
+                                          counts()));
+      return;
+    }
+    if (rq.tree_sync_affine >= 0 && !w.nothing_runs && (rq.tree_sync_affine != 0) != (w.runnable == 1))
+      sync_report(rq.tree_sync_affine != 0);
+    return;
+  }
+  // The model: its own functions (model/wake_cpu.hpp), each the answer its choice reads.
   if (sched_idle_rq(rq) != only_idle && !f9(sched_idle_rq(rq))) {
     report("sched_idle_rq", fmt::format("sched_idle_cpu({}) = {}, but {}: {}", rq.cpu, sched_idle_rq(rq),
                                         only_idle ? "every task that can run there is SCHED_IDLE"
