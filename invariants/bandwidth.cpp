@@ -37,9 +37,10 @@ void check_bandwidth(const CheckScope& s) {
   if (&q == &rq.cfs) {  // rule 5, once per CPU
     const Task* p = rq.task(rq.curr);
     if (!p || rq.need_resched || !p->se.cfs_rq || !throttled_hierarchy(*p->se.cfs_rq)) return;
-    // the throttled queue nearest the task: whether it overdrew its runtime
+    // the throttled queue nearest the task (if throttle_count is off, rule 1
+    // reports it at the group's queue: stop at the root): whether it overdrew
     const CfsRq* throttled = p->se.cfs_rq;
-    while (!throttled->throttled) {
+    while (!throttled->throttled && throttled->group_id >= 0) {
       const int parent = rq.task_groups[static_cast<std::size_t>(throttled->group_id)].parent;
       throttled = parent < 0 ? &rq.cfs : &rq.group_queue(parent);
     }
