@@ -37,13 +37,11 @@ void check_bandwidth(const CheckScope& s) {
   if (&q == &rq.cfs) {  // rule 5, once per CPU
     const Task* p = rq.task(rq.curr);
     if (!p || rq.need_resched || !p->se.cfs_rq || !throttled_hierarchy(*p->se.cfs_rq)) return;
-    // the throttled queue nearest the task (if throttle_count is off, rule 1
-    // reports it at the group's queue: stop at the root): whether it overdrew
-    const CfsRq* throttled = p->se.cfs_rq;
-    while (!throttled->throttled && throttled->group_id >= 0) {
-      const int parent = rq.task_groups[static_cast<std::size_t>(throttled->group_id)].parent;
-      throttled = parent < 0 ? &rq.cfs : &rq.group_queue(parent);
-    }
+    // the throttled queue nearest the task, up its entities (for_each_sched_entity()):
+    // whether it overdrew its runtime
+    const SchedEntity* se = &p->se;
+    while (!se->cfs_rq->throttled && se->parent) se = se->parent;
+    const CfsRq* throttled = se->cfs_rq;
     s.report(Id::BW, "throttle_cfs_rq / pick_task_fair",
              fmt::format("{} runs on CPU {} below a throttled queue (its queue's throttle_count {}) with no "
                          "reschedule pending; the throttled queue {}",
