@@ -97,6 +97,7 @@ void check_preempt_wakeup_v6_6(Rq& rq, Task& p, int wake_flags) {
   const Profile& profile = rq.profile();
 
   if (&curr.se == &p.se) return;
+  if (throttled_hierarchy(*p.se.cfs_rq)) return;  // the wakee's enqueue throttled its queue
   if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK)) set_next_buddy(p.se);
   if (rq.need_resched) return;
   if (task_is_idle(curr) && !task_is_idle(p)) return preempt_idle_curr(rq, *p.se.cfs_rq, curr.se, p.se);
