@@ -110,6 +110,7 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
                                      profile.sysctl_sched_base_slice(), profile.tunables.ncpus));
   std::map<std::string, TaskParams> params;
   bool created_note = false;
+  bool quota_note = false;
   for (std::size_t k = 0; k < s.ops.size(); ++k) {
     const scn::Op& op = s.ops[k];
     const std::string at = "@" + std::to_string(k + 1) + " ";
@@ -179,10 +180,29 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
       case K::shares: o << at << "shares " << op.group << " " << op.shares() << "\n"; break;
       case K::group_idle: o << at << "group_idle " << op.group << " " << (op.idle() ? 1 : 0) << "\n"; break;
       case K::group_destroy: o << at << "group_destroy " << op.group << "\n"; break;  // rmdir
-      case K::quota:
-        error = where + scn::print_op(op) + ": the VM driver does not write cpu.max (CPU bandwidth control is not "
-                                            "replayed on the booted kernel yet)";
-        return std::nullopt;
+      case K::quota: {  // cgroup v1's cpu.cfs_*_us files, in microseconds
+        const auto us = [](s64 ns) { return ns % 1000 == 0 ? std::to_string(ns / 1000) : std::string(); };
+        const std::string quota = op.quota_max() ? "max" : us(op.value);
+        const std::string period = op.period > 0 ? us(op.period) : "-";
+        const std::string burst = op.burst >= 0 ? us(op.burst) : "-";
+        if (quota.empty() || period.empty() || burst.empty()) {
+          error = where + scn::print_op(op) + ": cgroup v1's cpu.cfs_quota_us, cpu.cfs_period_us and "
+                                              "cpu.cfs_burst_us take microseconds; give whole microseconds";
+          return std::nullopt;
+        }
+        o << at << "quota " << op.group << " " << quota << " " << period << " " << burst << "\n";
+        if (!quota_note) {
+          quota_note = true;
+          plan.caveats.push_back(
+              where + "cpu.max is written as cgroup v1 has it (the driver mounts the v1 cpu controller): "
+                      "cpu.cfs_burst_us 0 (with a burst), cpu.cfs_period_us, cpu.cfs_quota_us, then "
+                      "cpu.cfs_burst_us, one tg_set_cfs_bandwidth() each (each sets every queue's runtime to 0 and "
+                      "puts a throttled one back); v1's hierarchy rule (a child's quota at most its parent's) "
+                      "refuses what v2's, the model's, may take; the period timer's first expiry is not the "
+                      "model's 0 phase");
+        }
+        break;
+      }
       case K::base_slice:  // the driver could write it ("base_slice NS"), but check_kernel() holds every task
                            // to the base slice at boot: a write mid-run would read as findings
         error = where + scn::print_op(op) + ": the VM runner's slice check compares every task with the base slice "
@@ -228,7 +248,10 @@ KernelRun parse_vm_results(std::istream& in) {
       st.t_ns = i64(j, "t_ns");
       st.op_ns = i64(j, "op_ns");
       if (j.contains("cfs") && j["cfs"].is_object())
-        for (const auto& [path, q] : j["cfs"].items()) st.group_avg_vruntime[path] = i64(q, "avg_vruntime");
+        for (const auto& [path, q] : j["cfs"].items()) {
+          st.group_avg_vruntime[path] = i64(q, "avg_vruntime");
+          st.group_throttle_count[path] = i64(q, "throttle_count");
+        }
       if (j.contains("cfs") && j["cfs"].contains("/")) {
         st.avg_vruntime = i64(j["cfs"]["/"], "avg_vruntime");
         st.nr_running = i64(j["cfs"]["/"], "nr_running");
@@ -260,6 +283,8 @@ KernelRun parse_vm_results(std::istream& in) {
   return run;
 }
 
+constexpr int kVmTaskCpu = 1;  // the driver's TASK_CPU: the scenario's tasks run there
+
 std::vector<KernelFinding> check_kernel(const KernelRun& run, unsigned hz, s64 base_slice) {
   std::vector<KernelFinding> out;
   std::set<std::pair<std::string, std::string>> seen;  // (id, task): the first step only
@@ -285,13 +310,26 @@ std::vector<KernelFinding> check_kernel(const KernelRun& run, unsigned hz, s64 b
                        fmt::format("{}'s slice is {} ns{} (base slice {} ns)", t.name, t.slice,
                                    t.custom_slice ? " (custom)" : "", base_slice)});
     }
+    // I-IDLE: a step long enough for any pending reschedule to have happened
+    const bool waited = (st.op_text.rfind("run", 0) == 0 || st.op_text.rfind("tick", 0) == 0) && st.op_ns >= 2 * tick;
+    if (waited && st.curr == "idle")
+      for (const KernelTask& t : st.tasks) {
+        if (!t.alive || !t.present || t.state != 'R' || t.running || t.cpu != kVmTaskCpu) continue;
+        const auto q = st.group_throttle_count.find(t.group);
+        if (q == st.group_throttle_count.end() || q->second != 0) continue;  // its queue unread, or throttled
+        if (seen.insert({"I-IDLE", t.name}).second)
+          out.push_back({"I-IDLE", st.op,
+                         fmt::format("CPU {} runs its idle task after a step of {:.1f} ms while {} is runnable "
+                                     "there, queued in {} (throttle_count 0)",
+                                     kVmTaskCpu, static_cast<double>(st.op_ns) / 1e6, t.name, t.group)});
+      }
   }
   return out;
 }
 
 namespace {
 
-const std::set<std::string> kKernelChecks = {"I-DL", "I-SLICE"};
+const std::set<std::string> kKernelChecks = {"I-DL", "I-SLICE", "I-IDLE"};
 
 std::string op_label(const scn::Scenario& s, int op) {
   if (op < 0 || op >= static_cast<int>(s.ops.size())) return "setup";
@@ -660,7 +698,7 @@ int report(const scn::Scenario& s, const Profile& p, const VmPlan& plan, const s
     out << fmt::format("  {} at {}: {}\n", id, op_label(s, v.op_index), v.what);
   }
   for (const auto& [id, n] : more) out << fmt::format("  ({} again after {} later operation(s))\n", id, n);
-  out << "booted kernel (checks: I-DL, I-SLICE):";
+  out << "booted kernel (checks: I-DL, I-SLICE, I-IDLE):";
   if (findings.empty()) out << " no violation";
   out << "\n";
   std::set<std::string> kernel_ids;
@@ -684,7 +722,7 @@ int report(const scn::Scenario& s, const Profile& p, const VmPlan& plan, const s
       return t.empty() ? std::string("none") : t;
     };
     out << fmt::format("the scenario's expectations are written for profile {}; on what the booted kernel can "
-                       "show (I-DL, I-SLICE) the model of {} has {}, the kernel {}\n",
+                       "show (I-DL, I-SLICE, I-IDLE) the model of {} has {}, the kernel {}\n",
                        s.profile, profile->name, list(model_checked), list(kernel_ids));
     const bool same = model_checked == kernel_ids;
     out << (same ? "result: the booted kernel agrees with the model of profile " + profile->name + "\n"
@@ -717,7 +755,7 @@ int report(const scn::Scenario& s, const Profile& p, const VmPlan& plan, const s
       agree = false;
     }
   }
-  if (!expects_violation && kernel_ids.empty()) out << "expect no-violation: kernel clean on I-DL and I-SLICE\n";
+  if (!expects_violation && kernel_ids.empty()) out << "expect no-violation: kernel clean on I-DL, I-SLICE and I-IDLE\n";
   out << (agree ? "result: the booted kernel agrees with the scenario's expectations\n"
                 : "result: the booted kernel does not agree with the scenario's expectations\n");
   return agree ? 0 : 1;

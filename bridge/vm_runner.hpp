@@ -44,6 +44,7 @@ struct KernelStep {
   std::string op_text, curr;
   s64 t_ns = 0, op_ns = 0, avg_vruntime = 0;  // avg_vruntime: the root cfs_rq's V
   std::map<std::string, s64> group_avg_vruntime;  // V of each cfs_rq on CPU 1, by task-group path
+  std::map<std::string, s64> group_throttle_count;  // each cfs_rq's throttle_count (CONFIG_CFS_BANDWIDTH)
   long long nr_running = 0;
   std::vector<KernelTask> tasks;
 };
@@ -59,8 +60,11 @@ KernelRun parse_vm_results(std::istream& in);
 // What the host checks on the kernel's values: I-DL (0 <= d - v <= one
 // virtual slice of the largest slice seen, for every queued task; one tick of
 // the running task's virtual time allowed for a read that a tick on CPU 1
-// interrupts: sched/debug is read without the runqueue lock) and I-SLICE (a
-// slice is base_slice, or a custom one in 0.1 .. 100 ms).
+// interrupts: sched/debug is read without the runqueue lock), I-SLICE (a
+// slice is base_slice, or a custom one in 0.1 .. 100 ms) and I-IDLE (after a
+// `run` or `tick` step that took at least two ticks, CPU 1 runs its idle task
+// while a task of the scenario is runnable there, not running, and no queue
+// above it is throttled: nothing asked the CPU to reschedule).
 struct KernelFinding {
   std::string id;
   int op = -1;

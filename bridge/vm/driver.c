@@ -28,6 +28,11 @@
  *   group NAME SHARES PARENT|- / move NAME GROUP|root / shares GROUP N /
  *   group_idle GROUP 0|1             cgroup v1 cpu controller: mkdir, cpu.shares,
  *                                    tasks, cpu.idle
+ *   quota GROUP QUOTA_US|max PERIOD_US|- BURST_US|-
+ *                                    cgroup v1 cpu controller: cpu.cfs_burst_us 0
+ *                                    (when a burst is given), cpu.cfs_period_us,
+ *                                    cpu.cfs_quota_us, then cpu.cfs_burst_us:
+ *                                    one tg_set_cfs_bandwidth() a file
  *   base_slice NS                    debugfs sched/base_slice_ns
  *   group_destroy NAME               cgroup v1 cpu controller: rmdir (the
  *                                    kernel refuses a group in use: EBUSY)
@@ -253,12 +258,13 @@ static void emit_cfs_rqs(const char* cpu_sec, const char* cpu_end) {
     /* the values print as ms.ns; the counts as integers (parse_split_ns scales them: divided back) */
     emit(":{\"zero_vruntime\":%lld,\"avg_vruntime\":%lld,\"left_vruntime\":%lld,\"left_deadline\":%lld,"
          "\"nr_running\":%lld,\"h_nr_queued\":%lld,\"h_nr_delayed\":%lld,\"load\":%lld,"
-         "\"se_vruntime\":%lld,\"se_weight\":%lld}",
+         "\"se_vruntime\":%lld,\"se_weight\":%lld,\"throttle_count\":%lld}",
          field_after(nl, sec_end, "zero_vruntime"), field_after(nl, sec_end, "avg_vruntime"),
          field_after(nl, sec_end, "left_vruntime"), field_after(nl, sec_end, "left_deadline"),
          field_after(nl, sec_end, "nr_running") / 1000000, field_after(nl, sec_end, "h_nr_queued") / 1000000,
          field_after(nl, sec_end, "h_nr_delayed") / 1000000, field_after(nl, sec_end, "load") / 1000000,
-         field_after(nl, sec_end, "se->vruntime"), field_after(nl, sec_end, "se->load.weight") / 1000000);
+         field_after(nl, sec_end, "se->vruntime"), field_after(nl, sec_end, "se->load.weight") / 1000000,
+         field_after(nl, sec_end, "throttle_count") / 1000000);  /* CONFIG_CFS_BANDWIDTH */
   }
   emit("}");
 }
@@ -566,6 +572,22 @@ static void do_line(char* text, int line) {
       snprintf(err, sizeof err, "rmdir %s: %s", group_path[g], strerror(errno));
     } else {
       groups[g][0] = '\0'; /* the name is gone (a later 'group' of it is a new entry) */
+    }
+  } else if (strcmp(op, "quota") == 0 && argc >= 5) {
+    /* cpu.max of cgroup v2 is one write; v1 has a file a value, each written
+     * through tg_set_cfs_bandwidth(): the burst goes to 0 first (it may not
+     * exceed the new quota), then the period, the quota and the burst */
+    const char* g = cg_path(argv[1]);
+    const char* order[4][2] = {{"cpu.cfs_burst_us", strcmp(argv[4], "-") ? "0" : NULL},
+                               {"cpu.cfs_period_us", strcmp(argv[3], "-") ? argv[3] : NULL},
+                               {"cpu.cfs_quota_us", strcmp(argv[2], "max") ? argv[2] : "-1"},
+                               {"cpu.cfs_burst_us", strcmp(argv[4], "-") ? argv[4] : NULL}};
+    for (int k = 0; k < 4 && !err[0]; ++k) {
+      if (!order[k][1]) continue;
+      char f[300];
+      snprintf(f, sizeof f, "%s/%s", g ? g : "/nonexistent", order[k][0]);
+      int rc = write_file(f, order[k][1]);
+      if (rc) snprintf(err, sizeof err, "%s %s: %s", f, order[k][1], strerror(-rc));
     }
   } else if ((strcmp(op, "shares") == 0 || strcmp(op, "group_idle") == 0) && argc >= 3) {
     const char* g = cg_path(argv[1]);
