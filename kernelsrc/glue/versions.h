@@ -113,10 +113,11 @@
 /* 7.0's sched_move_task() asks the wake-up preemption for a queued task
  * that does not run */
 #define KB_MOVE_TASK_WAKEUP_PREEMPT KB_SINCE_7_0
-/* avg_vruntime() only reads its queue (6.18, and 6.6): update_entity_lag()'s
- * wrapper asks it for V; 6.12.y and 7.0 re-base the key base onto V there,
- * so the wrapper reads the key base instead */
-#define KB_AVG_VRUNTIME_READS_ONLY ((KB_SINCE_6_18 && !KB_SINCE_7_0) || EEVDF_TREE_MIN_DEADLINE)
+/* avg_vruntime() only reads its queue where the key base is min_vruntime
+ * (6.6, 6.12.0 to the 6.12.y that took 79f3f9bedd14, 6.18): update_entity_lag()'s
+ * wrapper asks it for V; where it is zero_vruntime (6.12.118, 7.0 on)
+ * avg_vruntime() re-bases it onto V, so the wrapper reads the key base instead */
+#define KB_AVG_VRUNTIME_READS_ONLY (!EEVDF_TREE_ZERO_VRUNTIME)
 /* reweight_entity() rescales the relative deadline of an entity off its
  * queue (6d71a9c61604, v6.14; a 6.12 tree with K1's fix too): read from the tree */
 #define KB_REWEIGHT_RESCALES_RELATIVE EEVDF_TREE_REWEIGHT_RESCALES_RELATIVE
