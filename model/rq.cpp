@@ -53,8 +53,8 @@ const char* refusal_text(Refusal r) {
     case Refusal::rt_wake_cpu:
       return "the wake-up CPU choice of a SCHED_FIFO task (select_task_rq_rt()) is not modelled: name the CPU (cpu=N)";
     case Refusal::no_bandwidth_model:
-      return "CPU bandwidth control (cpu.max) runs on profile v6.12.118 and the 6.12.118 tree's own code only "
-             "(docs/model.md, \"CPU bandwidth control\")";
+      return "CPU bandwidth control (cpu.max) runs on the profiles v6.6 to v6.12.118 (the hierarchical throttle; "
+             "v6.18 on throttle tasks, not modelled: docs/model.md, \"CPU bandwidth control\")";
   }
   return "?";
 }
