@@ -655,8 +655,11 @@ ExecResult Executor::run(const Scenario& s) {
     if (refusal != Refusal::none) {
       if (options_.strict) {
         const std::string& name = op.task.empty() ? op.group : op.task;
+        // a tree built without bandwidth control: its own reason (which trees have it)
+        const bool tree_lacks_bandwidth = refusal == Refusal::no_bandwidth_model &&
+                                          options_.backend != Backend::model && !kernelsrc::bandwidth();
         r.error = fmt::format("line {}: cannot {}{}{}: {}", op.line, op_spec(op.kind).verb, name.empty() ? "" : " ", name,
-                              refusal_text(refusal));
+                              tree_lacks_bandwidth ? kernelsrc::bandwidth_refusal() : refusal_text(refusal));
         r.error_op = index;
         return r;
       }

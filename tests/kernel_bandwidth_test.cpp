@@ -408,8 +408,10 @@ TEST(KernelBandwidth, RefusedOnATreeWithout) {
   if (bandwidth()) GTEST_SKIP() << "this build's tree has bandwidth control";
   KernelBackend kb(tree_profile());
   const int g = kb.create_group("g", -1, 1024);
-  EXPECT_THROW(kb.set_group_bandwidth(g, 10 * kMs, 100 * kMs, 0), std::runtime_error);
+  EXPECT_EQ(kb.set_group_bandwidth(g, 10 * kMs, 100 * kMs, 0), Refusal::no_bandwidth_model);
+  EXPECT_FALSE(kb.state().rq(0).task_groups[static_cast<std::size_t>(g)].cfs_bandwidth.period_timer.queued);
   EXPECT_NE(bandwidth_refusal().find("CONFIG_CFS_BANDWIDTH"), std::string::npos);
+  EXPECT_NE(bandwidth_refusal().find("Linux " + kernel_version()), std::string::npos) << bandwidth_refusal();
 }
 
 }  // namespace
