@@ -127,7 +127,7 @@ void check_preempt_wakeup_v6_6(Rq& rq, Task& p, int wake_flags);
 // ---- reweight (fair_reweight.cpp; v6.6 and v6.12 forms in fair_reweight_v6.cpp) ----
 void reweight_entity_eevdf(CfsRq& cfs_rq, SchedEntity& se, u64 weight);    // v6.9-v6.13 (and B08)
 void reweight_entity_keep_vruntime(CfsRq& cfs_rq, SchedEntity& se, u64 weight);  // v6.6.0
-void set_next_task_fair_top_down(Task& p);  // v6.6: pick_next_task_fair()'s simple path
+Task* pick_next_task_fair_v6_6(Rq& rq, Task* prev);  // Behaviour::pick_next_v6_6
 void reweight_entity_eevdf_v6_7(CfsRq& cfs_rq, SchedEntity& se, u64 weight);     // v6.7, 6.6.y (6.6.9)
 void reweight_entity(CfsRq& cfs_rq, SchedEntity& se, u64 weight);
 // rescale_entity(): vlag, a relative deadline and (if given) a relative vprot times old/new weight.

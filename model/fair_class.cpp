@@ -130,7 +130,8 @@ int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
   }
   if (!throttled) throttled = !refresh_queued_levels(se, slice, account);
   if (!throttled) rq.nr_running -= h_nr_queued;  // sub_nr_running()
-  if (p && task_delayed) p->on_rq = false;  // __block_task()
+  // __block_task(); before 6.12.54 only past the throttled queues
+  if (p && task_delayed && (!throttled || rq.profile().behaviour.throttled_dequeue_blocks_delayed)) p->on_rq = false;
   return throttled ? 0 : 1;
 }
 
@@ -175,16 +176,53 @@ void set_next_task_fair(Rq& rq, Task& p, bool first) {
   }
 }
 
-// v6.6 pick_next_task_fair()'s `simple` path (a prev of another class): the
-// entity picked on each level is set next there before the level below is
-// picked, from the root down. The picks read nothing the set_next_entity()
-// of a level above changes (a queue's tree and sums; it changes that queue's
-// curr and PELT), so the levels picked first by pick_task_fair() and then set
-// from the root down make the same state.
-void set_next_task_fair_top_down(Task& p) {
-  std::vector<SchedEntity*> levels;
-  for (SchedEntity* se = &p.se; se; se = se->parent) levels.push_back(se);
-  for (auto it = levels.rbegin(); it != levels.rend(); ++it) set_next_entity(*(*it)->cfs_rq, **it, true);
+// pick_next_task_fair() of v6.6 (6.6.0 fair.c; Behaviour::pick_next_v6_6):
+// from a fair prev, the pick from the root, a level's runtime checked only
+// where it has a current entity; a throttle on the way goes to the simple
+// path. From no fair prev, the simple path: prev put back, then pick and
+// set_next_entity() from the root down without a check. Puts prev back and
+// sets the next task itself; nullptr: the idle task (prev put back).
+Task* pick_next_task_fair_v6_6(Rq& rq, Task* prev) {
+  if (!rq.cfs.nr_queued) {
+    if (prev) put_prev_task_fair(rq, *prev);  // __pick_next_task(): the idle class picks
+    return nullptr;
+  }
+  if (prev) {
+    CfsRq* cfs_rq = &rq.cfs;
+    SchedEntity* se = nullptr;
+    bool throttled = false;
+    do {
+      if (SchedEntity* curr = cfs_rq->curr) {
+        if (curr->on_rq) update_curr(*cfs_rq);
+        if (check_cfs_rq_runtime(*cfs_rq)) {
+          throttled = true;
+          break;
+        }
+      }
+      se = pick_next_entity(rq, *cfs_rq, true, PickCaller::schedule);
+      if (!se) return nullptr;  // an empty pick: oops
+      cfs_rq = se->my_q;
+    } while (cfs_rq);
+    if (!throttled) {
+      Task& p = rq.task_of(*se);
+      if (&p != prev) put_prev_set_next_fair(rq, *prev, p);
+      return &p;
+    }
+    if (!rq.cfs.nr_queued) {
+      put_prev_task_fair(rq, *prev);
+      return nullptr;
+    }
+    put_prev_task_fair(rq, *prev);  // simple:
+  }
+  CfsRq* cfs_rq = &rq.cfs;
+  SchedEntity* se = nullptr;
+  do {
+    se = pick_next_entity(rq, *cfs_rq, true, PickCaller::schedule);
+    if (!se) return nullptr;  // put_prev_task() throttled the last queued level: oops
+    set_next_entity(*cfs_rq, *se, true);
+    cfs_rq = se->my_q;
+  } while (cfs_rq);
+  return &rq.task_of(*se);
 }
 
 // set_preempt_buddy(): keep an earlier-deadline buddy, else make pse the buddy.

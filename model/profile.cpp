@@ -170,6 +170,8 @@ Profile v6_12() {
   b.delayed_count = DelayedCount::none;      // 76f2f783294d came in 6.12.y
   b.idle_preempt_cancels_protection = false;  // f553741ac8c0 came in v6.15 (and 6.12.y)
   b.sync_affine_counts_delayed = true;        // aa3ee4f0b754 came in v6.16 (and 6.12.y)
+  b.cfs_bandwidth = true;                     // the hierarchical throttle (v6.18 throttles tasks: e1fad12dcb66)
+  b.throttled_dequeue_blocks_delayed = false;  // came in 6.12.54
   return p;
 }
 
@@ -222,7 +224,7 @@ Profile v6_12_118() {
   b.idle_preempt_cancels_protection = true;     // f553741ac8c0 (6.12.y)
   b.debug_reader_unlocked_rmw = true;           // b3d99f43c72b (6.12.y) without e08d007f9d81
   b.sync_affine_counts_delayed = false;         // aa3ee4f0b754 (6.12.y)
-  b.cfs_bandwidth = true;                       // the hierarchical throttle, model/fair_bandwidth.cpp
+  b.throttled_dequeue_blocks_delayed = true;    // 6.12.54
   return p;
 }
 
@@ -249,7 +251,7 @@ Profile v6_6() {
   b.group_slice_from_queue = false;          // aef6987d8954 came in v6.12
   b.tg_load_avg_ratelimit = false;           // 1528c661c24b came in v6.7
   b.post_init_util_unscaled_weight = true;   // se->load.weight, not se_weight() (6.6.9's fair.c)
-  b.simple_pick_sets_top_down = true;        // pick_next_task_fair()'s simple path (6.6.9's fair.c)
+  b.pick_next_v6_6 = true;                   // v6.6's pick_next_task_fair() (6.6.0 and 6.6.9 fair.c)
   b.group_reweight_unchanged = true;         // 6.6.0's update_cfs_group() (6.6.9 tests the weight first)
   return p;
 }

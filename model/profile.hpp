@@ -151,10 +151,18 @@ enum class WakeupPreempt : std::uint8_t {
 };
 
 struct Behaviour {
-  // CPU bandwidth control (cgroup cpu.max) as 6.12.118 has it, the
-  // hierarchical throttle (model/fair_bandwidth.cpp); false: not modelled,
-  // a quota is refused (Refusal::no_bandwidth_model).
+  // CPU bandwidth control (cgroup cpu.max), the hierarchical throttle of
+  // v6.6 to 6.12.y (model/fair_bandwidth.cpp); false: not modelled, a quota
+  // is refused (Refusal::no_bandwidth_model).
   bool cfs_bandwidth = false;
+  // dequeue_entities() that stops at a throttled queue still blocks a delayed
+  // task it dequeues (__block_task(): p->on_rq = 0): "sched/fair: Block
+  // delayed tasks on throttled hierarchy during dequeue" (6.12.54). Before
+  // it the task stays TASK_ON_RQ_QUEUED off every queue until a caller that
+  // saw it queued enqueues it again (a class change); no path of the model
+  // leaves it so (the wait_task_inactive() that spins on it came with
+  // b7ca5743a260 into 6.12.y, after 6.12.10).
+  bool throttled_dequeue_blocks_delayed = true;
   // unthrottle_cfs_rq() dequeues a delayed entity on its way up and enqueues it
   // again (9b5ce1a37e90, v6.12-rc2); false: it stops at any queued entity and
   // only warns when that one is delayed, which stays delayed (bug switch B26).
@@ -318,14 +326,21 @@ struct Behaviour {
   // capacity almost always (read in the 6.6.9 and 6.6.0 trees, found in
   // lockstep with 6.6.9). True on v6.6.
   bool post_init_util_unscaled_weight = false;
-  // pick_next_task_fair() from a task of another class (the idle task, an RT
-  // task that blocked): v6.6's `simple` path sets each level's entity as it
-  // picks it, from the root down, so a group queue's PELT is updated after its
-  // group entity's (a propagation it starts waits for the next update). v6.12
-  // on pick every level first (pick_task_fair()) and then set_next_task_fair()
-  // sets them from the task up. True on v6.6 (read in 6.6.9; found in lockstep
-  // with it: a group queue's `propagate`).
-  bool simple_pick_sets_top_down = false;
+  // v6.6's pick_next_task_fair() (6.6.0 and 6.6.9 fair.c), where v6.12 has
+  // pick_task_fair() and then put_prev/set_next:
+  // - from a task of another class (the idle task, an RT task that blocked)
+  //   its `simple` path sets each level's entity as it picks it, from the root
+  //   down, so a group queue's PELT is updated after its group entity's (a
+  //   propagation it starts waits for the next update); v6.12 picks every
+  //   level first and sets them from the task up (found in lockstep with
+  //   6.6.9: a group queue's `propagate`);
+  // - from a fair prev it checks a level's runtime (check_cfs_rq_runtime())
+  //   only where the level has a current entity, and a level it throttles
+  //   sends it to the simple path: prev put back on every level, then the
+  //   pick from the root without a check; v6.12 checks every level and picks
+  //   again from the root with the checks.
+  // True on v6.6.
+  bool pick_next_v6_6 = false;
   // update_cfs_group() with CONFIG_SMP calls reweight_entity() for a group
   // entity even when calc_group_shares() gives the weight it has, which
   // recomputes its load_avg from load_sum (and runs update_curr() for a

@@ -281,17 +281,20 @@ void Rq::switch_to_next() {
   }
   rt_curr = -1;  // an RT prev that blocked or exited: put_prev_task_rt(), nothing modelled
   Task* prev = task(curr);
-  Task* next = pick_task_fair(*this);
-  if (!oops && next != prev) {
-    if (prev && next)
-      put_prev_set_next_fair(*this, *prev, *next);  // pick_next_task_fair(): only the levels that differ
-    else if (prev)
-      put_prev_task_fair(*this, *prev);
-    else if (next && profile_.behaviour.simple_pick_sets_top_down)
-      set_next_task_fair_top_down(*next);  // v6.6: the simple path, level by level from the root
-    else if (next)
-      set_next_task_fair(*this, *next, true);
-    curr = next ? next->se.task_id : -1;
+  if (profile_.behaviour.pick_next_v6_6) {
+    Task* next = pick_next_task_fair_v6_6(*this, prev);  // puts prev back and sets next itself
+    if (!oops) curr = next ? next->se.task_id : -1;
+  } else {
+    Task* next = pick_task_fair(*this);
+    if (!oops && next != prev) {
+      if (prev && next)
+        put_prev_set_next_fair(*this, *prev, *next);  // pick_next_task_fair(): only the levels that differ
+      else if (prev)
+        put_prev_task_fair(*this, *prev);
+      else if (next)
+        set_next_task_fair(*this, *next, true);
+      curr = next ? next->se.task_id : -1;
+    }
   }
   // __schedule() clears prev's TIF_NEED_RESCHED after pick_next_task(), which
   // includes the put_prev/set_next of the switch: a resched_curr() in it (an

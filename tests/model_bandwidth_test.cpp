@@ -1,7 +1,8 @@
-// CPU bandwidth control on the model (model/fair_bandwidth.cpp, 6.12.118's
-// hierarchical throttle): the same stream as tests/kernel_bandwidth_test.cpp's
-// first case, the cpu.max checks, the profiles that refuse a quota, and the
-// operation's text and byte forms.
+// CPU bandwidth control on the model (model/fair_bandwidth.cpp, the
+// hierarchical throttle of v6.6 to 6.12.y): the same stream as
+// tests/kernel_bandwidth_test.cpp's first case, the cpu.max checks, the
+// profiles that take a quota and those that refuse one, and the operation's
+// text and byte forms.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -104,9 +105,49 @@ TEST(ModelBandwidth, TheKernelsChecks) {
 }
 
 TEST(ModelBandwidth, OtherProfilesRefuseAQuota) {
-  for (const char* p : {"mainline", "v7.3", "v6.18", "v6.12", "v6.6"}) {
+  for (const char* p : {"mainline", "v7.3", "v7.2", "v7.1", "v7.0", "v6.18"}) {
     Group s(p);
     EXPECT_EQ(s.sys.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::no_bandwidth_model) << p;
+  }
+}
+
+// v6.6 to 6.12.y throttle the same way: the queue is throttled once its 10 ms
+// are spent and put back by the period timer at 100 ms.
+TEST(ModelBandwidth, EveryHierarchicalProfileThrottlesAndUnthrottles) {
+  for (const char* p : {"v6.6", "v6.6.9", "v6.12", "v6.12.10", "v6.12.118"}) {
+    Group s(p);
+    ASSERT_EQ(s.sys.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::none) << p;
+    s.sys.run(20 * kMs);
+    EXPECT_TRUE(s.queue().throttled) << p;
+    EXPECT_FALSE(s.group_se().on_rq) << p;
+    EXPECT_EQ(s.sys.rq(0).tasks[static_cast<std::size_t>(s.task)].se.sum_exec_runtime, 10 * kMs) << p;
+    s.sys.run(80 * kMs);
+    EXPECT_FALSE(s.queue().throttled) << p;
+    EXPECT_TRUE(s.group_se().on_rq) << p;
+  }
+}
+
+// v6.6's pick_next_task_fair() checks a level's runtime only where the level
+// has a current entity; v6.12's pick_task_fair() checks every level. A cpu.max
+// write leaves the group's queue at 0 ns; the root task sleeps and the pick
+// goes down into the group, whose queue has no current entity: v6.12 takes
+// 1 ns from the pool there (throttle_cfs_rq() finds runtime and does not
+// throttle), v6.6 does not look (Behaviour::pick_next_v6_6).
+TEST(ModelBandwidth, V66ChecksTheRuntimeOnlyOnALevelWithACurrentEntity) {
+  for (const char* p : {"v6.6", "v6.12"}) {
+    Group s(p);  // t runs in g
+    const int root_task = s.sys.rq(0).create_task("r", 0, Policy::normal, 0, -1);
+    ASSERT_EQ(s.sys.wake(root_task, false, 0), Refusal::none);
+    for (int i = 0; i < 100 && s.sys.rq(0).curr != root_task; ++i) s.sys.tick();
+    ASSERT_EQ(s.sys.rq(0).curr, root_task) << p;
+    ASSERT_EQ(s.queue().curr, nullptr) << p;
+    ASSERT_EQ(s.sys.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::none) << p;
+    ASSERT_EQ(s.queue().runtime_remaining, 0) << p;
+    ASSERT_EQ(s.sys.rq(0).sleep(root_task), Refusal::none) << p;
+    EXPECT_EQ(s.sys.rq(0).curr, s.task) << p;
+    EXPECT_FALSE(s.queue().throttled) << p;
+    EXPECT_EQ(s.queue().runtime_remaining, std::string(p) == "v6.6" ? 0 : 1) << p;
+    EXPECT_EQ(s.bw().runtime, std::string(p) == "v6.6" ? 10 * kMs : 10 * kMs - 1) << p;
   }
 }
 
