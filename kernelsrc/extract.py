@@ -18,6 +18,7 @@ machinery.
 
 Usage: extract.py --src TREE_OR_TARBALL --shim shim.h --glue glue.c --out DIR
        extract.py --src TREE_OR_TARBALL --print-version
+       extract.py --src TREE_OR_TARBALL [--smp] --print-version --print-bandwidth
 """
 import argparse
 import os
@@ -651,6 +652,9 @@ def main():
     ap.add_argument("--src", required=True, help="a kernel tree or a linux-source-*.tar.xz")
     ap.add_argument("--print-version", action="store_true",
                     help="print the tree's kernel version (its top Makefile) and exit")
+    ap.add_argument("--print-bandwidth", action="store_true",
+                    help="print 1 if the tree is taken with CONFIG_CFS_BANDWIDTH (BANDWIDTH_TREES, with --smp), "
+                         "else 0 (after the version with --print-version), and exit")
     ap.add_argument("--shim")
     ap.add_argument("--glue", help="our core.c side: its identifiers are roots")
     ap.add_argument("--out")
@@ -664,13 +668,16 @@ def main():
     ap.add_argument("--patch", action="append", default=[],
                     help="apply this patch (patch -p1) to the files read; parts for other files are left out")
     args = ap.parse_args()
-    if args.print_version:
+    if args.print_version or args.print_bandwidth:
         try:
             version = kernel_version(read_tree(args.src, None, ["Makefile"])["Makefile"])
         except ExtractError as e:
             print(f"kernel backend: {e}", file=sys.stderr)
             return 1
-        print(f"{version[0]}.{version[1]}.{version[2]}")
+        if args.print_version:
+            print(f"{version[0]}.{version[1]}.{version[2]}")
+        if args.print_bandwidth:
+            print(1 if args.smp and version in BANDWIDTH_TREES else 0)
         return 0
     if not (args.shim and args.glue and args.out):
         ap.error("--shim, --glue and --out are required")

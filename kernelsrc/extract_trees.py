@@ -82,8 +82,11 @@ SMP_VARIANTS = {(6, 12): {"shim": "shim_smp.h", "config": ["CONFIG_SMP", "CONFIG
 # rather than the constant true of a kernel without jump labels; sched.h is
 # not, its sched_feat() stays the sysctl's bit test.  Every other tree is
 # built without it, and the glue's bandwidth entry points refuse
-# (EEVDF_TREE_BANDWIDTH 0 in version.h).
-BANDWIDTH_TREES = {(6, 12, 118)}
+# (EEVDF_TREE_BANDWIDTH 0 in version.h).  In each of these trees core.c's
+# tg_set_cfs_bandwidth(), __cfs_schedulable() and online_fair_sched_group()
+# do the same (6.6.0's take and drop the locks by hand, 6.12's by guards); their
+# cpu_max_write() differs (EEVDF_TREE_CPU_MAX_BURST_US, tree_facts()).
+BANDWIDTH_TREES = {(6, 6, 0), (6, 12, 0), (6, 12, 10), (6, 12, 118)}
 BANDWIDTH_VARIANT = {"config": ["CONFIG_CFS_BANDWIDTH"], "file_config": {"kernel/sched/fair.c": ["CONFIG_JUMP_LABEL"]},
                      "bandwidth": True}
 
@@ -188,6 +191,8 @@ def tree_facts(files):
     rescale_body = braced(fair, rescale.end()) if rescale else ""
     dequeue_task = function_signature(fair, "dequeue_task_fair")
     put_prev = function_signature(fair, "put_prev_task_fair")
+    cpu_max_write = re.search(r"\bcpu_max_write\s*\([^)]*\)\s*\{", core)
+    cpu_max_body = braced(core, cpu_max_write.end()) if cpu_max_write else ""
 
     def defines(text, macro):
         return re.search(rf"^\s*#\s*define\s+{macro}\b", text, re.M) is not None
@@ -265,6 +270,10 @@ def tree_facts(files):
         "EEVDF_TREE_H_NR_RUNNABLE": (struct_has_field(sched_h, "cfs_rq", "h_nr_runnable"),
                                      "struct cfs_rq counts h_nr_runnable (c2a295bffeaf, v6.14; in 6.12.y too "
                                      "by 6.12.118)"),
+        "EEVDF_TREE_CPU_MAX_BURST_US": (re.search(r"\btg_get_cfs_burst\s*\(", cpu_max_body) is not None,
+                                        "a cpu.max write keeps the group's burst as tg_get_cfs_burst() reads it, "
+                                        "in microseconds, and passes that on as nanoseconds (before "
+                                        "49217ea147df, v6.10)"),
         "EEVDF_TREE_ZERO_VRUNTIME": (struct_has_field(sched_h, "cfs_rq", "zero_vruntime"),
                                      "the key base is zero_vruntime, not min_vruntime (79f3f9bedd14, v7.0; in "
                                      "6.12.y too by 6.12.118)"),

@@ -280,10 +280,13 @@ void kb_move_task(int id, int group);
  * unregister_fair_sched_group(), as sched_destroy_group() reaches it */
 void kb_destroy_group(int g);
 /* CPU bandwidth control (cgroup cpu.max), on a tree built with
- * CONFIG_CFS_BANDWIDTH (kb_has_bandwidth() 1: Linux 6.12.118); on any other tree
- * each refuses (-38, ENOSYS) or does nothing.
+ * CONFIG_CFS_BANDWIDTH (kb_has_bandwidth() 1: kernelsrc/extract_trees.py,
+ * BANDWIDTH_TREES); on any other tree each refuses (-38, ENOSYS) or does nothing.
  * kb_set_bandwidth(): core.c's tg_set_cfs_bandwidth() of group g (cgroup v2),
  *   run on CPU 0; quota ~0ULL is RUNTIME_INF ("max"); 0 or -EINVAL (-22).
+ * kb_cpu_max_burst(): the burst core.c's cpu_max_write() passes on for group g
+ *   when the write sets none (the tree's rule: its burst, or on a tree before
+ *   49217ea147df its burst in microseconds taken as nanoseconds).
  * kb_fire_timer(): the expiry of group g's period timer (slack 0) or slack
  *   timer, on the CPU it is armed on, with that CPU's clock as now (the
  *   callback run, the timer re-armed on HRTIMER_RESTART); -1 when not armed.
@@ -296,6 +299,7 @@ int kb_has_bandwidth(void);
 /* rq->clock of CPU cpu (the scenario's clock; the bandwidth timers' now on that CPU) */
 unsigned long long kb_clock(int cpu);
 int kb_set_bandwidth(int g, unsigned long long period_ns, unsigned long long quota_ns, unsigned long long burst_ns);
+unsigned long long kb_cpu_max_burst(int g);
 int kb_fire_timer(int g, int slack);
 int kb_next_timer(unsigned long long *expires, int *group, int *slack);
 int kb_csd_pending(int cpu);

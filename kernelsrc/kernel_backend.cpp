@@ -99,7 +99,8 @@ bool smp() { return kb_smp() != 0; }
 bool bandwidth() { return kb_has_bandwidth() != 0; }
 std::string bandwidth_refusal() {
   if (bandwidth()) return {};
-  return "CPU bandwidth control (cpu.max) runs on the kernel's code of Linux 6.12.118 built with CONFIG_SMP only; "
+  return "CPU bandwidth control (cpu.max) runs on the kernel's code of Linux 6.6.0, 6.12.0, 6.12.10 and 6.12.118 "
+         "built with CONFIG_SMP only; "
          "this build's tree, Linux " + kernel_version() + (smp() ? "" : " built !CONFIG_SMP") +
          ", is built without CONFIG_CFS_BANDWIDTH (kernelsrc/extract_trees.py, BANDWIDTH_TREES)";
 }
@@ -501,6 +502,8 @@ Refusal KernelBackend::set_group_bandwidth(int group, u64 quota, u64 period, u64
   refresh(Handback::compare);
   return r == 0 ? Refusal::none : Refusal::bad_argument;
 }
+
+u64 KernelBackend::cpu_max_burst(int group) const { return kb_cpu_max_burst(group); }
 
 void KernelBackend::run_csd(int cpu) {
   events_how_ = Handback::compare;

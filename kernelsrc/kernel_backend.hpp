@@ -37,8 +37,9 @@ std::string refusal(const Profile& profile, unsigned runqueues);
 // migrate_task_rq_fair(), a group entity a CPU): 6.18 and later, not 6.12 built !CONFIG_SMP.
 bool smp();
 // Whether this build's tree runs CPU bandwidth control (cgroup cpu.max): built
-// with CONFIG_CFS_BANDWIDTH, Linux 6.12.118 only (kernelsrc/extract_trees.py,
-// BANDWIDTH_TREES); and, where it does not, why (empty where it does).
+// with CONFIG_CFS_BANDWIDTH, Linux 6.6.0, 6.12.0, 6.12.10 and 6.12.118 with
+// CONFIG_SMP (kernelsrc/extract_trees.py, BANDWIDTH_TREES); and, where it does
+// not, why (empty where it does).
 bool bandwidth();
 std::string bandwidth_refusal();
 
@@ -109,6 +110,10 @@ class KernelBackend {
   // is "max". Refusal::bad_argument where the kernel answers -EINVAL.
   // Refusal::no_bandwidth_model on a tree built without it (bandwidth_refusal()).
   Refusal set_group_bandwidth(int group, u64 quota, u64 period, u64 burst);
+  // The burst a cpu.max write without one passes on (core.c's cpu_max_write()
+  // of the tree: the group's, or before 49217ea147df, v6.10, the group's in
+  // microseconds taken as nanoseconds); group exists.
+  u64 cpu_max_burst(int group) const;
   // Tests: the CSDs the timers queue stay queued (held) until run_csd() runs
   // one, so that the state between a distribution and its remote unthrottle
   // can be seen; off (the default), each runs right after the timers.

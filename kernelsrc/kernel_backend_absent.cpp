@@ -41,6 +41,7 @@ Refusal KernelBackend::move_task(int, int) { return Refusal::bad_argument; }
 Refusal KernelBackend::destroy_group(int) { return Refusal::bad_argument; }
 Refusal KernelBackend::write_base_slice_ns(u64) { return Refusal::bad_argument; }
 Refusal KernelBackend::set_group_bandwidth(int, u64, u64, u64) { return Refusal::bad_argument; }
+u64 KernelBackend::cpu_max_burst(int) const { return 0; }
 bool KernelBackend::fire_due_timers(u64) { return false; }
 void KernelBackend::run_csd(int) {}
 void KernelBackend::run(u64) {}

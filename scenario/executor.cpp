@@ -164,7 +164,7 @@ Refusal group_op(Target& target, const Rq& rq, const Op& op, int task) {
       if (!g || *g < 0) return Refusal::no_such_group;
       const CfsBandwidth& b = rq.task_groups[static_cast<std::size_t>(*g)].cfs_bandwidth;
       const u64 period = op.period > 0 ? static_cast<u64>(op.period) : b.period;
-      const u64 burst = op.burst >= 0 ? static_cast<u64>(op.burst) : b.burst;
+      const u64 burst = op.burst >= 0 ? static_cast<u64>(op.burst) : target.cpu_max_burst(*g);
       return target.set_group_bandwidth(*g, op.quota_max() ? kRuntimeInf : op.quota_ns(), period, burst);
     }
     default: return Refusal::bad_argument;
@@ -198,6 +198,10 @@ struct ModelTarget {
   Refusal destroy_group(int g) { return sys.destroy_group(g); }
   Refusal set_group_bandwidth(int g, u64 quota, u64 period, u64 burst) {
     return sys.set_group_bandwidth(g, quota, period, burst);
+  }
+  // the burst a cpu.max write without one keeps: the group's own
+  u64 cpu_max_burst(int g) const {
+    return sys.rq(0).task_groups[static_cast<std::size_t>(g)].cfs_bandwidth.burst;
   }
   Refusal write_base_slice_ns(u64 ns) { return sys.write_base_slice_ns(ns); }
   void run(u64 ns) { sys.run(ns); }
@@ -651,8 +655,11 @@ ExecResult Executor::run(const Scenario& s) {
     if (refusal != Refusal::none) {
       if (options_.strict) {
         const std::string& name = op.task.empty() ? op.group : op.task;
+        // a tree built without bandwidth control: its own reason (which trees have it)
+        const bool tree_lacks_bandwidth = refusal == Refusal::no_bandwidth_model &&
+                                          options_.backend != Backend::model && !kernelsrc::bandwidth();
         r.error = fmt::format("line {}: cannot {}{}{}: {}", op.line, op_spec(op.kind).verb, name.empty() ? "" : " ", name,
-                              refusal_text(refusal));
+                              tree_lacks_bandwidth ? kernelsrc::bandwidth_refusal() : refusal_text(refusal));
         r.error_op = index;
         return r;
       }

@@ -2,7 +2,8 @@
 // throttle, period timer, distribution and CSD, driven by the glue's
 // tg_set_cfs_bandwidth(), hrtimers and CSD (kernelsrc/glue/bandwidth.c), and
 // handed back into the model's types. Skipped where the build's tree has no
-// bandwidth control (kernelsrc::bandwidth(): Linux 6.12.118 built with CONFIG_SMP).
+// bandwidth control (kernelsrc::bandwidth(): Linux 6.6.0, 6.12.0, 6.12.10 and
+// 6.12.118 built with CONFIG_SMP).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -138,6 +139,26 @@ TEST(KernelBandwidth, InvalidSettingsAreRefused) {
   EXPECT_EQ(groups[static_cast<std::size_t>(s.group)].cfs_bandwidth.hierarchical_quota, (s64{1} << 20) / 1000);
   EXPECT_EQ(groups[static_cast<std::size_t>(child)].cfs_bandwidth.hierarchical_quota, (s64{1} << 20) / 1000);
   EXPECT_EQ(*s.kb.state().rq(0).bandwidth_users, 2);
+}
+
+// A cpu.max write that names no burst passes on the group's, as the tree's
+// cpu_max_write() reads it: 6.6.0's with tg_get_cfs_burst(), in microseconds,
+// taken as nanoseconds by tg_set_cfs_bandwidth() (49217ea147df fixed it in v6.10)
+TEST(KernelBandwidth, CpuMaxWithoutABurstKeepsItAsTheTreeReadsIt) {
+  if (!available() || !bandwidth()) GTEST_SKIP() << "no bandwidth control in this build's tree";
+  Group s(1);
+  ASSERT_EQ(s.kb.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 5 * kMs), Refusal::none);
+  EXPECT_EQ(s.bw().burst, 5 * kMs);
+  const u64 kept = kernel_version() == "6.6.0" ? 5 * kMs / 1000 : 5 * kMs;
+  EXPECT_EQ(s.kb.cpu_max_burst(s.group), kept);
+  scn::Op op;  // quota g 20ms/100ms
+  op.kind = scn::OpKind::quota;
+  op.group = "g";
+  op.value = static_cast<s64>(20 * kMs);
+  op.period = static_cast<s64>(100 * kMs);
+  ASSERT_EQ(scn::apply_operation(s.kb, op, -1), Refusal::none);
+  EXPECT_EQ(s.bw().quota, 20 * kMs);
+  EXPECT_EQ(s.bw().burst, kept);
 }
 
 TEST(KernelBandwidth, DistributionToAnotherCpuGoesThroughItsCsd) {
@@ -387,8 +408,10 @@ TEST(KernelBandwidth, RefusedOnATreeWithout) {
   if (bandwidth()) GTEST_SKIP() << "this build's tree has bandwidth control";
   KernelBackend kb(tree_profile());
   const int g = kb.create_group("g", -1, 1024);
-  EXPECT_THROW(kb.set_group_bandwidth(g, 10 * kMs, 100 * kMs, 0), std::runtime_error);
+  EXPECT_EQ(kb.set_group_bandwidth(g, 10 * kMs, 100 * kMs, 0), Refusal::no_bandwidth_model);
+  EXPECT_FALSE(kb.state().rq(0).task_groups[static_cast<std::size_t>(g)].cfs_bandwidth.period_timer.queued);
   EXPECT_NE(bandwidth_refusal().find("CONFIG_CFS_BANDWIDTH"), std::string::npos);
+  EXPECT_NE(bandwidth_refusal().find("Linux " + kernel_version()), std::string::npos) << bandwidth_refusal();
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
  * BANDWIDTH_TREES).  The tree's own code throttles, unthrottles, distributes
  * and runs the timers' callbacks; ours is what core.c and the kernel's other
  * parts do around it:
- *  - the group's cpu.max write, tg_set_cfs_bandwidth() of core.c (6.12) with
- *    its checks and __cfs_schedulable() on cgroup v2, run on CPU 0;
+ *  - the group's cpu.max write, tg_set_cfs_bandwidth() of core.c (6.6 and
+ *    6.12 alike) with its checks and __cfs_schedulable() on cgroup v2, run on
+ *    CPU 0, and the burst cpu_max_write() keeps (kb_cpu_max_burst());
  *  - core.c's walk of the task-group tree (walk_tg_tree_from(), tg_nop());
  *  - hrtimers: armed or not, an expiry and a CPU; "now" is the clock of the
  *    CPU whose code runs (rq->clock, the scenario's); a timer fires only when
@@ -157,7 +158,7 @@ static int __assign_cfs_rq_runtime(struct cfs_bandwidth *cfs_b, struct cfs_rq *c
   return ret;
 }
 
-/* ---- cpu.max: tg_set_cfs_bandwidth() (core.c, 6.12), cgroup v2 ---- */
+/* ---- cpu.max: tg_set_cfs_bandwidth() (core.c, 6.6 and 6.12), cgroup v2 ---- */
 struct kb_cfs_schedulable_data {
   struct task_group *tg;
   u64 period, quota;
@@ -201,6 +202,20 @@ static int kb_cfs_schedulable_down(struct task_group *tg, void *data) {
 }
 
 int kb_has_bandwidth(void) { return 1; }
+
+/* cpu_max_write() (core.c, cgroup v2): the burst a cpu.max write passes on
+ * to tg_set_cfs_bandwidth() when it sets none, the group's own; a tree whose
+ * cpu_max_write() reads it with tg_get_cfs_burst() passes the microseconds on
+ * as nanoseconds (EEVDF_TREE_CPU_MAX_BURST_US) */
+unsigned long long kb_cpu_max_burst(int g) {
+  if (g < 0 || g >= kb_nr_groups) return 0;
+  const u64 burst = kb_groups[g].cfs_bandwidth.burst;
+#if EEVDF_TREE_CPU_MAX_BURST_US
+  return burst / NSEC_PER_USEC;
+#else
+  return burst;
+#endif
+}
 
 int kb_set_bandwidth(int g, unsigned long long period, unsigned long long quota, unsigned long long burst) {
   if (kb_crashed || g < 0 || g >= kb_nr_groups || kb_group_released[g]) return -EINVAL;
@@ -287,6 +302,10 @@ void kb_run_csd(int cpu) {
 
 static void kb_bandwidth_init(void) {}
 int kb_has_bandwidth(void) { return 0; }
+unsigned long long kb_cpu_max_burst(int g) {
+  (void)g;
+  return 0;
+}
 int kb_set_bandwidth(int g, unsigned long long period, unsigned long long quota, unsigned long long burst) {
   (void)g; (void)period; (void)quota; (void)burst;
   return -KB_ENOSYS;
