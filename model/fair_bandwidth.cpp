@@ -472,6 +472,11 @@ void enqueue_entity_bandwidth(CfsRq& cfs_rq) {
   if (!cfs_rq.throttled_clock_self) cfs_rq.throttled_clock_self = cfs_rq.rq->clock_task;
 }
 
+u64 Rq::cpu_max_burst(int group) const {
+  const u64 burst = task_groups[static_cast<std::size_t>(group)].cfs_bandwidth.burst;
+  return profile_.behaviour.cpu_max_burst_in_us ? burst / kNsecPerUsec : burst;
+}
+
 // tg_set_cfs_bandwidth() (core.c) with __cfs_schedulable() on cgroup v2,
 // written from CPU 0: the checks, the static key, the refill, the period
 // timer, then every CPU's queue gets runtime_enabled, no runtime, and an unthrottle.

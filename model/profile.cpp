@@ -252,6 +252,7 @@ Profile v6_6() {
   b.tg_load_avg_ratelimit = false;           // 1528c661c24b came in v6.7
   b.post_init_util_unscaled_weight = true;   // se->load.weight, not se_weight() (6.6.9's fair.c)
   b.pick_next_v6_6 = true;                   // v6.6's pick_next_task_fair() (6.6.0 and 6.6.9 fair.c)
+  b.cpu_max_burst_in_us = true;              // 49217ea147df came in v6.10 (6.6.y later than 6.6.9)
   b.group_reweight_unchanged = true;         // 6.6.0's update_cfs_group() (6.6.9 tests the weight first)
   return p;
 }

@@ -163,6 +163,13 @@ struct Behaviour {
   // leaves it so (the wait_task_inactive() that spins on it came with
   // b7ca5743a260 into 6.12.y, after 6.12.10).
   bool throttled_dequeue_blocks_delayed = true;
+  // cpu_max_write() (core.c, cgroup v2) passes a cpu.max write without a
+  // burst the group's burst as tg_get_cfs_burst() reads it, in microseconds,
+  // to tg_set_cfs_bandwidth(), which takes nanoseconds: each such write
+  // divides the burst by 1000. 49217ea147df (v6.10; 6.6.y, 6.1.93) passes
+  // cfs_b->burst. True on v6.6 (6.6.0 and 6.6.9; found in lockstep with
+  // 6.6.0's own code).
+  bool cpu_max_burst_in_us = false;
   // unthrottle_cfs_rq() dequeues a delayed entity on its way up and enqueues it
   // again (9b5ce1a37e90, v6.12-rc2); false: it stops at any queued entity and
   // only warns when that one is delayed, which stays delayed (bug switch B26).

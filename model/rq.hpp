@@ -168,6 +168,11 @@ class Rq {
   // bad_argument where the kernel answers -EINVAL; no_bandwidth_model on a
   // profile without Behaviour::cfs_bandwidth.
   Refusal set_group_bandwidth(int group, u64 quota, u64 period, u64 burst);
+  // cpu_max_write() (core.c, cgroup v2): the burst a cpu.max write passes on
+  // when it sets none, the group's own; on v6.6 (before 49217ea147df, v6.10)
+  // tg_get_cfs_burst()'s microseconds, taken as nanoseconds
+  // (Behaviour::cpu_max_burst_in_us). group exists.
+  u64 cpu_max_burst(int group) const;
   // The group's period or slack timer fires on this CPU, at its clock
   // (sched_cfs_period_timer(), sched_cfs_slack_timer()); System::run() calls them.
   void fire_period_timer(int group);

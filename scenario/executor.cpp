@@ -199,10 +199,8 @@ struct ModelTarget {
   Refusal set_group_bandwidth(int g, u64 quota, u64 period, u64 burst) {
     return sys.set_group_bandwidth(g, quota, period, burst);
   }
-  // the burst a cpu.max write without one keeps: the group's own
-  u64 cpu_max_burst(int g) const {
-    return sys.rq(0).task_groups[static_cast<std::size_t>(g)].cfs_bandwidth.burst;
-  }
+  // the burst a cpu.max write without one passes on (cpu_max_write())
+  u64 cpu_max_burst(int g) const { return sys.rq(0).cpu_max_burst(g); }
   Refusal write_base_slice_ns(u64 ns) { return sys.write_base_slice_ns(ns); }
   void run(u64 ns) { sys.run(ns); }
   void tick() { sys.tick(); }

@@ -151,6 +151,18 @@ TEST(ModelBandwidth, V66ChecksTheRuntimeOnlyOnALevelWithACurrentEntity) {
   }
 }
 
+// cpu_max_write(): a cpu.max write without a burst passes the group's on;
+// before 49217ea147df (v6.6) it passes tg_get_cfs_burst()'s microseconds as
+// nanoseconds, so the 5 ms burst becomes 5 us (found in lockstep with 6.6.0).
+TEST(ModelBandwidth, CpuMaxWriteWithoutABurstPassesTheGroupsOn) {
+  for (const char* p : {"v6.6", "v6.6.9", "v6.12", "v6.12.118"}) {
+    Group s(p);
+    ASSERT_EQ(s.sys.set_group_bandwidth(s.group, 5 * kMs, 10 * kMs, 5 * kMs), Refusal::none) << p;
+    const bool in_us = std::string(p).rfind("v6.6", 0) == 0;
+    EXPECT_EQ(s.sys.rq(0).cpu_max_burst(s.group), in_us ? 5 * kMs / 1000 : 5 * kMs) << p;
+  }
+}
+
 TEST(ModelBandwidth, TheOperationsTextAndBytes) {
   const auto parsed = scn::parse_scenario(
       "profile v6.12.118\ngroup G\nquota G 20ms/100ms burst=5ms\nquota G max\nquota G 2500us/5ms\n");
