@@ -208,12 +208,11 @@ Task* pick_next_task_fair_v6_6(Rq& rq, Task* prev) {
       if (&p != prev) put_prev_set_next_fair(rq, *prev, p);
       return &p;
     }
-    if (!rq.cfs.nr_queued) {
-      put_prev_task_fair(rq, *prev);
-      return nullptr;
-    }
-    put_prev_task_fair(rq, *prev);  // simple:
+    const bool idle = !rq.cfs.nr_queued;  // tested before prev is put back
+    put_prev_task_fair(rq, *prev);
+    if (idle) return nullptr;
   }
+  // simple:
   CfsRq* cfs_rq = &rq.cfs;
   SchedEntity* se = nullptr;
   do {
