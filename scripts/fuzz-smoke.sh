@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for a short
 # while from the seed corpus; any crash (an invariant violation on mainline,
-# or a sanitizer report) fails. Usage: scripts/fuzz-smoke.sh [seconds per target]
+# or a sanitizer report) fails.
+# Usage: scripts/fuzz-smoke.sh [seconds per target] [DIR]
+# DIR: targets already built, as the ClusterFuzzLite build leaves them in its $OUT
+# (ASan, libFuzzer; the test suite's fuzz/clusterfuzzlite-build makes them in
+# build/clusterfuzzlite/out): run those instead of building build-fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-20}"
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
-      -DEEVDF_FUZZERS=ON -DEEVDF_SANITIZE=ON -DEEVDF_BENCH=OFF >/dev/null
-ninja -C build-fuzz parse_fuzzer scenario_fuzzer
+targets_dir="${2:-}"
+if [ -n "$targets_dir" ] && [ -x "$targets_dir/parse_fuzzer" ] && [ -x "$targets_dir/scenario_fuzzer" ]; then
+  echo "fuzz-smoke: the targets of $targets_dir"
+else
+  [ -n "$targets_dir" ] && echo "fuzz-smoke: no parse_fuzzer and scenario_fuzzer in $targets_dir; building build-fuzz"
+  cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+        -DEEVDF_FUZZERS=ON -DEEVDF_SANITIZE=ON -DEEVDF_BENCH=OFF >/dev/null
+  ninja -C build-fuzz parse_fuzzer scenario_fuzzer
+  targets_dir=build-fuzz/fuzz/targets
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/scenario" "$work/parse"
@@ -16,7 +27,7 @@ cp corpus/regressions/*.scn "$work/parse/"
 for target in scenario_fuzzer parse_fuzzer; do
   corpus="$work/${target%_fuzzer}"
   echo "fuzz-smoke: $target for ${seconds}s (profile mainline)"
-  if ! EEVDF_PROFILE=mainline ./build-fuzz/fuzz/targets/$target "$corpus" -dict=fuzz/targets/$target.dict \
+  if ! EEVDF_PROFILE=mainline "$targets_dir/$target" "$corpus" -dict=fuzz/targets/$target.dict \
         -max_len=1024 -max_total_time="$seconds" -seed=1 -print_final_stats=1 -artifact_prefix="$work/" \
         >"$work/$target.log" 2>&1; then
     cat "$work/$target.log" | tail -60

@@ -35,7 +35,11 @@ fi
 build_dir="${1:-build}"
 shift || true
 # later arguments win, so a caller can pass its own -DCMAKE_BUILD_TYPE
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+# -g1: line tables and function names (backtraces, perf), not the variables; it takes
+# three quarters of -g's compile time at -O2 (70.7 s against 94.0 s of CPU on seven of the
+# heaviest sources)
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" "$@" >/dev/null
 ninja -C "$build_dir" ${SETUP_TARGETS:-}
 if [ $with_vm -eq 1 ]; then
   mkdir -p "$build_dir/vm"
