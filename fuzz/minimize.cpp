@@ -21,7 +21,8 @@ const inv::Violation* same_finding(const Scenario& candidate, const ExecResult& 
   return nullptr;
 }
 
-bool same_op(const Op& a, const Op& b) {
+// every field a shrinking step can change
+bool same_fields(const Op& a, const Op& b) {
   return a.kind == b.kind && a.task == b.task && a.child == b.child && a.value == b.value && a.policy == b.policy &&
          a.sync == b.sync && a.racing == b.racing && a.slice == b.slice && a.group == b.group && a.parent == b.parent && a.cpu == b.cpu &&
          a.from == b.from &&
@@ -134,7 +135,7 @@ MinimizeResult shrink(const Scenario& s, const Profile& profile, const ExecOptio
       Op& op = candidate.ops[i];
       const Op before = op;
       change(op);
-      if (same_op(op, before)) return;
+      if (same_fields(op, before)) return;
       if (still_fails(candidate)) {
         best = std::move(candidate);
         progress = true;

@@ -7,7 +7,6 @@
 namespace eevdf {
 
 namespace {
-bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
 bool normal_policy(const Task& p) { return p.policy == Policy::normal; }
 
 // The second loop of enqueue_task_fair() and dequeue_entities(): on each level

@@ -11,8 +11,6 @@
 namespace eevdf {
 
 namespace {
-bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
-
 
 // Is `se` an entity on the path of task `p` (p's own entity or an ancestor)?
 bool on_path(const Task& p, const SchedEntity* se) {

@@ -36,8 +36,6 @@ namespace {
 
 enum class Decision { preempt, keep, none };
 
-bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
-
 // The decision part of wakeup_preempt_fair() (v7.3-rc): preempt, keep curr
 // (then update_protect_slice runs), or none (the NEXT_BUDDY return, no update).
 Decision wakeup_decision(Rq& rq, Task& donor, Task& p, int wake_flags, PreemptAction& action,

@@ -12,8 +12,6 @@ namespace eevdf {
 
 namespace {
 
-bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
-
 // v6.6 and v6.12: what both share after the policy tests: would pick_eevdf() run the wakee?
 void preempt_if_picked(Rq& rq, CfsRq& cfs_rq, SchedEntity& pse, WakeupPreemptReason reason) {
   if (pick_eevdf(cfs_rq, true, PickCaller::wakeup_preempt_decision) != &pse) return;

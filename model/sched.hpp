@@ -276,6 +276,9 @@ struct Task {
   int recent_used_cpu = -1;
 };
 
+// a SCHED_IDLE task (sched.h task_has_idle_policy())
+inline bool task_is_idle(const Task& p) { return p.policy == Policy::idle; }
+
 // Enqueue / dequeue / wake flags (kernel/sched/sched.h); values are the model's own.
 namespace enqueue_flags {
 inline constexpr int WAKEUP = 1 << 0;
