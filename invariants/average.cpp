@@ -8,14 +8,35 @@
 
 namespace eevdf::inv {
 
+namespace {
+// avg_vruntime_weight() (model/fair_avg.cpp) with the profile's switch and the
+// queue's shift read once a walk: these walks run at every pick and every
+// avg_vruntime() as well as after every operation.
+struct AvgWeight {
+  bool full_weight;
+  unsigned shift;
+  explicit AvgWeight(const CfsRq& cfs_rq)
+      : full_weight(cfs_rq.rq->profile().behaviour.avg_full_weight), shift(cfs_rq.sum_shift) {}
+  u64 operator()(u64 w) const {
+    if (!full_weight) return scale_load_down(w);
+    if (shift) {
+      w >>= shift;
+      if (w < 2) w = 2;
+    }
+    return w;
+  }
+};
+}  // namespace
+
 ExactAverage exact_average(const CfsRq& cfs_rq) {
   ExactAverage a;
   const bool flat = cfs_rq.rq->profile().behaviour.flat_runqueue;
   const u64 zero = cfs_rq.zero_vruntime;
+  const AvgWeight avg_weight(cfs_rq);
   auto add = [&](const SchedEntity& se) {
     if (a.queued < a.entities.size()) a.entities[a.queued++] = &se;
     const u64 full = flat && entity_is_task(se) ? se.h_load.weight : se.load.weight;  // eevdf_weight()
-    const u64 w = avg_vruntime_weight(cfs_rq, full);
+    const u64 w = avg_weight(full);
     // entity_key(): the 64-bit key times a weight, exact in 128 bits
     a.sum += static_cast<i128>(vruntime_diff(se.vruntime, zero)) * static_cast<i128>(w);
     a.weight += static_cast<i128>(w);
@@ -34,9 +55,10 @@ ExactAverage exact_sums(const CfsRq& cfs_rq) {
   ExactAverage a;
   const bool flat = cfs_rq.rq->profile().behaviour.flat_runqueue;
   const u64 zero = cfs_rq.zero_vruntime;
+  const AvgWeight avg_weight(cfs_rq);
   auto add = [&](const SchedEntity& se) {
     const u64 full = flat && entity_is_task(se) ? se.h_load.weight : se.load.weight;  // eevdf_weight()
-    const u64 w = avg_vruntime_weight(cfs_rq, full);
+    const u64 w = avg_weight(full);
     a.sum += static_cast<i128>(vruntime_diff(se.vruntime, zero)) * static_cast<i128>(w);
     a.weight += static_cast<i128>(w);
   };

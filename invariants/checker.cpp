@@ -25,11 +25,6 @@ const WeightBounds& Checker::recompute_bounds(const SchedEntity& se) {
   return b;
 }
 
-u64 Checker::rescaled_lag_limit(const SchedEntity& se) const {
-  const RescaledLag& r = rescaled_lag_[entity_slot(se)];
-  return r.set && r.vlag == se.vlag && r.weight == eevdf_load_of(*rq_, se).weight ? r.limit : 0;
-}
-
 void CheckScope::report(Id id, std::string where, std::string what, std::vector<const SchedEntity*> entities) const {
   Violation v;
   v.id = id;
@@ -132,13 +127,14 @@ void Checker::begin_op(int op_index, OpClass cls) {
     prot_known_[i] = false;
     asleep_before_[i] = !t.se.on_rq;
   }
+  const bool flat = rq_->profile().behaviour.flat_runqueue;  // eevdf_load_of(), read once
   for_each_entity(*rq_, [&](const SchedEntity& se) __attribute__((always_inline)) {
     const std::size_t i = entity_slot(se);
     vruntime_before_[i] = se.vruntime;
     deadline_before_[i] = se.deadline;
     slice_before_[i] = se.slice;
     on_rq_before_[i] = se.on_rq;
-    weight_before_[i] = eevdf_load_of(*rq_, se).weight;
+    weight_before_[i] = flat && se.task_id >= 0 ? se.h_load.weight : se.load.weight;
     vprot_armed_[i] = se.vprot;
     was_curr_[i] = is_curr(*rq_, se);
     queue_before_[i] = se.cfs_rq;
@@ -199,7 +195,7 @@ Checker::EndWalk Checker::walk_end_records(std::vector<const SchedEntity*>* touc
     const std::size_t i = entity_slot(se);
     if (touched && (se.vruntime != vruntime_before_[i] || se.deadline != deadline_before_[i] ||
                     se.slice != slice_before_[i] || se.on_rq != on_rq_before_[i] || se.cfs_rq != queue_before_[i] ||
-                    eevdf_load_of(rq, se).weight != weight_before_[i]))
+                    (flat && se.task_id >= 0 ? se.h_load.weight : se.load.weight) != weight_before_[i]))
       touched->push_back(&se);
     if (rescaled_deadline_[i].set) {
       if (const RescaledDeadline* r = rescaled_deadline(se)) {
@@ -214,7 +210,7 @@ Checker::EndWalk Checker::walk_end_records(std::vector<const SchedEntity*>* touc
     }
     if (se.on_rq) ever_queued_[i] = true;
     if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > w.largest_queued) w.largest_queued = se.slice;
-    const CfsRq* q = eevdf_queue_of(rq, se);
+    const CfsRq* q = flat ? eevdf_queue_of(rq, se) : se.cfs_rq;  // eevdf_queue_of()
     const bool curr = q && q->curr == &se && se.on_rq;
     const i128 left = curr ? protected_run_left(rq, se) : 0;
     if (!w.prot_se && selection_[Id::PROT] && curr && prot_known_[i] && !picked_[i] &&
@@ -416,13 +412,6 @@ void Checker::on_wakeup_preempt(const CfsRq& cfs_rq, const SchedEntity& wakee, W
     idle_preempted_ = matching_levels(&rq_->tasks[static_cast<std::size_t>(rq_->curr)].se, &wakee).first;
   }
   with_average(cfs_rq, [&](const CheckScope& s) { check_wakeup_preempt(s, wakee, reason); });
-}
-
-const Checker::RescaledDeadline* Checker::rescaled_deadline_if_current(const SchedEntity& se,
-                                                                       const RescaledDeadline& r) const {
-  if (!r.set || se.rel_deadline) return nullptr;
-  if (r.relative) return se.deadline - se.vruntime == r.deadline ? &r : nullptr;  // placed since
-  return r.deadline == se.deadline || se.deadline - se.vruntime == r.distance ? &r : nullptr;
 }
 
 void Checker::on_set_next(const SchedEntity& se, bool first) {

@@ -332,7 +332,8 @@ void report_delay_debt(const CheckScope& s, const SchedEntity& se, i128 lag, i12
 void check_delayed_reweight(const CheckScope& s, const SchedEntity& se, u64 new_weight);
 // monotonic.cpp: I-MONO, in an operation that only ran: se's vruntime moved by
 // `moved` (it was curr at some point of the operation: was_curr).
-bool vruntime_offends(s64 moved, bool was_curr);
+// (Inline: asked for every entity after every running operation.)
+inline bool vruntime_offends(s64 moved, bool was_curr) { return moved < 0 || (moved > 0 && !was_curr); }
 void report_vruntime(const CheckScope& s, const SchedEntity& se, s64 moved);
 // warnings.cpp: the arithmetic's and the code's own alarms (Observer::on_overflow, on_warn)
 // I-OVF; `reweighting`: the entity inside reweight_entity(), if any.
@@ -364,7 +365,11 @@ struct WeightBounds {
 class Checker final : public Observer {
  public:
   // The bound a saved vlag carries from an off-queue reweight (0: none applies).
-  u64 rescaled_lag_limit(const SchedEntity& se) const;
+  // (Inline: asked for every saved lag after every operation.)
+  u64 rescaled_lag_limit(const SchedEntity& se) const {
+    const RescaledLag& r = rescaled_lag_[entity_slot(se)];
+    return r.set && r.vlag == se.vlag && r.weight == eevdf_load_of(*rq_, se).weight ? r.limit : 0;
+  }
   const WeightBounds& bounds(const SchedEntity& se) {
     return bounds(se, rq_->tick_quantum(), rq_->profile().behaviour.flat_runqueue);
   }
@@ -409,7 +414,7 @@ class Checker final : public Observer {
     u64 distance;
   };
   // The record if se's deadline is still the one its last reweight left, else null.
-  // (Inline: asked for every queued entity after every operation, and seldom set.)
+  // (Inline: asked for every queued entity after every operation.)
   const RescaledDeadline* rescaled_deadline(const SchedEntity& se) const {
     const RescaledDeadline& r = rescaled_deadline_[entity_slot(se)];
     return r.set ? rescaled_deadline_if_current(se, r) : nullptr;
@@ -568,7 +573,12 @@ class Checker final : public Observer {
   // follows reaches that level or leaves its path
   const SchedEntity* idle_preempted_ = nullptr;
   std::array<RescaledDeadline, kMaxEntities> rescaled_deadline_{};  // I-DL after reweight_entity()
-  const RescaledDeadline* rescaled_deadline_if_current(const SchedEntity& se, const RescaledDeadline& r) const;
+  // (Inline: records stay set once made, so this is asked of most entities after every operation.)
+  const RescaledDeadline* rescaled_deadline_if_current(const SchedEntity& se, const RescaledDeadline& r) const {
+    if (!r.set || se.rel_deadline) return nullptr;
+    if (r.relative) return se.deadline - se.vruntime == r.deadline ? &r : nullptr;  // placed since
+    return r.deadline == se.deadline || se.deadline - se.vruntime == r.distance ? &r : nullptr;
+  }
   std::array<u64, kMaxEntities> vruntime_before_;   // I-MONO
   std::array<u64, kMaxEntities> deadline_before_;   // end_op_incremental(): what the operation touched
   std::array<u64, kMaxEntities> slice_before_;

@@ -84,8 +84,17 @@ void check_lags_sum(const CheckScope& s, s64 offset) {
 }
 
 namespace {
+// The report of an offending saved vlag, out of the walk (which stays a tight loop).
+[[gnu::noinline]] void report_saved_lag(const CheckScope& s, const SchedEntity& se, i128 limit) {
+  s.report(Id::LAG, "update_entity_lag / entity_lag",
+           fmt::format("saved vlag of {} is {}, beyond the clamp ±{} (calc_delta_fair(max_slice {} + TICK_NSEC))",
+                       entity_name(s.rq, &se), se.vlag, format_i128(limit), s.max_slice_seen),
+           {&se});
+}
+
 // I-LAG on one entity: a saved vlag lies within the clamp. Reports and returns true if not.
-bool saved_lag_offends(const CheckScope& s, const SchedEntity& se, const Task* t) {
+// (Inline: asked for every entity of every queue after every operation.)
+inline bool saved_lag_offends(const CheckScope& s, const SchedEntity& se, const Task* t) {
   const Rq& rq = s.rq;
   // a delayed entity's lag is saved when it is delayed only since 059258b0d424;
   // a group entity's when it is dequeued
@@ -95,10 +104,7 @@ bool saved_lag_offends(const CheckScope& s, const SchedEntity& se, const Task* t
   // an off-queue reweight carries the old weight's bound, rescaled (on_reweight_end())
   const i128 limit = std::max<i128>(s.checker.bounds(se).lag_bound, s.checker.rescaled_lag_limit(se));
   if (se.vlag <= limit && se.vlag >= -limit) return false;
-  s.report(Id::LAG, "update_entity_lag / entity_lag",
-           fmt::format("saved vlag of {} is {}, beyond the clamp ±{} (calc_delta_fair(max_slice {} + TICK_NSEC))",
-                       entity_name(rq, &se), se.vlag, format_i128(limit), s.max_slice_seen),
-           {&se});
+  report_saved_lag(s, se, limit);
   return true;
 }
 }  // namespace

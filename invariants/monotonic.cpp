@@ -8,8 +8,6 @@
 
 namespace eevdf::inv {
 
-bool vruntime_offends(s64 moved, bool was_curr) { return moved < 0 || (moved > 0 && !was_curr); }
-
 void report_vruntime(const CheckScope& s, const SchedEntity& se, s64 moved) {
   if (moved < 0)
     s.report(Id::MONO, "update_curr",

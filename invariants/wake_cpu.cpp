@@ -55,7 +55,8 @@ struct CpuWork {
   bool need_resched = false;
 };
 
-void count_task(CpuWork& w, const Rq& rq, const Task& t) {
+// (Inlined: called for every task after every operation.)
+[[gnu::always_inline]] inline void count_task(CpuWork& w, const Rq& rq, const Task& t) {
   if (t.policy == Policy::fifo || !t.se.on_rq) return;  // RT tasks: counted from the RT list
   // CPU bandwidth control: a task below a throttled queue cannot be picked
   // (its group entity is off the queue above); a running one with a

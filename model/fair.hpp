@@ -135,8 +135,11 @@ void rescale_entity(const Profile& profile, SchedEntity& se, u64 weight, u64* re
 
 // ---- the group hierarchy (fair_group.cpp) ----
 // CPU bandwidth control (model/fair_bandwidth.cpp, 6.12.118; no-ops while no group has a quota)
-bool cfs_rq_throttled(const CfsRq& cfs_rq);
-bool throttled_hierarchy(const CfsRq& cfs_rq);
+// (Inline: the checker asks them for every queued entity after every operation.)
+inline bool cfs_rq_throttled(const CfsRq& cfs_rq) { return cfs_rq.rq->cfs_bandwidth_used() && cfs_rq.throttled; }
+inline bool throttled_hierarchy(const CfsRq& cfs_rq) {
+  return cfs_rq.rq->cfs_bandwidth_used() && cfs_rq.throttle_count != 0;
+}
 CfsBandwidth& tg_cfs_bandwidth(CfsRq& cfs_rq);
 u64 hrtimer_forward(HrTimer& t, u64 now, u64 interval);
 void refill_cfs_bandwidth_runtime(CfsBandwidth& cfs_b);

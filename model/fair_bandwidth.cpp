@@ -53,10 +53,6 @@ u64 to_ratio(u64 period, u64 runtime) {
 }
 }  // namespace
 
-bool cfs_rq_throttled(const CfsRq& cfs_rq) { return cfs_rq.rq->cfs_bandwidth_used() && cfs_rq.throttled; }
-bool throttled_hierarchy(const CfsRq& cfs_rq) {
-  return cfs_rq.rq->cfs_bandwidth_used() && cfs_rq.throttle_count != 0;
-}
 CfsBandwidth& tg_cfs_bandwidth(CfsRq& cfs_rq) {
   return cfs_rq.rq->task_groups[static_cast<std::size_t>(cfs_rq.group_id)].cfs_bandwidth;
 }
