@@ -277,6 +277,7 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   WakeupPreemptReason reason = WakeupPreemptReason::pick;
 
   if (&donor.se == &p.se) return;
+  if (task_is_throttled(rq, p)) return;  // v6.18 on: a limbo task (its enqueue went to the limbo list)
   if (rq.need_resched) return;
   if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
 
