@@ -254,6 +254,10 @@ std::optional<std::string> export_kstep(const scn::Scenario& s, const Profile& p
         check = false;
         note(op, "not exported: the kSTEP driver written here has no cgroup operations (task groups are left out)");
         break;
+      case scn::OpKind::return_to_user:
+        check = false;
+        note(op, "not exported: a task's return to user space is not a step the kSTEP driver can take");
+        break;
       case scn::OpKind::base_slice:  // the debugfs write, as the base_slice directive's in the setup
         body.push_back(fmt::format("  {{ char buf[24]; int n = snprintf(buf, sizeof(buf), \"%llu\", {}ULL); "
                                    "kstep_write(\"/sys/kernel/debug/sched/base_slice_ns\", buf, n); }}",

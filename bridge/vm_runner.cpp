@@ -169,6 +169,9 @@ std::optional<VmPlan> vm_plan(const scn::Scenario& s, const Profile& profile, st
                                             "tick of another length is not reachable from its driver)";
         return std::nullopt;
       case K::schedule: o << at << "schedule\n"; break;
+      case K::return_to_user:  // the VM's tasks return to user space on their own, at times the driver cannot choose
+        error = where + scn::print_op(op) + ": the VM runner cannot choose when a task returns to user space";
+        return std::nullopt;
       case K::expect_curr:
       case K::expect_field:
       case K::expect_queue: break;  // compared on the host after the previous operation

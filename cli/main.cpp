@@ -367,7 +367,8 @@ int main(int argc, char** argv) {
   fuzzcmd->add_flag("--bandwidth", campaign.bandwidth,
                     "write cpu.max quotas too ('quota G<n> QUOTA/PERIOD|max [burst=DUR]', byte formats 9 and 10): the "
                     "groups' queues are throttled and unthrottled as the period timer fires (docs/model.md, \"CPU "
-                    "bandwidth control\"; profile v6.12.118)");
+                    "bandwidth control\"; profiles v6.6 to v6.12.118, and v6.18 to v7.1 with byte formats 11 and 12, which add "
+                    "'return_to_user T<n>')");
   fuzzcmd->add_flag("--late-ticks", campaign.late_ticks,
                     "generate 'tick DUR' later than TICK_NSEC too (default: at most 1ms; the bounds of I-FAIR and I-KEY "
                     "then use the longest stretch without a tick, docs/fuzzing.md)");

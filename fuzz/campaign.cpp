@@ -198,7 +198,11 @@ void work(Shared& sh, unsigned job) {
     // base_slice_ns writes and group_destroy included; task groups (group_destroy
     // with them), the debugfs reader and SCHED_FIFO tasks only where the campaign has
     // them; format 8 (--fan-out): format 7 with fan-out wakes and sleeps
-    bytes[0] = o.bandwidth ? (o.fan_out ? scn::kBytesFormatVersion10 : scn::kBytesFormatVersion9)
+    // with bandwidth, on a profile with v6.18's task-based throttle, formats 11
+    // and 12: return_to_user too (the throttle work of the running task)
+    const bool task_based = sh.variants[0].behaviour.task_based_throttle;
+    bytes[0] = o.bandwidth ? (task_based ? (o.fan_out ? scn::kBytesFormatVersion12 : scn::kBytesFormatVersion11)
+                                         : (o.fan_out ? scn::kBytesFormatVersion10 : scn::kBytesFormatVersion9))
                : o.fan_out ? scn::kBytesFormatVersion8
                            : scn::kBytesFormatVersion7;
     bytes[1] = static_cast<std::uint8_t>(scn::bytes_runqueue_byte(o.runqueues) | (groups ? 0 : scn::kBytesNoGroups) |

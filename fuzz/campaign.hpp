@@ -60,7 +60,9 @@ struct CampaignOptions {
   bool fan_out = false;
   // CPU bandwidth control (--bandwidth): byte formats 9 and 10 (7 and 8 with
   // `quota` writes of cpu.max; the period and slack timers fire as time
-  // passes). Only on a profile with Behaviour::cfs_bandwidth.
+  // passes). Only on a profile with Behaviour::cfs_bandwidth; on one with
+  // Behaviour::task_based_throttle (v6.18 to v7.1) formats 11 and 12, which
+  // add return_to_user.
   bool bandwidth = false;
   // stop at the first finding of this invariant ("I-KEY"; empty: run the whole time),
   // and report when it came (the rediscovery benchmark); with until_site, only a

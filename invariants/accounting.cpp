@@ -50,7 +50,8 @@ static void check_counters(const CheckScope& s) {
         }
         continue;
       }
-      if (t.on_rq != t.se.on_rq) {
+      // v6.18's task-based throttle: a limbo task is dequeued but stays TASK_ON_RQ_QUEUED (I-BW rule 6)
+      if (t.on_rq != t.se.on_rq && !(t.throttled && t.on_rq)) {
         s.report(Id::CNT, "__block_task / activate_task",
                  fmt::format("{}: p->on_rq = {} but se->on_rq = {}", t.name, t.on_rq, t.se.on_rq), {&t.se});
         return;

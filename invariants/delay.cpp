@@ -25,6 +25,7 @@ namespace eevdf::inv {
 namespace {
 bool delayed_curr_above_throttle(const Rq& rq, const SchedEntity& curr) {
   if (!curr.my_q || !rq.need_resched || !rq.cfs_bandwidth_used()) return false;
+  if (rq.profile().behaviour.task_based_throttle) return false;  // v6.18: no enqueue stops at a throttled queue
   const Task* p = rq.task(rq.curr);
   if (!p) return false;
   bool throttled_below = false;

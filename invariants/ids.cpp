@@ -377,7 +377,13 @@ constexpr std::array<Entry, kIdCount> kEntries = {{
      "throttled queue overdrew its runtime: one throttled at exactly 0, by a cpu.max write and a\n"
      "sched_change in the same instant, is labelled zero-time-throttle, docs/model.md). With the hierarchical\n"
      "throttle I-CNT counts a task up to its first throttled queue (the levels above do not), and\n"
-     "I-WAKECOUNT does not count a task below a throttled queue as work. Exact. Not checked yet: the\n"
+     "I-WAKECOUNT does not count a task below a throttled queue as work. v6.18's task-based throttle\n"
+     "(v6.18 to v7.1) is judged by its own rules: (2) a queue's limbo list is empty unless the queue is\n"
+     "in a throttled hierarchy; (5) the running task may be below a throttled queue while its throttle\n"
+     "work is pending (it runs until it returns to user space); and once per CPU (6) a task is\n"
+     "throttled exactly when it is on its own queue's limbo list, once, and a limbo task is off the\n"
+     "tree, still queued (p->on_rq), awake and not running; I-CNT counts every task on every level and\n"
+     "I-WAKECOUNT counts a task below a throttled queue as work. Exact. Not checked yet: the\n"
      "runtime a group uses in a period against its quota and burst, and how long a runnable task of\n"
      "an unthrottled group waits."},
     {"I-IDLE",

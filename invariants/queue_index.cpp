@@ -59,8 +59,9 @@ void QueueIndex::build(const Rq& rq) {
       }
       // CPU bandwidth control (hierarchical throttle): a throttled queue
       // counts its tasks, the levels above do not (throttle_cfs_rq() took
-      // them off, enqueue_task_fair() and dequeue_entities() stop there)
-      if (cfs_rq_throttled(*e->cfs_rq)) break;
+      // them off, enqueue_task_fair() and dequeue_entities() stop there);
+      // v6.18's task-based throttle: every level counts them
+      if (walk_stops_at_throttled(*e->cfs_rq)) break;
       if (e->parent) idle = idle || cfs_rq_is_idle(*e->cfs_rq);  // for the levels above
     }
   };

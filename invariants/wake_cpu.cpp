@@ -61,8 +61,11 @@ struct CpuWork {
   // CPU bandwidth control: a task below a throttled queue cannot be picked
   // (its group entity is off the queue above); a running one with a
   // reschedule pending is on its way out (throttled while it was put back in
-  // a sched_change, or by the pick that follows)
-  if (t.se.cfs_rq && throttled_hierarchy(*t.se.cfs_rq) && (rq.curr != t.se.task_id || rq.need_resched)) return;
+  // a sched_change, or by the pick that follows). v6.18's task-based
+  // throttle picks and runs them until they return to user space: work.
+  if (t.se.cfs_rq && !task_based_throttle(*t.se.cfs_rq) && throttled_hierarchy(*t.se.cfs_rq) &&
+      (rq.curr != t.se.task_id || rq.need_resched))
+    return;
   const bool idle = idle_for_choice(rq, t);
   if (t.se.sched_delayed) {
     ++w.delayed;

@@ -341,6 +341,13 @@ Refusal KernelBackend::yield(int id) {
   return Refusal::none;
 }
 
+Refusal KernelBackend::return_to_user(int id) {
+  if (kb_oopsed()) return Refusal::kernel_oopsed;
+  if (!task(id)) return Refusal::no_such_task;
+  if (id != rq_of(id).running()) return Refusal::task_not_running_on_cpu;
+  return Refusal::none;
+}
+
 Refusal KernelBackend::set_nice(int id, int nice) {
   if (kb_oopsed()) return Refusal::kernel_oopsed;
   Task* p = task(id);

@@ -94,6 +94,10 @@ class KernelBackend {
   }
   Refusal sleep(int task);
   Refusal yield(int task);
+  // return_to_user: the trees with bandwidth glue (6.6.0 to 6.12.118) throttle
+  // queues, not tasks: no throttle work exists, the return changes nothing.
+  // v6.18's task work is not glued (docs/kernel-backend.md).
+  Refusal return_to_user(int task);
   Refusal exit_task(int task);
   Refusal set_nice(int task, int nice);
   Refusal set_policy(int task, Policy policy);

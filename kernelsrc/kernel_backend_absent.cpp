@@ -29,6 +29,7 @@ int KernelBackend::fork_task(int, std::string_view, bool) { return -1; }
 Refusal KernelBackend::wake(int, bool, int, int) { return Refusal::bad_argument; }
 Refusal KernelBackend::sleep(int) { return Refusal::bad_argument; }
 Refusal KernelBackend::yield(int) { return Refusal::bad_argument; }
+Refusal KernelBackend::return_to_user(int) { return Refusal::bad_argument; }
 Refusal KernelBackend::exit_task(int) { return Refusal::bad_argument; }
 Refusal KernelBackend::set_nice(int, int) { return Refusal::bad_argument; }
 Refusal KernelBackend::set_policy(int, Policy) { return Refusal::bad_argument; }

@@ -154,6 +154,19 @@ void check_enqueue_throttle(CfsRq& cfs_rq);
 void enqueue_entity_bandwidth(CfsRq& cfs_rq);
 void sync_throttle(Rq& rq, int group);
 bool check_cfs_rq_runtime(CfsRq& cfs_rq);
+// The task-based throttle (v6.18, Behaviour::task_based_throttle; model/fair_bandwidth.cpp)
+bool task_based_throttle(const CfsRq& cfs_rq);
+// Not kernel code: the hierarchical throttle (before v6.18) stops a walk up at a throttled queue.
+bool walk_stops_at_throttled(const CfsRq& cfs_rq);
+bool task_is_throttled(const Rq& rq, const Task& p);
+void task_throttle_setup_work(Task& p);
+void throttle_cfs_rq_work(Rq& rq, Task& p);
+void dequeue_throttled_task(Rq& rq, Task& p, int flags);
+bool enqueue_throttled_task(Rq& rq, Task& p);
+void record_throttle_clock(CfsRq& cfs_rq);
+void dequeue_entity_bandwidth(CfsRq& cfs_rq);
+// Not kernel code: whether p is on its queue's limbo list.
+bool on_limbo_list(const Task& p);
 // Not kernel code: a queue on se's path has a quota and no runtime left (model/rq.cpp).
 bool out_of_runtime(const SchedEntity& se);
 

@@ -7,6 +7,10 @@
 // (the CONFIG_CFS_BANDWIDTH section and its callers) and core.c
 // (tg_set_cfs_bandwidth(), __cfs_schedulable()); docs/model.md, "CPU
 // bandwidth control", says what is left out.
+//
+// v6.18 throttles tasks instead (Behaviour::task_based_throttle; e1fad12dcb66
+// and its series, read in 6.18.0's fair.c, 7.0.0's is the same): the
+// functions below that differ take the v6.18 form under that flag.
 #include <algorithm>
 
 #include "model/fair.hpp"
@@ -53,6 +57,9 @@ u64 to_ratio(u64 period, u64 runtime) {
 }
 }  // namespace
 
+bool task_based_throttle(const CfsRq& cfs_rq) { return cfs_rq.rq->profile().behaviour.task_based_throttle; }
+bool walk_stops_at_throttled(const CfsRq& cfs_rq) { return !task_based_throttle(cfs_rq) && cfs_rq_throttled(cfs_rq); }
+
 CfsBandwidth& tg_cfs_bandwidth(CfsRq& cfs_rq) {
   return cfs_rq.rq->task_groups[static_cast<std::size_t>(cfs_rq.group_id)].cfs_bandwidth;
 }
@@ -60,8 +67,10 @@ CfsBandwidth& tg_cfs_bandwidth(CfsRq& cfs_rq) {
 // cfs_rq_clock_pelt() with bandwidth (pelt.h): a throttled hierarchy's PELT
 // time stands still from the throttle on; the time it stood still is taken
 // off afterwards.
+// v6.18: the clock stands still while pelt_clock_throttled (the queue
+// emptied in a throttled hierarchy), not for the whole throttle.
 u64 cfs_rq_clock_pelt(const CfsRq& cfs_rq) {
-  if (cfs_rq.throttle_count) return cfs_rq.throttled_clock_pelt - cfs_rq.throttled_clock_pelt_time;
+  if (task_based_throttle(cfs_rq) ? cfs_rq.pelt_clock_throttled : cfs_rq.throttle_count != 0) return cfs_rq.throttled_clock_pelt - cfs_rq.throttled_clock_pelt_time;
   return rq_clock_pelt_of(*cfs_rq.rq) - cfs_rq.throttled_clock_pelt_time;
 }
 
@@ -134,6 +143,17 @@ void account_cfs_rq_runtime(CfsRq& cfs_rq, u64 delta_exec) {
 namespace {
 // tg_throttle_down(): the group's queue on rq's CPU enters a throttled hierarchy.
 void tg_throttle_down(Rq& rq, CfsRq& cfs_rq) {
+  if (rq.profile().behaviour.task_based_throttle) {  // v6.18
+    if (cfs_rq.throttle_count++) return;
+    // a queue with entities stops its PELT clock when the last one leaves (dequeue_entity_bandwidth())
+    if (!cfs_rq.nr_queued) {
+      cfs_rq.throttled_clock_pelt = rq_clock_pelt_of(rq);
+      cfs_rq.pelt_clock_throttled = true;
+    }
+    if (cfs_rq.throttled_clock_self) rq.warn(Warn::bandwidth_clock_self_set, nullptr);
+    if (!cfs_rq.throttled_limbo_list.empty()) rq.warn(Warn::bandwidth_limbo_not_empty, nullptr);
+    return;
+  }
   if (!cfs_rq.throttle_count) {
     cfs_rq.throttled_clock_pelt = rq_clock_pelt_of(rq);
     if (cfs_rq.throttled_clock_self) rq.warn(Warn::bandwidth_clock_self_set, nullptr);
@@ -143,10 +163,18 @@ void tg_throttle_down(Rq& rq, CfsRq& cfs_rq) {
 }
 
 // tg_unthrottle_up()
+// v6.18: the PELT clock only if it stood still, and the queue's limbo tasks
+// are enqueued again, in list order.
 void tg_unthrottle_up(Rq& rq, CfsRq& cfs_rq) {
   cfs_rq.throttle_count--;
   if (cfs_rq.throttle_count) return;
-  cfs_rq.throttled_clock_pelt_time += rq_clock_pelt_of(rq) - cfs_rq.throttled_clock_pelt;
+  const bool task_based = rq.profile().behaviour.task_based_throttle;
+  if (!task_based) {
+    cfs_rq.throttled_clock_pelt_time += rq_clock_pelt_of(rq) - cfs_rq.throttled_clock_pelt;
+  } else if (cfs_rq.pelt_clock_throttled) {
+    cfs_rq.throttled_clock_pelt_time += rq_clock_pelt_of(rq) - cfs_rq.throttled_clock_pelt;
+    cfs_rq.pelt_clock_throttled = false;
+  }
   if (cfs_rq.throttled_clock_self) {
     u64 delta = rq.clock_task - cfs_rq.throttled_clock_self;
     cfs_rq.throttled_clock_self = 0;
@@ -156,6 +184,24 @@ void tg_unthrottle_up(Rq& rq, CfsRq& cfs_rq) {
     }
     cfs_rq.throttled_clock_self_time += delta;
   }
+  if (!task_based) return;
+  while (!cfs_rq.throttled_limbo_list.empty()) {
+    Task& p = rq.tasks[static_cast<std::size_t>(cfs_rq.throttled_limbo_list.front())];
+    cfs_rq.throttled_limbo_list.erase(cfs_rq.throttled_limbo_list.begin());
+    p.throttled = false;
+    enqueue_task_fair(rq, p, enqueue_flags::WAKEUP);
+  }
+}
+
+// walk_tg_tree_from(tg, tg_nop, up): up runs on a group after all its
+// children, the children in list order (the newest first: list_add_rcu() in
+// sched_online_group()). The v6.18 tg_unthrottle_up() enqueues tasks, so the
+// order matters there.
+template <class F>
+void walk_tg_tree_up_from(std::vector<TaskGroup>& groups, int from, F& up) {
+  for (std::size_t g = groups.size(); g-- > 0;)
+    if (!groups[g].destroyed && groups[g].parent == from) walk_tg_tree_up_from(groups, static_cast<int>(g), up);
+  up(from);
 }
 
 // The h_nr_* counts of a queue q being throttled, which throttle_cfs_rq()
@@ -243,6 +289,11 @@ bool throttle_cfs_rq(CfsRq& cfs_rq) {
 
   for_each_tg_from(rq.task_groups, cfs_rq.group_id, [&](int g) { tg_throttle_down(rq, rq.group_queue(g)); });
 
+  if (rq.profile().behaviour.task_based_throttle) {  // v6.18: nothing is dequeued here
+    cfs_rq.throttled = true;
+    if (cfs_rq.throttled_clock) rq.warn(Warn::bandwidth_throttled_clock_set, nullptr);
+    return true;
+  }
   HDeltas d(cfs_rq);
   if (throttle_levels(&rq.groups[static_cast<std::size_t>(cfs_rq.group_id)].se, d))  // tg->se[cpu]
     rq.nr_running -= d.queued;  // sub_nr_running()
@@ -256,6 +307,9 @@ bool throttle_cfs_rq(CfsRq& cfs_rq) {
 void unthrottle_cfs_rq(CfsRq& cfs_rq) {
   Rq& rq = *cfs_rq.rq;
   CfsBandwidth& cfs_b = tg_cfs_bandwidth(cfs_rq);
+  const bool task_based = rq.profile().behaviour.task_based_throttle;
+  // v6.18: not without runtime (the limbo tasks' enqueues would throttle again)
+  if (task_based && cfs_rq.runtime_enabled && cfs_rq.runtime_remaining <= 0) return;
   ++rq.unthrottles;
   cfs_rq.throttled = false;
   if (cfs_rq.throttled_clock) {
@@ -264,6 +318,14 @@ void unthrottle_cfs_rq(CfsRq& cfs_rq) {
   }
   std::erase(cfs_b.throttled_cfs_rq, rq.cpu);
 
+  if (task_based) {  // v6.18: tg_unthrottle_up() enqueues the limbo tasks; nothing else to put back
+    auto up = [&](int g) { tg_unthrottle_up(rq, rq.group_queue(g)); };
+    walk_tg_tree_up_from(rq.task_groups, cfs_rq.group_id, up);
+    // (the early return of a queue with no load and off the leaf list is not
+    // modelled: the leaf list is not; the test below is then a no-op anyway)
+    if (rq.running() < 0 && rq.cfs.nr_queued) rq.resched_curr();
+    return;
+  }
   for_each_tg_from(rq.task_groups, cfs_rq.group_id, [&](int g) { tg_unthrottle_up(rq, rq.group_queue(g)); });
 
   // An empty queue goes back to nothing (the leaf-list bookkeeping of its
@@ -447,6 +509,8 @@ void sync_throttle(Rq& rq, int group) {
   CfsRq& cfs_rq = rq.group_queue(group);
   cfs_rq.throttle_count = rq.group_queue(parent).throttle_count;
   cfs_rq.throttled_clock_pelt = rq_clock_pelt_of(rq);
+  // v6.18: a queue that joins a throttled hierarchy starts with its PELT clock stopped
+  if (rq.profile().behaviour.task_based_throttle && cfs_rq.throttle_count) cfs_rq.pelt_clock_throttled = true;
 }
 
 // check_cfs_rq_runtime(): put_prev_entity() and pick_task_fair() throttle a
@@ -460,12 +524,96 @@ bool check_cfs_rq_runtime(CfsRq& cfs_rq) {
 
 // The enqueue_entity() tail for a queue that just got its first entity:
 // check_enqueue_throttle(), and a throttled hierarchy's clocks.
+// v6.18: the PELT clock of a queue that stood still runs again.
 void enqueue_entity_bandwidth(CfsRq& cfs_rq) {
   if (cfs_rq.nr_queued != 1) return;
   check_enqueue_throttle(cfs_rq);
+  if (task_based_throttle(cfs_rq)) {
+    if (cfs_rq.pelt_clock_throttled) {
+      cfs_rq.throttled_clock_pelt_time += rq_clock_pelt_of(*cfs_rq.rq) - cfs_rq.throttled_clock_pelt;
+      cfs_rq.pelt_clock_throttled = false;
+    }
+    return;
+  }
   if (!throttled_hierarchy(cfs_rq)) return;
   if (cfs_rq_throttled(cfs_rq) && !cfs_rq.throttled_clock) cfs_rq.throttled_clock = cfs_rq.rq->clock_task;
   if (!cfs_rq.throttled_clock_self) cfs_rq.throttled_clock_self = cfs_rq.rq->clock_task;
+}
+
+// The dequeue_entity() tail of v6.18 for a queue that emptied: in a
+// throttled hierarchy its PELT clock stops.
+void dequeue_entity_bandwidth(CfsRq& cfs_rq) {
+  if (cfs_rq.nr_queued || !task_based_throttle(cfs_rq) || !throttled_hierarchy(cfs_rq)) return;
+  cfs_rq.throttled_clock_pelt = rq_clock_pelt_of(*cfs_rq.rq);
+  cfs_rq.pelt_clock_throttled = true;
+}
+
+// record_throttle_clock() (v6.18): dequeue_entities() of a task going to limbo
+// starts the throttle clocks of each level in a throttled hierarchy.
+void record_throttle_clock(CfsRq& cfs_rq) {
+  Rq& rq = *cfs_rq.rq;
+  if (cfs_rq_throttled(cfs_rq) && !cfs_rq.throttled_clock) cfs_rq.throttled_clock = rq.clock_task;
+  if (!cfs_rq.throttled_clock_self) cfs_rq.throttled_clock_self = rq.clock_task;
+}
+
+bool task_is_throttled(const Rq& rq, const Task& p) { return rq.cfs_bandwidth_used() && p.throttled; }
+
+bool on_limbo_list(const Task& p) {
+  const std::vector<int>& list = p.se.cfs_rq->throttled_limbo_list;
+  return std::find(list.begin(), list.end(), p.se.task_id) != list.end();
+}
+
+// task_throttle_setup_work() (v6.18): pick_task_fair() picked p below a
+// throttled queue; the work runs when p returns to user space (an exiting
+// task does not; the model has no kernel threads).
+void task_throttle_setup_work(Task& p) {
+  if (p.throttle_work) return;
+  if (p.state == TaskState::dead) return;
+  p.throttle_work = true;
+}
+
+// throttle_cfs_rq_work() (v6.18), run by p itself on its way to user space:
+// p leaves its queue for the queue's limbo list if its hierarchy is still
+// throttled (DEQUEUE_THROTTLE: never delayed), and the CPU reschedules.
+// p->on_rq stays TASK_ON_RQ_QUEUED.
+void throttle_cfs_rq_work(Rq& rq, Task& p) {
+  p.throttle_work = false;
+  if (p.state == TaskState::dead) return;   // PF_EXITING
+  if (p.policy == Policy::fifo) return;     // no longer fair: raced, forget
+  CfsRq& cfs_rq = *p.se.cfs_rq;
+  if (!cfs_rq.throttle_count) return;       // unthrottled (or moved) since the pick
+  if (p.throttled || on_limbo_list(p)) rq.warn(Warn::bandwidth_throttle_work_on_limbo, &p.se);
+  dequeue_task_fair(rq, p, dequeue_flags::SLEEP | dequeue_flags::THROTTLE);
+  cfs_rq.throttled_limbo_list.insert(cfs_rq.throttled_limbo_list.begin(), p.se.task_id);
+  p.throttled = true;  // after the dequeue, which would take p for a throttled one
+  rq.resched_curr();
+}
+
+// dequeue_throttled_task() (v6.18): a limbo task is dequeued again (a
+// parameter change, a move, a migration): off the limbo list; one that
+// blocks is no longer throttled, one that migrates leaves its queue's sums.
+void dequeue_throttled_task(Rq& rq, Task& p, int flags) {
+  if (p.se.on_rq) rq.warn(Warn::bandwidth_dequeue_throttled_queued, &p.se);
+  std::erase(p.se.cfs_rq->throttled_limbo_list, p.se.task_id);
+  if (flags & dequeue_flags::SLEEP) {
+    p.throttled = false;
+    return;
+  }
+  if (flags & dequeue_flags::MIGRATING) detach_entity_cfs_rq(p.se);
+}
+
+// enqueue_throttled_task() (v6.18): a throttled task enqueued into a throttled
+// hierarchy goes straight to that queue's limbo list, unless it is the CPU's
+// current task (task_current_donor()); true when it did.
+bool enqueue_throttled_task(Rq& rq, Task& p) {
+  CfsRq& cfs_rq = *p.se.cfs_rq;
+  if (on_limbo_list(p)) rq.warn(Warn::bandwidth_limbo_enqueue_listed, &p.se);
+  if (throttled_hierarchy(cfs_rq) && rq.curr != p.se.task_id) {
+    cfs_rq.throttled_limbo_list.insert(cfs_rq.throttled_limbo_list.begin(), p.se.task_id);
+    return true;
+  }
+  p.throttled = false;
+  return false;
 }
 
 u64 Rq::cpu_max_burst(int group) const {
@@ -520,7 +668,8 @@ Refusal Rq::set_group_bandwidth(int group, u64 quota, u64 period, u64 burst) {
   for (Rq* r : possible_cpus_) {
     CfsRq& cfs_rq = r->group_queue(group);
     cfs_rq.runtime_enabled = runtime_enabled;
-    cfs_rq.runtime_remaining = 0;
+    // v6.18: 1 ns, which unthrottle_cfs_rq() needs to go on
+    cfs_rq.runtime_remaining = profile_.behaviour.task_based_throttle ? 1 : 0;
     if (cfs_rq.throttled) unthrottle_cfs_rq(cfs_rq);
   }
   if (runtime_was_enabled && !runtime_enabled) --*bandwidth_users;

@@ -14,10 +14,12 @@ bool normal_policy(const Task& p) { return p.policy == Policy::normal; }
 // runnable count, refresh the group weight, give the
 // entity its queue's shortest request (with the min_slice augment) and update
 // the hierarchical counters with `account`.
-// Returns false when it stopped at a throttled queue (CPU bandwidth control):
-// the levels above do not count what is below it.
+// Returns false when it stopped at a throttled queue (CPU bandwidth control
+// before v6.18): the levels above do not count what is below it. v6.18's
+// dequeue of a task going to limbo (DEQUEUE_THROTTLE) starts each level's
+// throttle clocks in a throttled hierarchy (record_throttle_clock()).
 template <class Account>
-bool refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
+bool refresh_queued_levels(SchedEntity* se, u64 slice, Account& account, bool task_throttled = false) {
   for (; se; se = se->parent) {
     CfsRq& cfs_rq = *se->cfs_rq;
     const Behaviour& b = cfs_rq.rq->profile().behaviour;
@@ -30,7 +32,8 @@ bool refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
       slice = cfs_rq_min_slice(cfs_rq);
     }
     account(cfs_rq);
-    if (cfs_rq_throttled(cfs_rq)) return false;
+    if (task_throttled && throttled_hierarchy(cfs_rq)) record_throttle_clock(cfs_rq);
+    if (walk_stops_at_throttled(cfs_rq)) return false;
   }
   return true;
 }
@@ -40,8 +43,11 @@ bool refresh_queued_levels(SchedEntity* se, u64 slice, Account& account) {
 // queued (a delayed one is requeued), then refresh the queued levels above:
 // group shares, group slices from cfs_rq_min_slice() with the min_slice
 // augment, and the h_nr_* counters.
+// v6.18: a throttled task may go straight to a limbo list (enqueue_throttled_task()),
+// and no walk stops at a throttled queue.
 void enqueue_task_fair(Rq& rq, Task& p, int flags) {
   if (rq.profile().behaviour.flat_runqueue) return enqueue_task_fair_flat(rq, p, flags);
+  if (task_is_throttled(rq, p) && enqueue_throttled_task(rq, p)) return;
   SchedEntity* se = &p.se;
   if (flags & enqueue_flags::DELAYED) {
     requeue_delayed_entity(*se);
@@ -70,7 +76,7 @@ void enqueue_task_fair(Rq& rq, Task& p, int flags) {
     enqueue_entity(cfs_rq, *se, flags);
     slice = cfs_rq_min_slice(cfs_rq);
     account(cfs_rq);
-    if (cfs_rq_throttled(cfs_rq)) return;  // a throttled queue: the levels above see nothing
+    if (walk_stops_at_throttled(cfs_rq)) return;  // a throttled queue: the levels above see nothing
     flags = enqueue_flags::WAKEUP;
   }
   if (!refresh_queued_levels(se, slice, account)) return;
@@ -84,6 +90,7 @@ int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
   if (rq.profile().behaviour.flat_runqueue) return dequeue_task_flat(rq, rq.task_of(se_in), flags) ? 1 : -1;
   const bool task_sleep = flags & dequeue_flags::SLEEP;
   const bool task_delayed = flags & dequeue_flags::DELAYED;
+  const bool task_throttled = flags & dequeue_flags::THROTTLE;  // v6.18: a task going to limbo
   SchedEntity* se = &se_in;
   Task* p = nullptr;
   unsigned h_nr_idle = 0, h_nr_queued = 0, h_nr_runnable = 0;
@@ -112,7 +119,8 @@ int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
       break;  // the delayed group entity itself is refreshed below
     }
     account(cfs_rq);
-    if (cfs_rq_throttled(cfs_rq)) {  // the levels above never counted it
+    if (task_throttled && throttled_hierarchy(cfs_rq)) record_throttle_clock(cfs_rq);
+    if (walk_stops_at_throttled(cfs_rq)) {  // the levels above never counted it
       se = nullptr;
       throttled = true;
       break;
@@ -120,33 +128,47 @@ int dequeue_entities(Rq& rq, SchedEntity& se_in, int flags) {
     if (cfs_rq.load.weight) {  // the parent has other entities: it stays queued
       slice = cfs_rq_min_slice(cfs_rq);
       se = se->parent;
-      if (task_sleep && se && !throttled_hierarchy(cfs_rq)) set_next_buddy(*se);
+      // (before v6.18 not in a throttled hierarchy)
+      if (task_sleep && se && (task_based_throttle(cfs_rq) || !throttled_hierarchy(cfs_rq))) set_next_buddy(*se);
       break;
     }
     flags |= dequeue_flags::SLEEP;
     flags &= ~(dequeue_flags::DELAYED | dequeue_flags::SPECIAL);
     se = se->parent;
   }
-  if (!throttled) throttled = !refresh_queued_levels(se, slice, account);
+  if (!throttled) throttled = !refresh_queued_levels(se, slice, account, task_throttled);
   if (!throttled) rq.nr_running -= h_nr_queued;  // sub_nr_running()
   // __block_task(); before 6.12.54 only past the throttled queues
   if (p && task_delayed && (!throttled || rq.profile().behaviour.throttled_dequeue_blocks_delayed)) p->on_rq = false;
   return throttled ? 0 : 1;
 }
 
-bool dequeue_task_fair(Rq& rq, Task& p, int flags) { return dequeue_entities(rq, p.se, flags) >= 0; }
+// v6.18: a limbo task is only taken off its limbo list (dequeue_throttled_task()).
+bool dequeue_task_fair(Rq& rq, Task& p, int flags) {
+  if (task_is_throttled(rq, p)) {
+    dequeue_throttled_task(rq, p, flags);
+    return true;
+  }
+  return dequeue_entities(rq, p.se, flags) >= 0;
+}
 
 // pick_task_fair() (v7.1): pick on every level from the root down; a NULL
-// pick (a delayed entity was dequeued) restarts at the root.
+// pick (a delayed entity was dequeued) restarts at the root. v6.18: a
+// throttled level is picked from all the same, and the task picked below it
+// gets the throttle work (task_throttle_setup_work()).
 Task* pick_task_fair(Rq& rq) {
   if (rq.profile().behaviour.flat_runqueue) return pick_task_fair_flat(rq);
+  const bool task_based = rq.profile().behaviour.task_based_throttle;
   while (true) {
     CfsRq* cfs_rq = &rq.cfs;
     if (!cfs_rq->nr_queued) return nullptr;
     SchedEntity* se = nullptr;
+    bool throttled = false;
     do {
       if (cfs_rq->curr && cfs_rq->curr->on_rq) update_curr(*cfs_rq);
-      if (check_cfs_rq_runtime(*cfs_rq)) {  // throttled now: pick again from the root
+      if (task_based) {
+        throttled |= check_cfs_rq_runtime(*cfs_rq);
+      } else if (check_cfs_rq_runtime(*cfs_rq)) {  // throttled now: pick again from the root
         se = nullptr;
         break;
       }
@@ -155,7 +177,10 @@ Task* pick_task_fair(Rq& rq) {
       if (!se) break;
       cfs_rq = se->my_q;
     } while (cfs_rq);
-    if (se) return &rq.task_of(*se);
+    if (!se) continue;
+    Task& p = rq.task_of(*se);
+    if (throttled) task_throttle_setup_work(p);
+    return &p;
   }
 }
 
@@ -251,6 +276,7 @@ void wakeup_preempt_fair(Rq& rq, Task& p, int wake_flags) {
   WakeupPreemptReason reason = WakeupPreemptReason::pick;
 
   if (&donor.se == &p.se) return;
+  if (task_is_throttled(rq, p)) return;  // v6.18 on: a limbo task (its enqueue went to the limbo list)
   if (rq.need_resched) return;
   if (!profile.feat(Feature::WAKEUP_PREEMPTION)) return;
 

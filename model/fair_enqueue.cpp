@@ -21,7 +21,7 @@ void set_delayed(SchedEntity& se) {
   if (!delayed_changes_count(se)) return;
   for (SchedEntity* s = &se; s; s = s->parent) {
     s->cfs_rq->h_nr_runnable--;
-    if (cfs_rq_throttled(*s->cfs_rq)) break;  // the levels above do not count a throttled queue's tasks
+    if (walk_stops_at_throttled(*s->cfs_rq)) break;  // the levels above do not count a throttled queue's tasks
   }
 }
 
@@ -30,7 +30,7 @@ void clear_delayed(SchedEntity& se) {
   if (!delayed_changes_count(se)) return;
   for (SchedEntity* s = &se; s; s = s->parent) {
     s->cfs_rq->h_nr_runnable++;
-    if (cfs_rq_throttled(*s->cfs_rq)) break;
+    if (walk_stops_at_throttled(*s->cfs_rq)) break;
   }
 }
 
@@ -155,6 +155,7 @@ bool dequeue_entity(CfsRq& cfs_rq, SchedEntity& se, int flags) {
     clear_delayed(se);
     if (!profile.behaviour.lag_delayed_clamps && profile.feat(Feature::DELAY_ZERO) && se.vlag > 0) se.set_vlag(0);
   }
+  dequeue_entity_bandwidth(cfs_rq);  // v6.18: an emptied queue of a throttled hierarchy stops its PELT clock
   return true;
 }
 

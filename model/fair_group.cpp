@@ -72,7 +72,7 @@ void update_cfs_group(SchedEntity& se) {
   CfsRq* gcfs_rq = se.my_q;
   if (!gcfs_rq) return;
   if (!gcfs_rq->load.weight && gcfs_rq->rq->profile().behaviour.empty_group_keeps_weight) return;
-  if (throttled_hierarchy(*gcfs_rq)) return;
+  if (throttled_hierarchy(*gcfs_rq) && !task_based_throttle(*gcfs_rq)) return;  // before v6.18
   const u64 shares = flat_runqueue(*gcfs_rq) ? calc_group_shares_flat(*gcfs_rq->rq, *gcfs_rq)
                                              : calc_group_shares(*gcfs_rq->rq, *gcfs_rq);
   // v6.6.0 reweights with an unchanged weight too (group_reweight_unchanged)

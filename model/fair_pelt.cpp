@@ -322,12 +322,12 @@ void se_update_runnable(SchedEntity& se) {
 }
 
 // propagate_entity_cfs_rq(): every level above SE takes what changed below
-// (CPU bandwidth control: not past a throttled queue)
+// (CPU bandwidth control before v6.18: not past a throttled queue)
 void propagate_entity_cfs_rq(SchedEntity& se) {
-  if (cfs_rq_throttled(*se.cfs_rq)) return;
+  if (walk_stops_at_throttled(*se.cfs_rq)) return;
   for (SchedEntity* p = se.parent; p; p = p->parent) {
     update_load_avg(*p->cfs_rq, *p, pelt_flags::UPDATE_TG);
-    if (cfs_rq_throttled(*p->cfs_rq)) break;
+    if (walk_stops_at_throttled(*p->cfs_rq)) break;
   }
 }
 

@@ -21,6 +21,7 @@ void check_preempt_wakeup_fair(Rq& rq, Task& p, int wake_flags) {
   WakeupPreemptReason reason = WakeupPreemptReason::pick;
 
   if (&donor.se == &p.se) return;
+  if (task_is_throttled(rq, p)) return;  // v6.18: a limbo task (its enqueue went to the limbo list)
   if (profile.feat(Feature::NEXT_BUDDY) && !(wake_flags & wake_flags::FORK) && !p.se.sched_delayed)
     set_next_buddy(p.se);
   if (rq.need_resched) return;

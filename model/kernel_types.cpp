@@ -57,6 +57,13 @@ const char* warn_name(Warn w) {
       return "distribute_cfs_runtime: SCHED_WARN_ON(cfs_rq->runtime_remaining > 0)";
     case Warn::bandwidth_two_local_unthrottles: return "distribute_cfs_runtime: SCHED_WARN_ON(!list_empty(&local_unthrottle))";
     case Warn::bandwidth_unthrottle_delayed: return "unthrottle_cfs_rq: SCHED_WARN_ON(se->sched_delayed)";
+    case Warn::bandwidth_limbo_not_empty:
+      return "tg_throttle_down: WARN_ON_ONCE(!list_empty(&cfs_rq->throttled_limbo_list))";
+    case Warn::bandwidth_throttle_work_on_limbo:
+      return "throttle_cfs_rq_work: WARN_ON_ONCE(p->throttled || !list_empty(&p->throttle_node))";
+    case Warn::bandwidth_limbo_enqueue_listed:
+      return "enqueue_throttled_task: WARN_ON_ONCE(!list_empty(&p->throttle_node))";
+    case Warn::bandwidth_dequeue_throttled_queued: return "dequeue_throttled_task: WARN_ON_ONCE(p->se.on_rq)";
     case Warn::set_next_task_delayed: return "set_next_task_fair: WARN_ON_ONCE(se->sched_delayed)";
     case Warn::requeue_delayed_not_delayed:
       return "requeue_delayed_entity: WARN_ON_ONCE(!se->sched_delayed || !se->on_rq)";

@@ -88,6 +88,11 @@ enum class Warn : std::uint8_t {
   bandwidth_throttled_with_runtime,    // distribute_cfs_runtime(): a throttled queue with runtime
   bandwidth_two_local_unthrottles,     // distribute_cfs_runtime(): a second local unthrottle
   bandwidth_unthrottle_delayed,        // unthrottle_cfs_rq() before 9b5ce1a37e90: a queued entity is delayed
+  // the task-based throttle (v6.18): WARN_ON_ONCE()s
+  bandwidth_limbo_not_empty,           // tg_throttle_down(): a limbo list not empty
+  bandwidth_throttle_work_on_limbo,    // throttle_cfs_rq_work(): p->throttled or p on a limbo list
+  bandwidth_limbo_enqueue_listed,      // enqueue_throttled_task(): p still on a limbo list
+  bandwidth_dequeue_throttled_queued,  // dequeue_throttled_task(): p->se.on_rq
   count_
 };
 

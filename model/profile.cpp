@@ -66,6 +66,10 @@ Profile v7_1() {
       "v7.1 as released: mainline without 51b0e68cfa0a (rotation copies only min_vruntime) "
       "and 9a8bc9bb4c3f (__enqueue_entity leaves max_slice stale)";
   p.behaviour.requeue_updates_curr = false;  // 333238da9a19 came in v7.2
+  // the task-based throttle of v6.18 (e1fad12dcb66), as 7.0.0 has it (no 7.1
+  // tree read: v7.1 follows 7.0.0); v7.2 has 28ad5427682b and more, not modelled
+  p.behaviour.cfs_bandwidth = true;
+  p.behaviour.task_based_throttle = true;
   return p;
 }
 
@@ -171,6 +175,7 @@ Profile v6_12() {
   b.idle_preempt_cancels_protection = false;  // f553741ac8c0 came in v6.15 (and 6.12.y)
   b.sync_affine_counts_delayed = true;        // aa3ee4f0b754 came in v6.16 (and 6.12.y)
   b.cfs_bandwidth = true;                     // the hierarchical throttle (v6.18 throttles tasks: e1fad12dcb66)
+  b.task_based_throttle = false;              // e1fad12dcb66 came in v6.18
   b.throttled_dequeue_blocks_delayed = false;  // came in 6.12.54
   return p;
 }

@@ -174,6 +174,15 @@ struct Behaviour {
   // again (9b5ce1a37e90, v6.12-rc2); false: it stops at any queued entity and
   // only warns when that one is delayed, which stays delayed (bug switch B26).
   bool unthrottle_dequeues_delayed = true;
+  // The task-based throttle of v6.18 (e1fad12dcb66 and its series; 7.0.0 has
+  // the same code): throttle_cfs_rq() dequeues nothing, the tasks of a
+  // throttled hierarchy stay queued and run until they return to user space,
+  // where the throttle work a pick gave them moves them off their queue onto
+  // its limbo list (throttle_cfs_rq_work()); unthrottle_cfs_rq() enqueues them
+  // again from tg_unthrottle_up(). The h_nr_* counts and the PELT sums never
+  // stop at a throttled queue; a queue's PELT clock stops when it empties in
+  // a throttled hierarchy (pelt_clock_throttled). Only with cfs_bandwidth.
+  bool task_based_throttle = false;
   CalcDeltaPath calc_delta = CalcDeltaPath::full_weight;
   // RB_DECLARE_CALLBACKS_MULTI (51b0e68cfa0a, Sept 2026): rotations and copies
   // carry min_slice and max_slice too, not only min_vruntime.

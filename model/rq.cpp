@@ -37,6 +37,9 @@ const char* refusal_text(Refusal r) {
     case Refusal::tick_needed:
       return "the CPU cannot stop its tick: more than one task queued (sched_can_stop_tick(): h_nr_queued > 1)";
     case Refusal::task_on_cpu: return "the task is running on its CPU (the load balancer moves only queued tasks)";
+    case Refusal::task_throttled:
+      return "the task waits on the limbo list of a throttled queue (v6.18's task-based throttle): off its queue, "
+             "the load balancer does not see it";
     case Refusal::rt_task:
       return "the task is a SCHED_FIFO task (policy=fifo): this operation is the fair class's (nice, slice, policy, "
              "move, yield, fork and migrate apply to fair tasks only)";
@@ -53,8 +56,9 @@ const char* refusal_text(Refusal r) {
     case Refusal::rt_wake_cpu:
       return "the wake-up CPU choice of a SCHED_FIFO task (select_task_rq_rt()) is not modelled: name the CPU (cpu=N)";
     case Refusal::no_bandwidth_model:
-      return "CPU bandwidth control (cpu.max) runs on the profiles v6.6 to v6.12.118 (the hierarchical throttle; "
-             "v6.18 on throttle tasks, not modelled: docs/model.md, \"CPU bandwidth control\")";
+      return "CPU bandwidth control (cpu.max) runs on the profiles v6.6 to v6.12.118 (the hierarchical throttle) "
+             "and v6.18 to v7.1 (the task-based throttle); v7.2 on, with 28ad5427682b, not modelled: "
+             "docs/model.md, \"CPU bandwidth control\"";
   }
   return "?";
 }
@@ -127,6 +131,8 @@ void Rq::sched_fork(Task& p) {
   if (se.sched_delayed) warn(Warn::sched_fork_delayed, &se);
   p.on_rq = false;
   se.on_rq = false;
+  p.throttled = false;      // init_cfs_throttle_work() (v6.18): no throttle work, on no limbo list
+  p.throttle_work = false;
   se.exec_start = 0;
   se.sum_exec_runtime = 0;
   se.prev_sum_exec_runtime = 0;
@@ -386,9 +392,30 @@ void Rq::schedule_pending() {
   if (need_resched || (running() < 0 && (cfs.nr_queued || !rt_queue.empty()))) schedule();
 }
 
+void Rq::exit_to_user_mode() {
+  while (!oops && rt_curr < 0) {
+    Task* p = task(curr);
+    if (!p || !p->throttle_work) return;
+    throttle_cfs_rq_work(*this, *p);
+    if (need_resched) schedule();
+  }
+}
+
+Refusal Rq::return_to_user(int id) {
+  if (oops) return Refusal::kernel_oopsed;
+  Task* p = task(id);
+  if (!p) return Refusal::no_such_task;
+  if (id != running()) return Refusal::task_not_running_on_cpu;
+  if (!p->throttle_work) return Refusal::none;
+  throttle_cfs_rq_work(*this, *p);
+  if (need_resched) schedule();
+  return Refusal::none;
+}
+
 void Rq::run(u64 ns) {
   if (oops) return;
   schedule_pending();
+  exit_to_user_mode();
   const u64 tick = profile_.tick_nsec();
   const u64 end = clock_task + ns;
   while (!oops) {
@@ -400,6 +427,7 @@ void Rq::run(u64 ns) {
     clock_task = next_tick;
     do_tick();
     if (need_resched) schedule();
+    exit_to_user_mode();
   }
 }
 
@@ -419,6 +447,7 @@ Refusal Rq::run_notick(u64 ns) {
   if (oops) return Refusal::kernel_oopsed;
   if (!tick_stoppable()) return Refusal::tick_needed;
   schedule_pending();
+  exit_to_user_mode();
   if (!oops) clock_task += ns;
   return Refusal::none;
 }
@@ -426,10 +455,12 @@ Refusal Rq::run_notick(u64 ns) {
 void Rq::tick_after(u64 ns) {
   if (oops) return;
   schedule_pending();
+  exit_to_user_mode();
   if (oops) return;
   clock_task += ns;
   do_tick();
   if (need_resched && !oops) schedule();
+  exit_to_user_mode();
 }
 
 // The sched_change guard: dequeue (and put_prev) around a parameter change,

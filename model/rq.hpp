@@ -45,6 +45,7 @@ enum class Refusal : std::uint8_t {
   rt_wake_cpu,              // a wake-up CPU choice for a SCHED_FIFO task (select_task_rq_rt(): not modelled)
   sis_util_scan,            // a wake-up CPU choice that SIS_UTIL's scan budget decides (model/wake_cpu.hpp)
   no_bandwidth_model,       // cpu.max on a profile whose bandwidth control is not modelled (Behaviour::cfs_bandwidth)
+  task_throttled,           // migrate of a task on a limbo list (v6.18's throttle): the load balancer does not see it
 };
 const char* refusal_text(Refusal r);
 // What set_user_nice(), sched_setscheduler() and sched_setattr() with a slice
@@ -122,6 +123,12 @@ class Rq {
   // before it and not at its return: a task in a non-preemptible section, or a
   // kernel without preemption running in kernel mode (`tick nopreempt`).
   void tick_nopreempt();
+  // The task-based throttle (v6.18, Behaviour::task_based_throttle): the
+  // running task `task` returns to user space and runs its throttle work
+  // (throttle_cfs_rq_work(): off to its queue's limbo list if its hierarchy is
+  // still throttled, then a reschedule); nothing without a work pending.
+  // Refused for a task that does not run on its CPU (only current runs task work).
+  Refusal return_to_user(int task);
   // set_user_nice()
   Refusal set_nice(int task, int nice);
   // sched_setscheduler() between SCHED_NORMAL, SCHED_BATCH and SCHED_IDLE.
@@ -311,6 +318,12 @@ class Rq {
   Refusal wake_rt(Task& p);   // an RT task becomes runnable: enqueue_task_rt() + wakeup_preempt()
   void dequeue_rt(Task& p);   // dequeue_task_rt(): off the RT list, sub_nr_running()
   void schedule_pending();  // what run() does first: a pending reschedule, or an idle CPU with work
+  // The running task returns to user space (exit_to_user_mode_loop()): each
+  // time step (run, run notick, tick DUR) does it after its schedule and after
+  // each tick's, so a task picked below a throttled queue runs its throttle
+  // work then; repeated for the task the reschedule picks. Nothing unless a
+  // throttle work is pending (v6.18).
+  void exit_to_user_mode();
   void switch_to_next();  // pick_next_task() + put_prev_set_next_task()
   template <class Change>
   void sched_change(Task& p, int dequeue_flags, Change change);

@@ -160,6 +160,12 @@ struct CfsRq {
   // cfs_rq->throttled_csd_list is not empty: queued for an unthrottle by the
   // CPU's CSD (distribute_cfs_runtime() of another CPU), not yet run.
   bool csd_queued = false;
+  // The task-based throttle (v6.18, Behaviour::task_based_throttle): the
+  // tasks this queue's throttle took off it, in list order
+  // (throttled_limbo_list, list_add() at the head); whether its PELT clock
+  // stands still (pelt_clock_throttled: it emptied in a throttled hierarchy).
+  std::vector<int> throttled_limbo_list;
+  bool pelt_clock_throttled = false;
 };
 
 // struct hrtimer as the bandwidth timers use it: armed (HRTIMER_STATE_ENQUEUED)
@@ -274,6 +280,11 @@ struct Task {
   // p->recent_used_cpu: wake_up_new_task() sets it to the task's CPU, each
   // select_idle_sibling() that gets past the target and prev tests to prev
   int recent_used_cpu = -1;
+  // The task-based throttle (v6.18): p->throttled (on a limbo list, or
+  // dequeued from one and not yet enqueued), and a throttle work queued for
+  // the return to user space (task_has_throttle_work()).
+  bool throttled = false;
+  bool throttle_work = false;
 };
 
 // a SCHED_IDLE task (sched.h task_has_idle_policy())

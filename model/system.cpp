@@ -207,6 +207,7 @@ Refusal System::migrate(int id, int cpu) {
   if (p->state == TaskState::dead) return Refusal::task_dead;
   if (p->policy == Policy::fifo) return Refusal::rt_task;  // the fair load balancer moves fair tasks
   if (src.curr == id) return Refusal::task_on_cpu;
+  if (task_is_throttled(src, *p)) return Refusal::task_throttled;  // v6.18: off the queue, off cfs_tasks
   if (cpu == p->cpu) return Refusal::none;
   if (!p->on_rq) {
     if (p->state != TaskState::new_) migrate_task_rq_fair(*p, false);  // set_task_cpu()

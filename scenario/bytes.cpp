@@ -13,8 +13,8 @@ namespace {
 // The kind of every opcode, from the operation table (scenario/op_table.hpp):
 // create .. exit (version 1), the group kinds (2), migrate (3), debug_read (5),
 // run_notick and tick_after (6), base_slice and group_destroy (7).
-constexpr std::array<OpKind, kBytesOpKinds9> kOpcodeKinds = [] {
-  std::array<OpKind, kBytesOpKinds9> kinds{};
+constexpr std::array<OpKind, kBytesOpKinds11> kOpcodeKinds = [] {
+  std::array<OpKind, kBytesOpKinds11> kinds{};
   for (const OpSpec& spec : kOpTable)
     if (spec.opcode >= 0) kinds[static_cast<std::size_t>(spec.opcode)] = spec.kind;
   return kinds;
@@ -23,18 +23,19 @@ constexpr bool every_opcode_once() {
   std::size_t n = 0;
   for (const OpSpec& spec : kOpTable) {
     if (spec.opcode < 0) continue;
-    if (static_cast<std::size_t>(spec.opcode) >= kBytesOpKinds9 || kOpcodeKinds[static_cast<std::size_t>(spec.opcode)] != spec.kind)
+    if (static_cast<std::size_t>(spec.opcode) >= kBytesOpKinds11 || kOpcodeKinds[static_cast<std::size_t>(spec.opcode)] != spec.kind)
       return false;
     ++n;
   }
-  return n == kBytesOpKinds9;
+  return n == kBytesOpKinds11;
 }
-static_assert(every_opcode_once(), "the opcodes of the operation table are 0 .. kBytesOpKinds9 - 1, each once");
+static_assert(every_opcode_once(), "the opcodes of the operation table are 0 .. kBytesOpKinds11 - 1, each once");
 static_assert(kOpcodeKinds[kBytesOpKinds - 1] == OpKind::exit && kOpcodeKinds[kBytesOpKinds2 - 1] == OpKind::group_idle &&
                   kOpcodeKinds[kBytesOpKinds3 - 1] == OpKind::migrate &&
                   kOpcodeKinds[kBytesOpKinds5 - 1] == OpKind::debug_read &&
                   kOpcodeKinds[kBytesOpKinds6 - 1] == OpKind::tick_after &&
-                  kOpcodeKinds[kBytesOpKinds7 - 1] == OpKind::group_destroy,
+                  kOpcodeKinds[kBytesOpKinds7 - 1] == OpKind::group_destroy &&
+                  kOpcodeKinds[kBytesOpKinds9 - 1] == OpKind::quota,
               "each format version's opcodes end where they did: old inputs decode as before");
 
 // create, fork, wake, group and debug_read pack their options and flags into
@@ -115,6 +116,7 @@ int task_index(std::string_view name, std::size_t count) { return name_index(nam
 
 std::size_t bytes_op_kinds(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return kBytesOpKinds;
+  if (data[0] == kBytesFormatVersion11 || data[0] == kBytesFormatVersion12) return kBytesOpKinds11;
   if (data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10) return kBytesOpKinds9;
   if (data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8) return kBytesOpKinds7;
   if (data[0] == kBytesFormatVersion6) return kBytesOpKinds6;
@@ -127,7 +129,8 @@ std::size_t bytes_header_size(const std::uint8_t* data, std::size_t size) {
   if (data == nullptr || size == 0) return 0;
   if (data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 || data[0] == kBytesFormatVersion5 ||
       data[0] == kBytesFormatVersion6 || data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8 ||
-      data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10)
+      data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10 || data[0] == kBytesFormatVersion11 ||
+      data[0] == kBytesFormatVersion12)
     return 2;
   return data[0] == kBytesFormatVersion || data[0] == kBytesFormatVersion2 ? 1 : 0;
 }
@@ -143,7 +146,8 @@ bool bytes_version_supported(const std::uint8_t* data, std::size_t size) {
                                            data[0] == kBytesFormatVersion3 || data[0] == kBytesFormatVersion4 ||
                                            data[0] == kBytesFormatVersion5 || data[0] == kBytesFormatVersion6 ||
                                            data[0] == kBytesFormatVersion7 || data[0] == kBytesFormatVersion8 ||
-                                           data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10));
+                                           data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10 ||
+                                           data[0] == kBytesFormatVersion11 || data[0] == kBytesFormatVersion12));
 }
 
 void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, std::size_t max_ops) {
@@ -160,8 +164,10 @@ void decode_bytes_into(const std::uint8_t* data, std::size_t size, Scenario& s, 
   const std::uint8_t rq_byte = header == 2 ? r.next() : 0;
   if (header == 2) s.runqueues = static_cast<unsigned>(rq_byte % 8) + 1;
   const unsigned nrq = s.runqueues;
-  const bool v8 = header == 2 && (data[0] == kBytesFormatVersion8 || data[0] == kBytesFormatVersion10);  // version 7 + fan-out wakes and sleeps
-  const bool v9 = header == 2 && (data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10);  // + quota
+  const bool v8 = header == 2 && (data[0] == kBytesFormatVersion8 || data[0] == kBytesFormatVersion10 ||
+                                  data[0] == kBytesFormatVersion12);  // version 7 + fan-out wakes and sleeps
+  const bool v9 = header == 2 && (data[0] == kBytesFormatVersion9 || data[0] == kBytesFormatVersion10 ||
+                                  data[0] == kBytesFormatVersion11 || data[0] == kBytesFormatVersion12);  // + quota (11, 12: + return_to_user)
   const bool v7 = header == 2 && (data[0] == kBytesFormatVersion7 || v8 || v9);  // version 6 + base_slice_ns, group_destroy, SCHED_FIFO
   const bool v6 = header == 2 && (data[0] == kBytesFormatVersion6 || v7);  // version 6 or later
   const bool v5 = header == 2 && (data[0] == kBytesFormatVersion5 || v6);  // version 5 or later
@@ -390,8 +396,11 @@ std::optional<std::vector<std::uint8_t>> encode_bytes(const Scenario& s, bool op
   const bool v6 = v7 || std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) {
     return op.kind == OpKind::run_notick || op.kind == OpKind::tick_after;
   });
-  const bool v9 = std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return op.kind == OpKind::quota; });
-  std::vector<std::uint8_t> out{v9   ? kBytesFormatVersion9
+  const bool v11 =
+      std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return op.kind == OpKind::return_to_user; });
+  const bool v9 = v11 || std::any_of(s.ops.begin(), s.ops.end(), [](const Op& op) { return op.kind == OpKind::quota; });
+  std::vector<std::uint8_t> out{v11  ? kBytesFormatVersion11
+                                : v9 ? kBytesFormatVersion9
                                 : v7 ? kBytesFormatVersion7
                                 : v6 ? kBytesFormatVersion6
                                 : v5 ? kBytesFormatVersion5

@@ -106,6 +106,12 @@
 //                          read and not used), kBytesPeriods[byte % 8],
 //                          kBytesBursts[byte % 5])
 //
+// Versions 11 and 12 (v6.18's task-based throttle) are versions 9 and 10 with
+// one more operation, opcode % 24 (versions 1 to 10 decode exactly as before):
+//
+//   23           return_to_user task      (the task returns to user space and
+//                                          runs its throttle work, if it runs)
+//
 // Version 8 (wake-ups that build up record_wakee()'s flips) is
 // version 7 in every byte (the same opcodes, header and runqueue byte), but a
 // task byte from kBytesFanOut (64) on, three in four, of two operations reads
@@ -181,6 +187,11 @@ inline constexpr std::uint8_t kBytesFanOut = 64;
 inline constexpr std::uint8_t kBytesFormatVersion9 = 9;
 inline constexpr std::uint8_t kBytesFormatVersion10 = 10;
 inline constexpr std::size_t kBytesOpKinds9 = 23;         // create .. group_destroy, quota
+// Versions 11 and 12: versions 9 and 10 with one more operation,
+// return_to_user (opcode 23, kBytesOpKinds11 kinds). Versions 1 to 10 decode exactly as before.
+inline constexpr std::uint8_t kBytesFormatVersion11 = 11;
+inline constexpr std::uint8_t kBytesFormatVersion12 = 12;
+inline constexpr std::size_t kBytesOpKinds11 = 24;        // create .. quota, return_to_user
 // quota's values: the quota (ns, -1: max), the period and the burst (ns, -1:
 // the group's own); 500 us and 2 s are refused by the kernel (-EINVAL)
 inline constexpr std::array<s64, 10> kBytesQuotas = {-1,         1'000'000,  2'000'000,  3'000'000,  5'000'000,

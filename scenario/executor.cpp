@@ -186,6 +186,7 @@ struct ModelTarget {
   Refusal wake(int id, bool sync, int cpu, int from) { return sys.wake(id, sync, cpu, from); }
   Refusal sleep(int id) { return sys.rq_of(id).sleep(id); }
   Refusal yield(int id) { return sys.rq_of(id).yield(id); }
+  Refusal return_to_user(int id) { return sys.rq_of(id).return_to_user(id); }
   Refusal exit_task(int id) { return sys.rq_of(id).exit_task(id); }
   Refusal set_nice(int id, int nice) { return sys.rq_of(id).set_nice(id, nice); }
   Refusal set_policy(int id, Policy p) { return sys.rq_of(id).set_policy(id, p); }
@@ -271,6 +272,7 @@ Refusal apply_op(Target& t, const Op& op, int id, std::vector<int>* slot_task) {
     case OpKind::tick_after: t.tick_after(op.duration_ns()); break;
     case OpKind::schedule: t.schedule(); break;
     case OpKind::yield: refusal = t.yield(id); break;
+    case OpKind::return_to_user: refusal = t.return_to_user(id); break;
     case OpKind::nice: refusal = t.set_nice(id, op.nice_level()); break;
     case OpKind::policy: refusal = t.set_policy(id, op.policy); break;
     case OpKind::slice: refusal = t.set_slice(id, op.slice_ns()); break;
@@ -318,6 +320,7 @@ std::uint32_t cpus_touched(const System& sys, const Op& op, int id) {
     case OpKind::policy:
     case OpKind::slice:
     case OpKind::exit:
+    case OpKind::return_to_user:
     case OpKind::move: return own;
     case OpKind::wake:  // without cpu= on several CPUs the model chooses: any CPU
       return op.cpu < 0 && sys.size() > 1 ? all : own | target;

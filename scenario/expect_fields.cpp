@@ -58,6 +58,7 @@ QueueValue queue_field(const CfsRq& q, bool need_resched, const Profile& profile
   if (field == "throttled") return {q.throttled ? 1 : 0, {}};
   if (field == "throttle_count") return {q.throttle_count, {}};
   if (field == "runtime_remaining") return {q.runtime_remaining, {}};
+  if (field == "limbo") return {static_cast<s64>(q.throttled_limbo_list.size()), {}};
   if (field == "runtime_enabled") return {q.runtime_enabled ? 1 : 0, {}};
   if (field == "need_resched") return {need_resched, {}};
   return {std::nullopt, "no queue field " + std::string(field)};

@@ -35,7 +35,7 @@ struct FieldSpec {
 };
 
 // clang-format off
-inline constexpr std::array<FieldSpec, 34> kFieldTable = {{
+inline constexpr std::array<FieldSpec, 35> kFieldTable = {{
   // a sched_entity (virtual times compare as the kernel's (s64) cast)
   {"vruntime",         FieldOwner::entity, FieldValue::time},
   {"deadline",         FieldOwner::entity, FieldValue::time},
@@ -73,6 +73,7 @@ inline constexpr std::array<FieldSpec, 34> kFieldTable = {{
   {"throttle_count",   FieldOwner::queue,  FieldValue::integer},
   {"runtime_remaining", FieldOwner::queue, FieldValue::time},
   {"runtime_enabled",  FieldOwner::queue,  FieldValue::integer},
+  {"limbo",            FieldOwner::queue,  FieldValue::integer},  // v6.18: tasks on throttled_limbo_list
 }};
 // clang-format on
 

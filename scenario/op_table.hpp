@@ -133,9 +133,9 @@ inline constexpr std::string_view kWakeCpuNote = " (cpu= names the CPU, from= wh
 
 // One row per OpKind, in OpKind order.
 // clang-format off
-inline constexpr std::array<OpSpec, 26> kOpTable = [] {
+inline constexpr std::array<OpSpec, 27> kOpTable = [] {
   using namespace op_table_detail;
-  return std::array<OpSpec, 26>{{
+  return std::array<OpSpec, 27>{{
   // task NAME [nice=N] [policy=normal|batch|idle|fifo] [slice=DUR] [group=GROUP]
   {.kind = OpKind::create, .keyword = "task", .verb = "create task", .op_class = OpClass::placement,
    .args = {ArgSpec{Arg::new_task}},
@@ -217,6 +217,11 @@ inline constexpr std::array<OpSpec, 26> kOpTable = [] {
    .args = {ArgSpec{Arg::group}, ArgSpec{Arg::bandwidth, " (QUOTA/PERIOD, e.g. 20ms/100ms, or max)"}},
    .words = {option("burst", Arg::burst, "DUR")},
    .opcode = 22, .byte_args = 4, .group_op = true},
+  // return_to_user NAME: the running task returns to user space and runs its
+  // throttle work (v6.18's task-based throttle; nothing without one). placement:
+  // the work dequeues the task to its queue's limbo list
+  {.kind = OpKind::return_to_user, .keyword = "return_to_user", .verb = "return to user space", .op_class = OpClass::placement,
+   .args = {kTask}, .opcode = 23, .byte_args = 1, .byte_needs_task = true},
   }};
 }();
 // clang-format on
@@ -260,7 +265,7 @@ constexpr bool rows_well_formed() {
 }  // namespace op_table_detail
 static_assert(op_table_detail::rows_in_kind_order(), "the operation table has one row per OpKind, in order");
 static_assert(op_table_detail::rows_well_formed(), "flags are words without a value, options words with one");
-static_assert(static_cast<std::size_t>(OpKind::quota) + 1 == kOpTable.size(), "a row for every OpKind");
+static_assert(static_cast<std::size_t>(OpKind::return_to_user) + 1 == kOpTable.size(), "a row for every OpKind");
 
 // A positional expectation (expect curr, field, queue): read after the
 // previous operation, not applied; not in the byte format.

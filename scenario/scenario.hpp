@@ -51,6 +51,7 @@ enum class OpKind : std::uint8_t {
   group_destroy, // group_destroy GROUP (cgroup rmdir: unregister_fair_sched_group(); the name is gone)
   // CPU bandwidth control; after group_destroy, same reason
   quota,         // quota GROUP QUOTA/PERIOD|max [burst=DUR]  (cpu.max: tg_set_cfs_bandwidth())
+  return_to_user,  // return_to_user NAME  (the running task's throttle work: throttle_cfs_rq_work(), v6.18)
 };
 
 enum class CmpOp : std::uint8_t { eq, ne, lt, le, gt, ge };

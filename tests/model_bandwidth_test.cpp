@@ -1,5 +1,6 @@
 // CPU bandwidth control on the model (model/fair_bandwidth.cpp, the
-// hierarchical throttle of v6.6 to 6.12.y): the same stream as
+// hierarchical throttle of v6.6 to 6.12.y and the task-based throttle of
+// v6.18 to v7.1): the same stream as
 // tests/kernel_bandwidth_test.cpp's first case, the cpu.max checks, the
 // profiles that take a quota and those that refuse one, and the operation's
 // text and byte forms.
@@ -105,7 +106,7 @@ TEST(ModelBandwidth, TheKernelsChecks) {
 }
 
 TEST(ModelBandwidth, OtherProfilesRefuseAQuota) {
-  for (const char* p : {"mainline", "v7.3", "v7.2", "v7.1", "v7.0", "v6.18"}) {
+  for (const char* p : {"mainline", "v7.3", "v7.2"}) {
     Group s(p);
     EXPECT_EQ(s.sys.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::no_bandwidth_model) << p;
   }
@@ -189,6 +190,114 @@ TEST(ModelBandwidth, TheOperationsTextAndBytes) {
   const auto again = scn::encode_bytes(d);
   ASSERT_TRUE(again);
   EXPECT_TRUE(scn::same_scenario(scn::decode_bytes(*again), d));
+}
+
+// v6.18 (and 7.0, 7.1) throttle tasks: the queue is throttled once its 10 ms
+// (and the 1 ns the cpu.max write gives) are spent, but its group entity stays queued and the task is picked again,
+// with the throttle work; the time step returns it to user space, where the
+// work moves it to the queue's limbo list. The period timer's unthrottle
+// enqueues it again.
+TEST(ModelBandwidth, TaskBasedThrottleMovesTheTaskToLimboAndBack) {
+  for (const char* p : {"v6.18", "v7.0", "v7.1"}) {
+    Group s(p);
+    const Task& t = s.sys.rq(0).tasks[static_cast<std::size_t>(s.task)];
+    ASSERT_EQ(s.sys.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::none) << p;
+    EXPECT_EQ(s.queue().runtime_remaining, 1) << p;  // v6.18's tg_set_cfs_bandwidth()
+    s.sys.run(20 * kMs);
+    EXPECT_TRUE(s.queue().throttled) << p;
+    EXPECT_EQ(s.queue().throttle_count, 1) << p;
+    EXPECT_EQ(s.queue().throttled_limbo_list, std::vector<int>{s.task}) << p;
+    EXPECT_TRUE(t.throttled) << p;
+    EXPECT_FALSE(t.throttle_work) << p;
+    EXPECT_FALSE(t.se.on_rq) << p;
+    EXPECT_TRUE(t.on_rq) << p;  // still TASK_ON_RQ_QUEUED
+    EXPECT_FALSE(s.group_se().on_rq) << p;  // its queue emptied
+    EXPECT_EQ(s.sys.rq(0).curr, -1) << p;
+    // 11 ms: the queue's free 1 ns outlasts the tick at 10 ms, which finds 1 ns left
+    EXPECT_EQ(t.se.sum_exec_runtime, 11 * kMs) << p;
+    EXPECT_EQ(s.queue().throttled_clock, 11 * kMs) << p;  // record_throttle_clock() at the dequeue
+    EXPECT_TRUE(s.queue().pelt_clock_throttled) << p;
+
+    s.sys.run(80 * kMs);  // to 100 ms: the period timer unthrottles
+    EXPECT_FALSE(s.queue().throttled) << p;
+    EXPECT_TRUE(s.queue().throttled_limbo_list.empty()) << p;
+    EXPECT_FALSE(t.throttled) << p;
+    EXPECT_TRUE(t.se.on_rq) << p;
+    EXPECT_TRUE(s.group_se().on_rq) << p;
+    EXPECT_FALSE(s.queue().pelt_clock_throttled) << p;
+    EXPECT_EQ(s.bw().throttled_time, 89 * kMs) << p;
+    EXPECT_TRUE(s.sys.rq(0).need_resched) << p;
+    s.sys.run(5 * kMs);
+    EXPECT_EQ(s.sys.rq(0).curr, s.task) << p;
+  }
+}
+
+// The throttle work runs where the task returns to user space: with the
+// tick's reschedule not honoured (tick nopreempt) and a schedule() at an
+// operation boundary, the task is picked below the throttled queue with its
+// work pending, runs, and goes to limbo at return_to_user. A renice leaves a
+// limbo task in limbo (enqueue_throttled_task()); a move to a group that is
+// not throttled enqueues it for real.
+TEST(ModelBandwidth, ReturnToUserRunsTheThrottleWork) {
+  Group s("v6.18");
+  Rq& rq = s.sys.rq(0);
+  const Task& t = rq.tasks[static_cast<std::size_t>(s.task)];
+  ASSERT_EQ(s.sys.set_group_bandwidth(s.group, 10 * kMs, 100 * kMs, 0), Refusal::none);
+  s.sys.run(10 * kMs);
+  s.sys.tick_nopreempt();  // 11 ms: the runtime is spent, a reschedule is asked for
+  ASSERT_TRUE(rq.need_resched);
+  EXPECT_FALSE(s.queue().throttled);
+  s.sys.schedule();  // put_prev_entity() throttles, pick_task_fair() picks t all the same
+  EXPECT_TRUE(s.queue().throttled);
+  EXPECT_EQ(rq.curr, s.task);
+  EXPECT_TRUE(t.throttle_work);
+  EXPECT_TRUE(t.se.on_rq);
+  EXPECT_TRUE(s.group_se().on_rq);
+  EXPECT_TRUE(s.queue().throttled_limbo_list.empty());
+
+  const int r = rq.create_task("r", 0, Policy::normal, 0, -1);
+  ASSERT_EQ(rq.return_to_user(r), Refusal::task_not_running_on_cpu);  // only the running task returns
+  EXPECT_EQ(rq.return_to_user(s.task), Refusal::none);
+  EXPECT_FALSE(t.throttle_work);
+  EXPECT_TRUE(t.throttled);
+  EXPECT_FALSE(t.se.on_rq);
+  EXPECT_EQ(s.queue().throttled_limbo_list, std::vector<int>{s.task});
+  EXPECT_EQ(rq.curr, -1);
+  EXPECT_EQ(rq.return_to_user(s.task), Refusal::task_not_running_on_cpu);
+
+  ASSERT_EQ(rq.set_nice(s.task, 5), Refusal::none);  // dequeue_throttled_task(), enqueue_throttled_task()
+  EXPECT_TRUE(t.throttled);
+  EXPECT_FALSE(t.se.on_rq);
+  EXPECT_EQ(s.queue().throttled_limbo_list, std::vector<int>{s.task});
+
+  ASSERT_EQ(s.sys.move_task(s.task, -1), Refusal::none);  // to the root group: enqueued for real
+  EXPECT_FALSE(t.throttled);
+  EXPECT_TRUE(t.se.on_rq);
+  EXPECT_TRUE(s.queue().throttled_limbo_list.empty());
+  EXPECT_TRUE(s.queue().throttled);  // the queue stays throttled, empty
+}
+
+TEST(ModelBandwidth, ReturnToUserTextAndBytes) {
+  const auto parsed = scn::parse_scenario("profile v6.18\ntask t\nreturn_to_user t\n");
+  ASSERT_TRUE(std::holds_alternative<scn::Scenario>(parsed)) << scn::format_parse_error(std::get<scn::ParseError>(parsed));
+  const scn::Scenario& s = std::get<scn::Scenario>(parsed);
+  ASSERT_EQ(s.ops.size(), 2u);
+  EXPECT_EQ(s.ops[1].kind, scn::OpKind::return_to_user);
+  EXPECT_NE(scn::print_scenario(s).find("return_to_user t\n"), std::string::npos);
+  EXPECT_TRUE(std::holds_alternative<scn::ParseError>(scn::parse_scenario("return_to_user\n")));
+  // the byte format: version 11's opcode 23 is return_to_user, and back
+  const std::vector<std::uint8_t> bytes = {scn::kBytesFormatVersion11, 0, 0, 0, 0, 0, 23, 0};
+  const scn::Scenario d = scn::decode_bytes(bytes);
+  ASSERT_EQ(d.ops.size(), 2u);
+  EXPECT_EQ(d.ops[1].kind, scn::OpKind::return_to_user);
+  EXPECT_EQ(d.ops[1].task, "T0");
+  const auto again = scn::encode_bytes(d);
+  ASSERT_TRUE(again);
+  EXPECT_EQ((*again)[0], scn::kBytesFormatVersion11);
+  EXPECT_TRUE(scn::same_scenario(scn::decode_bytes(*again), d));
+  // version 9 reads opcode 23 as 23 % 23 = create
+  const std::vector<std::uint8_t> v9 = {scn::kBytesFormatVersion9, 0, 0, 0, 0, 0, 23, 0};
+  EXPECT_EQ(scn::decode_bytes(v9).ops[1].kind, scn::OpKind::create);
 }
 
 }  // namespace

@@ -122,6 +122,7 @@ Scenario gen_scenario_now() {
     if (*rc::gen::inRange(0, 12) == 0) op.kind = OpKind::base_slice;
     if (s.runqueues == 1 && !groups.empty() && *rc::gen::inRange(0, 12) == 0) op.kind = OpKind::group_destroy;
     if (!groups.empty() && *rc::gen::inRange(0, 12) == 0) op.kind = OpKind::quota;
+    if (!names.empty() && *rc::gen::inRange(0, 16) == 0) op.kind = OpKind::return_to_user;
     if (op.kind == OpKind::group_create && groups_created >= kMaxScenarioGroups) op.kind = OpKind::schedule;
     if (op.kind == OpKind::fork && names.size() >= kMaxScenarioTasks) op.kind = OpKind::schedule;
     if (s.runqueues > 1 && !names.empty() && *rc::gen::inRange(0, 6) == 0) op.kind = OpKind::migrate;
@@ -169,6 +170,7 @@ Scenario gen_scenario_now() {
         break;
       case OpKind::sleep:
       case OpKind::yield:
+      case OpKind::return_to_user:
       case OpKind::exit: op.task = some_task(); break;
       case OpKind::run:
       case OpKind::run_notick:
