@@ -143,8 +143,15 @@ void check_reweight(const CheckScope& s, const SchedEntity& se, const ReweightRe
   };
   const bool truncated =
       !s.rq.profile().behaviour.avg_full_weight && w2 > 0 && within_a_unit(a, w) && within_a_unit(a2, w2);
+  // v6.14-v7.0 rescale the stored lag by the full weights too (se->vlag · w / w') before
+  // place_entity() re-places a queued entity: the same term (a share 699050 -> 1398101 moved
+  // V by 3.1 ns, this term by 3.07). Not for the running entity: its re-placement still
+  // counts it in V and the load (running-group-misplaced, fixed by 101f3498b4bd in v7.1),
+  // and the term would hide that.
+  const bool lag_rescaled_by_weights =
+      lag_rescaled || (rule == ReweightRule::replace_after_rescale && s.cfs.curr != &se);
   const i128 precision =
-      lag_rescaled && truncated
+      lag_rescaled_by_weights && truncated
           ? W * rw.lag_c * (a * static_cast<i128>(w2) - a2 * static_cast<i128>(w)) / static_cast<i128>(w2)
           : 0;
   const i128 num = dz * W * W2 + after.sum * W - rw.v_sum * W2 - W * a * cut - precision;
