@@ -209,7 +209,12 @@ Checker::EndWalk Checker::walk_end_records(std::vector<const SchedEntity*>* touc
       if (fresh_request_offends(rq, se, w.fresh)) w.fresh.se = &se;
     }
     if (se.on_rq) ever_queued_[i] = true;
-    if (se.on_rq && (entity_is_task(se) || !flat) && se.slice > w.largest_queued) w.largest_queued = se.slice;
+    // a task on a limbo list (v6.18's throttle) comes back with its slice at the unthrottle,
+    // possibly inside an operation that throttles it again: update_entity_lag() of its
+    // group entity, the queue's curr then, counts that slice (cfs_rq_max_slice())
+    const bool limbo = entity_is_task(se) && rq.task_of(se).throttled;
+    if ((se.on_rq || limbo) && (entity_is_task(se) || !flat) && se.slice > w.largest_queued)
+      w.largest_queued = se.slice;
     const CfsRq* q = flat ? eevdf_queue_of(rq, se) : se.cfs_rq;  // eevdf_queue_of()
     const bool curr = q && q->curr == &se && se.on_rq;
     const i128 left = curr ? protected_run_left(rq, se) : 0;
